@@ -1,0 +1,183 @@
+package org.iwarp4j.mpa;
+
+import static org.iwarp4j.mpa.MpaConstants.CRC_LENGTH;
+import static org.iwarp4j.mpa.MpaConstants.MARKER_INTERVAL;
+import static org.iwarp4j.mpa.MpaConstants.MARKER_LENGTH;
+import static org.iwarp4j.mpa.internal.MarkerSpacing.isMarkerOffset;
+import static org.iwarp4j.mpa.internal.MarkerSpacing.markerAtOrAfter;
+import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.iwarp4j.mpa.internal.ByteBufCrc32c;
+import org.iwarp4j.mpa.internal.MpaMeters;
+
+/**
+ * Turns the inbound TCP byte stream of Full Operation into ULPDUs (RFC 5044 §4, §5.2, §6): finds
+ * each FPDU by its ULPDU_Length whatever the TCP segmentation (MPA-R-037), removes markers at
+ * their fixed positions (MPA-R-022, MPA-R-038), checks the CRC when in use (MPA-R-030) and every
+ * marker's FPDUPTR, and passes on the ULPDU only when the whole FPDU is present and valid
+ * (MPA-R-039, MPA-R-040).
+ *
+ * <p>Each ULPDU goes to the next handler as a {@link ByteBuf} that the next handler must release:
+ * a slice of the receive buffer, or a composite of slices when markers cut the ULPDU. No ULPDU
+ * octets are copied.
+ *
+ * <p>Errors (RFC 5044 §8) are fired as {@link MpaException} through {@code exceptionCaught}:
+ * {@link MpaError#CRC_ERROR}, {@link MpaError#MARKER_ERROR} (also used for a ULPDU_Length above
+ * {@link MpaSettings#maxReceiveUlpdu()}, since the length cannot start a valid FPDU), and
+ * {@link MpaError#CONNECTION_LOST} when the connection ends inside an FPDU. After an error no
+ * further ULPDU is delivered (MPA-R-074) and the connection is not closed here (MPA-R-075): the
+ * ULP sends its Terminate and closes. Memory held is bounded by one FPDU (at most 65535 octets of
+ * ULPDU plus framing).
+ */
+public final class MpaFrameDecoder extends ByteToMessageDecoder {
+
+    private final boolean markers;
+    private final boolean crcEnabled;
+    private final int maxUlpdu;
+    private final MpaMeters meters;
+    private final CRC32C crc = new CRC32C();
+    private Runnable firstFpduListener;
+    private long streamOffset;
+    private boolean failed;
+
+    /**
+     * @param markers the peer puts markers in its FPDUs (this end's startup frame had M=1)
+     * @param crc check CRCs (either startup frame had C=1)
+     * @param maxUlpdu largest acceptable ULPDU_Length
+     */
+    public MpaFrameDecoder(boolean markers, boolean crc, int maxUlpdu) {
+        this(markers, crc, maxUlpdu, MpaMeters.of(null), null);
+    }
+
+    MpaFrameDecoder(boolean markers, boolean crc, int maxUlpdu, MpaMeters meters, Runnable firstFpduListener) {
+        this.markers = markers;
+        this.crcEnabled = crc;
+        this.maxUlpdu = maxUlpdu;
+        this.meters = meters;
+        this.firstFpduListener = firstFpduListener;
+    }
+
+    /** {@code true} once an error was reported; nothing is delivered afterwards. */
+    public boolean hasFailed() {
+        return failed;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        int start = in.readerIndex();
+        int available = in.readableBytes();
+        int lead = markers && isMarkerOffset(streamOffset) ? MARKER_LENGTH : 0;
+        if (available < lead + 2) {
+            return;
+        }
+        int length = in.getUnsignedShort(start + lead);
+        if (length > maxUlpdu) {
+            meters.lengthErrors.increment();
+            fail(ctx, in, MpaError.MARKER_ERROR, "ULPDU_Length " + length + " is over the maximum " + maxUlpdu);
+            return;
+        }
+        int preCrc = 2 + length + MpaFrameEncoder.padLength(length);
+        long fpduStart = streamOffset + lead;
+        int innerMarkers = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
+        int wireLength = lead + preCrc + MARKER_LENGTH * innerMarkers + CRC_LENGTH;
+        if (available < wireLength) {
+            return;
+        }
+        if (crcEnabled) {
+            crc.reset();
+            ByteBufCrc32c.update(crc, in, start, wireLength - CRC_LENGTH);
+            int received = in.getIntLE(start + wireLength - CRC_LENGTH);
+            if ((int) crc.getValue() != received) {
+                meters.crcErrors.increment();
+                fail(ctx, in, MpaError.CRC_ERROR, String.format(
+                        "CRC mismatch in the FPDU at stream offset %d: received %08x, computed %08x",
+                        fpduStart, received, (int) crc.getValue()));
+                return;
+            }
+        }
+        if (markers && !markersPointAt(in, start, fpduStart, lead, innerMarkers)) {
+            meters.markerErrors.increment();
+            fail(ctx, in, MpaError.MARKER_ERROR,
+                    "a marker's FPDUPTR disagrees with the FPDU starting at stream offset " + fpduStart);
+            return;
+        }
+        ByteBuf ulpdu = innerMarkers == 0
+                ? in.retainedSlice(start + lead + 2, length)
+                : ulpduWithoutMarkers(ctx, in, start, fpduStart, length);
+        in.skipBytes(wireLength);
+        streamOffset += wireLength;
+        meters.fpdusReceived.increment();
+        meters.bytesReceived.increment(wireLength);
+        out.add(ulpdu);
+        if (firstFpduListener != null) {
+            Runnable listener = firstFpduListener;
+            firstFpduListener = null;
+            listener.run();
+        }
+    }
+
+    /**
+     * Every marker of this FPDU: a leading one has FPDUPTR 0, the others the distance back to the
+     * ULPDU_Length field; the two low bits are ignored (MPA-R-014, MPA-R-017, MPA-R-018).
+     */
+    private boolean markersPointAt(ByteBuf in, int start, long fpduStart, int lead, int innerMarkers) {
+        if (lead != 0 && (in.getUnsignedShort(start + 2) & ~3) != 0) {
+            return false;
+        }
+        long marker = markerAtOrAfter(fpduStart + 1);
+        for (int i = 0; i < innerMarkers; i++, marker += MARKER_INTERVAL) {
+            int index = start + (int) (marker - streamOffset);
+            if ((in.getUnsignedShort(index + 2) & ~3) != marker - fpduStart) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private ByteBuf ulpduWithoutMarkers(ChannelHandlerContext ctx, ByteBuf in, int start, long fpduStart,
+                                        int length) {
+        CompositeByteBuf ulpdu = ctx.alloc().compositeBuffer(2 + length / MARKER_INTERVAL + 1);
+        long pos = fpduStart + 2;
+        int remaining = length;
+        while (remaining > 0) {
+            long next = markerAtOrAfter(pos);
+            if (next == pos) {
+                pos += MARKER_LENGTH;
+                continue;
+            }
+            int chunk = (int) Math.min(remaining, next - pos);
+            ulpdu.addComponent(true, in.retainedSlice(start + (int) (pos - streamOffset), chunk));
+            pos += chunk;
+            remaining -= chunk;
+        }
+        return ulpdu;
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        // callDecode has already taken every whole FPDU; what is left is at most one partial FPDU.
+        if (in.isReadable()) {
+            decode(ctx, in, out);
+        }
+        if (!failed && in.isReadable()) {
+            fail(ctx, in, MpaError.CONNECTION_LOST,
+                    "the connection ended inside an FPDU (" + in.readableBytes() + " octets pending)");
+        }
+    }
+
+    private void fail(ChannelHandlerContext ctx, ByteBuf in, MpaError error, String message) {
+        failed = true;
+        in.skipBytes(in.readableBytes());
+        ctx.fireExceptionCaught(new MpaException(error, message));
+    }
+}

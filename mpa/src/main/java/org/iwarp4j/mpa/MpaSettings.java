@@ -1,0 +1,288 @@
+package org.iwarp4j.mpa;
+
+import static org.iwarp4j.mpa.MpaConstants.ENHANCED_DATA_LENGTH;
+import static org.iwarp4j.mpa.MpaConstants.MAX_IRD_ORD;
+import static org.iwarp4j.mpa.MpaConstants.MAX_PRIVATE_DATA;
+import static org.iwarp4j.mpa.MpaConstants.MAX_ULPDU;
+import static org.iwarp4j.mpa.MpaConstants.MAX_ULPDU_LENGTH_FIELD;
+import static org.iwarp4j.mpa.MpaConstants.MIN_MULPDU;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What one end of an MPA connection offers and accepts; immutable, built with {@link #builder()}.
+ * The defaults follow the RFCs' recommendations and interoperate with Linux siw.
+ */
+public final class MpaSettings {
+
+    /** Default startup timeout: 10 seconds, the value Linux siw uses for its MPA exchange. */
+    public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
+    /** Default EMSS when the socket's MSS is not known: Ethernet's 1460 (RFC 5044 §5.1, MPA-R-035). */
+    public static final int DEFAULT_EMSS = 1460;
+    /** Default IRD and ORD offered in an enhanced frame. */
+    public static final int DEFAULT_IRD_ORD = 16;
+
+    private final int revision;
+    private final NegotiationMode markers;
+    private final NegotiationMode crc;
+    private final byte[] privateData;
+    private final int ird;
+    private final int ord;
+    private final boolean peerToPeer;
+    private final Set<RtrType> rtrTypes;
+    private final Duration startupTimeout;
+    private final int emss;
+    private final int maxSendUlpdu;
+    private final int maxReceiveUlpdu;
+    private final int maxPeerPrivateData;
+    private final MeterRegistry meterRegistry;
+
+    private MpaSettings(Builder b) {
+        this.revision = b.revision;
+        this.markers = b.markers;
+        this.crc = b.crc;
+        this.privateData = b.privateData.clone();
+        this.ird = b.ird;
+        this.ord = b.ord;
+        this.peerToPeer = b.peerToPeer;
+        this.rtrTypes = Collections.unmodifiableSet(b.rtrTypes.isEmpty()
+                ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(b.rtrTypes));
+        this.startupTimeout = b.startupTimeout;
+        this.emss = b.emss;
+        this.maxSendUlpdu = b.maxSendUlpdu;
+        this.maxReceiveUlpdu = b.maxReceiveUlpdu;
+        this.maxPeerPrivateData = b.maxPeerPrivateData;
+        this.meterRegistry = b.meterRegistry;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these settings. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.revision = revision;
+        b.markers = markers;
+        b.crc = crc;
+        b.privateData = privateData.clone();
+        b.ird = ird;
+        b.ord = ord;
+        b.peerToPeer = peerToPeer;
+        b.rtrTypes = rtrTypes.isEmpty() ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(rtrTypes);
+        b.startupTimeout = startupTimeout;
+        b.emss = emss;
+        b.maxSendUlpdu = maxSendUlpdu;
+        b.maxReceiveUlpdu = maxReceiveUlpdu;
+        b.maxPeerPrivateData = maxPeerPrivateData;
+        b.meterRegistry = meterRegistry;
+        return b;
+    }
+
+    /** Highest MPA revision used: 1 (RFC 5044) or 2 (RFC 6581, with the IRD/ORD word). Default 2. */
+    public int revision() {
+        return revision;
+    }
+
+    public NegotiationMode markers() {
+        return markers;
+    }
+
+    public NegotiationMode crc() {
+        return crc;
+    }
+
+    /** The ULP's private data for the Request (Initiator) or the Reply (Responder); a copy. */
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** Inbound RDMA Read queue depth this end can provide (RFC 6581 §9.1). */
+    public int ird() {
+        return ird;
+    }
+
+    /** Outbound RDMA Read queue depth this end wants (RFC 6581 §9.1). */
+    public int ord() {
+        return ord;
+    }
+
+    /** Initiator: ask for the peer-to-peer model (an RTR after the Reply, RFC 6581 §9.2). */
+    public boolean peerToPeer() {
+        return peerToPeer;
+    }
+
+    /** The RTR messages this end can send (Initiator) or receive (Responder). */
+    public Set<RtrType> rtrTypes() {
+        return rtrTypes;
+    }
+
+    /** Time allowed for the whole startup exchange, the Responder's decision included. */
+    public Duration startupTimeout() {
+        return startupTimeout;
+    }
+
+    /** Effective MSS used for MULPDU when no larger maximum is set. */
+    public int emss() {
+        return emss;
+    }
+
+    /** MULPDU override for software-to-software links; 0 = compute from the EMSS. */
+    public int maxSendUlpdu() {
+        return maxSendUlpdu;
+    }
+
+    /** Largest ULPDU_Length accepted from the peer; a larger one is a framing error. */
+    public int maxReceiveUlpdu() {
+        return maxReceiveUlpdu;
+    }
+
+    /** Largest private data accepted from the peer (RFC 5044 §7.1.2 #9: the application's buffer). */
+    public int maxPeerPrivateData() {
+        return maxPeerPrivateData;
+    }
+
+    /** Where MPA's meters go, or {@code null} for none. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    /** MULPDU for FPDUs sent to the peer, with or without markers in them. */
+    public int sendMulpdu(boolean markersToPeer) {
+        return maxSendUlpdu != 0 ? maxSendUlpdu : Mulpdu.of(emss, markersToPeer);
+    }
+
+    /** Builder for {@link MpaSettings}. */
+    public static final class Builder {
+        private int revision = MpaConstants.REVISION_2;
+        private NegotiationMode markers = NegotiationMode.ACCEPT;
+        private NegotiationMode crc = NegotiationMode.REQUIRE;
+        private byte[] privateData = new byte[0];
+        private int ird = DEFAULT_IRD_ORD;
+        private int ord = DEFAULT_IRD_ORD;
+        private boolean peerToPeer;
+        private Set<RtrType> rtrTypes = EnumSet.of(RtrType.WRITE, RtrType.READ);
+        private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+        private int emss = DEFAULT_EMSS;
+        private int maxSendUlpdu;
+        private int maxReceiveUlpdu = MAX_ULPDU_LENGTH_FIELD;
+        private int maxPeerPrivateData = MAX_PRIVATE_DATA;
+        private MeterRegistry meterRegistry;
+
+        private Builder() {
+        }
+
+        public Builder revision(int revision) {
+            if (revision != MpaConstants.REVISION_1 && revision != MpaConstants.REVISION_2) {
+                throw new IllegalArgumentException("MPA revision 1 or 2: " + revision);
+            }
+            this.revision = revision;
+            return this;
+        }
+
+        public Builder markers(NegotiationMode markers) {
+            this.markers = Objects.requireNonNull(markers);
+            return this;
+        }
+
+        public Builder crc(NegotiationMode crc) {
+            this.crc = Objects.requireNonNull(crc);
+            return this;
+        }
+
+        /** At most 512 octets, 508 at revision 2 (the IRD/ORD word takes 4, MPA2-R-016). */
+        public Builder privateData(byte[] privateData) {
+            this.privateData = Objects.requireNonNull(privateData).clone();
+            return this;
+        }
+
+        public Builder ird(int ird) {
+            this.ird = checkIrdOrd(ird);
+            return this;
+        }
+
+        public Builder ord(int ord) {
+            this.ord = checkIrdOrd(ord);
+            return this;
+        }
+
+        public Builder peerToPeer(boolean peerToPeer) {
+            this.peerToPeer = peerToPeer;
+            return this;
+        }
+
+        public Builder rtrTypes(Set<RtrType> rtrTypes) {
+            this.rtrTypes = EnumSet.noneOf(RtrType.class);
+            this.rtrTypes.addAll(rtrTypes);
+            return this;
+        }
+
+        public Builder startupTimeout(Duration startupTimeout) {
+            if (startupTimeout.isNegative() || startupTimeout.isZero()) {
+                throw new IllegalArgumentException("startup timeout must be positive");
+            }
+            this.startupTimeout = startupTimeout;
+            return this;
+        }
+
+        public Builder emss(int emss) {
+            if (emss <= 0) {
+                throw new IllegalArgumentException("EMSS must be positive: " + emss);
+            }
+            this.emss = emss;
+            return this;
+        }
+
+        /** 0, or a MULPDU from 128 to 64768 (RFC 5044 §3) to use instead of the EMSS formula. */
+        public Builder maxSendUlpdu(int maxSendUlpdu) {
+            if (maxSendUlpdu != 0 && (maxSendUlpdu < MIN_MULPDU || maxSendUlpdu > MAX_ULPDU)) {
+                throw new IllegalArgumentException("MULPDU must be 128..64768: " + maxSendUlpdu);
+            }
+            this.maxSendUlpdu = maxSendUlpdu;
+            return this;
+        }
+
+        public Builder maxReceiveUlpdu(int maxReceiveUlpdu) {
+            if (maxReceiveUlpdu < MIN_MULPDU || maxReceiveUlpdu > MAX_ULPDU_LENGTH_FIELD) {
+                throw new IllegalArgumentException("receive maximum must be 128..65535: " + maxReceiveUlpdu);
+            }
+            this.maxReceiveUlpdu = maxReceiveUlpdu;
+            return this;
+        }
+
+        public Builder maxPeerPrivateData(int maxPeerPrivateData) {
+            if (maxPeerPrivateData < 0 || maxPeerPrivateData > MAX_PRIVATE_DATA) {
+                throw new IllegalArgumentException("private data limit must be 0..512: " + maxPeerPrivateData);
+            }
+            this.maxPeerPrivateData = maxPeerPrivateData;
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if the private data does not fit (MPA-R-052, MPA2-R-016) */
+        public MpaSettings build() {
+            int room = MAX_PRIVATE_DATA - (revision == MpaConstants.REVISION_2 ? ENHANCED_DATA_LENGTH : 0);
+            if (privateData.length > room) {
+                throw new IllegalArgumentException("private data of " + privateData.length
+                        + " octets does not fit: at most " + room + " at MPA revision " + revision);
+            }
+            return new MpaSettings(this);
+        }
+
+        private static int checkIrdOrd(int value) {
+            if (value < 0 || value > MAX_IRD_ORD) {
+                throw new IllegalArgumentException("IRD/ORD are 14-bit values: " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package org.iwarp4j.mpa;
+
+/**
+ * The outcome of a successful MPA startup: what both FPDU directions use in Full Operation and
+ * what the ULP must know (RFC 5044 §7.1.1, RFC 6581 §9). Immutable.
+ */
+public final class NegotiatedParameters {
+
+    private final MpaRole role;
+    private final int revision;
+    private final boolean crc;
+    private final boolean markersToPeer;
+    private final boolean markersFromPeer;
+    private final int sendMulpdu;
+    private final int maxReceiveUlpdu;
+    private final byte[] peerPrivateData;
+    private final EnhancedConnectionData peerEnhancedData;
+    private final int ird;
+    private final int ord;
+    private final boolean peerToPeer;
+    private final RtrType rtr;
+
+    NegotiatedParameters(MpaRole role, int revision, boolean crc, boolean markersToPeer, boolean markersFromPeer,
+                         int sendMulpdu, int maxReceiveUlpdu, byte[] peerPrivateData,
+                         EnhancedConnectionData peerEnhancedData, int ird, int ord, boolean peerToPeer,
+                         RtrType rtr) {
+        this.role = role;
+        this.revision = revision;
+        this.crc = crc;
+        this.markersToPeer = markersToPeer;
+        this.markersFromPeer = markersFromPeer;
+        this.sendMulpdu = sendMulpdu;
+        this.maxReceiveUlpdu = maxReceiveUlpdu;
+        this.peerPrivateData = peerPrivateData;
+        this.peerEnhancedData = peerEnhancedData;
+        this.ird = ird;
+        this.ord = ord;
+        this.peerToPeer = peerToPeer;
+        this.rtr = rtr;
+    }
+
+    public MpaRole role() {
+        return role;
+    }
+
+    /** The MPA revision in use (MPA-R-009): 2 only when both frames were enhanced. */
+    public int revision() {
+        return revision;
+    }
+
+    /** CRC generated and checked in both directions (either frame had C=1). */
+    public boolean crc() {
+        return crc;
+    }
+
+    /** This end puts markers in the FPDUs it sends (the peer's frame had M=1). */
+    public boolean markersToPeer() {
+        return markersToPeer;
+    }
+
+    /** The peer puts markers in the FPDUs it sends (this end's frame had M=1). */
+    public boolean markersFromPeer() {
+        return markersFromPeer;
+    }
+
+    /** MULPDU for what this end sends (RFC 5044 §3: DDP segments to this size). */
+    public int sendMulpdu() {
+        return sendMulpdu;
+    }
+
+    public int maxReceiveUlpdu() {
+        return maxReceiveUlpdu;
+    }
+
+    /** The peer's private data for the ULP (without the RFC 6581 word); a copy. */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    /** The peer's RFC 6581 word as received (MPA2-R-017), or {@code null} at revision 1. */
+    public EnhancedConnectionData peerEnhancedData() {
+        return peerEnhancedData;
+    }
+
+    /** Inbound RDMA Read queue depth this end must provide: at most this many Read Requests arrive. */
+    public int ird() {
+        return ird;
+    }
+
+    /** Outbound RDMA Read limit: this end must not have more Read Requests outstanding. */
+    public int ord() {
+        return ord;
+    }
+
+    /** The peer-to-peer model was agreed: the Initiator's first FPDU is an RTR (RFC 6581 §9.2). */
+    public boolean peerToPeer() {
+        return peerToPeer;
+    }
+
+    /**
+     * Initiator in peer-to-peer mode: the RTR message its ULP must send before anything else
+     * (MPA2-R-009); otherwise {@code null}.
+     */
+    public RtrType rtr() {
+        return rtr;
+    }
+
+    @Override
+    public String toString() {
+        return "NegotiatedParameters{" + role + ", rev " + revision + ", CRC " + (crc ? "on" : "off")
+                + ", markers to peer " + (markersToPeer ? "on" : "off")
+                + ", markers from peer " + (markersFromPeer ? "on" : "off")
+                + ", MULPDU " + sendMulpdu + ", IRD " + ird + ", ORD " + ord
+                + (peerToPeer ? ", peer-to-peer RTR " + rtr : "")
+                + ", peer private data " + peerPrivateData.length + " octets}";
+    }
+}

@@ -1,0 +1,37 @@
+package org.iwarp4j.mpa.internal;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * Feeds ByteBuf ranges to {@link CRC32C} without copying them: heap buffers by their array,
+ * direct ones by their NIO view, so the JVM's CRC32C intrinsic runs over the memory in place.
+ */
+public final class ByteBufCrc32c {
+
+    private ByteBufCrc32c() {
+    }
+
+    /** Adds {@code length} octets of {@code buf} from absolute {@code index}; indexes are not moved. */
+    public static void update(CRC32C crc, ByteBuf buf, int index, int length) {
+        if (length == 0) {
+            return;
+        }
+        if (buf.hasArray()) {
+            crc.update(buf.array(), buf.arrayOffset() + index, length);
+        } else if (buf.nioBufferCount() == 1) {
+            // internalNioBuffer is a view Netty reuses; CRC32C moves only that view's position.
+            crc.update(buf.internalNioBuffer(index, length));
+        } else {
+            for (ByteBuffer part : buf.nioBuffers(index, length)) {
+                crc.update(part);
+            }
+        }
+    }
+
+    /** Adds the readable octets of {@code buf}. */
+    public static void update(CRC32C crc, ByteBuf buf) {
+        update(crc, buf, buf.readerIndex(), buf.readableBytes());
+    }
+}

@@ -1,0 +1,62 @@
+package org.iwarp4j.testkit;
+
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
+
+/**
+ * Creates Netty leak detectors that name the test during which a leaked object was allocated.
+ *
+ * <p>Why not Netty's own detector: it reports each distinct record text only once per JVM, so a
+ * second test leaking through the same code path would pass; and a leak is often noticed only
+ * during a later test, which then needs to say where the buffer came from. Adding the running
+ * test's name as the creation hint solves both: the record text differs per test and says which
+ * test allocated the object. The detectors also report regardless of the logger's level, and pass
+ * every report to {@link LeakReports}.
+ *
+ * <p>Netty asks the factory for a detector once per resource type, in a static initializer
+ * ({@code AbstractByteBuf.leakDetector} for buffers). This factory therefore only affects detectors
+ * created after it was installed; see {@link LeakDetectionExtension} for what happens otherwise.
+ */
+final class AttributingLeakDetectorFactory extends ResourceLeakDetectorFactory {
+
+    private static volatile String allocatingTest = "outside any test";
+
+    /** Names the test that allocations from now on belong to; returns the previous name. */
+    static String attributeAllocationsTo(String test) {
+        String previous = allocatingTest;
+        allocatingTest = test;
+        return previous;
+    }
+
+    @Override
+    public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
+        ResourceLeakDetector<T> detector = new AttributingLeakDetector<>(resource, samplingInterval);
+        detector.setLeakListener(LeakReports.INSTANCE);
+        return detector;
+    }
+
+    /** Required by the abstract class; {@code maxActive} has been ignored by Netty since 4.1. */
+    @Deprecated
+    @Override
+    public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+            Class<T> resource, int samplingInterval, long maxActive) {
+        return newResourceLeakDetector(resource, samplingInterval);
+    }
+
+    private static final class AttributingLeakDetector<T> extends ResourceLeakDetector<T> {
+
+        AttributingLeakDetector(Class<?> resourceType, int samplingInterval) {
+            super(resourceType, samplingInterval);
+        }
+
+        @Override
+        protected boolean needReport() {
+            return true;
+        }
+
+        @Override
+        protected Object getInitialHint(String resourceType) {
+            return "allocated during " + allocatingTest;
+        }
+    }
+}
