@@ -10,9 +10,9 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.PendingWriteQueue;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
 import org.iwarp4j.mpa.internal.MpaMeters;
@@ -40,7 +40,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     private long streamOffset;
     private boolean fenced;
     private ChannelHandlerContext ctx;
-    private PendingWriteQueue held;
+    /** ULPDUs and their promises written while fenced; they must still be framed by this encoder. */
+    private final ArrayDeque<Object> held = new ArrayDeque<>();
 
     /**
      * @param markers insert markers (the peer's startup frame had M=1)
@@ -61,15 +62,15 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        if (fenced) {
-            held = new PendingWriteQueue(ctx);
-        }
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (held != null && !held.isEmpty()) {
-            held.removeAndFailAll(new ClosedChannelException());
+        ClosedChannelException closed = null;
+        while (!held.isEmpty()) {
+            ReferenceCountUtil.safeRelease(held.poll());
+            ChannelPromise promise = (ChannelPromise) held.poll();
+            promise.tryFailure(closed == null ? closed = new ClosedChannelException() : closed);
         }
     }
 
@@ -79,8 +80,10 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
             return;
         }
         fenced = false;
-        if (held != null && !held.isEmpty()) {
-            held.removeAndWriteAll();
+        if (!held.isEmpty()) {
+            while (!held.isEmpty()) {
+                write(ctx, held.poll(), (ChannelPromise) held.poll());
+            }
             ctx.flush();
         }
     }
@@ -97,7 +100,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
             return;
         }
         if (fenced) {
-            held.add(msg, promise);
+            held.add(msg);
+            held.add(promise);
             return;
         }
         ByteBuf ulpdu = (ByteBuf) msg;

@@ -70,6 +70,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
     private ScheduledFuture<?> timeout;
     private MpaStartupFrame sentRequest;
     private MpaException failure;
+    /** Encoder and decoder are in place: writes go straight to the encoder (the ULP may write on the event). */
+    private boolean fullOperation;
 
     private MpaStartupHandler(MpaRole role, MpaSettings settings, ConnectRequestHandler requestHandler) {
         this.role = role;
@@ -367,6 +369,10 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                 parameters.maxReceiveUlpdu(), meters, role == MpaRole.RESPONDER ? encoder::openFence : null);
         ctx.pipeline().addBefore(ctx.name(), FRAME_ENCODER_NAME, encoder);
         ctx.pipeline().addAfter(ctx.name(), FRAME_DECODER_NAME, decoder);
+        // Writes made from here on (in the startup() callbacks or on the MpaStartupEvent, while this
+        // handler is still in the pipeline) go to the encoder, after the held ones; after a setup
+        // error that is how the ULP's Terminate goes out.
+        fullOperation = true;
         if (setupError == null) {
             pendingWrites.removeAndWriteAll();
             ctx.flush();
@@ -430,6 +436,25 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         super.channelInactive(ctx);
     }
 
+    /**
+     * The peer ended its stream (a FIN with half-closure allowed, or the connection's end) while a
+     * startup frame was awaited: the frame can never be completed, so fail at once and close
+     * (RFC 5044 §7.1.2, §8) instead of waiting for the startup timeout.
+     */
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        super.decodeLast(ctx, in, out);
+        if (state == State.AWAITING_FRAME) {
+            boolean partial = in.isReadable();
+            in.skipBytes(in.readableBytes());
+            fail(partial
+                    ? new MpaException(MpaError.INVALID_STARTUP_FRAME,
+                            "the peer ended its stream inside a startup frame")
+                    : new MpaException(MpaError.CONNECTION_LOST, "the peer ended its stream during MPA startup"),
+                    true);
+        }
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (state == State.DONE) {
@@ -452,7 +477,9 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (failure != null) {
+        if (fullOperation) {
+            ctx.write(msg, promise);
+        } else if (failure != null) {
             ReferenceCountUtil.release(msg);
             promise.setFailure(failure);
         } else {

@@ -1,7 +1,9 @@
 package org.iwarp4j.testkit;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.ResourceLeakTracker;
 
 /**
  * Creates Netty leak detectors that name the test during which a leaked object was allocated.
@@ -11,7 +13,9 @@ import io.netty.util.ResourceLeakDetectorFactory;
  * during a later test, which then needs to say where the buffer came from. Adding the running
  * test's name as the creation hint solves both: the record text differs per test and says which
  * test allocated the object. The detectors also report regardless of the logger's level, and pass
- * every report to {@link LeakReports}.
+ * every report to {@link LeakReports} instead of logging it, so that a report appears once, in the
+ * failing test's {@code AssertionError}; and they count unreleased objects (see
+ * {@link AllocationsSinceSweep}) so that a sweep can tell when it has nothing to look for.
  *
  * <p>Netty asks the factory for a detector once per resource type, in a static initializer
  * ({@code AbstractByteBuf.leakDetector} for buffers). This factory therefore only affects detectors
@@ -20,6 +24,7 @@ import io.netty.util.ResourceLeakDetectorFactory;
 final class AttributingLeakDetectorFactory extends ResourceLeakDetectorFactory {
 
     private static volatile String allocatingTest = "outside any test";
+    private static volatile boolean createdBufferDetector;
 
     /** Names the test that allocations from now on belong to; returns the previous name. */
     static String attributeAllocationsTo(String test) {
@@ -28,8 +33,19 @@ final class AttributingLeakDetectorFactory extends ResourceLeakDetectorFactory {
         return previous;
     }
 
+    /**
+     * Whether Netty's buffer detector is one of ours. If not, {@link AllocationsSinceSweep} never
+     * counts a buffer, and only a full sweep can be trusted.
+     */
+    static boolean createdBufferDetector() {
+        return createdBufferDetector;
+    }
+
     @Override
     public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
+        if (resource == ByteBuf.class) {
+            createdBufferDetector = true;
+        }
         ResourceLeakDetector<T> detector = new AttributingLeakDetector<>(resource, samplingInterval);
         detector.setLeakListener(LeakReports.INSTANCE);
         return detector;
@@ -50,8 +66,32 @@ final class AttributingLeakDetectorFactory extends ResourceLeakDetectorFactory {
         }
 
         @Override
+        public ResourceLeakTracker<T> track(T object) {
+            return counted(super.track(object));
+        }
+
+        @Override
+        public ResourceLeakTracker<T> trackForcibly(T object) {
+            return counted(super.trackForcibly(object));
+        }
+
+        private static <T> ResourceLeakTracker<T> counted(ResourceLeakTracker<T> tracker) {
+            return tracker == null ? null : new CountingLeakTracker<>(tracker, AllocationsSinceSweep.current());
+        }
+
+        @Override
         protected boolean needReport() {
             return true;
+        }
+
+        /** Not logged: the records go into the failing test's AssertionError instead. */
+        @Override
+        protected void reportTracedLeak(String resourceType, String records) {
+        }
+
+        /** Not logged: see {@link #reportTracedLeak}. */
+        @Override
+        protected void reportUntracedLeak(String resourceType) {
         }
 
         @Override

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * extension runs Netty's detector at {@link ResourceLeakDetector.Level#PARANOID} (every buffer
  * tracked), collects its reports, and after each test forces the detection (see {@link LeakSweep})
  * and throws an {@link AssertionError} carrying Netty's access records if anything leaked. It checks
- * again after all tests of a class, for leaks in {@code @BeforeAll}/{@code @AfterAll} code.
+ * again after all tests of a class, which fails the class for a leak in {@code @AfterAll} code; a
+ * leak in {@code @BeforeAll} code fails the class's first test, whose report says it came from
+ * class-level code.
  *
  * <p>Registered for automatic use through {@code META-INF/services}; a module turns that on with
  * {@code junit.jupiter.extensions.autodetection.enabled=true} in its
@@ -30,11 +32,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *       running event loop) is not reported. Shut event loops down inside the test.</li>
  *   <li>A leak is noticed when the collector finds it, which is normally within the sweep after
  *       the test, but can be a later test; the report then says which test allocated it.</li>
- *   <li>That attribution, and reporting the same leaking code path in more than one test, need
- *       this extension's detector factory to be installed before Netty creates its buffer detector
- *       (a static initializer), which happens when the extension is created before any test runs.
- *       If something else touched Netty buffers first, leaks still fail tests, but without the
- *       attribution, and Netty reports a given record text only once per JVM.</li>
+ *   <li>That attribution, reporting the same leaking code path in more than one test, and
+ *       skipping the garbage collections after clean tests need this extension's detector factory
+ *       to be installed before Netty creates its buffer detector (a static initializer).
+ *       {@link LeakDetectionSessionListener} does that when the JUnit Platform starts, before any
+ *       engine runs. If Netty buffers were touched earlier still, leaks still fail tests, but
+ *       without attribution, with a full sweep after every test, and Netty reports a given record
+ *       text only once per JVM.</li>
  *   <li>Tests are assumed to run one at a time (JUnit's default); with concurrent execution a
  *       leak fails whichever test sweeps first.</li>
  * </ul>
@@ -48,12 +52,12 @@ public final class LeakDetectionExtension
 
     private static boolean installed;
 
-    /** Installs the detection as early as possible: JUnit creates auto-detected extensions before any test runs. */
+    /** Installs the detection, if {@link LeakDetectionSessionListener} has not done so already. */
     public LeakDetectionExtension() {
         install();
     }
 
-    private static synchronized void install() {
+    static synchronized void install() {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         if (installed) {
             return;

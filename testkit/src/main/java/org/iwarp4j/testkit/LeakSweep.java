@@ -16,6 +16,10 @@ import java.util.List;
  * (a sentinel reference of our own, cleared by the same collection, tells when that has happened;
  * no sleeping), then allocates and releases buffers so the buffer detector polls its queue.
  *
+ * <p>The collections are skipped when every object tracked since the previous sweep has been
+ * released ({@link AllocationsSinceSweep}): then nothing new can have leaked, and the poll alone
+ * picks up anything the collector found on its own meanwhile.
+ *
  * <p>Two confirmed collections are done because the JVM's single reference-handler thread
  * finishes enqueuing one collection's references before it starts on the next one's: when the
  * second sentinel arrives, everything cleared by the first collection is enqueued. The number of
@@ -34,6 +38,11 @@ final class LeakSweep {
 
     /** Runs the sweep and returns every leak reported since the previous sweep. */
     static List<String> run() {
+        AllocationsSinceSweep ended = AllocationsSinceSweep.startNew();
+        if (ended.unreleased() == 0 && AttributingLeakDetectorFactory.createdBufferDetector()) {
+            makeBufferDetectorPoll();
+            return LeakReports.INSTANCE.drain();
+        }
         int confirmed = 0;
         for (int attempt = 0; attempt < MAX_COLLECTIONS && confirmed < CONFIRMED_COLLECTIONS_WANTED; attempt++) {
             if (collectGarbage()) {

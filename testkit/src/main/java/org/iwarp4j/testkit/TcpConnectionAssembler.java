@@ -19,7 +19,8 @@ final class TcpConnectionAssembler {
     private final Map<Set<TcpEndpoint>, Builder> current = new HashMap<>();
 
     void add(TcpPacket packet) {
-        Set<TcpEndpoint> endpoints = Set.of(packet.source(), packet.destination());
+        // Set.copyOf rather than Set.of: a self-connection has the same endpoint twice.
+        Set<TcpEndpoint> endpoints = Set.copyOf(List.of(packet.source(), packet.destination()));
         Builder builder = current.get(endpoints);
         if (builder == null || builder.isOtherConnection(packet)) {
             builder = new Builder(packet);

@@ -13,7 +13,6 @@ import java.time.Instant;
 record TcpPacket(int frameNumber, Instant timestamp, TcpEndpoint source, TcpEndpoint destination,
         long sequence, int flags, int mss, byte[] payload) {
 
-    static final int FIN = 0x01;
     static final int SYN = 0x02;
     static final int ACK = 0x10;
 
