@@ -12,10 +12,22 @@ public class MpaException extends IOException {
     private static final long serialVersionUID = 1L;
 
     private final MpaError error;
+    private final boolean terminateRequired;
 
+    /** An error whose Terminate duty follows from its code (see {@link #terminateRequired()}). */
     public MpaException(MpaError error, String message) {
+        this(error, message, error != null && error != MpaError.CONNECTION_LOST
+                && error != MpaError.INVALID_STARTUP_FRAME);
+    }
+
+    /**
+     * @param terminateRequired whether the connection is still in Full Operation and the ULP must
+     *     send a Terminate; {@code false} when MPA has already closed it
+     */
+    public MpaException(MpaError error, String message, boolean terminateRequired) {
         super(error == null ? message : message + " (MPA error " + error.code() + ", " + error + ")");
         this.error = error;
+        this.terminateRequired = terminateRequired;
     }
 
     /** The RFC error code, or {@code null}. */
@@ -29,6 +41,6 @@ public class MpaException extends IOException {
      * (RFC 5044 §8) and the RFC 6581 setup errors 5, 6 and 7.
      */
     public boolean terminateRequired() {
-        return error != null && error != MpaError.CONNECTION_LOST && error != MpaError.INVALID_STARTUP_FRAME;
+        return terminateRequired;
     }
 }

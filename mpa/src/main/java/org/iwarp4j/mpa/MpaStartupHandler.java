@@ -256,7 +256,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             return;
         }
         if (error != null || decision == null) {
-            MpaException e = new MpaException(MpaError.LOCAL_CATASTROPHIC, "the connect request handler failed");
+            MpaException e = new MpaException(MpaError.LOCAL_CATASTROPHIC, "the connect request handler failed", false);
             e.initCause(error);
             fail(e, true);
             return;
@@ -266,7 +266,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         int room = MAX_PRIVATE_DATA - (enhanced ? ENHANCED_DATA_LENGTH : 0);
         if (privateData.length > room) {
             fail(new MpaException(MpaError.LOCAL_CATASTROPHIC, "the ULP's private data of " + privateData.length
-                    + " octets does not fit in " + room), true);
+                    + " octets does not fit in " + room, false), true);
             return;
         }
         if (!decision.isAccept()) {
@@ -370,14 +370,16 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         ctx.pipeline().addBefore(ctx.name(), FRAME_ENCODER_NAME, encoder);
         ctx.pipeline().addAfter(ctx.name(), FRAME_DECODER_NAME, decoder);
         // Writes made from here on (in the startup() callbacks or on the MpaStartupEvent, while this
-        // handler is still in the pipeline) go to the encoder, after the held ones; after a setup
-        // error that is how the ULP's Terminate goes out.
+        // handler is still in the pipeline) go straight to the encoder; after a setup error that is
+        // how the ULP's Terminate goes out.
         fullOperation = true;
         if (setupError == null) {
-            pendingWrites.removeAndWriteAll();
-            ctx.flush();
+            // The ULP hears of Full Operation before the writes it made earlier go out, so that a
+            // peer-to-peer Initiator's RTR, written on this event, is the first FPDU (MPA2-R-009).
             startup.complete(parameters);
             ctx.fireUserEventTriggered(MpaStartupEvent.success(parameters));
+            pendingWrites.removeAndWriteAll();
+            ctx.flush();
         } else {
             pendingWrites.removeAndFailAll(setupError);
             startup.completeExceptionally(setupError);

@@ -28,12 +28,18 @@ final class LoopbackMpa implements AutoCloseable {
         this.responder = responder;
     }
 
+    static LoopbackMpa connect(EventLoopGroup group, MpaSettings initiatorSettings, MpaSettings responderSettings,
+                               ConnectRequestHandler decision) throws Exception {
+        return connect(group, initiatorSettings, responderSettings, decision, null, null);
+    }
+
     /**
-     * Connects; {@code pcap}, if not null, receives the Initiator's view of the traffic as a pcap
-     * stream (Netty's PcapWriteHandler next to the socket).
+     * Connects; {@code initiatorPcap} and {@code responderPcap}, if not null, receive each end's
+     * view of the traffic as a pcap stream (Netty's PcapWriteHandler next to the socket).
      */
     static LoopbackMpa connect(EventLoopGroup group, MpaSettings initiatorSettings, MpaSettings responderSettings,
-                               ConnectRequestHandler decision, OutputStream pcap) throws Exception {
+                               ConnectRequestHandler decision, OutputStream initiatorPcap,
+                               OutputStream responderPcap) throws Exception {
         CompletableFuture<TestUlp> accepted = new CompletableFuture<>();
         Channel server = new ServerBootstrap()
                 .group(group)
@@ -43,6 +49,9 @@ final class LoopbackMpa implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         TestUlp ulp = new TestUlp();
+                        if (responderPcap != null) {
+                            ch.pipeline().addLast(new PcapWriteHandler(responderPcap));
+                        }
                         ch.pipeline().addLast(MpaStartupHandler.responder(responderSettings, decision), ulp);
                         accepted.complete(ulp);
                     }
@@ -57,10 +66,8 @@ final class LoopbackMpa implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        if (pcap != null) {
-                            ch.pipeline().addLast(PcapWriteHandler.builder()
-                                    .forceTcpChannel(new InetSocketAddress("127.0.0.1", 40000), serverAddress, false)
-                                    .build(pcap));
+                        if (initiatorPcap != null) {
+                            ch.pipeline().addLast(new PcapWriteHandler(initiatorPcap));
                         }
                         ch.pipeline().addLast(MpaStartupHandler.initiator(initiatorSettings), initiator);
                     }

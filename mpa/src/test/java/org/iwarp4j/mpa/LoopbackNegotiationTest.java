@@ -69,7 +69,7 @@ class LoopbackNegotiationTest {
                 .crc(responderCrc).privateData(responderPd).build();
 
         try (LoopbackMpa pair = LoopbackMpa.connect(group, initiatorSettings, responderSettings,
-                ConnectRequestHandler.ACCEPT_ALL, null)) {
+                ConnectRequestHandler.ACCEPT_ALL)) {
             NegotiatedParameters i = pair.initiator.awaitStartup();
             NegotiatedParameters r = pair.responder.awaitStartup();
 

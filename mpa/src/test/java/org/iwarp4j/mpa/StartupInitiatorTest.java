@@ -7,7 +7,6 @@ import static org.iwarp4j.mpa.MpaStartupFixtures.M;
 import static org.iwarp4j.mpa.MpaStartupFixtures.R;
 import static org.iwarp4j.mpa.MpaStartupFixtures.REPLY_KEY;
 import static org.iwarp4j.mpa.MpaStartupFixtures.S;
-import static org.iwarp4j.mpa.MpaStartupFixtures.TIMEOUT;
 import static org.iwarp4j.mpa.MpaStartupFixtures.assertExitedMpa;
 import static org.iwarp4j.mpa.MpaStartupFixtures.assertFullOperation;
 import static org.iwarp4j.mpa.MpaStartupFixtures.assertInvalidFrame;
