@@ -48,13 +48,14 @@ class FrameErrorTest {
     }
 
     @Test
-    void threeUlpdusBecomeThreeFpdus() {
-        // MPA-R-003: exactly one ULPDU per FPDU.
+    void threeUlpdusBecomeThreeFpdusEachOneWrite() {
+        // MPA-R-003: exactly one ULPDU per FPDU; MPA-R-036: each FPDU is handed to TCP as one write.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
         int[] lengths = {18, 1000, 14};
         for (int n : lengths) {
             channel.writeOutbound(Wire.buf(new byte[n]));
         }
+        assertThat(channel.outboundMessages()).hasSize(3);
         byte[] wire = Wire.outbound(channel);
         int offset = 0;
         for (int n : lengths) {
@@ -66,7 +67,39 @@ class FrameErrorTest {
     }
 
     @Test
+    void closeIndicationsReachTheUpperLayer() {
+        // MPA-R-069 / MPA-R-008: a FIN (input shutdown) and the connection's end pass through to DDP.
+        java.util.List<Object> seen = new java.util.ArrayList<>();
+        EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(false, true, 0xFFFF),
+                new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
+                        seen.add(evt);
+                    }
+
+                    @Override
+                    public void channelInactive(io.netty.channel.ChannelHandlerContext ctx) {
+                        seen.add("inactive");
+                    }
+                });
+        channel.pipeline().fireUserEventTriggered(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE);
+        channel.close();
+        assertThat(seen).containsExactly(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE, "inactive");
+    }
+
+    @Test
+    void defaultMulpduComesFromTheDefaultEmss() {
+        // MPA-R-035: with no MSS known, EMSS 1460 -> MULPDU 1454 (1442 with markers).
+        MpaSettings settings = MpaSettings.builder().build();
+        assertThat(settings.emss()).isEqualTo(1460);
+        assertThat(settings.sendMulpdu(false)).isEqualTo(1454);
+        assertThat(settings.sendMulpdu(true)).isEqualTo(1442);
+        assertThat(MpaSettings.builder().maxSendUlpdu(16384).build().sendMulpdu(true)).isEqualTo(16384);
+    }
+
+    @Test
     void lengthOverTheReceiveMaximumIsAFramingError() {
+        // MPA-R-070: framing errors are reported with their code.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(false, true, 1000));
         byte[] fpdu = new byte[2 + 1001 + 1 + 4];
         fpdu[0] = (byte) (1001 >> 8);

@@ -43,7 +43,8 @@ class MarkerVectorsTest {
 
     @Test
     void encoderReproducesTheMarkerStream() throws IOException {
-        // MPA-R-015/016/017/018/019/020/021/029: markers at 0, 512, 1024 with the right FPDUPTRs, CRC coverage.
+        // MPA-R-015, MPA-R-016, MPA-R-017, MPA-R-018, MPA-R-019, MPA-R-020, MPA-R-021, MPA-R-029:
+        // markers at 0, 512, 1024 with the right FPDUPTRs, inside the right CRCs.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameEncoder(true, true, false));
         for (byte[] u : markerStreamUlpdus()) {
             channel.writeOutbound(Wire.buf(u));
@@ -55,7 +56,7 @@ class MarkerVectorsTest {
     @ParameterizedTest(name = "chunk {0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 511, 512, 513, 1060})
     void decoderRecoversTheFourUlpdusAtAnyChunking(int chunk) throws IOException {
-        // MPA-R-022 (markers removed), MPA-R-037/078 (alignment lost), MPA-R-038, MPA-R-040.
+        // MPA-R-022 (markers removed), MPA-R-037 and MPA-R-078 (alignment lost), MPA-R-038, MPA-R-040.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(true, true, 0xFFFF));
         Wire.feed(channel, markerStream(), chunk);
         List<byte[]> got = Wire.inbound(channel);
@@ -70,7 +71,7 @@ class MarkerVectorsTest {
 
     @Test
     void figureFiveFirstFpduWithLeadingMarker() {
-        // MPA-R-019/064: the first octets of Full Operation are a marker 00000000; MPA-R-029 rule 2.
+        // MPA-R-019, MPA-R-064: the first octets of Full Operation are a marker 00000000; MPA-R-029 rule 2.
         byte[] f5 = TestVectors.bytes("V-MPA-F5");
         byte[] ulpdu = java.util.Arrays.copyOfRange(f5, 6, 6 + 42);
         EmbeddedChannel encoder = new EmbeddedChannel(new MpaFrameEncoder(true, true, false));

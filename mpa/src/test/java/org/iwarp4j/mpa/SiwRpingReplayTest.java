@@ -51,7 +51,7 @@ class SiwRpingReplayTest {
         }
         channel.releaseOutbound();
 
-        // MPA2-R-015/016/017: siw's word 00010001 reaches the ULP decoded; no ULP private data.
+        // MPA2-R-015, MPA2-R-016, MPA2-R-017: siw's word 00010001 reaches the ULP decoded; no ULP private data.
         MpaConnectRequest request = seen.get();
         assertThat(request.frame().revision()).isEqualTo(2);
         assertThat(request.frame().crc()).isEqualTo(crc);

@@ -65,7 +65,7 @@ class StartupLoopbackTest {
 
     @Test
     void clientServerHandshakeAgreesOnBothSidesAndTheResponderWaitsForTheInitiator() {
-        // MPA-R-041..R-047, R-057, R-060, R-061, MPA2-R-003, MPA2-R-005/006 between our two ends.
+        // MPA-R-041..R-047, R-057, R-060, R-061, MPA2-R-003, MPA2-R-005, MPA2-R-006 between our two ends.
         MpaSettings initiatorSettings = MpaSettings.builder().ird(4).ord(8).markers(NegotiationMode.REQUIRE).build();
         MpaSettings responderSettings = MpaSettings.builder().ird(6).ord(16).build();
         MpaStartupHandler i = MpaStartupHandler.initiator(initiatorSettings);
@@ -112,7 +112,7 @@ class StartupLoopbackTest {
 
     @Test
     void mpa2R009_mpa2R011_peerToPeerRtrIsTheFirstFpduAndOpensTheResponder() {
-        // MPA2-R-008/009/011: A=1 negotiated; the Initiator's ULP is told which RTR to send
+        // MPA2-R-008, MPA2-R-009, MPA2-R-011: A=1 negotiated; the Initiator's ULP is told which RTR to send
         // (Write preferred), sends it first (V-RTR-1 on the wire, byte for byte); the Responder's
         // ULPDU written at accept time leaves only after the RTR has been validated.
         MpaSettings p2p = MpaSettings.builder().peerToPeer(true).rtrTypes(Set.of(RtrType.WRITE, RtrType.READ)).build();
