@@ -21,7 +21,7 @@ import net.jqwik.api.constraints.Size;
  * MPA-R-007, MPA-R-022, MPA-R-037, MPA-R-040, MPA-R-078). Different ULPDU lengths put FPDU starts,
  * and so markers, at every offset in the FPDU.
  */
-class FramingProperties {
+class FramingPropertiesTest {
 
     @Property(tries = 200)
     void whatIsSentIsWhatIsReceived(@ForAll @Size(max = 24) List<@IntRange(max = 3000) Integer> lengths,

@@ -1,0 +1,145 @@
+package org.iwarp4j.ddp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.NoSuchElementException;
+
+/**
+ * Splits one ULP message into DDP segments of at most MULPDU octets each (RFC 5041 §5.2,
+ * DDP-R-028): an untagged segment carries up to MULPDU - 18 payload octets, a tagged one up to
+ * MULPDU - 14; the MO (untagged, DDP-R-026, DDP-R-029) or TO (tagged, DDP-R-030) of each segment
+ * is the message's start plus the offset of its first payload octet; L = 1 on the last segment
+ * only (DDP-R-013); every segment repeats the message's RsvdULP, STag or QN and MSN (DDP-R-019,
+ * DDP-R-021, DDP-R-024); segments come in increasing MO / TO order (DDP-R-033) with L last
+ * (DDP-R-014); a zero-length message is exactly one segment (DDP-R-031).
+ *
+ * <p>The RFC's examples: a 2048-octet untagged message with MULPDU 1500 gives MO 0 with 1482
+ * octets and MO 1482 with 566; a tagged one at TO 16384 gives TO 16384 with 1486 octets and
+ * TO 17870 with 562.
+ *
+ * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #next} is a small header buffer plus
+ * a retained slice of the payload, owned by the caller (normally written to {@code MpaFrameEncoder},
+ * which releases it). The segmenter neither owns nor retains the payload: it takes the payload's
+ * readable octets when created (later index changes do not matter), and the caller keeps its
+ * reference until the last segment is taken (or it gives up on the message), then releases it;
+ * the segments' slices keep their octets alive after that. Iterating one segment at a time lets
+ * the caller stop when the channel is not writable.
+ *
+ * <p>Not thread-safe; one message, used once.
+ */
+public final class DdpSegmenter {
+
+    private final DdpHeader first;
+    private final ByteBuf payload;
+    private final int start;
+    private final int length;
+    private final int maxPayload;
+    private int offset;
+    private boolean done;
+
+    private DdpSegmenter(DdpHeader first, ByteBuf payload, int mulpdu) {
+        if (mulpdu <= first.length()) {
+            throw new IllegalArgumentException("MULPDU " + mulpdu + " leaves no room for payload after the "
+                    + first.length() + "-octet header");
+        }
+        this.first = first;
+        this.payload = payload;
+        this.start = payload.readerIndex();
+        this.length = payload.readableBytes();
+        this.maxPayload = mulpdu - first.length();
+    }
+
+    /**
+     * Segments a tagged message (RFC 5041 §5.2): {@code payload}'s readable octets, to be placed at
+     * {@code stag} from {@code initialTo}.
+     *
+     * @param rsvdUlp the RsvdULP octet for every segment (RDMAP: 0x40 Write, 0x42 Read Response)
+     * @param mulpdu the LLP's current MULPDU (DDP-R-001)
+     * @throws IllegalArgumentException if {@code initialTo} + length would wrap 2^64, or MULPDU is
+     *     not larger than the 14-octet header
+     */
+    public static DdpSegmenter tagged(int rsvdUlp, int stag, long initialTo, ByteBuf payload, int mulpdu) {
+        int length = payload.readableBytes();
+        if (length > 0 && Long.compareUnsigned(initialTo + length, initialTo) < 0) {
+            throw new IllegalArgumentException(String.format(
+                    "a %d-octet tagged message at TO 0x%x would wrap 2^64", length, initialTo));
+        }
+        return new DdpSegmenter(new TaggedHeader(false, rsvdUlp, stag, initialTo), payload, mulpdu);
+    }
+
+    /**
+     * Segments an untagged message (RFC 5041 §5.2) for queue {@code qn} with message sequence
+     * number {@code msn} (from the queue's {@link MsnSequence}), MO from 0.
+     *
+     * @param rsvdUlp RsvdULP[0:7] for every segment (RDMAP: 0x43 Send, 0x41 Read Request, ...)
+     * @param rsvdUlpWord RsvdULP[8:39] for every segment (RDMAP: the Invalidate STag, or 0)
+     * @param mulpdu the LLP's current MULPDU (DDP-R-001)
+     * @throws IllegalArgumentException if MULPDU is not larger than the 18-octet header
+     */
+    public static DdpSegmenter untagged(int rsvdUlp, int rsvdUlpWord, int qn, int msn, ByteBuf payload, int mulpdu) {
+        return new DdpSegmenter(new UntaggedHeader(false, rsvdUlp, rsvdUlpWord, qn, msn, 0), payload, mulpdu);
+    }
+
+    /** Segments a message of {@code messageLength} octets takes: at least 1 (DDP-R-031). */
+    public static long segmentCount(boolean tagged, long messageLength, int mulpdu) {
+        int headerLength = tagged ? DdpConstants.TAGGED_HEADER_LENGTH : DdpConstants.UNTAGGED_HEADER_LENGTH;
+        if (mulpdu <= headerLength) {
+            throw new IllegalArgumentException("MULPDU " + mulpdu + " leaves no room for payload");
+        }
+        if (messageLength < 0 || messageLength > DdpConstants.MAX_MESSAGE_LENGTH) {
+            throw new IllegalArgumentException("message length must be 0.." + DdpConstants.MAX_MESSAGE_LENGTH);
+        }
+        long perSegment = mulpdu - headerLength;
+        return messageLength == 0 ? 1 : (messageLength + perSegment - 1) / perSegment;
+    }
+
+    /** Segments this message takes in all. */
+    public int segmentCount() {
+        return (int) segmentCount(first.tagged(), length, maxPayload + first.length());
+    }
+
+    /** Octets of ULP payload in the message. */
+    public int messageLength() {
+        return length;
+    }
+
+    /** Whether a segment remains to be taken. */
+    public boolean hasNext() {
+        return !done;
+    }
+
+    /** The header of the next segment, without taking it. @throws NoSuchElementException if none remains */
+    public DdpHeader peekHeader() {
+        if (done) {
+            throw new NoSuchElementException("all " + segmentCount() + " segments were taken");
+        }
+        int n = Math.min(maxPayload, length - offset);
+        boolean last = offset + n == length;
+        if (first instanceof TaggedHeader t) {
+            return new TaggedHeader(last, t.rsvdUlp(), t.stag(), t.to() + offset);
+        }
+        UntaggedHeader u = (UntaggedHeader) first;
+        return new UntaggedHeader(last, u.rsvdUlp(), u.rsvdUlpWord(), u.qn(), u.msn(), offset);
+    }
+
+    /**
+     * Takes the next segment as a ULPDU: header octets followed by a retained slice of the payload.
+     * The caller owns the result.
+     *
+     * @throws NoSuchElementException if none remains
+     */
+    public ByteBuf next(ByteBufAllocator alloc) {
+        DdpHeader header = peekHeader();
+        int n = Math.min(maxPayload, length - offset);
+        ByteBuf slice = payload.retainedSlice(start + offset, n);
+        ByteBuf ulpdu = DdpSegment.encode(alloc, header, slice);
+        offset += n;
+        done = header.last();
+        return ulpdu;
+    }
+
+    @Override
+    public String toString() {
+        return "DdpSegmenter[" + first + ", " + offset + "/" + length + " octets taken]";
+    }
+}

@@ -1,0 +1,76 @@
+package org.iwarp4j.ddp;
+
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+
+/**
+ * An untagged buffer posted to an {@link UntaggedQueue} (RFC 5041 §5.1.2): a scatter list whose
+ * entries, one after the other, form the buffer a DDP message is placed into, and the opaque id of
+ * the work request that posted it. The ByteBufs are not owned by DDP: the poster keeps them alive
+ * until the buffer comes back, delivered ({@link UntaggedMessage}) or flushed
+ * ({@link UntaggedQueue#flush()}).
+ */
+public final class ReceiveBuffer {
+
+    private final long workRequestId;
+    private final List<ScatterEntry> scatterList;
+    private final long length;
+
+    private ReceiveBuffer(long workRequestId, List<ScatterEntry> scatterList) {
+        this.workRequestId = workRequestId;
+        this.scatterList = List.copyOf(scatterList);
+        long total = 0;
+        for (ScatterEntry e : this.scatterList) {
+            total += e.length();
+        }
+        this.length = total;
+    }
+
+    /** A buffer of octets {@code [0, length)} of {@code buffer}. */
+    public static ReceiveBuffer of(long workRequestId, ByteBuf buffer, int length) {
+        return new ReceiveBuffer(workRequestId, List.of(new ScatterEntry(buffer, 0, length)));
+    }
+
+    /** A buffer made of {@code scatterList}, in order; the list may be empty (a zero-length buffer). */
+    public static ReceiveBuffer of(long workRequestId, List<ScatterEntry> scatterList) {
+        return new ReceiveBuffer(workRequestId, scatterList);
+    }
+
+    /** The id given when posting, returned with the completion. */
+    public long workRequestId() {
+        return workRequestId;
+    }
+
+    /** The pieces of the buffer, in message order; unmodifiable. */
+    public List<ScatterEntry> scatterList() {
+        return scatterList;
+    }
+
+    /** Octets in the whole buffer: the sum of the entries' lengths. */
+    public long length() {
+        return length;
+    }
+
+    /** Copies {@code length} octets of {@code src} from {@code srcIndex} to buffer offset {@code offset}; checked by the caller. */
+    void write(long offset, ByteBuf src, int srcIndex, int length) {
+        for (ScatterEntry e : scatterList) {
+            if (length == 0) {
+                return;
+            }
+            if (offset >= e.length()) {
+                offset -= e.length();
+                continue;
+            }
+            int n = (int) Math.min(length, e.length() - offset);
+            e.buffer().setBytes(e.index() + (int) offset, src, srcIndex, n);
+            srcIndex += n;
+            length -= n;
+            offset = 0;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReceiveBuffer[wr " + workRequestId + ", " + length + " octets in " + scatterList.size() + " pieces]";
+    }
+}

@@ -1,0 +1,100 @@
+package org.iwarp4j.ddp;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * A buffer registered in a {@link StagTable}: the Tagged Buffer of RFC 5041 §2.3 and §5.1.1,
+ * answering to Tagged Offsets {@code [baseTo, baseTo + length)} under its {@link #stag()}.
+ *
+ * <p>Its octets are {@code memory} at absolute indexes {@code [0, length)}; a TO maps to index
+ * {@code TO - baseTo}. The memory {@link ByteBuf} is not owned by the table: the registering code
+ * keeps it alive until {@link StagTable#deregister} has returned, and only then releases it.
+ * Releasing it earlier is a use-after-free: an unpooled buffer makes placements fail with
+ * {@link DdpError#LOCAL_CATASTROPHIC}, but a pooled buffer may already have been recycled for
+ * someone else, whose octets a placement would then overwrite (Netty cannot tell).
+ * Placement never moves the memory's reader or writer index.
+ *
+ * <p>Instances are created by {@link StagTable#register}; all getters are thread-safe.
+ */
+public final class TaggedBuffer {
+
+    /** The stream id of a buffer usable by every stream of its protection domain. */
+    public static final long ANY_STREAM = 0;
+
+    private final int stag;
+    private final int protectionDomain;
+    private final long streamId;
+    private final long baseTo;
+    private final int length;
+    private final Set<Access> access;
+    private final ByteBuf memory;
+    /** Read-held by a placement while it checks and copies; write-held to invalidate. */
+    final StampedLock lock = new StampedLock();
+    private volatile boolean valid = true;
+
+    TaggedBuffer(int stag, int protectionDomain, long streamId, long baseTo, int length, Set<Access> access,
+                 ByteBuf memory) {
+        this.stag = stag;
+        this.protectionDomain = protectionDomain;
+        this.streamId = streamId;
+        this.baseTo = baseTo;
+        this.length = length;
+        this.access = access.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(access));
+        this.memory = memory;
+    }
+
+    /** The Steering Tag: 24-bit index in bits 31..8, 8-bit key in bits 7..0. */
+    public int stag() {
+        return stag;
+    }
+
+    /** The protection domain the buffer belongs to (RFC 5041 §8.2, PD association). */
+    public int protectionDomain() {
+        return protectionDomain;
+    }
+
+    /** The only stream that may use the buffer (§8.2, stream association), or {@link #ANY_STREAM}. */
+    public long streamId() {
+        return streamId;
+    }
+
+    /** The Tagged Offset of the first octet (for a peer such as siw: a virtual address). */
+    public long baseTo() {
+        return baseTo;
+    }
+
+    /** Octets in the buffer. */
+    public int length() {
+        return length;
+    }
+
+    /** The access rights, unmodifiable. */
+    public Set<Access> access() {
+        return access;
+    }
+
+    /** The registered memory; not owned by the table. */
+    public ByteBuf memory() {
+        return memory;
+    }
+
+    /** {@code false} once invalidated or deregistered; never valid again under this STag. */
+    public boolean isValid() {
+        return valid;
+    }
+
+    /** Marks the buffer invalid; the caller holds the write lock. */
+    void invalidate() {
+        valid = false;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("TaggedBuffer[STag=0x%08x, PD=%d, stream=%d, TO 0x%x + %d, %s%s]", stag,
+                protectionDomain, streamId, baseTo, length, access, valid ? "" : ", invalid");
+    }
+}

@@ -1,0 +1,77 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Set;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.TaggedBuffer;
+
+/**
+ * Registered memory (RFC 5040 §2.1 "Tagged Buffer"): the region's STag, which a peer names to
+ * reach it, and the tagged offsets it answers to: [{@link #baseTaggedOffset()}, base + length).
+ * The memory is the caller's {@link ByteBuf}; the registration neither copies nor releases it —
+ * keep it alive, and unchanged by others, while work requests use it.
+ */
+public final class MemoryRegion implements AutoCloseable {
+
+    private final ProtectionDomain protectionDomain;
+    private final TaggedBuffer buffer;
+
+    MemoryRegion(ProtectionDomain protectionDomain, TaggedBuffer buffer) {
+        this.protectionDomain = protectionDomain;
+        this.buffer = buffer;
+    }
+
+    /** The Steering Tag: the rkey to give a peer for RDMA Write/Read, and the lkey of local work. */
+    public int stag() {
+        return buffer.stag();
+    }
+
+    /** The tagged offset of the region's first octet (a virtual address, as Linux siw expects). */
+    public long baseTaggedOffset() {
+        return buffer.baseTo();
+    }
+
+    public int length() {
+        return buffer.length();
+    }
+
+    public Set<Access> access() {
+        return buffer.access();
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return protectionDomain;
+    }
+
+    /** Still registered and not invalidated. */
+    public boolean isValid() {
+        return buffer.isValid();
+    }
+
+    /** The registered memory, as given at registration (not a copy). */
+    public ByteBuf memory() {
+        return buffer.memory();
+    }
+
+    /** {@code length} octets from {@code offset} of this region, for a work request. */
+    public ScatterGatherElement sge(long offset, int length) {
+        return new ScatterGatherElement(this, offset, length);
+    }
+
+    /** The whole region as one scatter/gather element. */
+    public ScatterGatherElement sge() {
+        return new ScatterGatherElement(this, 0, length());
+    }
+
+    /** Deregisters: the STag stops working at once, locally and for the peer. */
+    @Override
+    public void close() {
+        protectionDomain.rnic().stagTable().deregister(buffer.stag());
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MemoryRegion{STag %08x, TO %x, %d octets, %s}", stag(), baseTaggedOffset(), length(),
+                access());
+    }
+}

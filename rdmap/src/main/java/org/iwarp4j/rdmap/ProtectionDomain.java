@@ -1,0 +1,53 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import org.iwarp4j.ddp.Access;
+
+/**
+ * A protection domain (RFC 5040 §2.1, ibv_pd): memory regions and queue pairs of one domain may
+ * reach each other; a peer can only place into or read from regions of the domain of the queue
+ * pair it is connected to (RFC 5041 §7.1, DDP error 0x1/0x02 otherwise).
+ */
+public final class ProtectionDomain {
+
+    private final Rnic rnic;
+    private final int id;
+
+    ProtectionDomain(Rnic rnic, int id) {
+        this.rnic = rnic;
+        this.id = id;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    Rnic rnic() {
+        return rnic;
+    }
+
+    /** Registers {@code memory}'s readable octets; the RNIC chooses the base tagged offset. */
+    public MemoryRegion register(ByteBuf memory, Set<Access> access) {
+        return register(memory, access, rnic.nextBaseTaggedOffset(memory.readableBytes()));
+    }
+
+    /** Registers {@code memory}'s readable octets at base tagged offset {@code baseTaggedOffset}. */
+    public MemoryRegion register(ByteBuf memory, Set<Access> access, long baseTaggedOffset) {
+        ByteBuf region = memory.slice();
+        return new MemoryRegion(this, rnic.stagTable().register(id, baseTaggedOffset, region.readableBytes(),
+                access, region));
+    }
+
+    /** Registers a ByteBuffer (direct or heap) from its position to its limit, without copying it. */
+    public MemoryRegion register(ByteBuffer memory, Set<Access> access) {
+        return register(Unpooled.wrappedBuffer(memory), access);
+    }
+
+    @Override
+    public String toString() {
+        return "ProtectionDomain{" + id + '}';
+    }
+}

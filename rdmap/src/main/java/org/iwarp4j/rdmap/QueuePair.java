@@ -1,0 +1,201 @@
+package org.iwarp4j.rdmap;
+
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.iwarp4j.mpa.NegotiatedParameters;
+
+/**
+ * A queue pair (RFC 5040 §2.1 "Stream", ibv_qp): a send queue and a receive queue bound to one
+ * TCP connection. Create it with {@link Rnic#createQueuePair}, post receives, then {@link
+ * #connect} it (active side) or hand it to a {@link ConnectionRequest} (passive side).
+ *
+ * <p>{@link #postSend} and {@link #postReceive} may be called from any thread; the work goes to the
+ * connection's event loop, where all queue pair state lives, and many posts cost one wake-up.
+ * Posting more than the queue depths allow throws {@link IllegalStateException} (like
+ * ibv_post_send's ENOMEM); work posted before the connection is up waits for it.
+ */
+public final class QueuePair {
+
+    private final Rnic rnic;
+    private final QueuePairSettings settings;
+    private final int number;
+    final ConcurrentLinkedQueue<Object> posted = new ConcurrentLinkedQueue<>();
+    final AtomicInteger outstandingSends = new AtomicInteger();
+    final AtomicInteger outstandingReceives = new AtomicInteger();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final CompletableFuture<QueuePair> established = new CompletableFuture<>();
+    private final CompletableFuture<QueuePair> closed = new CompletableFuture<>();
+    private volatile QueuePairState state = QueuePairState.IDLE;
+    private volatile WorkQueueProcessor processor;
+    private volatile NegotiatedParameters negotiated;
+    private volatile TerminateReason terminateReason;
+
+    QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
+        this.rnic = rnic;
+        this.settings = settings;
+        this.number = number;
+    }
+
+    /** Connects to a listening peer; completes when the queue pair can send (state RTS). */
+    public CompletableFuture<QueuePair> connect(SocketAddress remote) {
+        rnic.connect(this, remote);
+        return established;
+    }
+
+    /** Completes when the connection reaches RTS, or exceptionally if it never does. */
+    public CompletableFuture<QueuePair> established() {
+        return established;
+    }
+
+    /** Completes when the queue pair has reached ERROR and its connection is closed. */
+    public CompletableFuture<QueuePair> closeFuture() {
+        return closed;
+    }
+
+    public QueuePairState state() {
+        return state;
+    }
+
+    /** A number unique within the RNIC, for logs. */
+    public int number() {
+        return number;
+    }
+
+    public QueuePairSettings settings() {
+        return settings;
+    }
+
+    /** What MPA negotiated (revision, CRC, markers, MULPDU, IRD/ORD, peer's private data), once connected. */
+    public NegotiatedParameters negotiated() {
+        return negotiated;
+    }
+
+    /** The Terminate that ended this queue pair, sent or received, or {@code null}. */
+    public TerminateReason terminateReason() {
+        return terminateReason;
+    }
+
+    /** Posts send-queue work; each request produces one completion on the send completion queue. */
+    public void postSend(SendWorkRequest... requests) {
+        checkPostable();
+        if (outstandingSends.addAndGet(requests.length) > settings.sendQueueDepth()) {
+            outstandingSends.addAndGet(-requests.length);
+            throw new IllegalStateException("send queue full (depth " + settings.sendQueueDepth() + ")");
+        }
+        for (SendWorkRequest r : requests) {
+            posted.add(r);
+        }
+        scheduleDrain();
+    }
+
+    /** Posts receive buffers; each Send from the peer consumes one, in posting order. */
+    public void postReceive(ReceiveWorkRequest... requests) {
+        checkPostable();
+        if (outstandingReceives.addAndGet(requests.length) > settings.receiveQueueDepth()) {
+            outstandingReceives.addAndGet(-requests.length);
+            throw new IllegalStateException("receive queue full (depth " + settings.receiveQueueDepth() + ")");
+        }
+        for (ReceiveWorkRequest r : requests) {
+            posted.add(r);
+        }
+        scheduleDrain();
+    }
+
+    /**
+     * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, then TCP is
+     * closed; posted receives complete as flushed.
+     */
+    public CompletableFuture<QueuePair> close() {
+        WorkQueueProcessor p = processor;
+        if (p == null) {
+            moveTo(QueuePairState.ERROR);
+            closed.complete(this);
+        } else {
+            p.closeGracefully();
+        }
+        return closed;
+    }
+
+    private void checkPostable() {
+        QueuePairState s = state;
+        if (s != QueuePairState.IDLE && s != QueuePairState.RTS) {
+            throw new IllegalStateException("queue pair " + number + " is " + s + "; nothing can be posted");
+        }
+    }
+
+    private void scheduleDrain() {
+        WorkQueueProcessor p = processor;
+        if (p != null && drainScheduled.compareAndSet(false, true)) {
+            p.executor().execute(this::drain);
+        }
+    }
+
+    /** Runs on the event loop: hands every posted request to the processor. */
+    void drain() {
+        drainScheduled.set(false);
+        WorkQueueProcessor p = processor;
+        for (Object work; (work = posted.poll()) != null; ) {
+            p.accept(work);
+        }
+        p.flush();
+    }
+
+    void attach(WorkQueueProcessor processor) {
+        this.processor = processor;
+    }
+
+    void established(NegotiatedParameters parameters) {
+        this.negotiated = parameters;
+        moveTo(QueuePairState.RTS);
+        if (drainScheduled.compareAndSet(false, true)) {
+            drain();
+        }
+        established.complete(this);
+    }
+
+    void failedToEstablish(Throwable cause) {
+        moveTo(QueuePairState.ERROR);
+        established.completeExceptionally(cause);
+    }
+
+    void terminated(TerminateReason reason) {
+        if (terminateReason == null) {
+            terminateReason = reason;
+        }
+    }
+
+    void moveTo(QueuePairState next) {
+        state = next;
+    }
+
+    void closedDown() {
+        moveTo(QueuePairState.ERROR);
+        if (!established.isDone()) {
+            established.completeExceptionally(new java.nio.channels.ClosedChannelException());
+        }
+        closed.complete(this);
+    }
+
+    Rnic rnic() {
+        return rnic;
+    }
+
+    /** The event-loop side of a queue pair: takes posted work and runs it. */
+    interface WorkQueueProcessor {
+        java.util.concurrent.Executor executor();
+
+        void accept(Object work);
+
+        void flush();
+
+        void closeGracefully();
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair{" + number + ", " + state + '}';
+    }
+}

@@ -1,0 +1,443 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpException;
+import org.iwarp4j.ddp.DdpReceiver;
+import org.iwarp4j.ddp.DdpSegment;
+import org.iwarp4j.ddp.ReceiveBuffer;
+import org.iwarp4j.ddp.ScatterEntry;
+import org.iwarp4j.ddp.StagCheck;
+import org.iwarp4j.ddp.StagTable;
+import org.iwarp4j.ddp.UntaggedMessage;
+import org.iwarp4j.ddp.UntaggedQueue;
+import org.iwarp4j.mpa.MpaException;
+import org.iwarp4j.mpa.MpaStartupEvent;
+import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.rdmap.internal.wire.OffendingSegment;
+import org.iwarp4j.rdmap.internal.wire.RdmapConstants;
+import org.iwarp4j.rdmap.internal.wire.RdmapControl;
+import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
+import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
+import org.iwarp4j.rdmap.internal.wire.TerminateBuilder;
+import org.iwarp4j.rdmap.internal.wire.TerminateCause;
+import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
+
+/**
+ * RDMAP for one queue pair (RFC 5040), the handler after MPA's in the connection's pipeline. All
+ * queue pair state lives on the channel's event loop. Inbound ULPDUs are DDP segments dispatched
+ * by opcode: Writes and Read Responses placed through the STag table, Sends into posted receives,
+ * Read Requests answered within IRD, Terminates decoded. Any error ends in exactly one Terminate
+ * with the layer, type and code RFC 5040 §7 names, then a graceful TCP close; the queue pair goes
+ * to ERROR and every outstanding work request completes (RFC 5040 §6.2.1).
+ *
+ * <p>Each inbound ULPDU is released here. Placement copies payload once into registered memory.
+ */
+final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.WorkQueueProcessor {
+
+    /** Octets of a buffer that receives a Terminate's RDMAP part (at most 4 + 2 + 18 + 28). */
+    private static final int TERMINATE_BUFFER = 64;
+
+    private final QueuePair queuePair;
+    private final StagTable stagTable;
+    private final int protectionDomain;
+    private final long streamId;
+    private ChannelHandlerContext ctx;
+    private Transmitter transmitter;
+    private DdpReceiver receiver;
+    private UntaggedQueue receives;
+    private UntaggedQueue readRequests;
+    private UntaggedQueue terminates;
+    private final List<ByteBuf> internalBuffers = new ArrayList<>();
+    private ByteBuf currentUlpdu;
+    private boolean terminated;
+    private boolean closing;
+
+    QueuePairEngine(QueuePair queuePair) {
+        this.queuePair = queuePair;
+        this.stagTable = queuePair.rnic().stagTable();
+        this.protectionDomain = queuePair.settings().protectionDomain().id();
+        this.streamId = stagTable.newStreamId();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.transmitter = new Transmitter(queuePair, ctx);
+        this.receives = new UntaggedQueue(RdmapConstants.QN_SEND, queuePair.settings().receiveQueueDepth(),
+                this::received);
+        queuePair.attach(this);
+    }
+
+    // ------------------------------------------------------------------ WorkQueueProcessor
+
+    @Override
+    public Executor executor() {
+        return ctx.executor();
+    }
+
+    @Override
+    public void accept(Object work) {
+        if (terminated) {
+            flushPosted(work);
+            return;
+        }
+        if (work instanceof SendWorkRequest) {
+            transmitter.post((SendWorkRequest) work);
+        } else {
+            postReceive((ReceiveWorkRequest) work);
+        }
+    }
+
+    @Override
+    public void flush() {
+        ctx.flush();
+    }
+
+    @Override
+    public void closeGracefully() {
+        ctx.executor().execute(() -> {
+            closing = true;
+            if (queuePair.state() == QueuePairState.RTS) {
+                queuePair.moveTo(QueuePairState.CLOSING);
+            }
+            closeWhenIdle();
+        });
+    }
+
+    private void closeWhenIdle() {
+        if (closing && transmitter.idle()) {
+            ctx.close();
+        }
+    }
+
+    private void postReceive(ReceiveWorkRequest request) {
+        List<ScatterEntry> scatter = new ArrayList<>(request.localSegments().size());
+        for (ScatterGatherElement sge : request.localSegments()) {
+            MemoryRegion region = sge.region();
+            if (!region.isValid() || region.protectionDomain() != queuePair.settings().protectionDomain()
+                    || !region.access().contains(Access.LOCAL_WRITE)
+                    || sge.offset() + sge.length() > region.length()) {
+                queuePair.outstandingReceives.decrementAndGet();
+                deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(request.id(),
+                        WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, null,
+                        null, queuePair));
+                return;
+            }
+            scatter.add(new ScatterEntry(region.memory(), (int) sge.offset(), sge.length()));
+        }
+        receives.post(ReceiveBuffer.of(request.id(), scatter));
+    }
+
+    // ------------------------------------------------------------------ startup
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof MpaStartupEvent) {
+            MpaStartupEvent startup = (MpaStartupEvent) evt;
+            if (startup.isSuccess()) {
+                start(startup.parameters());
+            } else {
+                MpaException cause = startup.cause();
+                if (cause.terminateRequired()) {
+                    // RFC 6581 §9.1/§9.2: insufficient IRD or no usable RTR -> Terminate, then close.
+                    sendTerminate(TerminateBuilder.forMpaError(cause.error()));
+                }
+                queuePair.failedToEstablish(cause);
+            }
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    private void start(NegotiatedParameters parameters) {
+        int ird = Math.max(1, parameters.ird());
+        readRequests = new UntaggedQueue(RdmapConstants.QN_READ_REQUEST, ird, this::readRequested);
+        for (int i = 0; i < ird; i++) {
+            readRequests.post(internalBuffer(28));
+        }
+        terminates = new UntaggedQueue(RdmapConstants.QN_TERMINATE, 1, this::terminateReceived);
+        terminates.post(internalBuffer(TERMINATE_BUFFER));
+        receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates));
+        transmitter.start(parameters.sendMulpdu(), parameters.ord(), parameters.rtr());
+        queuePair.established(parameters);
+        ctx.flush();
+    }
+
+    private ReceiveBuffer internalBuffer(int length) {
+        ByteBuf buffer = ctx.alloc().heapBuffer(length, length);
+        internalBuffers.add(buffer);
+        return ReceiveBuffer.of(-1, buffer, length);
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ByteBuf ulpdu = (ByteBuf) msg;
+        try {
+            if (terminated || receiver == null) {
+                return; // RFC 5041 §7.1: after an error nothing more is placed
+            }
+            currentUlpdu = ulpdu;
+            DdpSegment segment;
+            try {
+                segment = receiver.decode(ulpdu);
+            } catch (DdpException e) {
+                terminateFor(e);
+                return;
+            }
+            if (segment == null) {
+                return;
+            }
+            try {
+                dispatch(segment, ulpdu);
+            } catch (DdpException e) {
+                terminateFor(e);
+            } finally {
+                segment.release();
+            }
+        } finally {
+            currentUlpdu = null;
+            ulpdu.release();
+        }
+    }
+
+    private void dispatch(DdpSegment segment, ByteBuf ulpdu) throws DdpException {
+        int ddpControl = ulpdu.getUnsignedByte(ulpdu.readerIndex());
+        long queueNumber = segment.tagged() ? -1 : segment.untaggedHeader().qn() & 0xFFFFFFFFL;
+        RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, segment.header().rsvdUlp(), queueNumber);
+        if (!check.isValid()) {
+            terminate(check.cause());
+            return;
+        }
+        switch (check.opcode()) {
+            case RDMA_WRITE:
+                // A valid Write is not delivered to the ULP (RFC 5040 §5.1); zero length: no STag check.
+                receiver.placeTagged(segment, Access.REMOTE_WRITE);
+                break;
+            case RDMA_READ_RESPONSE:
+                readResponse(segment);
+                break;
+            default:
+                // Send types, Read Request, Terminate: untagged, delivered by their queue's callback.
+                receiver.placeUntagged(segment);
+                break;
+        }
+    }
+
+    private void readResponse(DdpSegment segment) throws DdpException {
+        Transmitter.OutstandingRead read = transmitter.currentRead();
+        if (read == null) {
+            terminate(TerminateCause.UNSOLICITED_READ_RESPONSE);
+            return;
+        }
+        if (segment.payloadLength() > 0 && segment.taggedHeader().stag() != read.header.sinkStag()) {
+            terminate(TerminateCause.TAGGED_INVALID_STAG);
+            return;
+        }
+        receiver.placeTagged(segment, Access.LOCAL_WRITE);
+        if (segment.last()) {
+            transmitter.readResponseComplete();
+        }
+    }
+
+    /** A Send (any type) filled a posted receive (RFC 5040 §5.3). */
+    private void received(UntaggedMessage message) {
+        RdmapOpcode opcode = RdmapControl.opcode(message.rsvdUlp());
+        Integer invalidated = null;
+        if (opcode.carriesInvalidateStag()) {
+            int stag = message.rsvdUlpWord();
+            StagCheck result = stagTable.invalidate(stag, protectionDomain, streamId);
+            if (result != StagCheck.VALID) {
+                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for another domain's.
+                terminate(result == StagCheck.NOT_ASSOCIATED ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED
+                        : TerminateCause.INVALIDATE_STAG_INVALID);
+                return;
+            }
+            invalidated = stag;
+        }
+        queuePair.outstandingReceives.decrementAndGet();
+        deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(
+                message.buffer().workRequestId(), WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.SUCCESS,
+                (int) message.length(), opcode.solicitedEvent(), invalidated, null, queuePair));
+    }
+
+    /** A Read Request arrived within IRD (RFC 5040 §5.2.1): validate the source, answer, free the slot. */
+    private void readRequested(UntaggedMessage message) {
+        ReceiveBuffer slot = message.buffer();
+        ByteBuf header = slot.scatterList().get(0).buffer();
+        if (message.length() != 28) {
+            terminate(TerminateCause.MALFORMED_READ_REQUEST);
+            return;
+        }
+        ReadRequestHeader request = ReadRequestHeader.decode(header.slice(0, 28));
+        ByteBuf source;
+        if (request.isZeroLength()) {
+            source = ctx.alloc().buffer(0); // RFC 5040 §5.2.1: no STag check, a zero-length response
+        } else {
+            try {
+                source = stagTable.retainedSlice(request.sourceStag(), protectionDomain, streamId, Access.REMOTE_READ,
+                        request.sourceTaggedOffset(), request.readMessageSize());
+            } catch (DdpException e) {
+                terminate(readSourceCause(e.stagCheck()));
+                return;
+            }
+        }
+        transmitter.respondToRead(request, source).addListener(f -> {
+            if (f.isSuccess() && !terminated) {
+                readRequests.post(slot);
+            }
+        });
+        ctx.flush();
+    }
+
+    private static TerminateCause readSourceCause(StagCheck check) {
+        if (check == null) {
+            return TerminateCause.READ_SOURCE_INVALID_STAG;
+        }
+        switch (check) {
+            case NOT_ASSOCIATED:
+                return TerminateCause.READ_SOURCE_STAG_NOT_ASSOCIATED;
+            case ACCESS_DENIED:
+                return TerminateCause.READ_SOURCE_ACCESS_RIGHTS;
+            case TO_WRAP:
+                return TerminateCause.READ_SOURCE_TO_WRAP;
+            case BASE_OR_BOUNDS:
+                return TerminateCause.READ_SOURCE_BASE_OR_BOUNDS;
+            default:
+                return TerminateCause.READ_SOURCE_INVALID_STAG;
+        }
+    }
+
+    /** The peer's Terminate (RFC 5040 §5.4): decode it for the user, fail the queue pair, close. */
+    private void terminateReceived(UntaggedMessage message) {
+        ByteBuf buffer = message.buffer().scatterList().get(0).buffer();
+        TerminateReason reason;
+        try {
+            reason = TerminateMessage.decode(buffer.slice(0, (int) message.length())).reason();
+        } catch (RuntimeException e) {
+            reason = TerminateReason.rdmap(0x2, 0xFF);
+        }
+        terminated = true;
+        receiver.stop();
+        queuePair.terminated(reason);
+        queuePair.moveTo(QueuePairState.TERMINATE);
+        failAll(statusFor(reason), reason);
+        ctx.close();
+    }
+
+    private static WorkCompletionStatus statusFor(TerminateReason reason) {
+        if (reason.layer() == TerminateReason.Layer.LLP) {
+            return WorkCompletionStatus.FATAL;
+        }
+        boolean protection = (reason.layer() == TerminateReason.Layer.DDP && reason.errorType() == 0x1)
+                || (reason.layer() == TerminateReason.Layer.RDMAP && reason.errorType() == 0x1);
+        return protection ? WorkCompletionStatus.REMOTE_ACCESS_ERROR : WorkCompletionStatus.REMOTE_OPERATION_ERROR;
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    private void terminateFor(DdpException e) {
+        OffendingSegment offending = currentUlpdu == null ? null : OffendingSegment.capture(currentUlpdu);
+        sendTerminateAndFail(TerminateBuilder.forDdpError(e.error().errorType(), e.error().code(), offending));
+    }
+
+    private void terminate(TerminateCause cause) {
+        OffendingSegment offending = currentUlpdu == null ? null : OffendingSegment.capture(currentUlpdu);
+        sendTerminateAndFail(TerminateBuilder.build(cause, offending));
+    }
+
+    private void sendTerminateAndFail(TerminateMessage message) {
+        if (terminated) {
+            return;
+        }
+        sendTerminate(message);
+        failAll(WorkCompletionStatus.FATAL, message.reason());
+    }
+
+    /** Exactly one Terminate, then no more messages and a graceful close (RDMAP-R-027). */
+    private void sendTerminate(TerminateMessage message) {
+        if (terminated) {
+            return;
+        }
+        terminated = true;
+        if (receiver != null) {
+            receiver.stop();
+        }
+        queuePair.terminated(message.reason());
+        queuePair.moveTo(QueuePairState.TERMINATE);
+        ctx.writeAndFlush(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof MpaException && ((MpaException) cause).terminateRequired()) {
+            // RDMAP-R-037: an LLP error surfaced by MPA (CRC, marker) -> Terminate Layer 2, then close.
+            sendTerminateAndFail(TerminateBuilder.forMpaError(((MpaException) cause).error()));
+            return;
+        }
+        if (!terminated) {
+            terminated = true;
+            failAll(WorkCompletionStatus.FATAL, null);
+        }
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        terminated = true;
+        failAll(WorkCompletionStatus.FLUSHED, queuePair.terminateReason());
+        for (ByteBuf b : internalBuffers) {
+            b.release();
+        }
+        internalBuffers.clear();
+        queuePair.closedDown();
+        super.channelInactive(ctx);
+    }
+
+    /** Completes every outstanding and posted work request (RFC 5040 §6.2.1, RDMAP-R-035). */
+    private void failAll(WorkCompletionStatus headStatus, TerminateReason reason) {
+        transmitter.flush(headStatus, reason);
+        for (ReceiveBuffer buffer : receives.flush()) {
+            queuePair.outstandingReceives.decrementAndGet();
+            deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(buffer.workRequestId(),
+                    WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.FLUSHED, 0, false, null, reason, queuePair));
+        }
+        for (Object work; (work = queuePair.posted.poll()) != null; ) {
+            flushPosted(work);
+        }
+        queuePair.moveTo(QueuePairState.ERROR);
+    }
+
+    private void flushPosted(Object work) {
+        TerminateReason reason = queuePair.terminateReason();
+        if (work instanceof SendWorkRequest) {
+            SendWorkRequest r = (SendWorkRequest) work;
+            queuePair.outstandingSends.decrementAndGet();
+            deliver(queuePair, queuePair.settings().sendCompletionQueue(), new WorkCompletion(r.id(),
+                    WorkCompletionOpcode.SEND, WorkCompletionStatus.FLUSHED, 0, false, null, reason, queuePair));
+        } else {
+            ReceiveWorkRequest r = (ReceiveWorkRequest) work;
+            queuePair.outstandingReceives.decrementAndGet();
+            deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(r.id(),
+                    WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.FLUSHED, 0, false, null, reason, queuePair));
+        }
+    }
+
+    /** Hands a completion to its queue; an overrun puts the queue pair in ERROR, as RNICs do. */
+    static void deliver(QueuePair queuePair, CompletionQueue queue, WorkCompletion completion) {
+        if (!queue.complete(completion)) {
+            queuePair.moveTo(QueuePairState.ERROR);
+        }
+    }
+}

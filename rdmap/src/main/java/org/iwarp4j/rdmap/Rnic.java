@@ -1,0 +1,173 @@
+package org.iwarp4j.rdmap;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.iwarp4j.ddp.StagTable;
+import org.iwarp4j.mpa.MpaDecision;
+import org.iwarp4j.mpa.MpaSettings;
+import org.iwarp4j.mpa.MpaStartupHandler;
+
+/**
+ * A software RNIC: event loops that run the connections, the STag table shared by its
+ * protection domains, and connection management (active {@link QueuePair#connect}, passive
+ * {@link #listen}). Closing it closes every connection it runs.
+ *
+ * <pre>{@code
+ * try (Rnic rnic = Rnic.builder().build()) {
+ *     ProtectionDomain pd = rnic.allocateProtectionDomain();
+ *     MemoryRegion mr = pd.register(buffer, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+ *     CompletionQueue cq = rnic.createCompletionQueue(256);
+ *     QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).build());
+ *     qp.connect(address).get();
+ * }
+ * }</pre>
+ */
+public final class Rnic implements AutoCloseable {
+
+    /** Base tagged offsets the RNIC chooses start here: user-space-like virtual addresses. */
+    private static final long FIRST_BASE_TAGGED_OFFSET = 0x7f00_0000_0000L;
+    private static final long PAGE = 4096;
+
+    private final EventLoopGroup group;
+    private final StagTable stagTable = new StagTable();
+    private final MeterRegistry meterRegistry;
+    private final AtomicInteger protectionDomains = new AtomicInteger();
+    private final AtomicInteger queuePairs = new AtomicInteger();
+    private final AtomicLong nextBaseTaggedOffset = new AtomicLong(FIRST_BASE_TAGGED_OFFSET);
+
+    private Rnic(Builder b) {
+        this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, NioIoHandler.newFactory());
+        this.meterRegistry = b.meterRegistry;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public ProtectionDomain allocateProtectionDomain() {
+        return new ProtectionDomain(this, protectionDomains.incrementAndGet());
+    }
+
+    public CompletionQueue createCompletionQueue(int capacity) {
+        return new CompletionQueue(capacity);
+    }
+
+    /** A queue pair in state IDLE: post receives, then connect it or accept a request with it. */
+    public QueuePair createQueuePair(QueuePairSettings settings) {
+        if (settings.protectionDomain().rnic() != this) {
+            throw new IllegalArgumentException("the protection domain belongs to another RNIC");
+        }
+        return new QueuePair(this, settings, queuePairs.incrementAndGet());
+    }
+
+    /**
+     * Listens for MPA connections. {@code handler} sees each valid MPA Request (private data,
+     * RFC 6581 IRD/ORD) on an event loop and accepts it with a queue pair or rejects it.
+     * {@code mpa} is this end's MPA offer (revision, CRC, markers, IRD/ORD, timeout).
+     */
+    public Listener listen(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler)
+            throws InterruptedException {
+        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
+                            ConnectionRequest connectionRequest = new ConnectionRequest(request);
+                            ConnectionDecision decision = handler.onConnectionRequest(connectionRequest);
+                            if (decision == null || !decision.isAccept()) {
+                                return CompletableFuture.completedFuture(MpaDecision.reject(
+                                        decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
+                            }
+                            ch.pipeline().addLast(new QueuePairEngine(decision.queuePair()));
+                            return CompletableFuture.completedFuture(decision.privateData() == null
+                                    ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
+                        }));
+                    }
+                })
+                .bind(local).sync().channel();
+        return new Listener(server);
+    }
+
+    void connect(QueuePair queuePair, SocketAddress remote) {
+        new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
+                                new QueuePairEngine(queuePair));
+                    }
+                })
+                .connect(remote)
+                .addListener(f -> {
+                    if (!f.isSuccess()) {
+                        queuePair.failedToEstablish(f.cause());
+                        queuePair.closedDown();
+                    }
+                });
+    }
+
+    private MpaSettings withMeters(MpaSettings mpa) {
+        return meterRegistry == null || mpa.meterRegistry() != null ? mpa
+                : mpa.toBuilder().meterRegistry(meterRegistry).build();
+    }
+
+    StagTable stagTable() {
+        return stagTable;
+    }
+
+    /** A base tagged offset for a region of {@code length} octets, page-aligned, with a guard page after it. */
+    long nextBaseTaggedOffset(int length) {
+        long span = (length + PAGE - 1) / PAGE * PAGE + PAGE;
+        return nextBaseTaggedOffset.getAndAdd(span);
+    }
+
+    /** Closes every connection and stops the event loops. */
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Builder for {@link Rnic}. */
+    public static final class Builder {
+        private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private MeterRegistry meterRegistry;
+
+        private Builder() {
+        }
+
+        public Builder eventLoopThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("at least one event loop thread");
+            }
+            this.eventLoopThreads = threads;
+            return this;
+        }
+
+        /** Meters of every layer go here (see README "Meters"). */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        public Rnic build() {
+            return new Rnic(this);
+        }
+    }
+}

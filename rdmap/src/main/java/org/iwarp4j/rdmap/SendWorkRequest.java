@@ -1,0 +1,112 @@
+package org.iwarp4j.rdmap;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A work request for the send queue (RFC 5040 §5): one of the Send types, an RDMA Write, an RDMA
+ * Read, or a local invalidate. Immutable; every one produces a {@link WorkCompletion}.
+ *
+ * <ul>
+ *   <li>Sends gather their payload from {@link #localSegments()} into the peer's next posted
+ *       receive; with Solicited Event (SE) and/or Invalidate of a peer STag.</li>
+ *   <li>An RDMA Write gathers from {@link #localSegments()} into the peer's tagged buffer at
+ *       ({@link #remoteStag()}, {@link #remoteTaggedOffset()}).</li>
+ *   <li>An RDMA Read fills the one local segment (the Data Sink) from the peer's buffer at
+ *       ({@link #remoteStag()}, {@link #remoteTaggedOffset()}); the local region needs
+ *       {@link Access#LOCAL_WRITE}. A zero-length Read is allowed (RFC 5040 §5.2.1).</li>
+ * </ul>
+ */
+public final class SendWorkRequest {
+
+    /** What a send-queue work request asks for. */
+    public enum Kind { SEND, SEND_WITH_SOLICITED_EVENT, SEND_WITH_INVALIDATE, SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE,
+        RDMA_WRITE, RDMA_READ, LOCAL_INVALIDATE }
+
+    private final long id;
+    private final Kind kind;
+    private final List<ScatterGatherElement> localSegments;
+    private final int remoteStag;
+    private final long remoteTaggedOffset;
+
+    private SendWorkRequest(long id, Kind kind, List<ScatterGatherElement> localSegments, int remoteStag,
+                            long remoteTaggedOffset) {
+        this.id = id;
+        this.kind = kind;
+        this.localSegments = List.copyOf(localSegments);
+        this.remoteStag = remoteStag;
+        this.remoteTaggedOffset = remoteTaggedOffset;
+    }
+
+    public static SendWorkRequest send(long id, ScatterGatherElement... gather) {
+        return new SendWorkRequest(id, Kind.SEND, List.of(gather), 0, 0);
+    }
+
+    public static SendWorkRequest sendWithSolicitedEvent(long id, ScatterGatherElement... gather) {
+        return new SendWorkRequest(id, Kind.SEND_WITH_SOLICITED_EVENT, List.of(gather), 0, 0);
+    }
+
+    /** A Send that also invalidates {@code peerStag} at the peer (RFC 5040 §5.3). */
+    public static SendWorkRequest sendWithInvalidate(long id, int peerStag, ScatterGatherElement... gather) {
+        return new SendWorkRequest(id, Kind.SEND_WITH_INVALIDATE, List.of(gather), peerStag, 0);
+    }
+
+    public static SendWorkRequest sendWithSolicitedEventAndInvalidate(long id, int peerStag,
+                                                                      ScatterGatherElement... gather) {
+        return new SendWorkRequest(id, Kind.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE, List.of(gather), peerStag, 0);
+    }
+
+    public static SendWorkRequest rdmaWrite(long id, int remoteStag, long remoteTaggedOffset,
+                                            ScatterGatherElement... gather) {
+        return new SendWorkRequest(id, Kind.RDMA_WRITE, List.of(gather), remoteStag, remoteTaggedOffset);
+    }
+
+    /** An RDMA Read of {@code sink.length()} octets from the peer into {@code sink}. */
+    public static SendWorkRequest rdmaRead(long id, int remoteStag, long remoteTaggedOffset,
+                                           ScatterGatherElement sink) {
+        return new SendWorkRequest(id, Kind.RDMA_READ, List.of(Objects.requireNonNull(sink)), remoteStag,
+                remoteTaggedOffset);
+    }
+
+    /** Invalidates one of this end's own STags once earlier work requests have completed. */
+    public static SendWorkRequest localInvalidate(long id, int stag) {
+        return new SendWorkRequest(id, Kind.LOCAL_INVALIDATE, List.of(), stag, 0);
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public List<ScatterGatherElement> localSegments() {
+        return localSegments;
+    }
+
+    /** Total octets of the local segments. */
+    public long length() {
+        long total = 0;
+        for (ScatterGatherElement sge : localSegments) {
+            total += sge.length();
+        }
+        return total;
+    }
+
+    /** The peer's STag for Writes and Reads; the STag to invalidate for the Invalidate kinds. */
+    public int remoteStag() {
+        return remoteStag;
+    }
+
+    public long remoteTaggedOffset() {
+        return remoteTaggedOffset;
+    }
+
+    @Override
+    public String toString() {
+        return "SendWorkRequest{id=" + id + ", " + kind + ", " + length() + " octets"
+                + (kind == Kind.RDMA_WRITE || kind == Kind.RDMA_READ
+                        ? String.format(", remote %08x@%x", remoteStag, remoteTaggedOffset) : "") + '}';
+    }
+}

@@ -1,0 +1,333 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayDeque;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpSegmenter;
+import org.iwarp4j.ddp.MsnSequence;
+import org.iwarp4j.mpa.RtrType;
+import org.iwarp4j.rdmap.internal.wire.RdmapControl;
+import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
+import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
+
+/**
+ * The send side of one queue pair, on its event loop: turns send work requests into DDP segments
+ * (RFC 5040 §5, RFC 5041 §5.2), keeps RDMA Reads within ORD (RFC 6581 §9.1; the excess waits
+ * here, MPA2-R-007), places Read Responses, and completes work in posting order (RFC 5040 §5.5
+ * #15, RDMAP-R-031). Payloads are retained slices of registered memory: nothing is copied.
+ */
+final class Transmitter {
+
+    private final QueuePair queuePair;
+    private final ProtectionDomain protectionDomain;
+    private final ChannelHandlerContext ctx;
+    private final MsnSequence sendMsn = new MsnSequence();
+    private final MsnSequence readMsn = new MsnSequence();
+    private final ArrayDeque<SendEntry> inOrder = new ArrayDeque<>();
+    private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
+    private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
+    private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    private int mulpdu;
+    private int ord;
+    private boolean started;
+
+    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx) {
+        this.queuePair = queuePair;
+        this.protectionDomain = queuePair.settings().protectionDomain();
+        this.ctx = ctx;
+    }
+
+    /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
+    void start(int mulpdu, int ord, RtrType rtr) {
+        this.mulpdu = mulpdu;
+        this.ord = ord;
+        if (rtr == RtrType.WRITE) {
+            ByteBuf empty = ctx.alloc().buffer(0);
+            write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty, mulpdu), empty, null);
+        } else if (rtr == RtrType.READ) {
+            issueRead(null, new ReadRequestHeader(0, 0, 0, 0, 0));
+        } else if (rtr == RtrType.SEND) {
+            ByteBuf empty = ctx.alloc().buffer(0);
+            write(DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.SEND), 0, 0, sendMsn.next(), empty, mulpdu),
+                    empty, null);
+        }
+        started = true;
+        for (SendWorkRequest r; (r = beforeStart.poll()) != null; ) {
+            post(r);
+        }
+    }
+
+    void post(SendWorkRequest request) {
+        if (!started) {
+            beforeStart.add(request);
+            return;
+        }
+        SendEntry entry = new SendEntry(request);
+        inOrder.add(entry);
+        try {
+            switch (request.kind()) {
+                case SEND:
+                case SEND_WITH_SOLICITED_EVENT:
+                case SEND_WITH_INVALIDATE:
+                case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE: {
+                    ByteBuf payload = gather(request);
+                    write(DdpSegmenter.untagged(RdmapControl.encode(sendOpcode(request.kind())),
+                            invalidates(request.kind()) ? request.remoteStag() : 0, 0, sendMsn.next(), payload,
+                            mulpdu), payload, entry);
+                    break;
+                }
+                case RDMA_WRITE: {
+                    ByteBuf payload = gather(request);
+                    write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), request.remoteStag(),
+                            request.remoteTaggedOffset(), payload, mulpdu), payload, entry);
+                    break;
+                }
+                case RDMA_READ:
+                    startRead(entry);
+                    break;
+                case LOCAL_INVALIDATE:
+                    invalidateLocally(entry);
+                    break;
+                default:
+                    throw new IllegalStateException(request.kind().toString());
+            }
+        } catch (LocalWorkError e) {
+            entry.done(e.status, 0);
+        }
+        completeInOrder();
+    }
+
+    private void startRead(SendEntry entry) throws LocalWorkError {
+        ScatterGatherElement sink = entry.request.localSegments().get(0);
+        checkLocal(sink, Access.LOCAL_WRITE);
+        if (outstandingReads.size() >= ord) {
+            readsWaitingForOrd.add(entry);
+            return;
+        }
+        issueRead(entry, readHeader(entry.request));
+    }
+
+    private static ReadRequestHeader readHeader(SendWorkRequest request) {
+        ScatterGatherElement sink = request.localSegments().get(0);
+        return new ReadRequestHeader(sink.region().stag(), sink.region().baseTaggedOffset() + sink.offset(),
+                sink.length(), request.remoteStag(), request.remoteTaggedOffset());
+    }
+
+    private void issueRead(SendEntry entry, ReadRequestHeader header) {
+        ByteBuf payload = ctx.alloc().buffer(28);
+        header.encode(payload);
+        outstandingReads.add(new OutstandingRead(entry, header));
+        write(DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST), 0, 1, readMsn.next(), payload,
+                mulpdu), payload, null);
+    }
+
+    private void invalidateLocally(SendEntry entry) {
+        int stag = entry.request.remoteStag();
+        org.iwarp4j.ddp.TaggedBuffer buffer = queuePair.rnic().stagTable().lookup(stag);
+        if (buffer == null || buffer.protectionDomain() != protectionDomain.id()) {
+            entry.done(WorkCompletionStatus.LOCAL_PROTECTION_ERROR, 0);
+            return;
+        }
+        queuePair.rnic().stagTable().invalidate(stag);
+        entry.done(WorkCompletionStatus.SUCCESS, 0);
+    }
+
+    /** The outstanding Read a Read Response belongs to (RFC 5040 §5.2.2), or {@code null}. */
+    OutstandingRead currentRead() {
+        return outstandingReads.peek();
+    }
+
+    /** The last segment of the current Read Response was placed. */
+    void readResponseComplete() {
+        OutstandingRead read = outstandingReads.poll();
+        if (read.entry != null) {
+            read.entry.done(WorkCompletionStatus.SUCCESS, (int) read.header.readMessageSize());
+        }
+        while (!readsWaitingForOrd.isEmpty() && outstandingReads.size() < ord) {
+            SendEntry next = readsWaitingForOrd.poll();
+            issueRead(next, readHeader(next.request));
+        }
+        completeInOrder();
+    }
+
+    /** Sends the Read Response for a validated Read Request; {@code source} is released after it is sent. */
+    ChannelFuture respondToRead(ReadRequestHeader request, ByteBuf source) {
+        return write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), request.sinkStag(),
+                request.sinkTaggedOffset(), source, mulpdu), source, null);
+    }
+
+    /**
+     * Writes every segment of {@code payload}'s message and releases {@code payload} (the segments
+     * hold their own slices); the last segment's outcome completes {@code entry}.
+     */
+    private ChannelFuture write(DdpSegmenter segmenter, ByteBuf payload, SendEntry entry) {
+        ChannelFuture last = null;
+        try {
+            while (segmenter.hasNext()) {
+                ByteBuf segment = segmenter.next(ctx.alloc());
+                if (segmenter.hasNext()) {
+                    ctx.write(segment, ctx.voidPromise());
+                } else {
+                    last = ctx.write(segment);
+                }
+            }
+        } finally {
+            payload.release();
+        }
+        if (entry != null) {
+            int length = segmenter.messageLength();
+            last.addListener(f -> {
+                entry.done(f.isSuccess() ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.FATAL, length);
+                completeInOrder();
+            });
+        }
+        return last;
+    }
+
+    private ByteBuf gather(SendWorkRequest request) throws LocalWorkError {
+        if (request.localSegments().size() == 1) {
+            ScatterGatherElement sge = request.localSegments().get(0);
+            checkLocal(sge, null);
+            return sge.region().memory().retainedSlice((int) sge.offset(), sge.length());
+        }
+        CompositeByteBuf payload = ctx.alloc().compositeBuffer(Math.max(2, request.localSegments().size()));
+        try {
+            for (ScatterGatherElement sge : request.localSegments()) {
+                checkLocal(sge, null);
+                payload.addComponent(true, sge.region().memory().retainedSlice((int) sge.offset(), sge.length()));
+            }
+        } catch (LocalWorkError e) {
+            payload.release();
+            throw e;
+        }
+        return payload;
+    }
+
+    /** A local segment must lie in a valid region of this queue pair's protection domain. */
+    private void checkLocal(ScatterGatherElement sge, Access required) throws LocalWorkError {
+        MemoryRegion region = sge.region();
+        if (!region.isValid() || region.protectionDomain() != protectionDomain
+                || (required != null && !region.access().contains(required))) {
+            throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+        }
+        if (sge.offset() + sge.length() > region.length()) {
+            throw new LocalWorkError(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
+        }
+    }
+
+    /** Completes finished work from the head of the send queue, in posting order. */
+    private void completeInOrder() {
+        while (!inOrder.isEmpty() && inOrder.peek().status != null) {
+            SendEntry e = inOrder.poll();
+            queuePair.outstandingSends.decrementAndGet();
+            QueuePairEngine.deliver(queuePair, queuePair.settings().sendCompletionQueue(),
+                    new WorkCompletion(e.request.id(), opcodeOf(e.request.kind()), e.status, e.length, false, null,
+                            e.reason, queuePair));
+        }
+    }
+
+    /**
+     * The queue pair failed: the oldest unfinished request gets {@code headStatus}, the rest
+     * {@link WorkCompletionStatus#FLUSHED}, all carrying {@code reason} (RFC 5040 §6.2.1).
+     */
+    void flush(WorkCompletionStatus headStatus, TerminateReason reason) {
+        boolean head = true;
+        for (SendEntry e : inOrder) {
+            if (e.status == null) {
+                e.status = head ? headStatus : WorkCompletionStatus.FLUSHED;
+                e.reason = reason;
+                head = false;
+            }
+        }
+        for (SendWorkRequest r : beforeStart) {
+            SendEntry e = new SendEntry(r);
+            e.status = WorkCompletionStatus.FLUSHED;
+            e.reason = reason;
+            inOrder.add(e);
+        }
+        beforeStart.clear();
+        outstandingReads.clear();
+        readsWaitingForOrd.clear();
+        completeInOrder();
+    }
+
+    boolean idle() {
+        return inOrder.isEmpty() && beforeStart.isEmpty();
+    }
+
+    private static RdmapOpcode sendOpcode(SendWorkRequest.Kind kind) {
+        switch (kind) {
+            case SEND_WITH_SOLICITED_EVENT:
+                return RdmapOpcode.SEND_WITH_SE;
+            case SEND_WITH_INVALIDATE:
+                return RdmapOpcode.SEND_WITH_INVALIDATE;
+            case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE:
+                return RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
+            default:
+                return RdmapOpcode.SEND;
+        }
+    }
+
+    private static boolean invalidates(SendWorkRequest.Kind kind) {
+        return kind == SendWorkRequest.Kind.SEND_WITH_INVALIDATE
+                || kind == SendWorkRequest.Kind.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE;
+    }
+
+    private static WorkCompletionOpcode opcodeOf(SendWorkRequest.Kind kind) {
+        switch (kind) {
+            case RDMA_WRITE:
+                return WorkCompletionOpcode.RDMA_WRITE;
+            case RDMA_READ:
+                return WorkCompletionOpcode.RDMA_READ;
+            case LOCAL_INVALIDATE:
+                return WorkCompletionOpcode.LOCAL_INVALIDATE;
+            default:
+                return WorkCompletionOpcode.SEND;
+        }
+    }
+
+    /** A send work request on its way through the queue. */
+    static final class SendEntry {
+        final SendWorkRequest request;
+        WorkCompletionStatus status;
+        int length;
+        TerminateReason reason;
+
+        SendEntry(SendWorkRequest request) {
+            this.request = request;
+        }
+
+        void done(WorkCompletionStatus s, int octets) {
+            if (status == null) {
+                status = s;
+                length = octets;
+            }
+        }
+    }
+
+    /** An RDMA Read Request sent and not yet fully answered; {@code entry} is null for an RTR. */
+    static final class OutstandingRead {
+        final SendEntry entry;
+        final ReadRequestHeader header;
+
+        OutstandingRead(SendEntry entry, ReadRequestHeader header) {
+            this.entry = entry;
+            this.header = header;
+        }
+    }
+
+    /** A work request that cannot start because of its local segments. */
+    static final class LocalWorkError extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient WorkCompletionStatus status;
+
+        LocalWorkError(WorkCompletionStatus status) {
+            super(status.toString(), null, false, false);
+            this.status = status;
+        }
+    }
+
+}

@@ -1,0 +1,83 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.SocketAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.mpa.MpaSettings;
+import org.iwarp4j.mpa.MpaStartupHandler;
+import org.iwarp4j.mpa.NegotiatedParameters;
+
+/**
+ * A hand-driven peer: MPA only, no RDMAP. It connects as MPA Initiator, writes whatever ULPDUs a
+ * test crafts and records every ULPDU the RNIC under test sends back, so tests can compare the
+ * exact octets of a Terminate with the RFC's.
+ */
+final class RawMpaPeer implements AutoCloseable {
+
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
+    final NegotiatedParameters negotiated;
+    private final Channel channel;
+
+    RawMpaPeer(SocketAddress rnic, MpaSettings mpa) throws Exception {
+        MpaStartupHandler startup = MpaStartupHandler.initiator(mpa);
+        channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(startup, new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ByteBuf ulpdu = (ByteBuf) msg;
+                                received.add(ByteBufUtil.getBytes(ulpdu));
+                                ulpdu.release();
+                            }
+
+                            @Override
+                            public void channelInactive(ChannelHandlerContext ctx) {
+                                closed.complete(null);
+                            }
+                        });
+                    }
+                })
+                .connect(rnic).sync().channel();
+        negotiated = startup.startup().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Sends one ULPDU (a DDP segment) as one FPDU. */
+    void send(byte[] ulpdu) {
+        channel.writeAndFlush(channel.alloc().buffer(ulpdu.length).writeBytes(ulpdu)).syncUninterruptibly();
+    }
+
+    /** The next ULPDU from the RNIC under test. */
+    byte[] take() throws InterruptedException {
+        byte[] ulpdu = received.poll(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        if (ulpdu == null) {
+            throw new AssertionError("nothing received within " + RdmaPair.WAIT_SECONDS + " s");
+        }
+        return ulpdu;
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

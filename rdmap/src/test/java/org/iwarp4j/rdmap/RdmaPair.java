@@ -1,0 +1,62 @@
+package org.iwarp4j.rdmap;
+
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.mpa.MpaSettings;
+
+/**
+ * Two RNICs connected over loopback TCP: a listener's queue pair ("server") and a connecting one
+ * ("client"), each with its own protection domain and completion queue.
+ */
+final class RdmaPair implements AutoCloseable {
+
+    static final long WAIT_SECONDS = 30;
+    static final EnumSet<Access> ALL = EnumSet.allOf(Access.class);
+
+    final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+    final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+    final ProtectionDomain serverPd = serverRnic.allocateProtectionDomain();
+    final ProtectionDomain clientPd = clientRnic.allocateProtectionDomain();
+    final CompletionQueue serverCq = serverRnic.createCompletionQueue(4096);
+    final CompletionQueue clientCq = clientRnic.createCompletionQueue(4096);
+    final QueuePair server;
+    final QueuePair client;
+    private final Listener listener;
+
+    RdmaPair(MpaSettings mpa, Consumer<QueuePair> beforeServerConnects, Consumer<QueuePair> beforeClientConnects)
+            throws Exception {
+        server = serverRnic.createQueuePair(QueuePairSettings.builder(serverPd, serverCq).mpa(mpa).build());
+        client = clientRnic.createQueuePair(QueuePairSettings.builder(clientPd, clientCq).mpa(mpa).build());
+        beforeServerConnects.accept(server);
+        beforeClientConnects.accept(client);
+        CompletableFuture<QueuePair> accepted = new CompletableFuture<>();
+        listener = serverRnic.listen(new InetSocketAddress("127.0.0.1", 0), mpa, request -> {
+            accepted.complete(server);
+            return request.accept(server);
+        });
+        client.connect(listener.localAddress()).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        server.established().get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    static WorkCompletion next(CompletionQueue cq) throws InterruptedException {
+        WorkCompletion c = cq.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        if (c == null) {
+            throw new AssertionError("no completion within " + WAIT_SECONDS + " s");
+        }
+        return c;
+    }
+
+    @Override
+    public void close() throws Exception {
+        listener.close();
+        client.close().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        server.closeFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        clientRnic.close();
+        serverRnic.close();
+    }
+}
