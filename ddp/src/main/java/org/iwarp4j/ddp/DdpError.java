@@ -31,7 +31,11 @@ public enum DdpError {
     INVALID_MSN_RANGE(DdpConstants.ETYPE_UNTAGGED_BUFFER, 0x03),
     /** 0x2/0x04: the MO is not an offset inside the buffer. */
     INVALID_MO(DdpConstants.ETYPE_UNTAGGED_BUFFER, 0x04),
-    /** 0x2/0x05: MO + payload length is past the end of the buffer. */
+    /**
+     * 0x2/0x05: MO + payload length is past the end of the buffer. (Linux siw reports this case as
+     * {@link #NO_BUFFER}, in {@code siw_send_check_ntoh()}; accept either when parsing a peer's
+     * Terminate.)
+     */
     MESSAGE_TOO_LONG(DdpConstants.ETYPE_UNTAGGED_BUFFER, 0x05),
     /** 0x2/0x06: DV != 1 on a segment with T = 0. */
     UNTAGGED_INVALID_VERSION(DdpConstants.ETYPE_UNTAGGED_BUFFER, 0x06);

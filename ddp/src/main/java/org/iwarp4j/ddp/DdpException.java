@@ -26,7 +26,7 @@ public class DdpException extends IOException {
     private static final byte[] NO_HEADER = new byte[0];
 
     private final DdpError error;
-    private final transient StagCheck stagCheck;
+    private final StagCheck stagCheck;
     private final byte[] segmentHeader;
     private final int segmentLength;
 

@@ -96,6 +96,7 @@ public final class DdpReceiver {
      *     Read Response
      * @return {@code true} if placed, {@code false} if dropped because the receiver has stopped
      * @throws DdpException on the first error, with the segment attached; the receiver stops
+     * @throws ClassCastException if the segment is untagged (a caller bug, not a protocol error)
      */
     public boolean placeTagged(DdpSegment segment, Access required) throws DdpException {
         if (stopped) {
@@ -117,6 +118,7 @@ public final class DdpReceiver {
      * @return {@code true} if placed, {@code false} if dropped because the receiver has stopped
      * @throws DdpException on the first error ({@link DdpError#INVALID_QN} for a QN without a queue),
      *     with the segment attached; the receiver stops
+     * @throws ClassCastException if the segment is tagged (a caller bug, not a protocol error)
      */
     public boolean placeUntagged(DdpSegment segment) throws DdpException {
         if (stopped) {

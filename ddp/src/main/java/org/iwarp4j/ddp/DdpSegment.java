@@ -44,7 +44,7 @@ public final class DdpSegment implements ReferenceCounted {
     /**
      * Builds the ULPDU for one outbound segment: the encoded {@code header} followed by
      * {@code payload}'s readable octets, without copying the payload. Takes ownership of
-     * {@code payload} (it becomes part of the result, also if this method throws); the caller owns
+     * {@code payload}: it becomes part of the result, or is released if this method throws. The caller owns
      * the result, normally by writing it to {@code MpaFrameEncoder}, which releases it.
      */
     public static ByteBuf encode(ByteBufAllocator alloc, DdpHeader header, ByteBuf payload) {
@@ -84,12 +84,20 @@ public final class DdpSegment implements ReferenceCounted {
         return header.last();
     }
 
-    /** The header as a tagged header. @throws ClassCastException if the segment is untagged */
+    /**
+     * The header as a tagged header.
+     *
+     * @throws ClassCastException if the segment is untagged
+     */
     public TaggedHeader taggedHeader() {
         return (TaggedHeader) header;
     }
 
-    /** The header as an untagged header. @throws ClassCastException if the segment is tagged */
+    /**
+     * The header as an untagged header.
+     *
+     * @throws ClassCastException if the segment is tagged
+     */
     public UntaggedHeader untaggedHeader() {
         return (UntaggedHeader) header;
     }

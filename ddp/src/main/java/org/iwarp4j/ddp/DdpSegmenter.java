@@ -108,7 +108,11 @@ public final class DdpSegmenter {
         return !done;
     }
 
-    /** The header of the next segment, without taking it. @throws NoSuchElementException if none remains */
+    /**
+     * The header of the next segment, without taking it.
+     *
+     * @throws NoSuchElementException if none remains
+     */
     public DdpHeader peekHeader() {
         if (done) {
             throw new NoSuchElementException("all " + segmentCount() + " segments were taken");

@@ -149,6 +149,40 @@ class SegmentVectorsTest {
     }
 
     @Test
+    void afterTheErrorTheOutboundHalfSendsExactlyVFpdu6() throws Exception {
+        // DDP-R-044 / DDP-R-049: after a placement error the inbound half drops everything, but the ULP can
+        // still send one message, the Terminate. Built the way RDMAP will (control word with M and D, the
+        // 2-octet segment length, the echoed header; QN 2, MSN 1, RsvdULP 0x47) from DDP's report, it is
+        // V-FPDU-6 octet for octet.
+        DdpReceiver receiver = new DdpReceiver(new StagTable(), 1, 1, java.util.List.of());
+        ByteBuf in = Bufs.buf(Bufs.ulpduOf(TestVectors.bytes("V-FPDU-5")));
+        DdpException e;
+        try {
+            e = catchThrowableOfType(DdpException.class, () -> {
+                DdpSegment s = receiver.decode(in);
+                try {
+                    receiver.placeTagged(s, Access.REMOTE_WRITE);
+                } finally {
+                    s.release();
+                }
+            });
+            assertThat(receiver.decode(in)).as("inbound half stopped").isNull();
+        } finally {
+            in.release();
+        }
+        ByteBuf terminate = ByteBufAllocator.DEFAULT.buffer()
+                .writeInt(e.error().terminateBits() | 0x8000 | 0x4000)
+                .writeShort(e.segmentLength())
+                .writeBytes(e.segmentHeader());
+        DdpSegmenter segmenter = DdpSegmenter.untagged(0x47, 0, 2, new MsnSequence().next(), terminate, MULPDU);
+        EmbeddedChannel mpa = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
+        mpa.writeOutbound(segmenter.next(ByteBufAllocator.DEFAULT));
+        terminate.release();
+        assertThat(Bufs.outbound(mpa)).isEqualTo(TestVectors.bytes("V-FPDU-6"));
+        assertThat(mpa.finish()).isFalse();
+    }
+
+    @Test
     void versionTwoInVFpdu1IsAnUntaggedVersionErrorWithoutEcho() {
         // test-vectors.md §6 negative case: V-FPDU-1 with octet 2 = 0x42 (DV=2) -> DDP/untagged/0x06, no echo.
         byte[] ulpdu = Bufs.ulpduOf(TestVectors.bytes("V-FPDU-1"));
