@@ -42,7 +42,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class MpaCodecPartsBenchmark {
 

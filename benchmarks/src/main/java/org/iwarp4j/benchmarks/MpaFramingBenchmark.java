@@ -3,6 +3,7 @@ package org.iwarp4j.benchmarks;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -45,16 +46,21 @@ import org.openjdk.jmh.infra.Blackhole;
  * pipeline, closed by a handler that turns each outbound FPDU into an inbound wire buffer, with a
  * void promise; {@code embedded} uses two {@link EmbeddedChannel}s and their
  * writeOutbound/readOutbound/writeInbound/readInbound, whose queues, promises and checks cost
- * ~0.8 µs per op more (measured: 1.56 vs 2.37 µs/op at 1454 octets, ~5% at 64768), which is
- * harness, not MPA.
+ * 0.4-0.8 µs per op more (measured at 1454 octets: 1.2-1.6 µs/op against 1.6-2.4; ~5% at 64768),
+ * which is harness, not MPA.
  *
- * <p>Megabytes are ULPDU payload octets / 10^6: the secondary score {@code :megabytes} is MB/s.
+ * <p>Megabytes are ULPDU payload octets / 10^6: the secondary score {@code :megabytes} is MB/s,
+ * {@code :cpuMegabytes} MB per second of the benchmark thread's CPU time (see {@link Megabytes}).
+ *
+ * <p>Netty's leak detector is off in the forks ({@code -Dio.netty.leakDetection.level=disabled}):
+ * its default sampling (SIMPLE) cost 20-50% here on the allocation-heavy marker path. Warm-up is
+ * 5 x 2 s because the marker path is still speeding up in the third 2 s iteration.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 5, time = 2)
+@Measurement(iterations = 6, time = 2)
 public class MpaFramingBenchmark {
 
     /** Channel set-up for {@code framing}. */
@@ -70,6 +76,10 @@ public class MpaFramingBenchmark {
         @Param({"pipeline"})
         public String harness;
 
+        /** {@code production}, or {@code prototype}: the not-for-production sketches, for comparison. */
+        @Param({"production"})
+        public String codec;
+
         ByteBuf ulpdu;
         double megabytesPerOp;
         private boolean embedded;
@@ -81,20 +91,27 @@ public class MpaFramingBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             megabytesPerOp = ulpduSize / 1e6;
+            boolean production = switch (codec) {
+                case "production" -> true;
+                case "prototype" -> false;
+                default -> throw new IllegalArgumentException("codec " + codec);
+            };
+            ChannelHandler encoder = production
+                    ? new MpaFrameEncoder(markers, true, false)
+                    : new ProtoContiguousEncoder(markers, true);
+            ChannelHandler decoder = production
+                    ? new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU)
+                    : new ProtoCopyOutDecoder(markers, true, MpaConstants.MAX_ULPDU);
             switch (harness) {
                 case "pipeline" -> {
                     embedded = false;
                     sink = new Pipes.InboundSink();
-                    channel = new EmbeddedChannel(
-                            new Pipes.WireLoop(),
-                            new MpaFrameEncoder(markers, true, false),
-                            new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU),
-                            sink);
+                    channel = new EmbeddedChannel(new Pipes.WireLoop(), encoder, decoder, sink);
                 }
                 case "embedded" -> {
                     embedded = true;
-                    encoderChannel = new EmbeddedChannel(new MpaFrameEncoder(markers, true, false));
-                    decoderChannel = new EmbeddedChannel(new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU));
+                    encoderChannel = new EmbeddedChannel(encoder);
+                    decoderChannel = new EmbeddedChannel(decoder);
                 }
                 default -> throw new IllegalArgumentException("harness " + harness);
             }

@@ -153,7 +153,11 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     private ByteBuf encodeWithMarkers(ByteBufAllocator alloc, ByteBuf ulpdu) {
         int length = ulpdu.readableBytes();
         int pad = padLength(length);
-        CompositeByteBuf out = alloc.compositeBuffer(4 + 2 * (length / MpaConstants.MARKER_INTERVAL + 1));
+        // Head, tail, and per marker one marker buffer and one ULPDU slice. Markers come every 508
+        // ULPDU octets (512 minus the marker), so size for that: a composite that outgrows its
+        // limit silently consolidates, i.e. copies the whole FPDU.
+        int markers = length / (MpaConstants.MARKER_INTERVAL - MpaConstants.MARKER_LENGTH) + 2;
+        CompositeByteBuf out = alloc.compositeBuffer(3 + 2 * markers);
         try {
             crc.reset();
             long pos = streamOffset;

@@ -33,16 +33,12 @@ public final class MarkerSpacing {
      * @param preCrcLength octets of ULPDU_Length + ULPDU + PAD, markers not counted
      */
     public static int markersBeforeCrc(long fpduStart, int preCrcLength) {
-        long cursor = fpduStart;
-        long remaining = preCrcLength;
-        long next = markerAtOrAfter(fpduStart + 1);
-        int count = 0;
-        while (next <= cursor + remaining) {
-            remaining -= next - cursor;
-            cursor = next + MARKER_LENGTH;
-            next += MARKER_INTERVAL;
-            count++;
+        // The first marker stands this many FPDU octets in; each later one 508 octets further
+        // (512 of stream less the 4-octet marker before it). One at exactly the CRC counts.
+        long before = markerAtOrAfter(fpduStart + 1) - fpduStart;
+        if (preCrcLength < before) {
+            return 0;
         }
-        return count;
+        return 1 + (int) ((preCrcLength - before) / (MARKER_INTERVAL - MARKER_LENGTH));
     }
 }
