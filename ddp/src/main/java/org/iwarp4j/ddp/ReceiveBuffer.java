@@ -62,7 +62,7 @@ public final class ReceiveBuffer {
                 continue;
             }
             int n = (int) Math.min(length, e.length() - offset);
-            e.buffer().setBytes(e.index() + (int) offset, src, srcIndex, n);
+            MemoryPlacement.copy(src, srcIndex, e.buffer(), e.index() + (int) offset, n);
             srcIndex += n;
             length -= n;
             offset = 0;

@@ -242,7 +242,7 @@ public final class StagTable {
             }
             int index = (int) (to - buffer.baseTo());
             try {
-                buffer.memory().setBytes(index, payload, payload.readerIndex(), length);
+                MemoryPlacement.copy(payload, payload.readerIndex(), buffer.memory(), index, length);
             } catch (IndexOutOfBoundsException | IllegalReferenceCountException e) {
                 DdpException failure = new DdpException(DdpError.LOCAL_CATASTROPHIC, String.format(
                         "the memory of STag 0x%08x is no longer usable: %s", stag, e.getMessage()));

@@ -69,7 +69,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.transmitter = new Transmitter(queuePair, ctx);
+        this.transmitter = new Transmitter(queuePair, ctx, this::closeWhenIdle);
         this.receives = new UntaggedQueue(RdmapConstants.QN_SEND, queuePair.settings().receiveQueueDepth(),
                 this::received);
         queuePair.attach(this);
@@ -248,6 +248,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         receiver.placeTagged(segment, Access.LOCAL_WRITE);
         if (segment.last()) {
             transmitter.readResponseComplete();
+            ctx.flush(); // Read Requests held back by ORD may just have been written
         }
     }
 
@@ -260,8 +261,14 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             StagCheck result = stagTable.invalidate(stag, protectionDomain, streamId);
             if (result != StagCheck.VALID) {
                 // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for another domain's.
-                terminate(result == StagCheck.NOT_ASSOCIATED ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED
-                        : TerminateCause.INVALIDATE_STAG_INVALID);
+                TerminateCause cause = result == StagCheck.NOT_ASSOCIATED
+                        ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED : TerminateCause.INVALIDATE_STAG_INVALID;
+                // The queue already gave this receive back: complete it here, first, or it is lost.
+                queuePair.outstandingReceives.decrementAndGet();
+                deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(
+                        message.buffer().workRequestId(), WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.FLUSHED,
+                        0, false, null, cause.reason(), queuePair));
+                terminate(cause);
                 return;
             }
             invalidated = stag;

@@ -30,14 +30,17 @@ final class Transmitter {
     private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    private final Runnable onIdle;
     private int mulpdu;
     private int ord;
     private boolean started;
 
-    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx) {
+    /** @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that) */
+    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx, Runnable onIdle) {
         this.queuePair = queuePair;
         this.protectionDomain = queuePair.settings().protectionDomain();
         this.ctx = ctx;
+        this.onIdle = onIdle;
     }
 
     /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
@@ -220,12 +223,17 @@ final class Transmitter {
 
     /** Completes finished work from the head of the send queue, in posting order. */
     private void completeInOrder() {
+        boolean completed = false;
         while (!inOrder.isEmpty() && inOrder.peek().status != null) {
             SendEntry e = inOrder.poll();
             queuePair.outstandingSends.decrementAndGet();
             QueuePairEngine.deliver(queuePair, queuePair.settings().sendCompletionQueue(),
                     new WorkCompletion(e.request.id(), opcodeOf(e.request.kind()), e.status, e.length, false, null,
                             e.reason, queuePair));
+            completed = true;
+        }
+        if (completed && idle()) {
+            onIdle.run();
         }
     }
 

@@ -75,6 +75,29 @@ final class RawMpaPeer implements AutoCloseable {
         return ulpdu;
     }
 
+    /** Fixes the socket's receive buffer (SO_RCVBUF), which also stops the kernel from growing it. */
+    void limitReceiveBuffer(int octets) {
+        channel.config().setOption(ChannelOption.SO_RCVBUF, octets);
+    }
+
+    /** Stops (or resumes) reading from the socket, so that what the RNIC sends backs up in TCP. */
+    void setAutoRead(boolean autoRead) {
+        channel.config().setAutoRead(autoRead);
+    }
+
+    /** The next ULPDU from the RNIC under test, or {@code null} if none came within {@code millis}. */
+    byte[] poll(long millis) throws InterruptedException {
+        return received.poll(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Waits until the RNIC closed the connection, then returns every ULPDU not yet taken, in order. */
+    java.util.List<byte[]> takeAllUntilClosed() throws Exception {
+        closed.get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        java.util.List<byte[]> rest = new java.util.ArrayList<>();
+        received.drainTo(rest);
+        return rest;
+    }
+
     @Override
     public void close() {
         channel.close().syncUninterruptibly();

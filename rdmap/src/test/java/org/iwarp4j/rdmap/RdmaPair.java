@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
 
@@ -29,8 +30,17 @@ final class RdmaPair implements AutoCloseable {
 
     RdmaPair(MpaSettings mpa, Consumer<QueuePair> beforeServerConnects, Consumer<QueuePair> beforeClientConnects)
             throws Exception {
-        server = serverRnic.createQueuePair(QueuePairSettings.builder(serverPd, serverCq).mpa(mpa).build());
-        client = clientRnic.createQueuePair(QueuePairSettings.builder(clientPd, clientCq).mpa(mpa).build());
+        this(mpa, b -> b, b -> b, beforeServerConnects, beforeClientConnects);
+    }
+
+    /** A pair whose queue pair settings (depths, MPA of the client) the caller adjusts. */
+    RdmaPair(MpaSettings mpa, UnaryOperator<QueuePairSettings.Builder> serverSettings,
+             UnaryOperator<QueuePairSettings.Builder> clientSettings, Consumer<QueuePair> beforeServerConnects,
+             Consumer<QueuePair> beforeClientConnects) throws Exception {
+        server = serverRnic.createQueuePair(serverSettings.apply(QueuePairSettings.builder(serverPd, serverCq)
+                .mpa(mpa)).build());
+        client = clientRnic.createQueuePair(clientSettings.apply(QueuePairSettings.builder(clientPd, clientCq)
+                .mpa(mpa)).build());
         beforeServerConnects.accept(server);
         beforeClientConnects.accept(client);
         CompletableFuture<QueuePair> accepted = new CompletableFuture<>();
@@ -49,6 +59,29 @@ final class RdmaPair implements AutoCloseable {
             throw new AssertionError("no completion within " + WAIT_SECONDS + " s");
         }
         return c;
+    }
+
+    /**
+     * Cleanup for a test that already closed an RNIC or the connection: closes whatever is left,
+     * without waiting for an orderly close.
+     */
+    void closeAbruptly() {
+        try {
+            listener.close();
+        } catch (RuntimeException ignored) {
+            // the server RNIC's event loop may be gone already
+        }
+        clientRnic.close();
+        serverRnic.close();
+    }
+
+    /**
+     * Whether two ranges hold the same octets. Compares NIO views, so that a leak-tracked buffer
+     * records one access instead of one per 8 octets (PARANOID leak detection makes that slow).
+     */
+    static boolean sameOctets(io.netty.buffer.ByteBuf a, int aIndex, io.netty.buffer.ByteBuf b, int bIndex,
+                              int length) {
+        return a.nioBuffer(aIndex, length).equals(b.nioBuffer(bIndex, length));
     }
 
     @Override

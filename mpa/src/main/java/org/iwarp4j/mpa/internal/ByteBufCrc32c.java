@@ -21,8 +21,9 @@ public final class ByteBufCrc32c {
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
         } else if (buf.nioBufferCount() == 1) {
-            // internalNioBuffer is a view Netty reuses; CRC32C moves only that view's position.
-            crc.update(buf.internalNioBuffer(index, length));
+            // A fresh view, not internalNioBuffer(): that one is cached per buffer and shared by
+            // its slices, and registered memory is read by several event loops at once.
+            crc.update(buf.nioBuffer(index, length));
         } else {
             for (ByteBuffer part : buf.nioBuffers(index, length)) {
                 crc.update(part);
