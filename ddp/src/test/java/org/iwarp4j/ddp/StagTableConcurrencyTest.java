@@ -119,17 +119,17 @@ class StagTableConcurrencyTest {
         }
     }
 
-    /** Memory whose copy-in waits for a signal, to hold a placement in the middle of its copy. */
-    private static final class GatedMemory extends UnpooledHeapByteBuf {
+    /** A payload whose copy-out waits for a signal, to hold a placement in the middle of its copy. */
+    private static final class GatedPayload extends UnpooledHeapByteBuf {
         final CountDownLatch copying = new CountDownLatch(1);
         final CountDownLatch proceed = new CountDownLatch(1);
 
-        GatedMemory(int capacity) {
-            super(UnpooledByteBufAllocator.DEFAULT, capacity, capacity);
+        GatedPayload(byte[] octets) {
+            super(UnpooledByteBufAllocator.DEFAULT, octets.length, octets.length);
+            writeBytes(octets);
         }
 
-        @Override
-        public ByteBuf setBytes(int index, ByteBuf src, int srcIndex, int length) {
+        private void gate() {
             copying.countDown();
             try {
                 proceed.await();
@@ -137,7 +137,18 @@ class StagTableConcurrencyTest {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            return super.setBytes(index, src, srcIndex, length);
+        }
+
+        @Override
+        public ByteBuf getBytes(int index, byte[] dst, int dstIndex, int length) {
+            gate();
+            return super.getBytes(index, dst, dstIndex, length);
+        }
+
+        @Override
+        public ByteBuf getBytes(int index, java.nio.ByteBuffer dst) {
+            gate();
+            return super.getBytes(index, dst);
         }
     }
 
@@ -147,10 +158,9 @@ class StagTableConcurrencyTest {
         // §8.3.1 #6: once revocation returns, the buffer can no longer be modified, so revocation must
         // wait for a placement that already passed its checks.
         StagTable table = new StagTable(4);
-        GatedMemory memory = new GatedMemory(16);
-        memory.writerIndex(16);
+        ByteBuf memory = Bufs.buf(new byte[16]);
         int stag = table.register(1, 0x1000, 16, WRITE, memory).stag();
-        ByteBuf payload = Bufs.buf(new byte[] {1, 2, 3, 4});
+        GatedPayload payload = new GatedPayload(new byte[] {1, 2, 3, 4});
         AtomicReference<Throwable> placeFailure = new AtomicReference<>();
         Thread placer = new Thread(() -> {
             try {
@@ -167,7 +177,7 @@ class StagTableConcurrencyTest {
         }, "revoker");
         try {
             placer.start();
-            memory.copying.await();
+            payload.copying.await();
             revoker.start();
             // The revoker parks on the buffer's write lock while the placer holds the read lock.
             while (revoker.getState() != Thread.State.WAITING) {
@@ -177,7 +187,7 @@ class StagTableConcurrencyTest {
             assertThat(invalidated).isFalse();
             assertThat(table.lookup(stag)).as("still valid while the copy runs").isNotNull();
         } finally {
-            memory.proceed.countDown();
+            payload.proceed.countDown();
             placer.join();
             revoker.join();
             payload.release();
