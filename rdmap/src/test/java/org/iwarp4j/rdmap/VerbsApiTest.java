@@ -1,0 +1,106 @@
+package org.iwarp4j.rdmap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.mpa.MpaRejectedException;
+import org.iwarp4j.mpa.MpaSettings;
+import org.junit.jupiter.api.Test;
+
+/** What the verbs API promises beyond the wire: memory kinds, rejection, local error statuses. */
+class VerbsApiTest {
+
+    @Test
+    void directAndHeapByteBuffersCanBeRegisteredAndWrittenRemotely() throws Exception {
+        ByteBuffer direct = ByteBuffer.allocateDirect(256);
+        ByteBuffer heap = ByteBuffer.allocate(256);
+        ByteBuf source = ByteBufAllocator.DEFAULT.directBuffer(16).writeBytes("written remotely".getBytes());
+        MemoryRegion[] targets = new MemoryRegion[2];
+        try (RdmaPair pair = new RdmaPair(MpaSettings.builder().build(), server -> {
+            ProtectionDomain pd = server.settings().protectionDomain();
+            targets[0] = pd.register(direct, EnumSet.of(Access.REMOTE_WRITE));
+            targets[1] = pd.register(heap, EnumSet.of(Access.REMOTE_WRITE));
+        }, client -> { })) {
+            MemoryRegion src = pair.clientPd.register(source, EnumSet.of(Access.LOCAL_WRITE));
+            for (int i = 0; i < 2; i++) {
+                pair.client.postSend(SendWorkRequest.rdmaWrite(i, targets[i].stag(),
+                        targets[i].baseTaggedOffset() + 100, src.sge()));
+            }
+            pair.client.postSend(SendWorkRequest.rdmaRead(9, targets[0].stag(), targets[0].baseTaggedOffset(),
+                    src.sge(0, 0))); // zero-length Read: a fence for the Writes (RFC 5040 §5.5)
+            for (int i = 0; i < 3; i++) {
+                assertThat(RdmaPair.next(pair.clientCq).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+            }
+            byte[] got = new byte[16];
+            direct.get(100, got);
+            assertThat(new String(got, StandardCharsets.US_ASCII)).isEqualTo("written remotely");
+            heap.get(100, got);
+            assertThat(new String(got, StandardCharsets.US_ASCII)).isEqualTo("written remotely");
+            assertThat(targets[0].baseTaggedOffset()).isNotEqualTo(targets[1].baseTaggedOffset());
+        } finally {
+            source.release();
+        }
+    }
+
+    @Test
+    void listenerRejectsWithPrivateDataAndTheConnectorLearnsWhy() throws Exception {
+        try (Rnic server = Rnic.builder().eventLoopThreads(1).build();
+             Rnic client = Rnic.builder().eventLoopThreads(1).build()) {
+            CompletableFuture<byte[]> seen = new CompletableFuture<>();
+            Listener listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.builder().build(),
+                    request -> {
+                        seen.complete(request.privateData());
+                        return request.reject("go away".getBytes(StandardCharsets.US_ASCII));
+                    });
+            ProtectionDomain pd = client.allocateProtectionDomain();
+            QueuePair qp = client.createQueuePair(QueuePairSettings.builder(pd, client.createCompletionQueue(4))
+                    .mpa(MpaSettings.builder().privateData("hello?".getBytes(StandardCharsets.US_ASCII)).build())
+                    .build());
+            Throwable failure = catchThrowable(() -> qp.connect(listener.localAddress()).get(10, TimeUnit.SECONDS));
+            assertThat(failure).isInstanceOf(ExecutionException.class).cause().isInstanceOf(MpaRejectedException.class);
+            MpaRejectedException rejected = (MpaRejectedException) failure.getCause();
+            assertThat(rejected.byPeer()).isTrue();
+            assertThat(new String(rejected.ulpPrivateData(), StandardCharsets.US_ASCII)).isEqualTo("go away");
+            assertThat(new String(seen.get(), StandardCharsets.US_ASCII)).isEqualTo("hello?");
+            assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+            listener.close();
+        }
+    }
+
+    @Test
+    void localSegmentsOutsideTheirRegionOrWithoutRightsCompleteInError() throws Exception {
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64);
+        try (RdmaPair pair = new RdmaPair(MpaSettings.builder().build(), server -> { }, client -> { })) {
+            MemoryRegion readOnly = pair.clientPd.register(memory, EnumSet.noneOf(Access.class));
+            MemoryRegion remote = pair.serverPd.register(memory.slice(0, 32), EnumSet.allOf(Access.class));
+            // A gather list past the end of its region: local length error, nothing sent.
+            pair.client.postSend(SendWorkRequest.rdmaWrite(1, remote.stag(), remote.baseTaggedOffset(),
+                    readOnly.sge(60, 8)));
+            // An RDMA Read into a region without LOCAL_WRITE: local protection error.
+            pair.client.postSend(SendWorkRequest.rdmaRead(2, remote.stag(), remote.baseTaggedOffset(),
+                    readOnly.sge(0, 8)));
+            WorkCompletion first = RdmaPair.next(pair.clientCq);
+            WorkCompletion second = RdmaPair.next(pair.clientCq);
+            assertThat(first.workRequestId()).isEqualTo(1);
+            assertThat(first.status()).isEqualTo(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
+            assertThat(second.workRequestId()).isEqualTo(2);
+            assertThat(second.status()).isEqualTo(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+            // Posting beyond the send queue depth is refused at once.
+            assertThat(pair.client.settings().sendQueueDepth()).isEqualTo(128);
+            readOnly.close();
+            remote.close();
+        } finally {
+            memory.release();
+        }
+    }
+}
