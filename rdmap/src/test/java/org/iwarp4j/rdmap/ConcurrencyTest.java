@@ -28,7 +28,7 @@ class ConcurrencyTest {
 
     @Test
     void eightThreadsPostingSendsToOneQueuePairGetEveryCompletionOnceInTheirOrder() throws Exception {
-        // RDMAP-R-020 (one receive per Send, in order), RDMAP-R-031 (completions in submission
+        // RDMAP-R-020, RDMAP-R-030 (one receive per Send, delivered in the order sent), RDMAP-R-031 (completions in submission
         // order: each thread's Sends complete in the order it posted them), RDMAP-R-044.
         int total = THREADS * SENDS_PER_THREAD;
         ByteBuf serverMemory = ByteBufAllocator.DEFAULT.directBuffer(total * 8).writeZero(total * 8);

@@ -61,6 +61,7 @@ class RdmaOperationsTest {
                 assertThat(written.opcode()).isEqualTo(WorkCompletionOpcode.RDMA_WRITE);
 
                 // RDMA Read it back into the client's region at offset 2*size+2: also fences the Write.
+                // RDMAP-R-019: the Read completes only once its Response is placed (data checked below).
                 pair.client.postSend(SendWorkRequest.rdmaRead(3, smr.stag(), smr.baseTaggedOffset() + size + 1,
                         clientMr.sge(2L * size + 2, size)));
                 WorkCompletion read = RdmaPair.next(pair.clientCq);
@@ -69,7 +70,7 @@ class RdmaOperationsTest {
                 assertThat(read.byteLength()).isEqualTo(size);
                 assertThat(ByteBufUtil.getBytes(serverMemory, size + 1, size)).isEqualTo(payload);
                 assertThat(ByteBufUtil.getBytes(clientMemory, 2 * size + 2, size)).isEqualTo(payload);
-                assertThat(pair.serverCq.size()).as("Writes and Reads are not delivered to the target's ULP").isZero();
+                assertThat(pair.serverCq.size()).as("RDMAP-R-010: Writes and Reads are not delivered to the target's ULP").isZero();
             }
         } finally {
             serverMemory.release();

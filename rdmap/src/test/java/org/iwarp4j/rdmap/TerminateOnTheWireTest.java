@@ -106,7 +106,7 @@ class TerminateOnTheWireTest {
     /** The RNIC sent exactly {@code expected}, then nothing more, closed, and failed its queue pair with {@code reason}. */
     private void assertTerminated(RawMpaPeer peer, String expected, TerminateReason reason) throws Exception {
         assertThat(Hex.encode(peer.take())).isEqualTo(expected);
-        assertThat(peer.takeAllUntilClosed()).as("RDMAP-R-027: nothing after the Terminate").isEmpty();
+        assertThat(peer.takeAllUntilClosed()).as("RDMAP-R-027, RDMAP-R-045, RDMAP-R-046: nothing after the Terminate").isEmpty();
         qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
         assertThat(qp.terminateReason()).isEqualTo(reason);
@@ -276,7 +276,7 @@ class TerminateOnTheWireTest {
 
     @Test
     void readRequestsBeyondIrdDrawExactlyOneNoBufferTerminate() throws Exception {
-        // RDMAP-R-013, MPA2-R-007, RDMAP-R-025: IRD 2. The peer stops reading, asks for 8 MiB (the
+        // RDMAP-R-013, RDMAP-R-048, MPA2-R-007, RDMAP-R-025: IRD 2. The peer stops reading, asks for 8 MiB (the
         // response backs up in TCP, so its QN-1 slot stays taken), a zero-length Read, then a third
         // Read without waiting. The third finds no QN-1 buffer: 12 02 c0 00 + length 46 + its DDP
         // header (one of the codes RDMAP-R-013 accepts). Exactly one Terminate, after both responses.
