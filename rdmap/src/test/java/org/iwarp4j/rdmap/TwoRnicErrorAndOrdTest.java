@@ -76,7 +76,7 @@ class TwoRnicErrorAndOrdTest {
 
     @Test
     void readsBeyondOrdWaitAndAllCompleteInPostingOrder() throws Exception {
-        // MPA2-R-007, RDMAP-R-012, RDMAP-R-031: ORD 2, five 2 MiB Reads posted at once. The
+        // MPA2-R-007, RDMAP-R-012, RDMAP-R-017, RDMAP-R-031: ORD 2, five 2 MiB Reads posted at once. The
         // requester holds three back; all succeed in posting order with the right data; the
         // responder, whose IRD is 2, never saw more than that (it would have Terminated: it is
         // still in RTS with no reason, RDMAP-R-013).

@@ -103,4 +103,35 @@ class VerbsApiTest {
             memory.release();
         }
     }
+
+    @Test
+    void solicitedEventFlagReachesTheReceiveCompletion() throws Exception {
+        // RDMAP-R-022: Send with SE is delivered with its Solicited Event flag; a plain Send without.
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64);
+        MemoryRegion[] region = new MemoryRegion[1];
+        try (RdmaPair pair = new RdmaPair(MpaSettings.builder().build(), server -> {
+            region[0] = server.settings().protectionDomain().register(memory, EnumSet.of(Access.LOCAL_WRITE));
+            server.postReceive(new ReceiveWorkRequest(1, region[0].sge(0, 32)),
+                    new ReceiveWorkRequest(2, region[0].sge(32, 32)));
+        }, client -> { })) {
+            ByteBuf source = ByteBufAllocator.DEFAULT.directBuffer(8).writeLong(42);
+            try {
+                MemoryRegion src = pair.clientPd.register(source, EnumSet.noneOf(Access.class));
+                pair.client.postSend(SendWorkRequest.send(10, src.sge()),
+                        SendWorkRequest.sendWithSolicitedEvent(11, src.sge()));
+                WorkCompletion plain = RdmaPair.next(pair.serverCq);
+                WorkCompletion solicited = RdmaPair.next(pair.serverCq);
+                assertThat(plain.workRequestId()).isEqualTo(1);
+                assertThat(plain.solicitedEvent()).isFalse();
+                assertThat(solicited.workRequestId()).isEqualTo(2);
+                assertThat(solicited.solicitedEvent()).isTrue();
+                assertThat(solicited.byteLength()).isEqualTo(8);
+                src.close();
+            } finally {
+                source.release();
+            }
+        } finally {
+            memory.release();
+        }
+    }
 }
