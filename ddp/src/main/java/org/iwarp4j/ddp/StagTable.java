@@ -230,28 +230,10 @@ public final class StagTable {
         if (length == 0) {
             return;
         }
-        TaggedBuffer buffer = lookupAny(stag);
-        if (buffer == null) {
-            throw failure(StagCheck.INVALID_STAG, stag, to, length, null);
-        }
-        long stamp = buffer.lock.readLock();
-        try {
-            StagCheck result = checkBuffer(buffer, protectionDomain, streamId, required, to, length);
-            if (result != StagCheck.VALID) {
-                throw failure(result, stag, to, length, buffer);
-            }
-            int index = (int) (to - buffer.baseTo());
-            try {
-                MemoryPlacement.copy(payload, payload.readerIndex(), buffer.memory(), index, length);
-            } catch (IndexOutOfBoundsException | IllegalReferenceCountException e) {
-                DdpException failure = new DdpException(DdpError.LOCAL_CATASTROPHIC, String.format(
-                        "the memory of STag 0x%08x is no longer usable: %s", stag, e.getMessage()));
-                failure.initCause(e);
-                throw failure;
-            }
-        } finally {
-            buffer.lock.unlockRead(stamp);
-        }
+        withCheckedBuffer(stag, protectionDomain, streamId, required, to, length, (buffer, index) -> {
+            MemoryPlacement.copy(payload, payload.readerIndex(), buffer.memory(), index, length);
+            return null;
+        });
     }
 
     /**
@@ -290,6 +272,23 @@ public final class StagTable {
         if (length == 0) {
             return Unpooled.EMPTY_BUFFER;
         }
+        return withCheckedBuffer(stag, protectionDomain, streamId, required, to, length,
+                (buffer, index) -> buffer.memory().retainedSlice(index, (int) length));
+    }
+
+    /** What a checked access does with the buffer, at the octet index of the access's TO. */
+    @FunctionalInterface
+    private interface CheckedAccess<T> {
+        T apply(TaggedBuffer buffer, int index);
+    }
+
+    /**
+     * The protocol every tagged access follows: look the STag up, hold the buffer's read lock
+     * through the checks and the access (so an invalidate or deregister that returns has no
+     * access still running into the memory), and report any failure as the DDP error it is.
+     */
+    private <T> T withCheckedBuffer(int stag, int protectionDomain, long streamId, Access required, long to,
+                                    long length, CheckedAccess<T> access) throws DdpException {
         TaggedBuffer buffer = lookupAny(stag);
         if (buffer == null) {
             throw failure(StagCheck.INVALID_STAG, stag, to, length, null);
@@ -301,7 +300,7 @@ public final class StagTable {
                 throw failure(result, stag, to, length, buffer);
             }
             try {
-                return buffer.memory().retainedSlice((int) (to - buffer.baseTo()), (int) length);
+                return access.apply(buffer, (int) (to - buffer.baseTo()));
             } catch (IndexOutOfBoundsException | IllegalReferenceCountException e) {
                 DdpException failure = new DdpException(DdpError.LOCAL_CATASTROPHIC, String.format(
                         "the memory of STag 0x%08x is no longer usable: %s", stag, e.getMessage()));
