@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.rdmap.Transport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -44,16 +45,21 @@ final class BenchCommand {
         @Option(names = "--max-ulpdu", description = "MULPDU instead of EMSS 1460's (128..64768)")
         int maxUlpdu;
 
+        @Option(names = "--transport", description = "TCP implementation for both runs: ${COMPLETION-CANDIDATES} "
+                + "(default: epoll where available, else NIO)")
+        Transport transport = Transport.best();
+
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             MpaSettings mpa = MpaSettings.builder().crc(noCrc ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE)
                     .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT).maxSendUlpdu(maxUlpdu).build();
-            WriteBandwidth bench = new WriteBandwidth(size, depth, warmup, seconds, mpa);
+            WriteBandwidth bench = new WriteBandwidth(size, depth, warmup, seconds, mpa, transport);
             WriteBandwidth.Result rdma = bench.rdmaWrite();
             WriteBandwidth.Result tcp = bench.plainTcp();
-            out.printf("# RDMA Write, loopback, CRC %s, markers %s, MULPDU %s, depth %d%n", noCrc ? "off" : "on",
-                    markers ? "on" : "off", maxUlpdu == 0 ? "from EMSS 1460" : String.valueOf(maxUlpdu), depth);
+            out.printf("# RDMA Write, loopback, CRC %s, markers %s, MULPDU %s, depth %d, %s%n", noCrc ? "off" : "on",
+                    markers ? "on" : "off", maxUlpdu == 0 ? "from EMSS 1460" : String.valueOf(maxUlpdu), depth,
+                    transport);
             out.printf("%-10s %-12s %-16s %-14s %-16s %s%n", "#bytes", "#iterations", "BW average[MB/s]",
                     "MsgRate[Mpps]", "TCP BW[MB/s]", "ratio");
             out.printf("%-10d %-12d %-16.2f %-14.6f %-16.2f %.3f%n", size, rdma.messages, rdma.megabytesPerSecond(),

@@ -11,6 +11,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -30,13 +33,15 @@ import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.QueuePairSettings;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.rdmap.WorkCompletion;
 
 /**
  * RDMA Write bandwidth between two RNICs over loopback, and the same transfer over plain Netty
  * TCP in the same process and run: the same message size, the same number of messages in flight,
  * one event loop thread per end in both cases. A message counts when the sender's completion (RDMA)
- * or write future (TCP) reports it handed to TCP; the RDMA run ends with an RDMA Read, which
+ * or write future (TCP) reports it handed to TCP, both on the same Netty transport (NIO or epoll);
+ * the RDMA run ends with an RDMA Read, which
  * returns only after every Write before it was placed.
  */
 final class WriteBandwidth {
@@ -66,8 +71,10 @@ final class WriteBandwidth {
     private final long warmupNanos;
     private final long durationNanos;
     private final MpaSettings mpa;
+    private final Transport transport;
 
-    WriteBandwidth(int size, int depth, double warmupSeconds, double seconds, MpaSettings mpa) {
+    WriteBandwidth(int size, int depth, double warmupSeconds, double seconds, MpaSettings mpa, Transport transport) {
+        this.transport = transport;
         this.size = size;
         this.depth = depth;
         this.warmupNanos = (long) (warmupSeconds * 1e9);
@@ -78,8 +85,8 @@ final class WriteBandwidth {
     Result rdmaWrite() throws Exception {
         ByteBuf target = ByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         ByteBuf source = ByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
-        try (Rnic server = Rnic.builder().eventLoopThreads(1).build();
-             Rnic client = Rnic.builder().eventLoopThreads(1).build()) {
+        try (Rnic server = Rnic.builder().eventLoopThreads(1).transport(transport).build();
+             Rnic client = Rnic.builder().eventLoopThreads(1).transport(transport).build()) {
             ProtectionDomain serverPd = server.allocateProtectionDomain();
             MemoryRegion targetMr = serverPd.register(target, EnumSet.allOf(Access.class));
             QueuePair serverQp = server.createQueuePair(
@@ -145,12 +152,16 @@ final class WriteBandwidth {
     }
 
     Result plainTcp() throws Exception {
-        EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        boolean epoll = transport == Transport.EPOLL;
+        EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         ByteBuf source = ByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         AtomicLong received = new AtomicLong();
         try {
-            Channel server = new ServerBootstrap().group(serverGroup).channel(NioServerSocketChannel.class)
+            Channel server = new ServerBootstrap().group(serverGroup)
+                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -166,7 +177,7 @@ final class WriteBandwidth {
                         }
                     })
                     .bind("127.0.0.1", 0).sync().channel();
-            Channel client = new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
+            Channel client = new Bootstrap().group(clientGroup).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true).handler(new ChannelInboundHandlerAdapter())
                     .connect(server.localAddress()).sync().channel();
             Semaphore window = new Semaphore(depth);

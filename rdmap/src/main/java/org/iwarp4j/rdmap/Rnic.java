@@ -8,10 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +41,7 @@ public final class Rnic implements AutoCloseable {
     private static final long PAGE = 4096;
 
     private final EventLoopGroup group;
+    private final Transport transport;
     private final StagTable stagTable = new StagTable();
     private final MeterRegistry meterRegistry;
     private final AtomicInteger protectionDomains = new AtomicInteger();
@@ -51,7 +49,8 @@ public final class Rnic implements AutoCloseable {
     private final AtomicLong nextBaseTaggedOffset = new AtomicLong(FIRST_BASE_TAGGED_OFFSET);
 
     private Rnic(Builder b) {
-        this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, NioIoHandler.newFactory());
+        this.transport = b.transport;
+        this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, transport.ioHandlerFactory());
         this.meterRegistry = b.meterRegistry;
     }
 
@@ -61,6 +60,11 @@ public final class Rnic implements AutoCloseable {
 
     public ProtectionDomain allocateProtectionDomain() {
         return new ProtectionDomain(this, protectionDomains.incrementAndGet());
+    }
+
+    /** The TCP implementation this RNIC's connections run on. */
+    public Transport transport() {
+        return transport;
     }
 
     public CompletionQueue createCompletionQueue(int capacity) {
@@ -82,7 +86,7 @@ public final class Rnic implements AutoCloseable {
      */
     public Listener listen(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler)
             throws InterruptedException {
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -105,7 +109,7 @@ public final class Rnic implements AutoCloseable {
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
-        new Bootstrap().group(group).channel(NioSocketChannel.class)
+        new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -148,8 +152,15 @@ public final class Rnic implements AutoCloseable {
     public static final class Builder {
         private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
         private MeterRegistry meterRegistry;
+        private Transport transport = Transport.best();
 
         private Builder() {
+        }
+
+        /** The TCP implementation; default {@link Transport#best()}: epoll on Linux, NIO elsewhere. */
+        public Builder transport(Transport transport) {
+            this.transport = java.util.Objects.requireNonNull(transport);
+            return this;
         }
 
         public Builder eventLoopThreads(int threads) {

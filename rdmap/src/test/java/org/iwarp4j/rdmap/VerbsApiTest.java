@@ -134,4 +134,38 @@ class VerbsApiTest {
             memory.release();
         }
     }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(Transport.class)
+    void everyTransportCarriesWritesAndReads(Transport transport) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(transport == Transport.NIO || Transport.best() == transport,
+                transport + " is not available here");
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);
+        try (Rnic server = Rnic.builder().eventLoopThreads(1).transport(transport).build();
+             Rnic client = Rnic.builder().eventLoopThreads(1).transport(transport).build()) {
+            assertThat(server.transport()).isEqualTo(transport);
+            ProtectionDomain serverPd = server.allocateProtectionDomain();
+            MemoryRegion target = serverPd.register(memory.slice(0, 4096), EnumSet.allOf(Access.class));
+            QueuePair serverQp = server.createQueuePair(
+                    QueuePairSettings.builder(serverPd, server.createCompletionQueue(8)).build());
+            Listener listener = server.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.builder().build(),
+                    request -> request.accept(serverQp));
+            ProtectionDomain pd = client.allocateProtectionDomain();
+            MemoryRegion local = pd.register(memory.slice(4096, 4096), EnumSet.of(Access.LOCAL_WRITE));
+            memory.setBytes(4096, "transport".getBytes(StandardCharsets.US_ASCII));
+            CompletionQueue cq = client.createCompletionQueue(8);
+            QueuePair qp = client.createQueuePair(QueuePairSettings.builder(pd, cq).build());
+            qp.connect(listener.localAddress()).get(10, TimeUnit.SECONDS);
+            qp.postSend(SendWorkRequest.rdmaWrite(1, target.stag(), target.baseTaggedOffset(), local.sge(0, 9)),
+                    SendWorkRequest.rdmaRead(2, target.stag(), target.baseTaggedOffset(), local.sge(100, 9)));
+            assertThat(RdmaPair.next(cq).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(RdmaPair.next(cq).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(memory.toString(0, 9, StandardCharsets.US_ASCII)).isEqualTo("transport");
+            assertThat(memory.toString(4196, 9, StandardCharsets.US_ASCII)).isEqualTo("transport");
+            qp.close().get(10, TimeUnit.SECONDS);
+            listener.close();
+        } finally {
+            memory.release();
+        }
+    }
 }
