@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +12,6 @@ import java.util.function.Consumer;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.testkit.Hex;
-import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +29,9 @@ class ProtectionViolationTest {
     private final CompletionQueue cq = rnic.createCompletionQueue(64);
     private final ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);
     private QueuePair qp;
-    private Listener listener;
 
     @AfterEach
     void tearDown() throws Exception {
-        if (listener != null) {
-            listener.close();
-        }
         rnic.close();
         memory.release();
     }
@@ -46,17 +40,9 @@ class ProtectionViolationTest {
     private RawMpaPeer peerConnectedTo(Consumer<QueuePair> prepare) throws Exception {
         qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).build());
         prepare.accept(qp);
-        listener = rnic.listen(new InetSocketAddress("127.0.0.1", 0), MPA, request -> request.accept(qp));
-        RawMpaPeer peer = new RawMpaPeer(listener.localAddress(), MPA);
-        qp.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-        return peer;
+        return RawMpaPeer.connectedTo(rnic, qp, MPA, MPA);
     }
 
-    private static byte[] ulpduOf(String vector) {
-        byte[] fpdu = TestVectors.bytes(vector);
-        int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
-        return Arrays.copyOfRange(fpdu, 2, 2 + length);
-    }
 
     private void assertTerminatedWith(RawMpaPeer peer, byte[] expectedTerminateUlpdu) throws Exception {
         assertThat(Hex.encode(peer.take())).isEqualTo(Hex.encode(expectedTerminateUlpdu));
@@ -70,8 +56,8 @@ class ProtectionViolationTest {
     void writeToAnUnknownStagDrawsVfpdu6() throws Exception {
         // RDMAP-R-009, DDP tagged 0x1/0x00 with M, D, length 17 and the Write's 14-octet DDP header.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            peer.send(ulpduOf("V-FPDU-5"));
-            assertTerminatedWith(peer, ulpduOf("V-FPDU-6"));
+            peer.send(RawMpaPeer.ulpduOf("V-FPDU-5"));
+            assertTerminatedWith(peer, RawMpaPeer.ulpduOf("V-FPDU-6"));
             assertThat(qp.terminateReason().layer()).isEqualTo(TerminateReason.Layer.DDP);
         }
     }
@@ -107,7 +93,7 @@ class ProtectionViolationTest {
     void sendWithNoPostedReceiveIsNoBuffer() throws Exception {
         // RDMAP-R-021, test-vectors.md §6: V-FPDU-1 with no Receive posted -> 12 02 c0 00 + echo.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            byte[] send = ulpduOf("V-FPDU-1");
+            byte[] send = RawMpaPeer.ulpduOf("V-FPDU-1");
             peer.send(send);
             byte[] terminate = peer.take();
             assertThat(Hex.encode(Arrays.copyOfRange(terminate, 18, 22))).isEqualTo("1202c000");
@@ -123,7 +109,7 @@ class ProtectionViolationTest {
             region[0] = pd.register(memory.slice(0, 1024), RdmaPair.ALL);
             q.postReceive(new ReceiveWorkRequest(55, region[0].sge(0, 10)));
         })) {
-            peer.send(ulpduOf("V-FPDU-1")); // 68 octets of Send payload into 10
+            peer.send(RawMpaPeer.ulpduOf("V-FPDU-1")); // 68 octets of Send payload into 10
             byte[] terminate = peer.take();
             assertThat(Hex.encode(Arrays.copyOfRange(terminate, 18, 22))).isEqualTo("1205c000");
             WorkCompletion flushed = RdmaPair.next(cq);
@@ -139,7 +125,7 @@ class ProtectionViolationTest {
         // RDMAP-R-014, test-vectors.md §6: V-FPDU-3 with unknown source STag ->
         // 01 00 e0 00 + length 0x002E + 18-octet DDP header + 28-octet RDMA header (ULPDU 70).
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            byte[] read = ulpduOf("V-FPDU-3");
+            byte[] read = RawMpaPeer.ulpduOf("V-FPDU-3");
             peer.send(read);
             byte[] terminate = peer.take();
             assertThat(terminate).hasSize(70);
@@ -152,10 +138,10 @@ class ProtectionViolationTest {
     void reservedOpcodeDrawsVfpdu7() throws Exception {
         // RDMAP-R-006: opcode 0xC -> 02 06 00 00, no headers (V-FPDU-7 shape).
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            byte[] send = ulpduOf("V-FPDU-1");
+            byte[] send = RawMpaPeer.ulpduOf("V-FPDU-1");
             send[1] = 0x4c;
             peer.send(send);
-            assertTerminatedWith(peer, ulpduOf("V-FPDU-7"));
+            assertTerminatedWith(peer, RawMpaPeer.ulpduOf("V-FPDU-7"));
         }
     }
 
@@ -169,7 +155,7 @@ class ProtectionViolationTest {
             q.postReceive(new ReceiveWorkRequest(9, region[0].sge(0, 1024)));
         })) {
             peer.send(Hex.decode("c140 deadbeef 00000000 12345678"));
-            peer.send(ulpduOf("V-FPDU-1"));
+            peer.send(RawMpaPeer.ulpduOf("V-FPDU-1"));
             WorkCompletion received = RdmaPair.next(cq);
             assertThat(received.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
             assertThat(received.byteLength()).isEqualTo(68);

@@ -34,6 +34,7 @@ final class RawMpaPeer implements AutoCloseable {
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     final NegotiatedParameters negotiated;
     private final Channel channel;
+    private Listener listener;
 
     RawMpaPeer(SocketAddress rnic, MpaSettings mpa) throws Exception {
         MpaStartupHandler startup = MpaStartupHandler.initiator(mpa);
@@ -59,6 +60,34 @@ final class RawMpaPeer implements AutoCloseable {
                 })
                 .connect(rnic).sync().channel();
         negotiated = startup.startup().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * {@code rnic} listens with {@code listenMpa} and accepts the one connection with {@code queuePair};
+     * a raw peer connects (offering {@code peerMpa}) and this returns once {@code queuePair} is in RTS.
+     * Closing the peer also closes the listener.
+     */
+    static RawMpaPeer connectedTo(Rnic rnic, QueuePair queuePair, MpaSettings listenMpa, MpaSettings peerMpa)
+            throws Exception {
+        Listener listener = rnic.listen(new java.net.InetSocketAddress("127.0.0.1", 0), listenMpa,
+                request -> request.accept(queuePair));
+        RawMpaPeer peer;
+        try {
+            peer = new RawMpaPeer(listener.localAddress(), peerMpa);
+        } catch (Exception e) {
+            listener.close();
+            throw e;
+        }
+        peer.listener = listener;
+        queuePair.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        return peer;
+    }
+
+    /** The ULPDU (DDP segment) inside one of test-vectors.md's FPDU vectors, e.g. {@code V-FPDU-5}. */
+    static byte[] ulpduOf(String vector) {
+        byte[] fpdu = org.iwarp4j.testkit.TestVectors.bytes(vector);
+        int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
+        return java.util.Arrays.copyOfRange(fpdu, 2, 2 + length);
     }
 
     /** Sends one ULPDU (a DDP segment) as one FPDU. */
@@ -101,6 +130,9 @@ final class RawMpaPeer implements AutoCloseable {
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
+        if (listener != null) {
+            listener.close();
+        }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -17,7 +16,6 @@ import java.util.function.Consumer;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.testkit.Hex;
-import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,13 +40,9 @@ class TerminateOnTheWireTest {
     private final ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);
     private final List<ByteBuf> extraMemory = new ArrayList<>();
     private QueuePair qp;
-    private Listener listener;
 
     @AfterEach
     void tearDown() {
-        if (listener != null) {
-            listener.close();
-        }
         rnic.close();
         memory.release();
         extraMemory.forEach(ByteBuf::release);
@@ -62,19 +56,11 @@ class TerminateOnTheWireTest {
     private RawMpaPeer peerConnectedTo(MpaSettings mpa, Consumer<QueuePair> prepare) throws Exception {
         qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(mpa).build());
         prepare.accept(qp);
-        listener = rnic.listen(new InetSocketAddress("127.0.0.1", 0), mpa, request -> request.accept(qp));
-        RawMpaPeer peer = new RawMpaPeer(listener.localAddress(), MPA);
-        qp.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-        return peer;
+        return RawMpaPeer.connectedTo(rnic, qp, mpa, MPA);
     }
 
     // ------------------------------------------------------------------ segments a peer sends
 
-    private static byte[] ulpduOf(String vector) {
-        byte[] fpdu = TestVectors.bytes(vector);
-        int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
-        return Arrays.copyOfRange(fpdu, 2, 2 + length);
-    }
 
     /** An RDMA Write segment (tagged, L=1, opcode 0x0). */
     private static byte[] write(int stag, long to, String payloadHex) {
@@ -338,11 +324,11 @@ class TerminateOnTheWireTest {
             region[0] = register(memory.slice(0, 1024));
             q.postReceive(new ReceiveWorkRequest(51, region[0].sge(0, 1024)));
         })) {
-            peer.send(ulpduOf("V-RTR-2"));
-            assertThat(Hex.encode(peer.take())).isEqualTo(Hex.encode(ulpduOf("V-RTR-3")));
+            peer.send(RawMpaPeer.ulpduOf("V-RTR-2"));
+            assertThat(Hex.encode(peer.take())).isEqualTo(Hex.encode(RawMpaPeer.ulpduOf("V-RTR-3")));
             peer.send(readRequest(2, 0xDEADBEEF, 0x0123_4567_89AB_CDEFL, 0, 0xCAFEBABE, 0xFFFF_FFFF_FFFF_FFFFL));
             assertThat(Hex.encode(peer.take())).isEqualTo("c142deadbeef0123456789abcdef");
-            peer.send(ulpduOf("V-FPDU-1"));
+            peer.send(RawMpaPeer.ulpduOf("V-FPDU-1"));
             WorkCompletion received = RdmaPair.next(cq);
             assertThat(received.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
             assertThat(received.byteLength()).isEqualTo(68);
@@ -358,8 +344,8 @@ class TerminateOnTheWireTest {
     void unsolicitedReadResponseIsUnexpectedOpcode() throws Exception {
         // RDMAP-R-018, TerminateCause.UNSOLICITED_READ_RESPONSE: 02 06 00 00, no headers (= V-FPDU-7).
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            peer.send(ulpduOf("V-FPDU-4"));
-            assertTerminated(peer, Hex.encode(ulpduOf("V-FPDU-7")), TerminateReason.RDMAP_UNEXPECTED_OPCODE);
+            peer.send(RawMpaPeer.ulpduOf("V-FPDU-4"));
+            assertTerminated(peer, Hex.encode(RawMpaPeer.ulpduOf("V-FPDU-7")), TerminateReason.RDMAP_UNEXPECTED_OPCODE);
         }
     }
 
@@ -367,7 +353,7 @@ class TerminateOnTheWireTest {
     void ddpVersion2IsInvalidDdpVersionWithoutEcho() throws Exception {
         // DDP-R-017, test-vectors.md §6: V-FPDU-1 with DV = 2 -> 12 06 00 00, no headers.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            byte[] s = ulpduOf("V-FPDU-1");
+            byte[] s = RawMpaPeer.ulpduOf("V-FPDU-1");
             s[0] = 0x42;
             peer.send(s);
             assertTerminated(peer, terminate("12060000", s, 0), TerminateReason.DDP_UNTAGGED_INVALID_VERSION);
@@ -378,7 +364,7 @@ class TerminateOnTheWireTest {
     void rdmapVersion2IsInvalidRdmapVersionWithoutEcho() throws Exception {
         // RDMAP-R-003, test-vectors.md §6: V-FPDU-1 with RV = 2 (octet 0x83) -> 02 05 00 00.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
-            byte[] s = ulpduOf("V-FPDU-1");
+            byte[] s = RawMpaPeer.ulpduOf("V-FPDU-1");
             s[1] = (byte) 0x83;
             peer.send(s);
             assertTerminated(peer, terminate("02050000", s, 0), TerminateReason.RDMAP_INVALID_VERSION);
@@ -401,14 +387,14 @@ class TerminateOnTheWireTest {
             q.postReceive(new ReceiveWorkRequest(61, region[0].sge(0, 1024)),
                     new ReceiveWorkRequest(62, region[0].sge(1024, 1024)));
         })) {
-            peer.send(ulpduOf("V-RTR-1")); // MPA: the Responder sends no FPDU before the Initiator's first
+            peer.send(RawMpaPeer.ulpduOf("V-RTR-1")); // MPA: the Responder sends no FPDU before the Initiator's first
             qp.postSend(SendWorkRequest.rdmaRead(60, 0x11223344, 0x7F00_0000_1000L, region[0].sge(2048, 512)));
             byte[] request = peer.take();
             assertThat(Arrays.copyOfRange(request, 0, 2)).as("untagged, L=1, Read Request")
                     .isEqualTo(new byte[] {0x41, 0x41});
             assertThat(request).hasSize(46);
 
-            peer.send(ulpduOf(vector));
+            peer.send(RawMpaPeer.ulpduOf(vector));
             Map<Long, WorkCompletion> byId = new HashMap<>();
             for (int i = 0; i < 3; i++) {
                 WorkCompletion c = RdmaPair.next(cq);
