@@ -1,0 +1,217 @@
+package org.iwarp4j.oncrpc;
+
+import io.netty.buffer.ByteBuf;
+import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The server side of ONC RPC, independent of any transport: programs are registered here, and
+ * a server transport hands every received call message to {@link #dispatch} and sends back the
+ * reply it completes with (RFC 5531 §9).
+ *
+ * <p>The checks, in order (as the Linux kernel's RPC server makes them):
+ * <ol>
+ *   <li>Fewer than 12 octets (xid, msg_type, rpcvers), or msg_type not CALL: no reply is
+ *       possible; the future fails with {@link RpcProtocolException} and the transport drops
+ *       the message. A call truncated before its credential is dropped the same way.</li>
+ *   <li>rpcvers != 2: MSG_DENIED RPC_MISMATCH, low = high = 2.</li>
+ *   <li>Credential and verifier: AUTH_NONE (empty body) and AUTH_SYS (a well-formed
+ *       authsys_parms) with an AUTH_NONE verifier are accepted. A malformed or unsupported
+ *       credential is MSG_DENIED AUTH_ERROR AUTH_BADCRED; a bad verifier AUTH_BADVERF.</li>
+ *   <li>Unknown program: PROG_UNAVAIL. Known program, unknown version: PROG_MISMATCH with the
+ *       lowest and highest registered versions. Unknown procedure: PROC_UNAVAIL.</li>
+ *   <li>The procedure's result decides the rest (see {@link RpcProcedure}): SUCCESS with its
+ *       results, GARBAGE_ARGS, PROC_UNAVAIL, AUTH_ERROR or SYSTEM_ERR.</li>
+ * </ol>
+ * Accepted replies carry an AUTH_NONE verifier. Thread-safe; programs may be registered while
+ * calls are dispatched.
+ */
+public final class RpcDispatcher {
+
+    private static final Logger log = LoggerFactory.getLogger(RpcDispatcher.class);
+
+    /** program -> (version as unsigned -> program version). */
+    private final Map<Integer, NavigableMap<Long, RpcProgram>> programs = new ConcurrentHashMap<>();
+
+    /** Registers one program version, replacing an earlier registration of the same pair. */
+    public RpcDispatcher register(RpcProgram program) {
+        programs.computeIfAbsent(program.program(), p -> new ConcurrentSkipListMap<>())
+                .put(Integer.toUnsignedLong(program.version()), program);
+        return this;
+    }
+
+    /** Removes one program version; true if it was registered. */
+    public boolean unregister(int program, int version) {
+        NavigableMap<Long, RpcProgram> versions = programs.get(program);
+        return versions != null && versions.remove(Integer.toUnsignedLong(version)) != null;
+    }
+
+    /**
+     * Serves one call. Consumes {@code call} (released when the procedure has finished); the
+     * future completes with the whole reply message, which the transport sends and releases,
+     * or fails with {@link RpcProtocolException} if the message cannot be answered.
+     */
+    public CompletableFuture<XdrMessage> dispatch(XdrMessage call, RpcTransportInfo transport) {
+        ByteBuf stream;
+        try {
+            stream = call.stream();
+        } catch (RuntimeException e) {
+            call.release();
+            return CompletableFuture.failedFuture(e);
+        }
+        XdrDecoder in = new XdrDecoder(stream, call.reducedItems());
+        CompletableFuture<XdrMessage> reply;
+        try {
+            reply = dispatch(in, transport);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((r, e) -> {
+            stream.release();
+            call.release();
+        });
+        return reply;
+    }
+
+    private CompletableFuture<XdrMessage> dispatch(XdrDecoder in, RpcTransportInfo transport) {
+        if (in.remaining() < 12) {
+            throw new RpcProtocolException("RPC message of " + in.remaining() + " octets is too short to answer");
+        }
+        int xid = in.readInt();
+        int mtype = in.readEnum();
+        if (mtype != RpcConstants.CALL) {
+            throw new RpcProtocolException("msg_type " + mtype + " where a CALL was expected (xid 0x"
+                    + Integer.toHexString(xid) + ")");
+        }
+        int rpcvers = in.readInt();
+        if (rpcvers != RpcConstants.RPC_VERSION) {
+            return reply(transport, RpcReplyHeader.Denied.rpcMismatch(xid, RpcConstants.RPC_VERSION,
+                    RpcConstants.RPC_VERSION));
+        }
+        if (in.remaining() < 12) {
+            throw new RpcProtocolException("call xid 0x" + Integer.toHexString(xid) + " truncated before its credential");
+        }
+        RpcCallInfo info = new RpcCallInfo(xid, in.readInt(), in.readInt(), in.readInt());
+
+        OpaqueAuth credential;
+        OpaqueAuth verifier;
+        try {
+            credential = OpaqueAuth.decode(in);
+        } catch (XdrException e) {
+            return denyAuth(info, transport, AuthStat.AUTH_BADCRED, e.getMessage());
+        }
+        try {
+            verifier = OpaqueAuth.decode(in);
+        } catch (XdrException e) {
+            return denyAuth(info, transport, AuthStat.AUTH_BADVERF, e.getMessage());
+        }
+        AuthSys authSys = null;
+        switch (credential.flavor()) {
+            case RpcConstants.AUTH_NONE -> {
+                if (credential.length() != 0) {
+                    return denyAuth(info, transport, AuthStat.AUTH_BADCRED, "AUTH_NONE credential with a body");
+                }
+            }
+            case RpcConstants.AUTH_SYS -> {
+                try {
+                    authSys = AuthSys.decode(credential);
+                } catch (XdrException e) {
+                    return denyAuth(info, transport, AuthStat.AUTH_BADCRED, e.getMessage());
+                }
+            }
+            default -> {
+                return denyAuth(info, transport, AuthStat.AUTH_BADCRED,
+                        "unsupported credential flavor " + credential.flavor());
+            }
+        }
+        if (!verifier.equals(OpaqueAuth.NONE)) {
+            return denyAuth(info, transport, AuthStat.AUTH_BADVERF,
+                    "verifier flavor " + verifier.flavor() + " with " + verifier.length() + " octets");
+        }
+
+        NavigableMap<Long, RpcProgram> versions = programs.get(info.program());
+        if (versions == null || versions.isEmpty()) {
+            return accepted(transport, xid, AcceptStat.PROG_UNAVAIL);
+        }
+        RpcProgram program = versions.get(Integer.toUnsignedLong(info.version()));
+        if (program == null) {
+            Map.Entry<Long, RpcProgram> low = versions.firstEntry();
+            Map.Entry<Long, RpcProgram> high = versions.lastEntry();
+            if (low == null || high == null) {
+                return accepted(transport, xid, AcceptStat.PROG_UNAVAIL);
+            }
+            return reply(transport, RpcReplyHeader.Accepted.progMismatch(xid, OpaqueAuth.NONE,
+                    low.getValue().version(), high.getValue().version()));
+        }
+        RpcProcedure procedure = program.procedure(info.procedure());
+        if (procedure == null) {
+            return accepted(transport, xid, AcceptStat.PROC_UNAVAIL);
+        }
+
+        RpcCallContext context = new RpcCallContext(info, credential, verifier, authSys, transport);
+        CompletionStage<XdrMessage> results;
+        try {
+            results = procedure.call(context, in);
+            if (results == null) {
+                throw new NullPointerException("procedure returned no CompletionStage");
+            }
+        } catch (RuntimeException e) {
+            return failed(info, transport, e);
+        }
+        return results.toCompletableFuture().handle((message, error) -> {
+            if (error != null) {
+                return failed(info, transport, error);
+            }
+            if (message == null) {
+                return failed(info, transport, new NullPointerException("procedure completed without results"));
+            }
+            return CompletableFuture.completedFuture(XdrMessage.concat(
+                    header(transport, RpcReplyHeader.Accepted.success(xid, OpaqueAuth.NONE)), message));
+        }).thenCompose(f -> f);
+    }
+
+    private CompletableFuture<XdrMessage> failed(RpcCallInfo info, RpcTransportInfo transport, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof XdrException || cause instanceof RpcGarbageArgsException) {
+            log.debug("GARBAGE_ARGS for {}: {}", info, cause.getMessage());
+            return accepted(transport, info.xid(), AcceptStat.GARBAGE_ARGS);
+        }
+        if (cause instanceof RpcProcedureUnavailableException) {
+            return accepted(transport, info.xid(), AcceptStat.PROC_UNAVAIL);
+        }
+        if (cause instanceof RpcAuthException auth) {
+            return reply(transport, new RpcReplyHeader.Denied(info.xid(), RpcConstants.AUTH_ERROR, 0, 0, auth.code()));
+        }
+        log.warn("SYSTEM_ERR for {} from {}", info, transport.remoteAddress(), cause);
+        return accepted(transport, info.xid(), AcceptStat.SYSTEM_ERR);
+    }
+
+    private static CompletableFuture<XdrMessage> denyAuth(RpcCallInfo info, RpcTransportInfo transport,
+                                                          AuthStat stat, String why) {
+        log.debug("AUTH_ERROR {} for {} from {}: {}", stat, info, transport.remoteAddress(), why);
+        return reply(transport, RpcReplyHeader.Denied.authError(info.xid(), stat));
+    }
+
+    private static CompletableFuture<XdrMessage> accepted(RpcTransportInfo transport, int xid, AcceptStat stat) {
+        return reply(transport, new RpcReplyHeader.Accepted(xid, OpaqueAuth.NONE, stat, 0, 0));
+    }
+
+    private static CompletableFuture<XdrMessage> reply(RpcTransportInfo transport, RpcReplyHeader header) {
+        return CompletableFuture.completedFuture(header(transport, header));
+    }
+
+    private static XdrMessage header(RpcTransportInfo transport, RpcReplyHeader header) {
+        XdrEncoder out = XdrEncoder.create(transport.alloc());
+        header.encode(out);
+        return out.toMessage();
+    }
+}
