@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code iwarp} command: iwarp4j's demos and tools. */
 @Command(name = "iwarp", mixinStandardHelpOptions = true, version = "iwarp4j 0.1.0-SNAPSHOT",
         description = "A pure-Java iWARP stack (MPA, DDP, RDMAP over TCP): demos and tools.",
-        subcommands = {MpaDemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {MpaDemoCommand.class, BenchCommand.class, org.iwarp4j.cli.rping.RpingCommand.class,
+                CommandLine.HelpCommand.class})
 public final class IwarpCommand implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,144 @@
+package org.iwarp4j.cli.rping;
+
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code iwarp rping}: Linux rping's command line and protocol over iwarp4j's RNIC, so either end
+ * can be Linux rping over siw. Exit status 0 only if every iteration completed (and matched, with
+ * {@code -V}); 1 for a failed run; 2 for a bad command line.
+ */
+@Command(name = "rping", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"RDMA ping-pong, compatible with Linux rping (rdma-core) in both roles and on the wire:",
+                "the client Sends {addr, rkey, len} of its start buffer, the server RDMA Reads it, Sends",
+                "\"go ahead\", the client Sends its sink buffer, the server RDMA Writes the data back and Sends",
+                "\"go ahead\" again; -V compares the data, -v prints it.",
+                "MPA as siw: revision 2 with IRD/ORD 1/1, CRC only if --crc or the peer asks, markers only",
+                "if --markers or the peer asks."},
+        footer = {"", "Exit status: 0 every iteration completed (and matched, with -V); 1 connection failed or was",
+                "rejected, a completion failed, the data did not match, or the peer disconnected too early",
+                "(a server with -C: before COUNT iterations); 2 bad command line."})
+public final class RpingCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    private Role role;
+
+    /** -s or -c, one of them. */
+    static final class Role {
+        @Option(names = "-s", required = true, description = "server side")
+        boolean server;
+
+        @Option(names = "-c", required = true, description = "client side")
+        boolean client;
+    }
+
+    @Option(names = "-a", paramLabel = "ADDR",
+            description = "address: the server's (client), the one to bind to (server; default: all)")
+    String address;
+
+    @Option(names = "-p", paramLabel = "PORT", description = "port (default: ${DEFAULT-VALUE})")
+    int port = RpingConstants.DEFAULT_PORT;
+
+    @Option(names = "-C", paramLabel = "COUNT",
+            description = "ping count; 0 = for ever (default). Server: the client must complete this many")
+    int count;
+
+    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size, " + RpingConstants.MIN_SIZE + ".."
+            + RpingConstants.MAX_SIZE + " (default: ${DEFAULT-VALUE}); server: the largest it takes")
+    int size = RpingConstants.DEFAULT_SIZE;
+
+    @Option(names = "-v", description = "display ping data to stdout")
+    boolean verbose;
+
+    @Option(names = "-V", description = "validate ping data (client: compare what came back; server: check"
+            + " what it read is rping's ping data)")
+    boolean validate;
+
+    @Option(names = "-d", description = "debug printfs")
+    boolean debug;
+
+    @Option(names = "--crc", description = "ask for CRC32c (MPA C=1); without it C=0 is sent and CRC is used"
+            + " only if the peer asks, as siw does")
+    boolean crc;
+
+    @Option(names = "--markers", description = "ask the peer for markers (MPA M=1); siw refuses them")
+    boolean markers;
+
+    @Option(names = "--mpa-rev", paramLabel = "1|2", description = "MPA revision: 1 (RFC 5044) or 2 (RFC 6581,"
+            + " with the IRD/ORD word; default)")
+    int mpaRevision = 2;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "give up after this long without progress"
+            + " (connection, each completion); default 0 = wait for ever, as rping")
+    double timeoutSeconds;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        RpingOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException | UnknownHostException e) {
+            err.println(e.getMessage());
+            err.println(spec.commandLine().getUsageMessage().lines().findFirst().orElse(""));
+            err.flush();
+            return 2;
+        }
+        RpingResult result;
+        if (options.server()) {
+            RpingServer server;
+            try {
+                server = RpingServer.bind(options, out, err);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
+                err.println("rdma_bind_addr: cannot listen on " + options.socketAddress() + ": " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+            try (server) {
+                result = server.serve();
+            }
+        } else {
+            result = new RpingClient(options, out, err).run();
+        }
+        out.flush();
+        err.flush();
+        return result.isSuccess() ? 0 : 1;
+    }
+
+    private RpingOptions options() throws UnknownHostException {
+        InetAddress resolved = null;
+        if (address != null) {
+            try {
+                resolved = InetAddress.getByName(address);
+            } catch (UnknownHostException e) {
+                throw new UnknownHostException("getaddrinfo failed (" + e.getMessage()
+                        + ") - invalid hostname or IP address");
+            }
+        }
+        if (role.client && resolved == null) {
+            throw new IllegalArgumentException("the client needs the server's address: -a ADDR");
+        }
+        RpingOptions.Builder b = role.server ? RpingOptions.serverBuilder().address(resolved) : RpingOptions.clientBuilder(resolved);
+        return b.port(port).count(count).size(size).verbose(verbose).validate(validate).debug(debug)
+                .crc(crc).markers(markers).mpaRevision(mpaRevision)
+                .timeout(timeoutSeconds > 0 ? Duration.ofNanos((long) (timeoutSeconds * 1e9)) : null)
+                .build();
+    }
+}
