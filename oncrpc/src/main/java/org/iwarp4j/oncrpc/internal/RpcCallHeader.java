@@ -5,6 +5,7 @@ import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcConstants;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.oncrpc.XdrException;
 
 /**
  * The header of a call message (RFC 5531 §9):
@@ -25,6 +26,21 @@ public record RpcCallHeader(int xid, int rpcVersion, int program, int version, i
 
     public RpcCallInfo info() {
         return new RpcCallInfo(xid, program, version, procedure);
+    }
+
+    /**
+     * Reads a call header up to the procedure's parameters. A truncated header, a msg_type
+     * other than CALL or an opaque_auth body over 400 octets is an {@link XdrException}; the
+     * rpcvers is returned as received.
+     */
+    public static RpcCallHeader decode(XdrDecoder in) {
+        int xid = in.readInt();
+        int mtype = in.readEnum();
+        if (mtype != RpcConstants.CALL) {
+            throw new XdrException("msg_type " + mtype + " where a CALL was expected");
+        }
+        return new RpcCallHeader(xid, in.readInt(), in.readInt(), in.readInt(), in.readInt(),
+                OpaqueAuth.decode(in), OpaqueAuth.decode(in));
     }
 
     public void encode(XdrEncoder out) {
