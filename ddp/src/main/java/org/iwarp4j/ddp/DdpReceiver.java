@@ -29,6 +29,7 @@ public final class DdpReceiver {
     private final int protectionDomain;
     private final long streamId;
     private final Map<Integer, UntaggedQueue> queues = new HashMap<>();
+    private final DdpMeters meters;
     private boolean stopped;
     private DdpException failure;
 
@@ -40,6 +41,16 @@ public final class DdpReceiver {
      *     segment for any other QN is {@link DdpError#INVALID_QN}
      */
     public DdpReceiver(StagTable stagTable, int protectionDomain, long streamId, Collection<UntaggedQueue> queues) {
+        this(stagTable, protectionDomain, streamId, queues, DdpMeters.NONE);
+    }
+
+    /**
+     * A receiver that counts the octets it places in {@code meters} ({@link DdpMeters}); the other
+     * parameters as {@link #DdpReceiver(StagTable, int, long, Collection)}.
+     */
+    public DdpReceiver(StagTable stagTable, int protectionDomain, long streamId, Collection<UntaggedQueue> queues,
+                       DdpMeters meters) {
+        this.meters = Objects.requireNonNull(meters, "meters");
         this.stagTable = Objects.requireNonNull(stagTable, "stagTable");
         this.protectionDomain = protectionDomain;
         this.streamId = streamId;
@@ -104,6 +115,7 @@ public final class DdpReceiver {
         }
         try {
             stagTable.place(segment, protectionDomain, streamId, required);
+            meters.placed(true, segment.payloadLength());
             return true;
         } catch (DdpException e) {
             throw fail(e);
@@ -131,11 +143,14 @@ public final class DdpReceiver {
                 throw segment.error(DdpError.INVALID_QN, "QN " + Integer.toUnsignedLong(header.qn())
                         + " is not valid on this stream");
             }
-            queue.place(segment);
-            return true;
+            queue.placeWithoutDelivery(segment);
         } catch (DdpException e) {
             throw fail(e);
         }
+        // Counted before the ULP hears of a message it completes.
+        meters.placed(false, segment.payloadLength());
+        queue.deliverCompleted();
+        return true;
     }
 
     /** Stops placement for good: every later segment is dropped (RDMAP-R-035). */

@@ -104,8 +104,14 @@ public final class UntaggedQueue {
      * @throws ClassCastException if the segment is tagged
      */
     public void place(DdpSegment segment) throws DdpException {
+        placeWithoutDelivery(segment);
+        deliverCompleted();
+    }
+
+    /** {@link #place(DdpSegment)} up to, not including, the delivery: the receiver counts in between. */
+    void placeWithoutDelivery(DdpSegment segment) throws DdpException {
         try {
-            place(segment.untaggedHeader(), segment.payload());
+            placeWithoutDelivery(segment.untaggedHeader(), segment.payload());
         } catch (DdpException e) {
             throw e.withSegment(segment);
         }
@@ -121,6 +127,11 @@ public final class UntaggedQueue {
      *     {@link DdpError#LOCAL_CATASTROPHIC} if a posted buffer's memory is no longer usable
      */
     public void place(UntaggedHeader header, ByteBuf payload) throws DdpException {
+        placeWithoutDelivery(header, payload);
+        deliverCompleted();
+    }
+
+    private void placeWithoutDelivery(UntaggedHeader header, ByteBuf payload) throws DdpException {
         if (header.qn() != queueNumber) {
             throw new DdpException(DdpError.INVALID_QN, "segment for QN " + Integer.toUnsignedLong(header.qn())
                     + " given to QN " + Integer.toUnsignedLong(queueNumber));
@@ -168,7 +179,6 @@ public final class UntaggedQueue {
             slot.complete = true;
             slot.messageLength = mo + length;
         }
-        deliverCompleted();
     }
 
     /**
@@ -185,7 +195,8 @@ public final class UntaggedQueue {
         return out;
     }
 
-    private void deliverCompleted() {
+    /** Delivers every message at the head of the queue whose last segment has been placed, in MSN order. */
+    void deliverCompleted() {
         while (count > 0 && ring[head].complete) {
             Slot slot = ring[head];
             int msn = headMsn;

@@ -66,7 +66,9 @@ public final class MemoryRegion implements AutoCloseable {
     /** Deregisters: the STag stops working at once, locally and for the peer. */
     @Override
     public void close() {
-        protectionDomain.rnic().stagTable().deregister(buffer.stag());
+        if (protectionDomain.rnic().stagTable().deregister(buffer.stag())) {
+            protectionDomain.rnic().memoryRegionDeregistered();
+        }
     }
 
     @Override

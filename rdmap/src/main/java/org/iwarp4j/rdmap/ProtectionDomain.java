@@ -37,8 +37,10 @@ public final class ProtectionDomain {
     /** Registers {@code memory}'s readable octets at base tagged offset {@code baseTaggedOffset}. */
     public MemoryRegion register(ByteBuf memory, Set<Access> access, long baseTaggedOffset) {
         ByteBuf region = memory.slice();
-        return new MemoryRegion(this, rnic.stagTable().register(id, baseTaggedOffset, region.readableBytes(),
-                access, region));
+        MemoryRegion registered = new MemoryRegion(this, rnic.stagTable().register(id, baseTaggedOffset,
+                region.readableBytes(), access, region));
+        rnic.memoryRegionRegistered();
+        return registered;
     }
 
     /** Registers a ByteBuffer (direct or heap) from its position to its limit, without copying it. */

@@ -48,6 +48,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     private final StagTable stagTable;
     private final int protectionDomain;
     private final long streamId;
+    private final RdmapMeters meters;
     private ChannelHandlerContext ctx;
     private Transmitter transmitter;
     private DdpReceiver receiver;
@@ -64,6 +65,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         this.stagTable = queuePair.rnic().stagTable();
         this.protectionDomain = queuePair.settings().protectionDomain().id();
         this.streamId = stagTable.newStreamId();
+        this.meters = queuePair.rnic().meters();
     }
 
     @Override
@@ -163,7 +165,8 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         }
         terminates = new UntaggedQueue(RdmapConstants.QN_TERMINATE, 1, this::terminateReceived);
         terminates.post(internalBuffer(TERMINATE_BUFFER));
-        receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates));
+        receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates),
+                queuePair.rnic().ddpMeters());
         transmitter.start(parameters.sendMulpdu(), parameters.ord(), parameters.rtr());
         queuePair.established(parameters);
         ctx.flush();
@@ -224,6 +227,9 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             case RDMA_WRITE:
                 // A valid Write is not delivered to the ULP (RFC 5040 §5.1); zero length: no STag check.
                 receiver.placeTagged(segment, Access.REMOTE_WRITE);
+                if (segment.last()) {
+                    meters.received(RdmapOpcode.RDMA_WRITE);
+                }
                 break;
             case RDMA_READ_RESPONSE:
                 readResponse(segment);
@@ -247,6 +253,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         }
         receiver.placeTagged(segment, Access.LOCAL_WRITE);
         if (segment.last()) {
+            meters.received(RdmapOpcode.RDMA_READ_RESPONSE);
             transmitter.readResponseComplete();
             ctx.flush(); // Read Requests held back by ORD may just have been written
         }
@@ -273,6 +280,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             }
             invalidated = stag;
         }
+        meters.received(opcode);
         queuePair.outstandingReceives.decrementAndGet();
         deliver(queuePair, queuePair.settings().receiveCompletionQueue(), new WorkCompletion(
                 message.buffer().workRequestId(), WorkCompletionOpcode.RECEIVE, WorkCompletionStatus.SUCCESS,
@@ -288,6 +296,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             return;
         }
         ReadRequestHeader request = ReadRequestHeader.decode(header.slice(0, 28));
+        meters.received(RdmapOpcode.RDMA_READ_REQUEST);
         ByteBuf source;
         if (request.isZeroLength()) {
             source = ctx.alloc().buffer(0); // RFC 5040 §5.2.1: no STag check, a zero-length response
@@ -336,6 +345,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             reason = TerminateReason.rdmap(0x2, 0xFF);
         }
         terminated = true;
+        meters.terminateReceived(reason);
         receiver.stop();
         queuePair.terminated(reason);
         queuePair.moveTo(QueuePairState.TERMINATE);
@@ -378,6 +388,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             return;
         }
         terminated = true;
+        meters.terminateSent(message.reason());
         if (receiver != null) {
             receiver.stop();
         }
@@ -443,6 +454,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
 
     /** Hands a completion to its queue; an overrun puts the queue pair in ERROR, as RNICs do. */
     static void deliver(QueuePair queuePair, CompletionQueue queue, WorkCompletion completion) {
+        queuePair.rnic().meters().completed(completion);
         if (!queue.complete(completion)) {
             queuePair.moveTo(QueuePairState.ERROR);
         }

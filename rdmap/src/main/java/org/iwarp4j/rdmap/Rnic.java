@@ -1,5 +1,6 @@
 package org.iwarp4j.rdmap;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.iwarp4j.ddp.DdpMeters;
 import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaSettings;
@@ -39,23 +42,47 @@ public final class Rnic implements AutoCloseable {
     /** Base tagged offsets the RNIC chooses start here: user-space-like virtual addresses. */
     private static final long FIRST_BASE_TAGGED_OFFSET = 0x7f00_0000_0000L;
     private static final long PAGE = 4096;
+    private static final AtomicInteger RNICS = new AtomicInteger();
 
     private final EventLoopGroup group;
     private final Transport transport;
     private final StagTable stagTable = new StagTable();
+    private final String name;
     private final MeterRegistry meterRegistry;
+    private final Consumer<? super Channel> channelInitializer;
+    private final RdmapMeters meters;
+    private final DdpMeters ddpMeters;
     private final AtomicInteger protectionDomains = new AtomicInteger();
     private final AtomicInteger queuePairs = new AtomicInteger();
+    private final AtomicInteger liveQueuePairs = new AtomicInteger();
+    private final AtomicInteger liveMemoryRegions = new AtomicInteger();
     private final AtomicLong nextBaseTaggedOffset = new AtomicLong(FIRST_BASE_TAGGED_OFFSET);
 
     private Rnic(Builder b) {
         this.transport = b.transport;
         this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, transport.ioHandlerFactory());
+        this.name = b.name != null ? b.name : "rnic" + RNICS.getAndIncrement();
         this.meterRegistry = b.meterRegistry;
+        this.channelInitializer = b.channelInitializer;
+        this.meters = RdmapMeters.of(meterRegistry);
+        this.ddpMeters = DdpMeters.of(meterRegistry);
+        if (meterRegistry != null) {
+            Gauge.builder("iwarp.rnic.queue.pairs", liveQueuePairs, AtomicInteger::get).tag("rnic", name)
+                    .description("Queue pairs created and not yet closed").strongReference(true)
+                    .register(meterRegistry);
+            Gauge.builder("iwarp.rnic.memory.regions", liveMemoryRegions, AtomicInteger::get).tag("rnic", name)
+                    .description("Memory regions registered and not yet deregistered").strongReference(true)
+                    .register(meterRegistry);
+        }
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** This RNIC's name: the {@code rnic} tag of its gauges. */
+    public String name() {
+        return name;
     }
 
     public ProtectionDomain allocateProtectionDomain() {
@@ -76,7 +103,10 @@ public final class Rnic implements AutoCloseable {
         if (settings.protectionDomain().rnic() != this) {
             throw new IllegalArgumentException("the protection domain belongs to another RNIC");
         }
-        return new QueuePair(this, settings, queuePairs.incrementAndGet());
+        QueuePair queuePair = new QueuePair(this, settings, queuePairs.incrementAndGet());
+        liveQueuePairs.incrementAndGet();
+        queuePair.closeFuture().whenComplete((qp, e) -> liveQueuePairs.decrementAndGet());
+        return queuePair;
     }
 
     /**
@@ -91,6 +121,7 @@ public final class Rnic implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
                             ConnectionDecision decision = handler.onConnectionRequest(connectionRequest);
@@ -114,6 +145,7 @@ public final class Rnic implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
                                 new QueuePairEngine(queuePair));
                     }
@@ -136,6 +168,22 @@ public final class Rnic implements AutoCloseable {
         return stagTable;
     }
 
+    RdmapMeters meters() {
+        return meters;
+    }
+
+    DdpMeters ddpMeters() {
+        return ddpMeters;
+    }
+
+    void memoryRegionRegistered() {
+        liveMemoryRegions.incrementAndGet();
+    }
+
+    void memoryRegionDeregistered() {
+        liveMemoryRegions.decrementAndGet();
+    }
+
     /** A base tagged offset for a region of {@code length} octets, page-aligned, with a guard page after it. */
     long nextBaseTaggedOffset(int length) {
         long span = (length + PAGE - 1) / PAGE * PAGE + PAGE;
@@ -151,7 +199,9 @@ public final class Rnic implements AutoCloseable {
     /** Builder for {@link Rnic}. */
     public static final class Builder {
         private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private String name;
         private MeterRegistry meterRegistry;
+        private Consumer<? super Channel> channelInitializer = ch -> { };
         private Transport transport = Transport.best();
 
         private Builder() {
@@ -171,9 +221,31 @@ public final class Rnic implements AutoCloseable {
             return this;
         }
 
-        /** Meters of every layer go here (see README "Meters"). */
+        /** A name for this RNIC's gauges (tag {@code rnic}); default {@code rnic0}, {@code rnic1}, ... */
+        public Builder name(String name) {
+            this.name = java.util.Objects.requireNonNull(name);
+            return this;
+        }
+
+        /**
+         * Meters of every layer go here: MPA's {@code iwarp.mpa.*}, DDP's {@code iwarp.ddp.placed},
+         * RDMAP's {@code iwarp.rdmap.*} and the gauges {@code iwarp.rnic.queue.pairs} and
+         * {@code iwarp.rnic.memory.regions} (see README "Meters").
+         */
         public Builder meterRegistry(MeterRegistry meterRegistry) {
             this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        /**
+         * Runs for every connection this RNIC makes or accepts, before any iWARP handler is in its
+         * pipeline: handlers added here sit at the head of the pipeline, next to the socket, and see
+         * the TCP byte stream as sent and received — e.g. Netty's {@code PcapWriteHandler} to record
+         * the traffic for Wireshark. Runs on the connection's event loop; it must not block. The
+         * channel may not be connected yet (an outgoing connection is initialised before it connects).
+         */
+        public Builder channelInitializer(Consumer<? super Channel> channelInitializer) {
+            this.channelInitializer = java.util.Objects.requireNonNull(channelInitializer);
             return this;
         }
 

@@ -31,6 +31,7 @@ final class Transmitter {
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
     private final Runnable onIdle;
+    private final RdmapMeters meters;
     private int mulpdu;
     private int ord;
     private boolean started;
@@ -41,6 +42,7 @@ final class Transmitter {
         this.protectionDomain = queuePair.settings().protectionDomain();
         this.ctx = ctx;
         this.onIdle = onIdle;
+        this.meters = queuePair.rnic().meters();
     }
 
     /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
@@ -49,13 +51,14 @@ final class Transmitter {
         this.ord = ord;
         if (rtr == RtrType.WRITE) {
             ByteBuf empty = ctx.alloc().buffer(0);
-            write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty, mulpdu), empty, null);
+            write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty,
+                    mulpdu), empty, null);
         } else if (rtr == RtrType.READ) {
             issueRead(null, new ReadRequestHeader(0, 0, 0, 0, 0));
         } else if (rtr == RtrType.SEND) {
             ByteBuf empty = ctx.alloc().buffer(0);
-            write(DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.SEND), 0, 0, sendMsn.next(), empty, mulpdu),
-                    empty, null);
+            write(RdmapOpcode.SEND, DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.SEND), 0, 0, sendMsn.next(),
+                    empty, mulpdu), empty, null);
         }
         started = true;
         for (SendWorkRequest r; (r = beforeStart.poll()) != null; ) {
@@ -77,15 +80,16 @@ final class Transmitter {
                 case SEND_WITH_INVALIDATE:
                 case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE: {
                     ByteBuf payload = gather(request);
-                    write(DdpSegmenter.untagged(RdmapControl.encode(sendOpcode(request.kind())),
+                    RdmapOpcode opcode = sendOpcode(request.kind());
+                    write(opcode, DdpSegmenter.untagged(RdmapControl.encode(opcode),
                             invalidates(request.kind()) ? request.remoteStag() : 0, 0, sendMsn.next(), payload,
                             mulpdu), payload, entry);
                     break;
                 }
                 case RDMA_WRITE: {
                     ByteBuf payload = gather(request);
-                    write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), request.remoteStag(),
-                            request.remoteTaggedOffset(), payload, mulpdu), payload, entry);
+                    write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE),
+                            request.remoteStag(), request.remoteTaggedOffset(), payload, mulpdu), payload, entry);
                     break;
                 }
                 case RDMA_READ:
@@ -123,8 +127,8 @@ final class Transmitter {
         ByteBuf payload = ctx.alloc().buffer(28);
         header.encode(payload);
         outstandingReads.add(new OutstandingRead(entry, header));
-        write(DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST), 0, 1, readMsn.next(), payload,
-                mulpdu), payload, null);
+        write(RdmapOpcode.RDMA_READ_REQUEST, DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST),
+                0, 1, readMsn.next(), payload, mulpdu), payload, null);
     }
 
     private void invalidateLocally(SendEntry entry) {
@@ -158,15 +162,17 @@ final class Transmitter {
 
     /** Sends the Read Response for a validated Read Request; {@code source} is released after it is sent. */
     ChannelFuture respondToRead(ReadRequestHeader request, ByteBuf source) {
-        return write(DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), request.sinkStag(),
-                request.sinkTaggedOffset(), source, mulpdu), source, null);
+        return write(RdmapOpcode.RDMA_READ_RESPONSE, DdpSegmenter.tagged(
+                RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), request.sinkStag(), request.sinkTaggedOffset(),
+                source, mulpdu), source, null);
     }
 
     /**
      * Writes every segment of {@code payload}'s message and releases {@code payload} (the segments
      * hold their own slices); the last segment's outcome completes {@code entry}.
      */
-    private ChannelFuture write(DdpSegmenter segmenter, ByteBuf payload, SendEntry entry) {
+    private ChannelFuture write(RdmapOpcode opcode, DdpSegmenter segmenter, ByteBuf payload, SendEntry entry) {
+        meters.sent(opcode);
         ChannelFuture last = null;
         try {
             while (segmenter.hasNext()) {

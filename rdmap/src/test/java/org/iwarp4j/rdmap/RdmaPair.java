@@ -18,12 +18,12 @@ final class RdmaPair implements AutoCloseable {
     static final long WAIT_SECONDS = 30;
     static final EnumSet<Access> ALL = EnumSet.allOf(Access.class);
 
-    final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
-    final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
-    final ProtectionDomain serverPd = serverRnic.allocateProtectionDomain();
-    final ProtectionDomain clientPd = clientRnic.allocateProtectionDomain();
-    final CompletionQueue serverCq = serverRnic.createCompletionQueue(4096);
-    final CompletionQueue clientCq = clientRnic.createCompletionQueue(4096);
+    final Rnic serverRnic;
+    final Rnic clientRnic;
+    final ProtectionDomain serverPd;
+    final ProtectionDomain clientPd;
+    final CompletionQueue serverCq;
+    final CompletionQueue clientCq;
     final QueuePair server;
     final QueuePair client;
     private final Listener listener;
@@ -37,6 +37,21 @@ final class RdmaPair implements AutoCloseable {
     RdmaPair(MpaSettings mpa, UnaryOperator<QueuePairSettings.Builder> serverSettings,
              UnaryOperator<QueuePairSettings.Builder> clientSettings, Consumer<QueuePair> beforeServerConnects,
              Consumer<QueuePair> beforeClientConnects) throws Exception {
+        this(Rnic.builder(), Rnic.builder(), mpa, serverSettings, clientSettings, beforeServerConnects,
+                beforeClientConnects);
+    }
+
+    /** A pair whose RNICs the caller configures too (meter registries, ...); one event loop each. */
+    RdmaPair(Rnic.Builder serverRnicBuilder, Rnic.Builder clientRnicBuilder, MpaSettings mpa,
+             UnaryOperator<QueuePairSettings.Builder> serverSettings,
+             UnaryOperator<QueuePairSettings.Builder> clientSettings, Consumer<QueuePair> beforeServerConnects,
+             Consumer<QueuePair> beforeClientConnects) throws Exception {
+        serverRnic = serverRnicBuilder.eventLoopThreads(1).build();
+        clientRnic = clientRnicBuilder.eventLoopThreads(1).build();
+        serverPd = serverRnic.allocateProtectionDomain();
+        clientPd = clientRnic.allocateProtectionDomain();
+        serverCq = serverRnic.createCompletionQueue(4096);
+        clientCq = clientRnic.createCompletionQueue(4096);
         server = serverRnic.createQueuePair(serverSettings.apply(QueuePairSettings.builder(serverPd, serverCq)
                 .mpa(mpa)).build());
         client = clientRnic.createQueuePair(clientSettings.apply(QueuePairSettings.builder(clientPd, clientCq)

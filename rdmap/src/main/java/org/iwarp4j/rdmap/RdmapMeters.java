@@ -1,0 +1,106 @@
+package org.iwarp4j.rdmap;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
+
+/**
+ * RDMAP's meters, one instance per {@link Rnic}, shared by its queue pairs (thread-safe):
+ *
+ * <ul>
+ *   <li>{@code iwarp.rdmap.messages}: RDMA Messages (RFC 5040 §4.1 Fig. 4), one per message
+ *       whatever its segment count, tags {@code direction} tx/rx and {@code opcode}
+ *       (rdma_write, rdma_read_request, rdma_read_response, send, send_with_invalidate,
+ *       send_with_se, send_with_se_and_invalidate, terminate). A received message counts once its
+ *       last segment was placed without error.
+ *   <li>{@code iwarp.rdmap.completions}: work completions, tags {@code opcode} and {@code status}
+ *       (the lower-case names of {@link WorkCompletionOpcode} and {@link WorkCompletionStatus}).
+ *   <li>{@code iwarp.rdmap.terminates}: Terminate messages (§4.8), tags {@code direction},
+ *       {@code layer} (rdmap, ddp, llp) and {@code type} (the error type's name in that layer's
+ *       table, e.g. remote_protection_error, tagged_buffer_error, mpa). A peer's numbers are
+ *       4 bits each, so a peer can create at most 256 such meters.
+ * </ul>
+ */
+final class RdmapMeters {
+
+    private static final RdmapOpcode[] OPCODES = RdmapOpcode.values();
+    private static final WorkCompletionStatus[] STATUSES = WorkCompletionStatus.values();
+
+    static final RdmapMeters NONE = new RdmapMeters(new CompositeMeterRegistry());
+
+    private final MeterRegistry registry;
+    private final Counter[] sent = new Counter[OPCODES.length];
+    private final Counter[] received = new Counter[OPCODES.length];
+    private final Counter[][] completions =
+            new Counter[WorkCompletionOpcode.values().length][STATUSES.length];
+    private final ConcurrentMap<Integer, Counter> terminates = new ConcurrentHashMap<>();
+
+    private RdmapMeters(MeterRegistry registry) {
+        this.registry = registry;
+        for (RdmapOpcode opcode : OPCODES) {
+            sent[opcode.ordinal()] = message(registry, "tx", opcode);
+            received[opcode.ordinal()] = message(registry, "rx", opcode);
+        }
+        for (WorkCompletionOpcode opcode : WorkCompletionOpcode.values()) {
+            for (WorkCompletionStatus status : STATUSES) {
+                completions[opcode.ordinal()][status.ordinal()] = Counter.builder("iwarp.rdmap.completions")
+                        .tag("opcode", name(opcode)).tag("status", name(status))
+                        .description("Work completions").register(registry);
+            }
+        }
+    }
+
+    /** Meters in {@code registry}, or ones that count nowhere when it is {@code null}. */
+    static RdmapMeters of(MeterRegistry registry) {
+        return registry == null ? NONE : new RdmapMeters(registry);
+    }
+
+    private static Counter message(MeterRegistry registry, String direction, RdmapOpcode opcode) {
+        return Counter.builder("iwarp.rdmap.messages").tag("direction", direction).tag("opcode", name(opcode))
+                .description("RDMA Messages").register(registry);
+    }
+
+    void sent(RdmapOpcode opcode) {
+        sent[opcode.ordinal()].increment();
+    }
+
+    void received(RdmapOpcode opcode) {
+        received[opcode.ordinal()].increment();
+    }
+
+    void completed(WorkCompletion completion) {
+        completions[completion.opcode().ordinal()][completion.status().ordinal()].increment();
+    }
+
+    void terminateSent(TerminateReason reason) {
+        sent(RdmapOpcode.TERMINATE);
+        terminate(true, reason);
+    }
+
+    void terminateReceived(TerminateReason reason) {
+        received(RdmapOpcode.TERMINATE);
+        terminate(false, reason);
+    }
+
+    private void terminate(boolean tx, TerminateReason reason) {
+        int key = (tx ? 1 << 8 : 0) | reason.layerCode() << 4 | reason.errorType();
+        terminates.computeIfAbsent(key, k -> Counter.builder("iwarp.rdmap.terminates")
+                .tag("direction", tx ? "tx" : "rx")
+                .tag("layer", tagValue(reason.layerName()))
+                .tag("type", tagValue(reason.errorTypeName()))
+                .description("Terminate messages").register(registry)).increment();
+    }
+
+    private static String name(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code Remote Protection Error} -> {@code remote_protection_error}, {@code Layer 0x5} -> {@code layer_0x5}. */
+    static String tagValue(String words) {
+        return words.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
+    }
+}
