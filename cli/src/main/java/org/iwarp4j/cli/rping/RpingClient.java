@@ -124,10 +124,10 @@ public final class RpingClient {
                     return new RpingResult(completed, verified, negotiated, null);
                 }
             }
-            log.error("rping client failed: " + e.getMessage());
+            String failure = e.getMessage() + " (" + completed + " iterations completed)";
+            log.error("rping client failed: " + failure);
             endpoint.disconnect();
-            return new RpingResult(completed, verified, negotiated, e.getMessage()
-                    + " (" + completed + " iterations completed)");
+            return new RpingResult(completed, verified, negotiated, failure);
         }
         endpoint.disconnect();
         return new RpingResult(completed, verified, negotiated, null);

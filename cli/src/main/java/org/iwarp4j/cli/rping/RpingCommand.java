@@ -122,7 +122,8 @@ public final class RpingCommand implements Callable<Integer> {
         return result.isSuccess() ? 0 : 1;
     }
 
-    private RpingOptions options() throws UnknownHostException {
+    /** The parsed command line as options; {@link IllegalArgumentException} with rping's words if invalid. */
+    RpingOptions options() throws UnknownHostException {
         InetAddress resolved = null;
         if (address != null) {
             try {

@@ -192,11 +192,11 @@ public final class RpingServer implements AutoCloseable {
                 completed++;
             }
         } catch (RpingFailure e) {
-            String failure = closed ? "the server was closed: " + e.getMessage() : e.getMessage();
+            String failure = (closed ? "the server was closed: " + e.getMessage() : e.getMessage())
+                    + " (" + completed + " iterations completed)";
             log.error("rping server failed: " + failure);
             endpoint.disconnect();
-            return new RpingResult(completed, verified, negotiated, failure + " (" + completed
-                    + " iterations completed)");
+            return new RpingResult(completed, verified, negotiated, failure);
         }
         endpoint.disconnect();
         if (completed < options.count()) {
