@@ -9,11 +9,13 @@ import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -83,11 +85,14 @@ public final class RpcClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new RpcTransportException("transport " + transport.name()
                     + " refused " + info + ": " + e.getMessage(), e));
         }
+        AtomicReference<RpcException> abort = new AtomicReference<>();
         Timeout timeout = TimerHolder.TIMER.newTimeout(t -> {
-            if (result.completeExceptionally(new RpcTimeoutException("no reply to " + info + " on "
-                    + transport.name() + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"))) {
-                sent.cancel(false);
-            }
+            RpcTimeoutException timedOut = new RpcTimeoutException("no reply to " + info + " on "
+                    + transport.name() + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            // Cancel first, so the transport has forgotten the xid when the caller sees the timeout.
+            abort.set(timedOut);
+            sent.cancel(false);
+            result.completeExceptionally(timedOut);
         }, timeoutNanos, TimeUnit.NANOSECONDS);
         result.whenComplete((r, e) -> {
             timeout.cancel();
@@ -96,6 +101,12 @@ public final class RpcClient implements AutoCloseable {
             }
         });
         sent.whenComplete((reply, error) -> {
+            if (error instanceof CancellationException) {
+                RpcException why = abort.get();
+                result.completeExceptionally(why != null ? why
+                        : new RpcTransportException(info + " cancelled by transport " + transport.name()));
+                return;
+            }
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error;

@@ -1,0 +1,189 @@
+package org.iwarp4j.oncrpc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.iwarp4j.testkit.Hex;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The client's call encoding and its mapping of every reply (RFC 5531 §9) to a result or an exception. */
+class RpcClientTest {
+
+    private static final int PROG = 0x20000077;
+
+    private final RpcDispatcher dispatcher = new RpcDispatcher()
+            .register(RpcProgram.builder(PROG, 2)
+                    .procedure(1, RpcProcedure.of((ctx, args, results) -> results.writeInt(args.readInt() * 2)))
+                    .procedure(2, RpcProcedure.of((ctx, args, results) -> {
+                        throw new IllegalStateException("bug");
+                    }))
+                    .procedure(3, RpcProcedure.of((ctx, args, results) ->
+                            results.writeString(ctx.authSysCredential().map(AuthSys::machineName).orElse("none"), 255)))
+                    .build())
+            .register(RpcProgram.builder(PROG, 3).build());
+
+    /** A transport that records the calls and answers with {@code reply(call octets)}. */
+    private static final class CannedTransport implements RpcClientTransport {
+        final List<String> calls = new ArrayList<>();
+        final List<CompletableFuture<XdrMessage>> futures = new ArrayList<>();
+        final Function<byte[], String> reply;
+
+        CannedTransport(Function<byte[], String> reply) {
+            this.reply = reply;
+        }
+
+        @Override
+        public synchronized CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
+            ByteBuf stream = call.stream();
+            byte[] octets = ByteBufUtil.getBytes(stream);
+            stream.release();
+            call.release();
+            calls.add(Hex.encode(octets));
+            String answer = reply.apply(octets);
+            CompletableFuture<XdrMessage> f = answer == null ? new CompletableFuture<>()
+                    : CompletableFuture.completedFuture(XdrMessage.of(Unpooled.wrappedBuffer(Hex.decode(answer))));
+            futures.add(f);
+            return f;
+        }
+
+        @Override
+        public String name() {
+            return "canned";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static String xid(byte[] call) {
+        return Hex.encode(java.util.Arrays.copyOf(call, 4));
+    }
+
+    private static Throwable failure(CompletableFuture<?> f) {
+        assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        return f.handle((r, e) -> e).join();
+    }
+
+    @Test
+    void callsAndDecodesResults() throws Exception {
+        RpcClient client = RpcClient.builder(new DispatcherTransport(dispatcher)).build();
+        int doubled = client.call(PROG, 2, 1, args -> args.writeInt(21), XdrDecoder::readInt).get(5, TimeUnit.SECONDS);
+        assertThat(doubled).isEqualTo(42);
+        try (RpcReply reply = client.call(PROG, 2, 1, args -> args.writeInt(5)).get(5, TimeUnit.SECONDS)) {
+            assertThat(reply.verifier()).isEqualTo(OpaqueAuth.NONE);
+            assertThat(reply.results().readInt()).isEqualTo(10);
+            assertThat(reply.results().isEmpty()).isTrue();
+        }
+    }
+
+    @Test
+    void callHeaderCarriesConsecutiveXidsAndTheAuthSysCredential() throws Exception {
+        CannedTransport transport = new CannedTransport(call -> xid(call) + "00000001 00000000 00000000 00000000 00000000");
+        AuthSys sys = new AuthSys(7, "h", 0, 0, new int[0]);
+        RpcClient client = RpcClient.builder(transport).credential(sys).build();
+        client.call(PROG, 2, 9, args -> args.writeInt(0x0a0b0c0d)).get(5, TimeUnit.SECONDS).close();
+        client.call(PROG, 2, 9, args -> { }).get(5, TimeUnit.SECONDS).close();
+        String first = transport.calls.get(0);
+        String second = transport.calls.get(1);
+        // AUTH_SYS, 24 octets: stamp 7, machinename "h" + 3 pad, uid 0, gid 0, no gids
+        String cred = "00000001 00000018 00000007 00000001 68000000 00000000 00000000 00000000";
+        assertThat(first.substring(8)).isEqualTo(XdrBytes.plain(
+                "00000000 00000002 20000077 00000002 00000009 " + cred + " 00000000 00000000 0a0b0c0d"));
+        assertThat(Integer.parseUnsignedInt(second.substring(0, 8), 16))
+                .isEqualTo(Integer.parseUnsignedInt(first.substring(0, 8), 16) + 1);
+    }
+
+    @Test
+    void authSysReachesTheServer() throws Exception {
+        RpcClient client = RpcClient.builder(new DispatcherTransport(dispatcher))
+                .credential(new AuthSys(1, "client.example", 1000, 1000, new int[] {1, 2, 3})).build();
+        assertThat(client.call(PROG, 2, 3, args -> { }, r -> r.readString(255)).get(5, TimeUnit.SECONDS))
+                .isEqualTo("client.example");
+    }
+
+    @Test
+    void acceptedErrorsBecomeExceptions() {
+        RpcClient client = RpcClient.builder(new DispatcherTransport(dispatcher)).build();
+        assertThat(failure(client.call(PROG + 1, 2, 1, args -> { }))).isInstanceOf(RpcProgramUnavailableException.class);
+        Throwable mismatch = failure(client.call(PROG, 7, 1, args -> { }));
+        assertThat(mismatch).isInstanceOf(RpcProgramMismatchException.class);
+        assertThat(((RpcProgramMismatchException) mismatch).low()).isEqualTo(2);
+        assertThat(((RpcProgramMismatchException) mismatch).high()).isEqualTo(3);
+        assertThat(failure(client.call(PROG, 2, 99, args -> { }))).isInstanceOf(RpcProcedureUnavailableException.class);
+        assertThat(failure(client.call(PROG, 2, 1, args -> { }))).isInstanceOf(RpcGarbageArgsException.class);
+        assertThat(failure(client.call(PROG, 2, 2, args -> { }))).isInstanceOf(RpcSystemErrorException.class);
+    }
+
+    @Test
+    void deniedRepliesBecomeExceptions() {
+        RpcClient dh = RpcClient.builder(new DispatcherTransport(dispatcher))
+                .credential(new OpaqueAuth(RpcConstants.AUTH_DH, new byte[8])).build();
+        Throwable auth = failure(dh.call(PROG, 2, 1, args -> args.writeInt(1)));
+        assertThat(auth).isInstanceOf(RpcAuthException.class);
+        assertThat(((RpcAuthException) auth).stat()).isEqualTo(AuthStat.AUTH_BADCRED);
+
+        RpcClient old = RpcClient.builder(new CannedTransport(call -> xid(call)
+                + "00000001 00000001 00000000 00000003 00000004")).build();
+        Throwable rpcMismatch = failure(old.call(PROG, 2, 1, args -> { }));
+        assertThat(rpcMismatch).isInstanceOf(RpcMismatchException.class);
+        assertThat(((RpcMismatchException) rpcMismatch).low()).isEqualTo(3);
+        assertThat(((RpcMismatchException) rpcMismatch).high()).isEqualTo(4);
+
+        RpcClient odd = RpcClient.builder(new CannedTransport(call -> xid(call)
+                + "00000001 00000001 00000001 00000063")).build();
+        Throwable unnamed = failure(odd.call(PROG, 2, 1, args -> { }));
+        assertThat(((RpcAuthException) unnamed).code()).isEqualTo(99);
+        assertThat(((RpcAuthException) unnamed).stat()).isNull();
+    }
+
+    @Test
+    void malformedOrMismatchedRepliesAreProtocolErrors() {
+        RpcClient wrongXid = RpcClient.builder(new CannedTransport(call -> "deadbeef 00000001 00000000 00000000 00000000 00000000")).build();
+        assertThat(failure(wrongXid.call(PROG, 2, 1, args -> { }))).isInstanceOf(RpcProtocolException.class)
+                .hasMessageContaining("deadbeef");
+        RpcClient truncated = RpcClient.builder(new CannedTransport(call -> xid(call) + "00000001 00000000")).build();
+        assertThat(failure(truncated.call(PROG, 2, 1, args -> { }))).isInstanceOf(RpcProtocolException.class);
+    }
+
+    @Test
+    void noReplyWithinTheTimeoutIsRpcTimeoutAndTheTransportForgetsTheXid() {
+        CannedTransport silent = new CannedTransport(call -> null);
+        RpcClient client = RpcClient.builder(silent).timeout(Duration.ofMillis(50)).build();
+        CompletableFuture<RpcReply> call = client.call(PROG, 2, 1, args -> { });
+        assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("50 ms");
+        assertThat(silent.futures.get(0)).isCancelled();
+    }
+
+    @Test
+    void transportFailuresAreRpcTransportExceptions() {
+        DispatcherTransport transport = new DispatcherTransport(dispatcher);
+        transport.close();
+        RpcClient client = RpcClient.builder(transport).build();
+        assertThat(failure(client.call(PROG, 2, 1, args -> args.writeInt(1)))).isInstanceOf(RpcTransportException.class);
+        RpcClient broken = RpcClient.builder(new CannedTransport(call -> {
+            throw new IllegalStateException("boom");
+        })).build();
+        assertThat(failure(broken.call(PROG, 2, 1, args -> { }))).isInstanceOf(RpcTransportException.class)
+                .hasMessageContaining("boom");
+    }
+
+    @Test
+    void argumentsThatCannotBeEncodedFailTheCallAndAreReleased() {
+        RpcClient client = RpcClient.builder(new DispatcherTransport(dispatcher)).build();
+        ByteBuf data = Unpooled.buffer().writeZero(8);
+        assertThat(failure(client.call(PROG, 2, 1, args -> args.writeOpaque(data, 4)))).isInstanceOf(XdrException.class);
+        assertThat(data.refCnt()).isZero();
+    }
+}
