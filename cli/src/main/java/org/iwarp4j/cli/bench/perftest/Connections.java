@@ -1,0 +1,46 @@
+package org.iwarp4j.cli.bench.perftest;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.iwarp4j.rdmap.QueuePair;
+
+/**
+ * Connecting as perftest's {@code rdma_cm_client_connection} does: a perftest server starts
+ * listening for the data connections only after answering a handshake, so a refused attempt is
+ * retried (perftest: 10 times, 100 ms apart; here for up to {@link #ATTEMPTS} tries).
+ */
+final class Connections {
+
+    static final int ATTEMPTS = 30;
+    private static final long DELAY_MILLIS = 100;
+
+    private Connections() {
+    }
+
+    /** Connects a fresh queue pair from {@code queuePairs} until one reaches RTS. */
+    static QueuePair connect(Supplier<QueuePair> queuePairs, SocketAddress server, long timeoutSeconds)
+            throws IOException, InterruptedException {
+        Throwable last = null;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            QueuePair qp = queuePairs.get();
+            try {
+                return qp.connect(server).get(timeoutSeconds, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                last = e.getCause();
+                qp.close();
+                if (last instanceof org.iwarp4j.mpa.MpaException || last instanceof org.iwarp4j.mpa.MpaRejectedException) {
+                    break; // MPA said no: retrying will not change its mind
+                }
+            } catch (TimeoutException e) {
+                last = e;
+                qp.close();
+            }
+            Thread.sleep(DELAY_MILLIS);
+        }
+        throw new ConnectFailedException("cannot connect to " + server + ": " + last, last);
+    }
+}
