@@ -17,15 +17,15 @@ import picocli.CommandLine.Spec;
  * {@code -V}); 1 for a failed run; 2 for a bad command line.
  */
 @Command(name = "rping", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"RDMA ping-pong, compatible with Linux rping (rdma-core) in both roles and on the wire:",
-                "the client Sends {addr, rkey, len} of its start buffer, the server RDMA Reads it, Sends",
-                "\"go ahead\", the client Sends its sink buffer, the server RDMA Writes the data back and Sends",
-                "\"go ahead\" again; -V compares the data, -v prints it.",
-                "MPA as siw: revision 2 with IRD/ORD 1/1, CRC only if --crc or the peer asks, markers only",
-                "if --markers or the peer asks."},
-        footer = {"", "Exit status: 0 every iteration completed (and matched, with -V); 1 connection failed or was",
-                "rejected, a completion failed, the data did not match, or the peer disconnected too early",
-                "(a server with -C: before COUNT iterations); 2 bad command line."})
+        description = {"RDMA ping-pong compatible with Linux rping (rdma-core), in both roles and on the wire.",
+                "The client Sends {addr, rkey, len} of its start buffer; the server RDMA Reads it and Sends \"go"
+                        + " ahead\"; the client Sends {addr, rkey, len} of its sink buffer; the server RDMA Writes the"
+                        + " data back and Sends \"go ahead\" again. -V compares the data, -v prints it.",
+                "MPA as siw's: revision 2 with IRD/ORD 1/1; CRC only with --crc or if the peer asks; markers only"
+                        + " with --markers or if the peer asks.", ""},
+        footer = {"", "Exit status: 0 every iteration completed (and matched, with -V); 1 the connection failed or"
+                + " was rejected, a completion failed, the data did not match, or the peer disconnected too early"
+                + " (for a server with -C: before COUNT iterations); 2 bad command line."})
 public final class RpingCommand implements Callable<Integer> {
 
     @Spec
