@@ -150,6 +150,7 @@ public final class RpingServer implements AutoCloseable {
                     break;
                 }
                 log.debug("Received %s from peer", source);
+                log.debug("server received sink adv"); // sic: rping's words for the start buffer too
                 int length = checkedLength(source);
                 endpoint.queuePair.postSend(SendWorkRequest.rdmaRead(RpingEndpoint.RDMA_ID, source.rkey(), source.buf(),
                         endpoint.rdmaMr.sge(0, length)));
@@ -175,6 +176,7 @@ public final class RpingServer implements AutoCloseable {
 
                 RpingRdmaInfo sink = endpoint.receive("the client's sink buffer (its second Send of a ping)");
                 log.debug("Received %s from peer", sink);
+                log.debug("server received sink adv");
                 // rping writes strlen(rdma_buf) + 1: the data with its NUL. Never more than was read.
                 int writeLength = Math.min(PingData.cStringLength(endpoint.rdmaBuf, 0, length) + 1, length);
                 if (sink.size() < 0 || writeLength > sink.size()) {

@@ -151,4 +151,13 @@ class RpingLoopbackTest {
             assertThat(served.completed()).isZero();
         }
     }
+
+    @Test
+    void closingAWaitingServerEndsItsServe() throws Exception {
+        Rpings.RunningServer server = new Rpings.RunningServer(RpingOptions.serverBuilder());
+        server.close();
+        RpingResult served = server.awaitResult();
+        assertThat(served.failure()).isEqualTo("connect error: the server was closed before a client connected");
+        assertThat(served.negotiated()).isNull();
+    }
 }

@@ -204,4 +204,73 @@ class RpingSiwReplayTest {
             assertThat(server.peerStartupFrame()[16] & 0x80).isEqualTo(0x80);
         }
     }
+
+    @Test
+    void aClientGoneInTheMiddleOfAPingFailsTheServer() throws Exception {
+        SiwRpingCapture capture = SiwRpingCapture.load("rping-siw.pcap");
+        try (Rpings.RunningServer server = new Rpings.RunningServer(RpingOptions.serverBuilder());
+             RawMpaPeer client = RawMpaPeer.connect(server.server.localAddress(), siwMpa(capture),
+                     capture.replyFrame.length)) {
+            client.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+            client.send(capture.fromClient.get(0));
+            client.next("Read Request");
+            client.disconnect(); // instead of the Read Response
+
+            RpingResult served = server.awaitResult();
+            assertThat(served.failure()).isEqualTo("the peer disconnected while this end waited for the RDMA Read of"
+                    + " the client's start buffer (0 iterations completed)");
+        }
+    }
+
+    @Test
+    void anEndlessClientEndsWellWhenTheServerLeavesBetweenPings() throws Exception {
+        SiwRpingCapture capture = SiwRpingCapture.load("rping-siw.pcap");
+        try (RawMpaPeer server = RawMpaPeer.listen(siwMpa(capture),
+                r -> CompletableFuture.completedFuture(MpaDecision.accept()), capture.requestFrame.length)) {
+            Rpings.Output output = new Rpings.Output();
+            RpingClient client = new RpingClient(Rpings.client(server.localAddress().getPort()).validate(true).build(),
+                    output.outWriter, output.errWriter);
+            CompletableFuture<RpingResult> run = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.run();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            for (int ping = 0; ping < 2; ping++) {
+                RpingRdmaInfo start = RpingRdmaInfo.get(Unpooled.wrappedBuffer(payload(server.next("start"))), 0);
+                server.send(withStagAndTo(capture.fromServer.get(4 * ping), READ_SOURCE_STAG, start.rkey(),
+                        READ_SOURCE_TO, start.buf()));
+                server.next("Read Response");
+                server.send(capture.fromServer.get(4 * ping + 1));
+                RpingRdmaInfo sink = RpingRdmaInfo.get(Unpooled.wrappedBuffer(payload(server.next("sink"))), 0);
+                server.send(withStagAndTo(capture.fromServer.get(4 * ping + 2), TAGGED_STAG, sink.rkey(), TAGGED_TO,
+                        sink.buf()));
+                server.send(capture.fromServer.get(4 * ping + 3));
+            }
+            server.next("the third ping's start buffer");
+            server.disconnect();
+
+            RpingResult result = run.get(Rpings.WAIT_SECONDS, TimeUnit.SECONDS);
+            // rping -c without -C runs until the server goes away: that is its normal end.
+            assertThat(result.failure()).isNull();
+            assertThat(result.completed()).isEqualTo(2);
+            assertThat(result.verified()).isEqualTo(2);
+            assertThat(output.err.toString()).isEqualTo("client DISCONNECT EVENT..." + System.lineSeparator());
+        }
+    }
+
+    @Test
+    void aSilentPeerEndsTheRunAfterTheTimeout() throws Exception {
+        SiwRpingCapture capture = SiwRpingCapture.load("rping-siw.pcap");
+        try (RawMpaPeer server = RawMpaPeer.listen(siwMpa(capture),
+                r -> CompletableFuture.completedFuture(MpaDecision.accept()), capture.requestFrame.length)) {
+            Rpings.Output output = new Rpings.Output();
+            RpingResult result = new RpingClient(Rpings.client(server.localAddress().getPort()).count(1)
+                    .timeout(java.time.Duration.ofMillis(300)).build(), output.outWriter, output.errWriter).run();
+            assertThat(result.failure()).isEqualTo("no completion within 300 ms while waiting for the server's go ahead"
+                    + " after its RDMA Read (0 iterations completed)");
+            assertThat(server.next("start")).hasSize(UNTAGGED_PAYLOAD + RpingRdmaInfo.LENGTH);
+        }
+    }
 }
