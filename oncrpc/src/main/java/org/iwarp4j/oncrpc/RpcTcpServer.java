@@ -20,7 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
+import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -156,11 +158,16 @@ public final class RpcTcpServer implements AutoCloseable {
         }
     }
 
-    /** One connection: record -> dispatcher -> record, with a bound on calls in service. */
+    /**
+     * One connection: record -> dispatcher -> record. At most {@code maxOutstanding} calls are in
+     * service; records decoded beyond that (one read can hold many) wait in a queue that cannot
+     * grow further because reading stops until the connection is below the bound again.
+     */
     private static final class ServerHandler extends ChannelInboundHandlerAdapter {
         private final RpcDispatcher dispatcher;
         private final int maxOutstanding;
         private final RpcTcpServer[] server;
+        private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
         private RpcTransportInfo info;
         private int outstanding;
 
@@ -184,36 +191,64 @@ public final class RpcTcpServer implements AutoCloseable {
                 return;
             }
             if (info == null) {
-                channelActive(ctx);
+                info = new RpcTransportInfo(TRANSPORT_NAME, ctx.channel().localAddress(),
+                        ctx.channel().remoteAddress(), ctx.alloc());
             }
-            if (++outstanding >= maxOutstanding) {
+            if (outstanding >= maxOutstanding) {
+                waiting.add(record);
+                ctx.channel().config().setAutoRead(false);
+                return;
+            }
+            dispatch(ctx, record);
+        }
+
+        private void dispatch(ChannelHandlerContext ctx, ByteBuf record) {
+            outstanding++;
+            if (outstanding >= maxOutstanding) {
                 ctx.channel().config().setAutoRead(false);
             }
             dispatcher.dispatch(XdrMessage.of(record), info).whenComplete((reply, error) -> {
                 if (ctx.executor().inEventLoop()) {
                     completed(ctx, reply, error);
-                } else {
+                    return;
+                }
+                try {
                     ctx.executor().execute(() -> completed(ctx, reply, error));
+                } catch (RejectedExecutionException e) {
+                    if (reply != null) {
+                        reply.release(); // the server is shutting down
+                    }
                 }
             });
         }
 
         private void completed(ChannelHandlerContext ctx, XdrMessage reply, Throwable error) {
-            if (outstanding-- == maxOutstanding) {
-                ctx.channel().config().setAutoRead(true);
-            }
+            outstanding--;
             if (error != null) {
                 if (server[0] != null) {
                     server[0].dropped.incrementAndGet();
                 }
                 log.debug("dropped a message from {}: {}", info.remoteAddress(), error.toString());
-                return;
-            }
-            if (ctx.channel().isActive()) {
+            } else if (ctx.channel().isActive()) {
                 ctx.writeAndFlush(reply, ctx.voidPromise());
             } else {
                 reply.release();
             }
+            while (outstanding < maxOutstanding && !waiting.isEmpty()) {
+                dispatch(ctx, waiting.poll());
+            }
+            if (outstanding < maxOutstanding && !ctx.channel().config().isAutoRead()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ByteBuf record;
+            while ((record = waiting.poll()) != null) {
+                record.release();
+            }
+            ctx.fireChannelInactive();
         }
 
         @Override
