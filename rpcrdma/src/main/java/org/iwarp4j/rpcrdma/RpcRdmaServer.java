@@ -1,0 +1,80 @@
+package org.iwarp4j.rpcrdma;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.rdmap.Listener;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.FailedXids;
+import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
+import org.iwarp4j.rpcrdma.internal.ResponderEngine;
+
+/**
+ * Serves an {@link RpcDispatcher} over RPC-over-RDMA Version 1 (RFC 8166): listens on an iWARP
+ * {@link Rnic}, answers each MPA Request with this end's RFC 8797 private data and makes one
+ * {@link RpcRdmaResponder} per connection.
+ *
+ * <pre>{@code
+ * RpcDispatcher dispatcher = new RpcDispatcher().register(EchoProgram.create());
+ * RpcRdmaSettings settings = RpcRdmaSettings.builder().binding(new EchoBinding()).build();
+ * try (RpcRdmaServer server = RpcRdmaServer.listen(rnic, new InetSocketAddress(20049), dispatcher, settings)) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class RpcRdmaServer implements AutoCloseable {
+
+    private final Listener listener;
+    private final List<RpcRdmaResponder> responders = new CopyOnWriteArrayList<>();
+    private volatile Consumer<RpcRdmaResponder> onConnection = r -> { };
+
+    private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings)
+            throws InterruptedException {
+        FailedXids failed = new FailedXids(4096);
+        int receives = ResponderEngine.receivesNeeded(settings);
+        SocketAddress[] local = new SocketAddress[1];
+        this.listener = rnic.listen(address, settings.mpa(), request -> {
+            RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData());
+            ResponderEngine engine = new ResponderEngine(endpoint, dispatcher, settings, local[0],
+                    request.remoteAddress(), failed, PooledByteBufAllocator.DEFAULT);
+            RpcRdmaResponder responder = new RpcRdmaResponder(engine, request.remoteAddress());
+            responders.add(responder);
+            endpoint.closeFuture().whenComplete((q, e) -> responders.remove(responder));
+            endpoint.queuePair().established().thenRun(() -> onConnection.accept(responder));
+            return request.accept(endpoint.queuePair(), endpoint.localPrivateData());
+        });
+        local[0] = listener.localAddress();
+    }
+
+    /** Listens on {@code address} (port 0 for any; NFS/RDMA uses 20049). */
+    public static RpcRdmaServer listen(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher,
+                                       RpcRdmaSettings settings) throws InterruptedException {
+        return new RpcRdmaServer(rnic, address, dispatcher, settings);
+    }
+
+    public SocketAddress localAddress() {
+        return listener.localAddress();
+    }
+
+    /** The connections now open. */
+    public List<RpcRdmaResponder> responders() {
+        return List.copyOf(responders);
+    }
+
+    /** Called with each new connection once it is established (e.g. to make backward Calls). */
+    public void onConnection(Consumer<RpcRdmaResponder> callback) {
+        this.onConnection = java.util.Objects.requireNonNull(callback);
+    }
+
+    /** Stops listening and closes every connection. */
+    @Override
+    public void close() {
+        listener.close();
+        for (RpcRdmaResponder r : responders) {
+            r.close();
+        }
+    }
+}

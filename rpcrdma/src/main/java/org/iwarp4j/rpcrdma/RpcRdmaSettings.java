@@ -1,0 +1,333 @@
+package org.iwarp4j.rpcrdma;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.iwarp4j.mpa.MpaSettings;
+
+/**
+ * How an RPC-over-RDMA end behaves (RFC 8166, RFC 8797). Immutable; one instance may serve a
+ * Requester and a Responder alike. Built with {@link #builder()}.
+ *
+ * <ul>
+ *   <li>{@link #credits()}: a Requester asks for this many and posts this many Receives for
+ *       Replies; a Responder grants this many and posts that many Receives for Calls (RFC 8166
+ *       §3.3.1). Default 32.</li>
+ *   <li>{@link #inlineSendSize()} / {@link #inlineReceiveSize()}: the largest Send this end sends and
+ *       the Receive buffers it posts, announced in the RFC 8797 private data as Send Size and Receive
+ *       Size (multiples of 1024). The inline threshold of each direction is the sender's Send Size
+ *       and the receiver's Receive Size, whichever is smaller; 1024 both ways without private data.
+ *       Default 1024 each.</li>
+ *   <li>{@link #remoteInvalidation()}: the RFC 8797 R bit. A Responder sends Replies with Send with
+ *       Invalidate only when both ends set it (CMPD-R-007). Default on.</li>
+ *   <li>{@link #binding()}: the Upper-Layer Binding of the programs served or called.</li>
+ *   <li>{@link #backchannelCredits()}: backward-direction calls (Responder to Requester) the two
+ *       ends allow at once; each end posts this many extra Receives. 0 turns the backward
+ *       direction off. Default 1.</li>
+ *   <li>{@link #responderReadChunks()}: the responder-provided Read chunks of
+ *       draft-cel-nfsv4-rpcrdma-reliable-reply-02 (Experimental; both ends must turn it on,
+ *       RRC-R-015). Default off.</li>
+ * </ul>
+ */
+public final class RpcRdmaSettings {
+
+    private final int credits;
+    private final int inlineSendSize;
+    private final int inlineReceiveSize;
+    private final boolean remoteInvalidation;
+    private final boolean announcePrivateData;
+    private final int maxSegmentSize;
+    private final long maxChunkSize;
+    private final int maxChunkSegments;
+    private final int maxReadSegments;
+    private final int maxWriteChunks;
+    private final UpperLayerBinding binding;
+    private final int defaultMaxReplySize;
+    private final int backchannelCredits;
+    private final boolean responderReadChunks;
+    private final Duration responderReadChunkTimeout;
+    private final boolean reconnect;
+    private final MpaSettings mpa;
+
+    private RpcRdmaSettings(Builder b) {
+        this.credits = b.credits;
+        this.inlineSendSize = b.inlineSendSize;
+        this.inlineReceiveSize = b.inlineReceiveSize;
+        this.remoteInvalidation = b.remoteInvalidation;
+        this.announcePrivateData = b.announcePrivateData;
+        this.maxSegmentSize = b.maxSegmentSize;
+        this.maxChunkSize = b.maxChunkSize;
+        this.maxChunkSegments = b.maxChunkSegments;
+        this.maxReadSegments = b.maxReadSegments;
+        this.maxWriteChunks = b.maxWriteChunks;
+        this.binding = b.binding;
+        this.defaultMaxReplySize = b.defaultMaxReplySize;
+        this.backchannelCredits = b.backchannelCredits;
+        this.responderReadChunks = b.responderReadChunks;
+        this.responderReadChunkTimeout = b.responderReadChunkTimeout;
+        this.reconnect = b.reconnect;
+        this.mpa = b.mpa;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults. */
+    public static RpcRdmaSettings defaults() {
+        return builder().build();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.credits = credits;
+        b.inlineSendSize = inlineSendSize;
+        b.inlineReceiveSize = inlineReceiveSize;
+        b.remoteInvalidation = remoteInvalidation;
+        b.announcePrivateData = announcePrivateData;
+        b.maxSegmentSize = maxSegmentSize;
+        b.maxChunkSize = maxChunkSize;
+        b.maxChunkSegments = maxChunkSegments;
+        b.maxReadSegments = maxReadSegments;
+        b.maxWriteChunks = maxWriteChunks;
+        b.binding = binding;
+        b.defaultMaxReplySize = defaultMaxReplySize;
+        b.backchannelCredits = backchannelCredits;
+        b.responderReadChunks = responderReadChunks;
+        b.responderReadChunkTimeout = responderReadChunkTimeout;
+        b.reconnect = reconnect;
+        b.mpa = mpa;
+        return b;
+    }
+
+    public int credits() {
+        return credits;
+    }
+
+    public int inlineSendSize() {
+        return inlineSendSize;
+    }
+
+    public int inlineReceiveSize() {
+        return inlineReceiveSize;
+    }
+
+    public boolean remoteInvalidation() {
+        return remoteInvalidation;
+    }
+
+    /** Whether the RFC 8797 block goes into the MPA private data (CMPD-R-001: it is optional). */
+    public boolean announcePrivateData() {
+        return announcePrivateData;
+    }
+
+    /** A chunk longer than this is described by several segments (RFC 8166 §3.4.4). */
+    public int maxSegmentSize() {
+        return maxSegmentSize;
+    }
+
+    /** The longest chunk this end accepts from a peer or provisions itself (RFC 8166 §8.1.4). */
+    public long maxChunkSize() {
+        return maxChunkSize;
+    }
+
+    /** Segments a received Write chunk or Reply chunk may have. */
+    public int maxChunkSegments() {
+        return maxChunkSegments;
+    }
+
+    /** Read segments a received Read list may have. */
+    public int maxReadSegments() {
+        return maxReadSegments;
+    }
+
+    /** Write chunks a received Write list may have. */
+    public int maxWriteChunks() {
+        return maxWriteChunks;
+    }
+
+    public UpperLayerBinding binding() {
+        return binding;
+    }
+
+    /** Reply size a Requester provisions for programs its binding does not cover. */
+    public int defaultMaxReplySize() {
+        return defaultMaxReplySize;
+    }
+
+    public int backchannelCredits() {
+        return backchannelCredits;
+    }
+
+    public boolean responderReadChunks() {
+        return responderReadChunks;
+    }
+
+    /** How long a Responder keeps a responder-provided Read chunk readable without pull completion (RRC-R-011). */
+    public Duration responderReadChunkTimeout() {
+        return responderReadChunkTimeout;
+    }
+
+    /**
+     * A Requester whose connection is lost connects again and retransmits the Calls that had no
+     * Reply, with the same XIDs (RFC 8166 §4.5.5). Default on; off fails them.
+     */
+    public boolean reconnect() {
+        return reconnect;
+    }
+
+    /** The MPA options of the connection; the RFC 8797 block is added to its private data. */
+    public MpaSettings mpa() {
+        return mpa;
+    }
+
+    /** Builder for {@link RpcRdmaSettings}. */
+    public static final class Builder {
+        private int credits = 32;
+        private int inlineSendSize = 1024;
+        private int inlineReceiveSize = 1024;
+        private boolean remoteInvalidation = true;
+        private boolean announcePrivateData = true;
+        private int maxSegmentSize = 1 << 20;
+        private long maxChunkSize = 16L << 20;
+        private int maxChunkSegments = 64;
+        private int maxReadSegments = 64;
+        private int maxWriteChunks = 16;
+        private UpperLayerBinding binding = UpperLayerBinding.NONE;
+        private int defaultMaxReplySize = 64 << 10;
+        private int backchannelCredits = 1;
+        private boolean responderReadChunks;
+        private Duration responderReadChunkTimeout = Duration.ofSeconds(5);
+        private boolean reconnect = true;
+        private MpaSettings mpa = MpaSettings.builder().build();
+
+        private Builder() {
+        }
+
+        /** 1 to 65535. */
+        public Builder credits(int credits) {
+            if (credits < 1 || credits > 0xFFFF) {
+                throw new IllegalArgumentException("credits must be 1..65535 (a grant of 0 is forbidden): " + credits);
+            }
+            this.credits = credits;
+            return this;
+        }
+
+        /** Multiple of 1024 from 1024 to 262144 (RFC 8797 §4.2). */
+        public Builder inlineSendSize(int octets) {
+            this.inlineSendSize = checkedInlineSize(octets);
+            return this;
+        }
+
+        /** Multiple of 1024 from 1024 to 262144 (RFC 8797 §4.2). */
+        public Builder inlineReceiveSize(int octets) {
+            this.inlineReceiveSize = checkedInlineSize(octets);
+            return this;
+        }
+
+        /** Both sizes at once. */
+        public Builder inlineSize(int octets) {
+            return inlineSendSize(octets).inlineReceiveSize(octets);
+        }
+
+        public Builder remoteInvalidation(boolean remoteInvalidation) {
+            this.remoteInvalidation = remoteInvalidation;
+            return this;
+        }
+
+        public Builder announcePrivateData(boolean announce) {
+            this.announcePrivateData = announce;
+            return this;
+        }
+
+        public Builder maxSegmentSize(int octets) {
+            if (octets < 4) {
+                throw new IllegalArgumentException("segments of at least 4 octets: " + octets);
+            }
+            this.maxSegmentSize = octets;
+            return this;
+        }
+
+        public Builder maxChunkSize(long octets) {
+            if (octets < 0 || octets > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("chunk size 0..2^31-1: " + octets);
+            }
+            this.maxChunkSize = octets;
+            return this;
+        }
+
+        public Builder maxChunkSegments(int segments) {
+            this.maxChunkSegments = positive(segments);
+            return this;
+        }
+
+        public Builder maxReadSegments(int segments) {
+            this.maxReadSegments = positive(segments);
+            return this;
+        }
+
+        public Builder maxWriteChunks(int chunks) {
+            this.maxWriteChunks = positive(chunks);
+            return this;
+        }
+
+        public Builder binding(UpperLayerBinding binding) {
+            this.binding = Objects.requireNonNull(binding);
+            return this;
+        }
+
+        public Builder defaultMaxReplySize(int octets) {
+            this.defaultMaxReplySize = positive(octets);
+            return this;
+        }
+
+        /** 0 turns the backward direction off. */
+        public Builder backchannelCredits(int credits) {
+            if (credits < 0 || credits > 0xFFFF) {
+                throw new IllegalArgumentException("backchannel credits 0..65535: " + credits);
+            }
+            this.backchannelCredits = credits;
+            return this;
+        }
+
+        public Builder responderReadChunks(boolean enabled) {
+            this.responderReadChunks = enabled;
+            return this;
+        }
+
+        public Builder responderReadChunkTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive: " + timeout);
+            }
+            this.responderReadChunkTimeout = timeout;
+            return this;
+        }
+
+        public Builder reconnect(boolean reconnect) {
+            this.reconnect = reconnect;
+            return this;
+        }
+
+        public Builder mpa(MpaSettings mpa) {
+            this.mpa = Objects.requireNonNull(mpa);
+            return this;
+        }
+
+        public RpcRdmaSettings build() {
+            return new RpcRdmaSettings(this);
+        }
+
+        private static int checkedInlineSize(int octets) {
+            if (octets < 1024 || octets > 262144 || octets % 1024 != 0) {
+                throw new IllegalArgumentException("inline sizes are multiples of 1024 from 1024 to 262144: " + octets);
+            }
+            return octets;
+        }
+
+        private static int positive(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("must be positive: " + n);
+            }
+            return n;
+        }
+    }
+}

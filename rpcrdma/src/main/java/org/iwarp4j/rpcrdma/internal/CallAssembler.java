@@ -1,0 +1,113 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.oncrpc.XdrPiece;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rpcrdma.internal.wire.ReadChunk;
+
+/**
+ * The Responder's half of Read chunks (RFC 8166 §3.4.5): pulls each chunk with RDMA Read into a
+ * buffer of its own, then rebuilds the Call by inserting every chunk's data, in list order within a
+ * chunk, at its Position in the unreduced Payload stream (RPC-R-022, RPC-R-024). A chunk may or may
+ * not carry the item's roundup padding (RPC-R-026); when it does not, zero padding is inserted after
+ * it so that the items after it stay aligned.
+ */
+final class CallAssembler {
+
+    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(new byte[3]).asReadOnly());
+
+    private CallAssembler() {
+    }
+
+    /**
+     * RDMA Reads every chunk; completes with one buffer per chunk, in the order given, which the
+     * caller then owns. The sink regions are deregistered once the Reads are done.
+     */
+    static CompletableFuture<List<ByteBuf>> pull(RdmaEndpoint endpoint, List<ReadChunk> chunks, ByteBufAllocator alloc) {
+        Registrations sinks = new Registrations(endpoint);
+        List<ByteBuf> data = new ArrayList<>(chunks.size());
+        List<CompletableFuture<Void>> reads = new ArrayList<>(chunks.size());
+        try {
+            for (ReadChunk chunk : chunks) {
+                int length = (int) chunk.length();
+                ByteBuf buffer = alloc.directBuffer(length, length);
+                buffer.writerIndex(length);
+                data.add(buffer);
+                MemoryRegion region = sinks.register(buffer, EnumSet.of(Access.LOCAL_WRITE));
+                reads.add(endpoint.read(chunk.segments(), region, 0));
+            }
+        } catch (RuntimeException e) {
+            sinks.release();
+            data.forEach(ByteBuf::release);
+            return CompletableFuture.failedFuture(e);
+        }
+        return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).handle((v, error) -> {
+            sinks.release();
+            if (error != null) {
+                data.forEach(ByteBuf::release);
+                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
+            }
+            return data;
+        });
+    }
+
+    /**
+     * The whole Call: {@code base} (the inline Payload stream or the Position-Zero chunk's data) with
+     * {@code chunks} inserted. Consumes {@code base} and {@code data}.
+     *
+     * @throws IllegalArgumentException if a Position lies outside the stream: the header does not fit the Payload
+     */
+    static XdrMessage rebuild(ByteBuf base, List<ReadChunk> chunks, List<ByteBuf> data) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < chunks.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.comparingLong(i -> chunks.get(i).position()));
+        List<XdrPiece> pieces = new ArrayList<>(chunks.size() * 3 + 1);
+        List<ByteBuf> unused = new ArrayList<>(data);
+        try {
+            long inserted = 0;
+            int at = 0;
+            int start = base.readerIndex();
+            for (int i : order) {
+                long offset = chunks.get(i).position() - inserted;
+                if (offset < at || offset > base.readableBytes()) {
+                    throw new IllegalArgumentException("Read chunk Position " + chunks.get(i).position()
+                            + " lies outside the Payload stream of " + (base.readableBytes() + inserted) + " octets");
+                }
+                if (offset > at) {
+                    pieces.add(XdrPiece.inline(base.retainedSlice(start + at, (int) offset - at)));
+                }
+                ByteBuf chunk = data.get(i);
+                unused.remove(chunk);
+                int length = chunk.readableBytes();
+                pieces.add(XdrPiece.inline(chunk));
+                int pad = XdrMessage.padding(length);
+                if (pad > 0) {
+                    pieces.add(XdrPiece.inline(ZEROS.slice(0, pad)));
+                }
+                inserted += length + pad;
+                at = (int) offset;
+            }
+            if (at < base.readableBytes()) {
+                pieces.add(XdrPiece.inline(base.retainedSlice(start + at, base.readableBytes() - at)));
+            }
+            XdrMessage call = XdrMessage.of(pieces);
+            pieces = List.of();
+            return call;
+        } finally {
+            base.release();
+            unused.forEach(ByteBuf::release);
+            pieces.forEach(p -> p.data().release());
+        }
+    }
+}

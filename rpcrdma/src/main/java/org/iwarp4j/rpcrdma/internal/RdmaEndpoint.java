@@ -1,0 +1,373 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.net.SocketAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.RpcTransportException;
+import org.iwarp4j.rdmap.CompletionQueue;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rdmap.ProtectionDomain;
+import org.iwarp4j.rdmap.QueuePair;
+import org.iwarp4j.rdmap.QueuePairSettings;
+import org.iwarp4j.rdmap.ReceiveWorkRequest;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.WorkCompletion;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
+import org.iwarp4j.rpcrdma.internal.wire.InlineThresholds;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RPC-over-RDMA connection over the verbs API: its own protection domain (so that a peer can
+ * reach only the memory registered for this connection), a queue pair, a ring of pre-posted
+ * Receive buffers in one registered region, and futures for the work requests posted on it.
+ *
+ * <p>Received messages are copied out of their Receive buffer, which is posted again at once (so
+ * the number of posted Receives stays what was promised: credits plus backward slots), and handed
+ * to the message handler on the connection's event loop as a buffer the handler releases.
+ *
+ * <p>The RFC 8797 exchange happens here: the local block goes into the MPA private data (after the
+ * RFC 6581 word), the peer's is searched for in what it sent, and the two inline thresholds and
+ * whether Send with Invalidate may be used follow from both (RFC 8797 §4.1, §4.2).
+ */
+public final class RdmaEndpoint {
+
+    private static final Logger log = LoggerFactory.getLogger(RdmaEndpoint.class);
+    private static final int SEND_QUEUE_DEPTH = 8192;
+
+    /** A received RDMA Send: a copy of its octets (the handler releases it) and the STag it invalidated. */
+    public record Received(ByteBuf message, OptionalInt invalidatedStag) {
+    }
+
+    /**
+     * One operation as a diagnostic tap sees it: a Send posted or received (with its octets, the
+     * RPC-over-RDMA message), or an RDMA Write or Read posted (length only).
+     *
+     * @param stag the STag a Send with Invalidate names, the Write's or Read's remote STag, or empty
+     */
+    public record Tapped(Kind kind, byte[] octets, long length, OptionalInt stag) {
+        /** What was tapped. */
+        public enum Kind { SEND, RECEIVE, RDMA_WRITE, RDMA_READ }
+    }
+
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue receiveCq;
+    private final QueuePair qp;
+    private final int receiveSize;
+    private final int receiveCount;
+    private final ByteBuf receiveMemory;
+    private final MemoryRegion receiveRegion;
+    private final RpcRdmaPrivateData local;
+    private final boolean client;
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final Map<Long, CompletableFuture<WorkCompletion>> pending = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Consumer<Received> handler = m -> m.message().release();
+    private volatile Consumer<Tapped> tap;
+    private volatile InlineThresholds thresholds = InlineThresholds.DEFAULT;
+    private volatile RpcRdmaPrivateData peer = RpcRdmaPrivateData.ABSENT;
+
+    private RdmaEndpoint(Rnic rnic, RpcRdmaSettings settings, int receiveCount, boolean client) {
+        this.client = client;
+        this.pd = rnic.allocateProtectionDomain();
+        this.sendCq = rnic.createCompletionQueue(SEND_QUEUE_DEPTH);
+        this.receiveCq = rnic.createCompletionQueue(receiveCount + 1);
+        this.local = settings.announcePrivateData()
+                ? RpcRdmaPrivateData.of(settings.remoteInvalidation(), settings.inlineSendSize(),
+                        settings.inlineReceiveSize())
+                : RpcRdmaPrivateData.ABSENT;
+        this.receiveSize = settings.inlineReceiveSize();
+        this.receiveCount = receiveCount;
+        this.receiveMemory = PooledByteBufAllocator.DEFAULT.directBuffer(receiveSize * receiveCount);
+        receiveMemory.writeZero(receiveSize * receiveCount);
+        this.receiveRegion = pd.register(receiveMemory, EnumSet.of(Access.LOCAL_WRITE));
+        this.qp = rnic.createQueuePair(QueuePairSettings.builder(pd, sendCq)
+                .receiveCompletionQueue(receiveCq)
+                .sendQueueDepth(SEND_QUEUE_DEPTH)
+                .receiveQueueDepth(receiveCount)
+                .mpa(client ? withPrivateData(settings) : settings.mpa())
+                .build());
+        sendCq.setListener(this::sendCompleted);
+        receiveCq.setListener(this::received);
+        for (int slot = 0; slot < receiveCount; slot++) {
+            postReceive(slot);
+        }
+        qp.closeFuture().whenComplete((q, e) -> closedDown());
+    }
+
+    /** A Requester's endpoint: connects to {@code server} and exchanges RFC 8797 private data. */
+    public static CompletableFuture<RdmaEndpoint> connect(Rnic rnic, SocketAddress server, RpcRdmaSettings settings,
+                                                          int receiveCount) {
+        RdmaEndpoint endpoint = new RdmaEndpoint(rnic, settings, receiveCount, true);
+        return endpoint.qp.connect(server).thenApply(qp -> {
+            endpoint.peerSent(qp.negotiated().peerPrivateData());
+            return endpoint;
+        }).whenComplete((e, error) -> {
+            if (error != null) {
+                endpoint.close();
+            }
+        });
+    }
+
+    /** A Responder's endpoint for an incoming connection whose Initiator sent {@code clientPrivateData}. */
+    public static RdmaEndpoint accept(Rnic rnic, RpcRdmaSettings settings, int receiveCount, byte[] clientPrivateData) {
+        RdmaEndpoint endpoint = new RdmaEndpoint(rnic, settings, receiveCount, false);
+        endpoint.peerSent(clientPrivateData);
+        return endpoint;
+    }
+
+    private static org.iwarp4j.mpa.MpaSettings withPrivateData(RpcRdmaSettings settings) {
+        if (!settings.announcePrivateData()) {
+            return settings.mpa();
+        }
+        byte[] block = RpcRdmaPrivateData.of(settings.remoteInvalidation(), settings.inlineSendSize(),
+                settings.inlineReceiveSize()).encode();
+        return settings.mpa().toBuilder().privateData(block).build();
+    }
+
+    private void peerSent(byte[] privateData) {
+        this.peer = RpcRdmaPrivateData.findOrAbsent(privateData);
+        this.thresholds = client ? InlineThresholds.negotiate(local, peer) : InlineThresholds.negotiate(peer, local);
+    }
+
+    /** The private data a Responder answers with: this end's RFC 8797 block, or nothing. */
+    public byte[] localPrivateData() {
+        return local == RpcRdmaPrivateData.ABSENT ? new byte[0] : local.encode();
+    }
+
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    public InlineThresholds thresholds() {
+        return thresholds;
+    }
+
+    /** What the peer announced, or {@link RpcRdmaPrivateData#ABSENT}. */
+    public RpcRdmaPrivateData peerPrivateData() {
+        return peer;
+    }
+
+    /** Both ends set the R bit: a Responder may reply with Send with Invalidate (CMPD-R-007, CMPD-R-009). */
+    public boolean remoteInvalidation() {
+        return local.remoteInvalidation() && peer.remoteInvalidation();
+    }
+
+    /** Largest Send this end may post: the inline threshold of its sending direction. */
+    public int sendThreshold() {
+        return client ? thresholds.callThreshold() : thresholds.replyThreshold();
+    }
+
+    /** Largest Send the peer may post to this end. */
+    public int receiveThreshold() {
+        return client ? thresholds.replyThreshold() : thresholds.callThreshold();
+    }
+
+    public int postedReceives() {
+        return receiveCount;
+    }
+
+    /** Where received messages go, on the event loop; the handler releases each message. */
+    public void onMessage(Consumer<Received> handler) {
+        this.handler = handler;
+    }
+
+    /** Sees every Send and Receive (a copy of the octets) and every RDMA Write and Read posted; for tests and diagnostics. */
+    public void tap(Consumer<Tapped> tap) {
+        this.tap = tap;
+    }
+
+    private void tapped(Tapped.Kind kind, ByteBuf octets, long length, OptionalInt stag) {
+        Consumer<Tapped> t = tap;
+        if (t != null) {
+            t.accept(new Tapped(kind, octets == null ? new byte[0]
+                    : io.netty.buffer.ByteBufUtil.getBytes(octets, octets.readerIndex(), octets.readableBytes()),
+                    length, stag));
+        }
+    }
+
+    /** Completes when the connection is gone. */
+    public CompletableFuture<QueuePair> closeFuture() {
+        return qp.closeFuture();
+    }
+
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /** Registers {@code memory}'s readable octets in this connection's protection domain; the caller keeps it alive. */
+    public MemoryRegion register(ByteBuf memory, Set<Access> access) {
+        return pd.register(memory, access);
+    }
+
+    /** Segments that describe {@code length} octets of {@code region} from {@code offset}, each at most {@code maxSegment}. */
+    public static List<RdmaSegment> segments(MemoryRegion region, long offset, long length, int maxSegment) {
+        java.util.ArrayList<RdmaSegment> out = new java.util.ArrayList<>();
+        for (long done = 0; done < length; ) {
+            long n = Math.min(maxSegment, length - done);
+            out.add(new RdmaSegment(region.stag(), n, region.baseTaggedOffset() + offset + done));
+            done += n;
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ work requests
+
+    /**
+     * Sends {@code message} (released when the Send has completed) with plain Send, or with Send
+     * with Invalidate of {@code invalidateStag} if that is not empty.
+     */
+    public CompletableFuture<Void> send(ByteBuf message, OptionalInt invalidateStag) {
+        MemoryRegion region;
+        try {
+            region = pd.register(message, EnumSet.noneOf(Access.class));
+        } catch (RuntimeException e) {
+            message.release();
+            return CompletableFuture.failedFuture(e);
+        }
+        tapped(Tapped.Kind.SEND, message, message.readableBytes(), invalidateStag);
+        long id = nextId.getAndIncrement();
+        SendWorkRequest wr = invalidateStag.isPresent()
+                ? SendWorkRequest.sendWithInvalidate(id, invalidateStag.getAsInt(), region.sge())
+                : SendWorkRequest.send(id, region.sge());
+        return post(id, wr).whenComplete((c, e) -> {
+            region.close();
+            message.release();
+        });
+    }
+
+    /** RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s segments, in order. */
+    public CompletableFuture<Void> write(MemoryRegion source, long offset, long length, List<RdmaSegment> target) {
+        CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+        java.util.List<CompletableFuture<Void>> all = new java.util.ArrayList<>();
+        long done = 0;
+        for (RdmaSegment s : target) {
+            if (done >= length) {
+                break;
+            }
+            int n = (int) Math.min(s.length(), length - done);
+            tapped(Tapped.Kind.RDMA_WRITE, null, n, OptionalInt.of(s.handle()));
+            long id = nextId.getAndIncrement();
+            all.add(post(id, SendWorkRequest.rdmaWrite(id, s.handle(), s.offset(), source.sge(offset + done, n))));
+            done += n;
+        }
+        return all.isEmpty() ? last : CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+    }
+
+    /** RDMA Reads every segment of {@code source}, one after the other, into {@code sink} from {@code offset}. */
+    public CompletableFuture<Void> read(List<RdmaSegment> source, MemoryRegion sink, long offset) {
+        java.util.List<CompletableFuture<Void>> all = new java.util.ArrayList<>();
+        long at = offset;
+        for (RdmaSegment s : source) {
+            tapped(Tapped.Kind.RDMA_READ, null, s.length(), OptionalInt.of(s.handle()));
+            long id = nextId.getAndIncrement();
+            all.add(post(id, SendWorkRequest.rdmaRead(id, s.handle(), s.offset(), sink.sge(at, (int) s.length()))));
+            at += s.length();
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+    }
+
+    /** Invalidates one of this end's STags after the work posted before it (RFC 8166 §4.4.1 fencing). */
+    public CompletableFuture<Void> invalidate(int stag) {
+        long id = nextId.getAndIncrement();
+        return post(id, SendWorkRequest.localInvalidate(id, stag));
+    }
+
+    private CompletableFuture<Void> post(long id, SendWorkRequest wr) {
+        CompletableFuture<WorkCompletion> done = new CompletableFuture<>();
+        pending.put(id, done);
+        if (closed.get()) {
+            pending.remove(id);
+            return CompletableFuture.failedFuture(new RpcTransportException("connection closed"));
+        }
+        try {
+            qp.postSend(wr);
+        } catch (RuntimeException e) {
+            pending.remove(id);
+            return CompletableFuture.failedFuture(new RpcTransportException("cannot post " + wr.kind() + ": "
+                    + e.getMessage(), e));
+        }
+        return done.thenApply(c -> {
+            if (!c.isSuccess()) {
+                throw new java.util.concurrent.CompletionException(new RdmaOperationException(wr.kind(), c.status(),
+                        c.terminateReason() == null ? null : c.terminateReason().toString()));
+            }
+            return null;
+        });
+    }
+
+    private void sendCompleted(WorkCompletion c) {
+        CompletableFuture<WorkCompletion> f = pending.remove(c.workRequestId());
+        if (f != null) {
+            f.complete(c);
+        }
+    }
+
+    private void received(WorkCompletion c) {
+        if (!c.isSuccess() || closed.get()) {
+            return; // flushed when the connection ends
+        }
+        int slot = (int) c.workRequestId();
+        ByteBuf copy = PooledByteBufAllocator.DEFAULT.heapBuffer(c.byteLength());
+        copy.writeBytes(receiveMemory, slot * receiveSize, c.byteLength());
+        if (!closed.get()) {
+            try {
+                postReceive(slot);
+            } catch (RuntimeException e) {
+                log.debug("receive slot {} not reposted: {}", slot, e.getMessage());
+            }
+        }
+        tapped(Tapped.Kind.RECEIVE, copy, copy.readableBytes(), c.invalidatedStag());
+        try {
+            handler.accept(new Received(copy, c.invalidatedStag()));
+        } catch (RuntimeException e) {
+            log.warn("message handler failed; closing the connection", e);
+            close();
+        }
+    }
+
+    private void postReceive(int slot) {
+        qp.postReceive(new ReceiveWorkRequest(slot, receiveRegion.sge((long) slot * receiveSize, receiveSize)));
+    }
+
+    /** Closes the connection (gracefully: posted sends finish first). */
+    public CompletableFuture<QueuePair> close() {
+        return qp.close();
+    }
+
+    private void closedDown() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        RpcTransportException lost = new RpcTransportException("RPC-over-RDMA connection lost");
+        for (Long id : List.copyOf(pending.keySet())) {
+            CompletableFuture<WorkCompletion> f = pending.remove(id);
+            if (f != null) {
+                f.completeExceptionally(lost);
+            }
+        }
+        receiveRegion.close();
+        receiveMemory.release();
+    }
+}

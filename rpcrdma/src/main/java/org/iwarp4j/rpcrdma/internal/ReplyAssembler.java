@@ -1,0 +1,106 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
+import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.oncrpc.XdrPiece;
+import org.iwarp4j.rpcrdma.RpcRdmaProtocolException;
+import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
+
+/**
+ * Builds the Reply a Requester hands to RPC from the Reply's header, its inline Payload stream and
+ * the memory behind the chunks the Call provided (RFC 8166 §3.4.6.1, §3.5.3): the Payload stream is
+ * the inline part (RDMA_MSG) or the Reply chunk's contents (RDMA_NOMSG); each Write chunk the
+ * Responder filled becomes a reduced item in chunk order ({@link XdrMessage#ofReduced}).
+ *
+ * <p>Returned chunks are checked against the provided ones: same segments (handle, offset), lengths
+ * at most those provided, filled in order (RPC-R-028, RPC-R-029, RPC-R-056). A Reply that breaks
+ * this fails the RPC with {@link RpcRdmaProtocolException} (RPC-R-074).
+ */
+final class ReplyAssembler {
+
+    private ReplyAssembler() {
+    }
+
+    /**
+     * @param payload the octets after the header (RDMA_MSG); not released here, a slice is retained
+     * @return the Reply; the caller owns it
+     */
+    static XdrMessage assemble(RpcRdmaHeader header, ChunkLists lists, ByteBuf payload, OutgoingCall call) {
+        return assemble(header, lists, payload, null, call);
+    }
+
+    /**
+     * An RDMA_NOMSG Reply whose Payload stream was pulled from a responder-provided Read chunk:
+     * {@code stream} (not released here, a slice is retained) instead of the Reply chunk's contents.
+     */
+    static XdrMessage assembleWithStream(RpcRdmaHeader header, ChunkLists lists, ByteBuf stream, OutgoingCall call) {
+        return assemble(header, lists, null, stream, call);
+    }
+
+    private static XdrMessage assemble(RpcRdmaHeader header, ChunkLists lists, ByteBuf payload, ByteBuf pulled,
+                                       OutgoingCall call) {
+        if (!lists.readList().isEmpty()) {
+            throw new RpcRdmaProtocolException(String.format(
+                    "Reply to xid 0x%08x has a Read list: Responders leave it empty (RFC 8166 §4.3.1)", header.xid()));
+        }
+        List<WriteChunk> returned = lists.writeList();
+        if (!returned.isEmpty() && returned.size() != call.writeList().size()) {
+            throw new RpcRdmaProtocolException(String.format("Reply to xid 0x%08x returns %d Write chunks, %d provided",
+                    header.xid(), returned.size(), call.writeList().size()));
+        }
+        List<ByteBuf> items = new ArrayList<>();
+        ByteBuf stream = null;
+        try {
+            for (int i = 0; i < returned.size(); i++) {
+                long written = check(header.xid(), "Write chunk " + i, returned.get(i), call.writeList().get(i));
+                if (written > 0) {
+                    items.add(call.writeChunkMemory().get(i).retainedSlice(0, (int) written));
+                }
+            }
+            long replyWritten = 0;
+            if (lists.replyChunk().isPresent()) {
+                if (call.replyChunk().isEmpty()) {
+                    throw new RpcRdmaProtocolException(String.format(
+                            "Reply to xid 0x%08x returns a Reply chunk that was not provided", header.xid()));
+                }
+                replyWritten = check(header.xid(), "Reply chunk", lists.replyChunk().get(), call.replyChunk().get());
+            }
+            if (pulled != null) {
+                stream = pulled.retainedSlice();
+            } else if (header instanceof RpcRdmaHeader.RdmaNomsg) {
+                if (replyWritten == 0) {
+                    throw new RpcRdmaProtocolException(String.format(
+                            "RDMA_NOMSG Reply to xid 0x%08x without data in a Reply chunk", header.xid()));
+                }
+                stream = call.replyChunkMemory().retainedSlice(0, (int) replyWritten);
+            } else {
+                stream = payload.retainedSlice();
+            }
+            XdrMessage reply = XdrMessage.ofReduced(List.of(XdrPiece.inline(stream)), items);
+            stream = null;
+            items = List.of();
+            return reply;
+        } finally {
+            if (stream != null) {
+                stream.release();
+            }
+            items.forEach(ByteBuf::release);
+        }
+    }
+
+    /** The octets the Responder says it wrote into {@code provided}, after checking it is the same chunk. */
+    private static long check(int xid, String what, WriteChunk returned, WriteChunk provided) {
+        long written = returned.length();
+        boolean same = returned.segments().size() == provided.segments().size() && written <= provided.length()
+                && returned.equals(provided.withWritten(written));
+        if (!same) {
+            throw new RpcRdmaProtocolException(String.format("Reply to xid 0x%08x: %s %s is not the provided %s filled "
+                    + "in order", xid, what, returned.segments(), provided.segments()));
+        }
+        return written;
+    }
+}

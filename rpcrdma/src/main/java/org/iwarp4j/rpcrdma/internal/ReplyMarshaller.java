@@ -1,0 +1,204 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import static org.iwarp4j.rpcrdma.internal.wire.RpcRdmaConstants.VERSION;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.RpcCallInfo;
+import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.oncrpc.XdrPiece;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
+import org.iwarp4j.rpcrdma.UpperLayerBinding;
+import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
+import org.iwarp4j.rpcrdma.internal.wire.ReadSegment;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderEncoder;
+import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
+
+/**
+ * How a Responder returns one Reply (RFC 8166 §3.5, §4.3.2, §4.3.3), decided before anything is
+ * written:
+ *
+ * <ol>
+ *   <li>Each DDP-eligible result goes into the next Write chunk the Requester provided, pushed with
+ *       RDMA Write, contiguously and in segment order, without padding; the chunk comes back with
+ *       the lengths written (RPC-R-028, RPC-R-029, RPC-R-030, RPC-R-048, RPC-R-049). An empty Write
+ *       chunk keeps its result inline (RPC-R-053); chunks left over come back unused, all lengths 0
+ *       (RPC-R-051). A result longer than its chunk is ERR_CHUNK.</li>
+ *   <li>The reduced Reply inline if it fits the reply inline threshold (RPC-R-055); else into the
+ *       Reply chunk as RDMA_NOMSG (RPC-R-034, RPC-R-056); else, with the draft enabled, in a
+ *       responder-provided Read chunk; else ERR_CHUNK (RFC 8166 §4.5.3, RRC-R-004).</li>
+ * </ol>
+ *
+ * The Read list of a Reply is always empty (RPC-R-047), the draft's Position-Zero Read chunk apart.
+ * With remote invalidation agreed, the Send is a Send with Invalidate of one of this RPC's STags
+ * (CMPD-R-007, CMPD-R-008).
+ */
+final class ReplyMarshaller {
+
+    /** What became of a Reply. */
+    enum Form { INLINE, REPLY_CHUNK, RESPONDER_READ_CHUNK, ERR_CHUNK }
+
+    private final RpcRdmaSettings settings;
+    private final RdmaEndpoint endpoint;
+    private final ByteBufAllocator alloc;
+    private final PullCompletions pulls;
+
+    ReplyMarshaller(RpcRdmaSettings settings, RdmaEndpoint endpoint, ByteBufAllocator alloc, PullCompletions pulls) {
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.alloc = alloc;
+        this.pulls = pulls;
+    }
+
+    /** A planned RDMA Write of one result. */
+    private record Push(ByteBuf data, WriteChunk target) {
+    }
+
+    /**
+     * Sends {@code reply} (consumed) for the Call with {@code xid}, whose header had {@code callLists}.
+     * Completes with the form used once the Send has completed, or exceptionally if an RDMA operation
+     * failed (the caller then treats the connection as failed for that XID, RFC 8166 §4.5.3).
+     */
+    CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply) {
+        UpperLayerBinding binding = settings.binding();
+        boolean eligible = info != null && binding.covers(info.program(), info.version())
+                && binding.hasDdpEligibleResult(info);
+        int grant = settings.credits();
+        ByteBuf reduced = alloc.directBuffer(Math.max(64, reply.readableBytes()));
+        List<Push> pushes = new ArrayList<>();
+        List<WriteChunk> provided = callLists.writeList();
+        List<WriteChunk> returned = new ArrayList<>(provided.size());
+        int next = 0;
+        for (XdrPiece p : reply.pieces()) {
+            int n = p.data().readableBytes();
+            if (p.ddpEligible() && eligible && next < provided.size()) {
+                WriteChunk chunk = provided.get(next++);
+                if (!chunk.isEmpty()) {
+                    if (n > chunk.length()) {
+                        reduced.release();
+                        reply.release();
+                        return sendError(xid, grant);
+                    }
+                    pushes.add(new Push(p.data(), chunk));
+                    returned.add(chunk.withWritten(n));
+                    continue;
+                }
+                returned.add(chunk);
+            }
+            reduced.writeBytes(p.data(), p.data().readerIndex(), n);
+            if (p.ddpEligible()) {
+                reduced.writeZero(XdrMessage.padding(n));
+            }
+        }
+        while (next < provided.size()) {
+            returned.add(provided.get(next++).withWritten(0));
+        }
+        Optional<WriteChunk> replyChunk = callLists.replyChunk();
+        RpcRdmaHeader inline = new RpcRdmaHeader.RdmaMsg(xid, VERSION, grant,
+                new ChunkLists(List.of(), returned, replyChunk.map(c -> c.withWritten(0))));
+        int length = reduced.readableBytes();
+        Registrations sources = new Registrations(endpoint);
+        sources.own(reduced);
+        Form form;
+        RpcRdmaHeader header;
+        ByteBuf payload = null;
+        Registrations exposed = null;
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        if (RpcRdmaHeaderEncoder.encodedLength(inline) + length <= endpoint.sendThreshold()) {
+            form = Form.INLINE;
+            header = inline;
+            payload = reduced;
+        } else if (replyChunk.isPresent() && length <= replyChunk.get().length()) {
+            form = Form.REPLY_CHUNK;
+            MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
+            writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
+            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
+                    new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
+        } else if (settings.responderReadChunks()) {
+            form = Form.RESPONDER_READ_CHUNK;
+            exposed = new Registrations(endpoint);
+            ByteBuf copy = reduced.retainedSlice();
+            MemoryRegion region = exposed.registerOwned(copy, EnumSet.of(Access.REMOTE_READ)); // RRC-R-016: read-only
+            List<ReadSegment> readList = new ArrayList<>();
+            for (RdmaSegment s : RdmaEndpoint.segments(region, 0, length, settings.maxSegmentSize())) {
+                readList.add(new ReadSegment(0, s));
+            }
+            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
+                    new ChunkLists(readList, returned, replyChunk.map(c -> c.withWritten(0))));
+            if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
+                exposed.release();
+                sources.release();
+                reply.release();
+                return sendError(xid, grant);
+            }
+            pulls.await(xid, exposed);
+        } else {
+            sources.release();
+            reply.release();
+            return sendError(xid, grant);
+        }
+        for (Push push : pushes) {
+            MemoryRegion region = sources.register(push.data(), EnumSet.noneOf(Access.class));
+            writes.add(endpoint.write(region, 0, push.data().readableBytes(), push.target().segments()));
+        }
+        ByteBuf out = alloc.directBuffer(RpcRdmaHeaderEncoder.encodedLength(header)
+                + (payload == null ? 0 : payload.readableBytes()));
+        RpcRdmaHeaderEncoder.encode(header, out);
+        if (payload != null) {
+            out.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+        }
+        CompletableFuture<Void> sent = endpoint.send(out, invalidateStag(callLists));
+        writes.add(sent);
+        Form f = form;
+        return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0])).handle((v, error) -> {
+            sources.release();
+            reply.release();
+            if (error != null) {
+                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
+            }
+            return f;
+        });
+    }
+
+    /** RDMA_ERROR / ERR_CHUNK for a Call whose Reply cannot be conveyed. */
+    private CompletableFuture<Form> sendError(int xid, int grant) {
+        return sendHeader(endpoint, RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, grant), alloc)
+                .thenApply(v -> Form.ERR_CHUNK);
+    }
+
+    /** Sends a header alone, with plain Send. */
+    static CompletableFuture<Void> sendHeader(RdmaEndpoint endpoint, RpcRdmaHeader header, ByteBufAllocator alloc) {
+        ByteBuf out = alloc.directBuffer(RpcRdmaHeaderEncoder.encodedLength(header));
+        RpcRdmaHeaderEncoder.encode(header, out);
+        return endpoint.send(out, OptionalInt.empty());
+    }
+
+    /** An STag of this RPC the Reply's Send may invalidate, if remote invalidation was agreed. */
+    private OptionalInt invalidateStag(ChunkLists callLists) {
+        if (!endpoint.remoteInvalidation()) {
+            return OptionalInt.empty(); // CMPD-R-009
+        }
+        for (WriteChunk w : callLists.writeList()) {
+            if (!w.isEmpty()) {
+                return OptionalInt.of(w.segments().get(0).handle());
+            }
+        }
+        if (callLists.replyChunk().isPresent() && !callLists.replyChunk().get().isEmpty()) {
+            return OptionalInt.of(callLists.replyChunk().get().segments().get(0).handle());
+        }
+        if (!callLists.readList().isEmpty()) {
+            return OptionalInt.of(callLists.readList().get(0).target().handle());
+        }
+        return OptionalInt.empty();
+    }
+}

@@ -1,0 +1,453 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.iwarp4j.oncrpc.RpcCallInfo;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcException;
+import org.iwarp4j.oncrpc.RpcTransportException;
+import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.RpcRdmaErrorException;
+import org.iwarp4j.rpcrdma.RpcRdmaProtocolException;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
+import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
+import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
+import org.iwarp4j.rpcrdma.internal.wire.HeaderLimits;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaErrorCode;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaConstants;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Requester side of RPC-over-RDMA (RFC 8166): marshals Calls ({@link CallMarshaller}), keeps
+ * the credit rules, matches Replies by XID, fences registered memory before an RPC completes,
+ * reconnects and retransmits, and serves backward-direction Calls (RFC 8167).
+ *
+ * <p>Credits (§3.3.1, §3.3.3): one Call until the first Reply, then never more Calls without a
+ * Reply than the smaller of what this end requests and what the last Reply granted (RPC-R-003,
+ * RPC-R-004, RPC-R-012). A grant of 0 is taken as 1, a larger grant than requested as the request
+ * (RPC-R-006). A Call whose caller gave up keeps its credit until its Reply arrives: the Responder
+ * still holds a Receive for it.
+ *
+ * <p>Threads: {@link #call} from any thread; Replies arrive on the connection's event loop. State is
+ * guarded by one lock; futures are completed outside it.
+ */
+public final class RequesterEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(RequesterEngine.class);
+
+    private final Rnic rnic;
+    private final SocketAddress server;
+    private final RpcRdmaSettings settings;
+    private final ByteBufAllocator alloc;
+    private final RpcRdmaHeaderDecoder decoder;
+    private final Object lock = new Object();
+    private final Map<Integer, Outstanding> sent = new LinkedHashMap<>();
+    private final ArrayDeque<Outstanding> waiting = new ArrayDeque<>();
+    private final Set<Integer> abandoned = new HashSet<>();
+    private final BackwardService backward;
+    private RdmaEndpoint endpoint;
+    private CallMarshaller marshaller;
+    private int granted = RpcRdmaConstants.INITIAL_CREDITS;
+    private int maxInFlight;
+    private long unknownXidReplies;
+    private long discardedReplies;
+    private long retransmissions;
+    private int connections;
+    private boolean reconnecting;
+    private boolean closed;
+
+    public RequesterEngine(Rnic rnic, SocketAddress server, RpcRdmaSettings settings, ByteBufAllocator alloc) {
+        this.rnic = rnic;
+        this.server = server;
+        this.settings = settings;
+        this.alloc = alloc;
+        this.decoder = new RpcRdmaHeaderDecoder(new HeaderLimits(settings.maxReadSegments(), settings.maxWriteChunks(),
+                settings.maxChunkSegments(), settings.maxChunkSize()));
+        this.backward = new BackwardService(settings);
+    }
+
+    /** Connects the first time. */
+    public CompletableFuture<Void> start() {
+        return connect().thenApply(e -> null);
+    }
+
+    private CompletableFuture<RdmaEndpoint> connect() {
+        int receives = settings.credits() + settings.backchannelCredits();
+        return RdmaEndpoint.connect(rnic, server, settings, receives).thenApply(e -> {
+            attach(e);
+            return e;
+        });
+    }
+
+    private void attach(RdmaEndpoint e) {
+        e.onMessage(this::received);
+        boolean closeNow;
+        synchronized (lock) {
+            closeNow = closed;
+            if (!closeNow) {
+                endpoint = e;
+                marshaller = new CallMarshaller(settings, e, alloc);
+                backward.attach(e);
+                granted = RpcRdmaConstants.INITIAL_CREDITS;
+                reconnecting = false;
+                connections++;
+            }
+        }
+        if (closeNow) {
+            e.close();
+            return;
+        }
+        e.closeFuture().whenComplete((q, x) -> connectionLost(e));
+        pump();
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    /** Sends {@code call} (consumed) and completes with its Reply (the caller releases it). */
+    public CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
+        Outstanding o = new Outstanding(info, call);
+        synchronized (lock) {
+            if (closed) {
+                call.release();
+                return CompletableFuture.failedFuture(new RpcTransportException("RPC-over-RDMA transport closed"));
+            }
+            waiting.add(o);
+        }
+        o.future.whenComplete((r, e) -> {
+            if (o.future.isCancelled()) {
+                cancelled(o);
+            }
+        });
+        pump();
+        return o.future;
+    }
+
+    /** Sends waiting Calls while credits allow. */
+    private void pump() {
+        List<Runnable> afterLock = new ArrayList<>();
+        synchronized (lock) {
+            while (!waiting.isEmpty() && endpoint != null && endpoint.isOpen() && !reconnecting
+                    && inFlight() < Math.min(settings.credits(), granted)) {
+                Outstanding o = waiting.poll();
+                if (o.future.isDone()) {
+                    o.call.release();
+                    continue;
+                }
+                ByteBuf[] send = new ByteBuf[1];
+                try {
+                    o.attempt = marshaller.marshal(o.info, o.call, send);
+                } catch (RuntimeException e) {
+                    o.call.release();
+                    afterLock.add(() -> o.future.completeExceptionally(e instanceof RpcException ? e
+                            : new RpcTransportException("cannot send " + o.info + ": " + e, e)));
+                    continue;
+                }
+                if (o.sentBefore) {
+                    retransmissions++;
+                }
+                o.sentBefore = true;
+                sent.put(o.info.xid(), o);
+                maxInFlight = Math.max(maxInFlight, inFlight());
+                RdmaEndpoint via = endpoint;
+                via.send(send[0], OptionalInt.empty()).whenComplete((v, e) -> {
+                    if (e != null && via.isOpen()) {
+                        log.debug("Send of {} failed: {}", o.info, e.toString());
+                        via.close(); // the Call may or may not have left: only a new connection can tell
+                    }
+                });
+            }
+        }
+        afterLock.forEach(Runnable::run);
+    }
+
+    private int inFlight() {
+        return sent.size() + abandoned.size();
+    }
+
+    private void cancelled(Outstanding o) {
+        OutgoingCall attempt = null;
+        synchronized (lock) {
+            if (waiting.remove(o)) {
+                o.call.release();
+                return;
+            }
+            if (sent.remove(o.info.xid(), o)) {
+                abandoned.add(o.info.xid()); // the Responder still holds a Receive for it
+                attempt = o.attempt;
+                o.attempt = null;
+            }
+        }
+        if (attempt != null) {
+            // RPC-R-057: a cancelled RPC's memory is fenced now, before anything else may reuse it.
+            OutgoingCall a = attempt;
+            a.registrations().fence(OptionalInt.empty()).whenComplete((v, e) -> {
+                a.registrations().release();
+                o.call.release();
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------ replies
+
+    private void received(RdmaEndpoint.Received r) {
+        ByteBuf m = r.message();
+        try {
+            HeaderDecodeResult result = decoder.decode(m);
+            if (result instanceof HeaderDecodeResult.Rejected rejected) {
+                discarded("header error: " + rejected); // RPC-R-060: a Requester never answers
+                return;
+            }
+            RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
+            if (h instanceof RpcRdmaHeader.RdmaMsgp || h instanceof RpcRdmaHeader.RdmaDone) {
+                discarded(h.procedure() + " is discarded (RFC 8166 §4.6)"); // RPC-R-070, RPC-R-071
+                return;
+            }
+            if (h instanceof RpcRdmaHeader.RdmaMsg && RpcMessages.messageType(m) == RpcMessages.CALL) {
+                backward.call(h, m.retain());
+                return;
+            }
+            reply(h, m, r.invalidatedStag());
+        } finally {
+            m.release();
+        }
+    }
+
+    private void discarded(String why) {
+        synchronized (lock) {
+            discardedReplies++;
+        }
+        log.debug("Reply discarded: {}", why);
+    }
+
+    private void reply(RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
+        Outstanding o;
+        synchronized (lock) {
+            granted = clampGrant(h.credits());
+            o = sent.remove(h.xid());
+            if (o == null) {
+                if (!abandoned.remove(h.xid())) {
+                    unknownXidReplies++;
+                    log.debug("Reply with unknown XID 0x{} discarded", Integer.toHexString(h.xid()));
+                }
+            }
+        }
+        if (o != null) {
+            complete(o, h, payload, invalidated);
+        }
+        pump();
+    }
+
+    private int clampGrant(int credits) {
+        long c = Integer.toUnsignedLong(credits);
+        return (int) Math.max(1, Math.min(c, settings.credits()));
+    }
+
+    private void complete(Outstanding o, RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
+        OutgoingCall attempt = o.attempt;
+        XdrMessage reply = null;
+        RuntimeException error = null;
+        try {
+            if (h instanceof RpcRdmaHeader.RdmaError e) {
+                error = new RpcRdmaErrorException(e.xid(), e.error() == RdmaErrorCode.ERR_VERS
+                        ? RpcRdmaErrorException.Code.ERR_VERS : RpcRdmaErrorException.Code.ERR_CHUNK, e.low(), e.high());
+            } else {
+                ChunkLists lists = h instanceof RpcRdmaHeader.RdmaMsg m ? m.chunks() : ((RpcRdmaHeader.RdmaNomsg) h).chunks();
+                if (!lists.readList().isEmpty() && h instanceof RpcRdmaHeader.RdmaNomsg && settings.responderReadChunks()) {
+                    ResponderReadChunks.pull(endpoint(), settings, h, lists, attempt).whenComplete((pulled, x) ->
+                            finish(o, attempt, pulled, x == null ? null : unwrap(x), invalidated));
+                    return;
+                }
+                reply = ReplyAssembler.assemble(h, lists, payload, attempt);
+            }
+        } catch (RpcRdmaProtocolException e) {
+            error = e;
+        }
+        finish(o, attempt, reply, error, invalidated);
+    }
+
+    /** Fences the RPC's memory, then completes it (RPC-R-025, RPC-R-057, RPC-R-068). */
+    private void finish(Outstanding o, OutgoingCall attempt, XdrMessage reply, Throwable error, OptionalInt invalidated) {
+        RdmaEndpoint via = endpoint();
+        attempt.registrations().fence(invalidated).whenComplete((v, fenceError) -> {
+            if (fenceError != null && via != null) {
+                log.warn("cannot invalidate the memory of {}; closing the connection (RFC 8166 §4.5.4)", o.info);
+                via.close();
+            }
+            attempt.registrations().release();
+            o.call.release();
+            if (error != null) {
+                o.future.completeExceptionally(error);
+            } else if (!o.future.complete(reply)) {
+                reply.release();
+            }
+        });
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private RdmaEndpoint endpoint() {
+        synchronized (lock) {
+            return endpoint;
+        }
+    }
+
+    // ------------------------------------------------------------------ connection loss
+
+    private void connectionLost(RdmaEndpoint lost) {
+        List<Outstanding> failed = new ArrayList<>();
+        boolean reconnect;
+        synchronized (lock) {
+            if (lost != endpoint) {
+                return;
+            }
+            List<Outstanding> unanswered = new ArrayList<>(sent.values());
+            sent.clear();
+            abandoned.clear();
+            for (Outstanding o : unanswered) {
+                o.attempt.registrations().release(); // the peer can no longer reach them
+                o.attempt = null;
+            }
+            reconnect = settings.reconnect() && !closed;
+            if (reconnect) {
+                for (int i = unanswered.size() - 1; i >= 0; i--) {
+                    waiting.addFirst(unanswered.get(i)); // retransmitted first, in their order
+                }
+                reconnecting = true;
+            } else {
+                failed.addAll(unanswered);
+                failed.addAll(waiting);
+                waiting.clear();
+            }
+            endpoint = null;
+        }
+        backward.connectionLost();
+        fail(failed, "RPC-over-RDMA connection lost");
+        if (reconnect) {
+            connect().whenComplete((e, x) -> {
+                if (x != null) {
+                    log.debug("reconnect to {} failed: {}", server, x.toString());
+                    List<Outstanding> all;
+                    synchronized (lock) {
+                        reconnecting = false;
+                        all = new ArrayList<>(waiting);
+                        waiting.clear();
+                    }
+                    fail(all, "RPC-over-RDMA connection lost and reconnecting failed: " + unwrap(x));
+                }
+            });
+        }
+    }
+
+    private static void fail(List<Outstanding> calls, String why) {
+        for (Outstanding o : calls) {
+            o.call.release();
+            o.future.completeExceptionally(new RpcTransportException(why));
+        }
+    }
+
+    // ------------------------------------------------------------------ control and state
+
+    /** Serves backward-direction Calls with {@code dispatcher} (RFC 8167); {@code null} stops serving them. */
+    public void backchannel(RpcDispatcher dispatcher) {
+        backward.dispatcher(dispatcher);
+    }
+
+    public void close() {
+        RdmaEndpoint e;
+        List<Outstanding> failed;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            e = endpoint;
+            failed = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        fail(failed, "RPC-over-RDMA transport closed");
+        if (e != null) {
+            e.close();
+        }
+    }
+
+    /** The connection now, or {@code null} between connections. */
+    public RdmaEndpoint currentEndpoint() {
+        return endpoint();
+    }
+
+    /** The most Calls that were ever without a Reply at once. */
+    public int maxCallsInFlight() {
+        synchronized (lock) {
+            return maxInFlight;
+        }
+    }
+
+    /** The grant in force: 1 before the first Reply of a connection, then the last Reply's (clamped). */
+    public int grantedCredits() {
+        synchronized (lock) {
+            return granted;
+        }
+    }
+
+    public long unknownXidReplies() {
+        synchronized (lock) {
+            return unknownXidReplies;
+        }
+    }
+
+    public long discardedReplies() {
+        synchronized (lock) {
+            return discardedReplies;
+        }
+    }
+
+    public long retransmissions() {
+        synchronized (lock) {
+            return retransmissions;
+        }
+    }
+
+    /** Connections made so far: 1 plus successful reconnects. */
+    public int connections() {
+        synchronized (lock) {
+            return connections;
+        }
+    }
+
+    public int callsWaitingForCredit() {
+        synchronized (lock) {
+            return waiting.size();
+        }
+    }
+
+    /** One Call from {@link #call} until it completes. */
+    private static final class Outstanding {
+        final RpcCallInfo info;
+        final XdrMessage call;
+        final CompletableFuture<XdrMessage> future = new CompletableFuture<>();
+        OutgoingCall attempt;
+        boolean sentBefore;
+
+        Outstanding(RpcCallInfo info, XdrMessage call) {
+            this.info = info;
+            this.call = call;
+        }
+    }
+}

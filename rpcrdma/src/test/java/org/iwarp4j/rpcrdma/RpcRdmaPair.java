@@ -1,0 +1,91 @@
+package org.iwarp4j.rpcrdma;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.sample.EchoClient;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.sample.EchoBinding;
+
+/**
+ * Two RNICs on loopback: an {@link RpcRdmaServer} serving the echo program and an {@link
+ * RpcRdmaRequester} with an {@link RpcClient} and {@link EchoClient} on top.
+ */
+final class RpcRdmaPair implements AutoCloseable {
+
+    static final long WAIT_SECONDS = 30;
+
+    final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+    final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+    final RpcDispatcher dispatcher = new RpcDispatcher();
+    final RpcRdmaServer server;
+    final RpcRdmaRequester requester;
+    final RpcClient client;
+    final EchoClient echo;
+    final WireLog serverWire = new WireLog();
+    final WireLog clientWire = new WireLog();
+
+    RpcRdmaPair(RpcRdmaSettings serverSettings, RpcRdmaSettings clientSettings) throws Exception {
+        try {
+            dispatcher.register(EchoProgram.create());
+            server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0), dispatcher, serverSettings);
+            server.onConnection(r -> serverWire.attach(r.endpoint()));
+            requester = RpcRdmaRequester.connect(clientRnic, server.localAddress(), clientSettings)
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            clientWire.attach(requester.endpoint());
+            client = RpcClient.builder(requester).timeout(Duration.ofSeconds(WAIT_SECONDS)).build();
+            echo = new EchoClient(client);
+        } catch (Exception | AssertionError e) {
+            closeRnics();
+            throw e;
+        }
+    }
+
+    /** Both ends with the echo binding and otherwise {@code base}. */
+    static RpcRdmaPair echo(RpcRdmaSettings.Builder base) throws Exception {
+        RpcRdmaSettings s = base.binding(new EchoBinding()).build();
+        return new RpcRdmaPair(s, s);
+    }
+
+    static RpcRdmaSettings.Builder settings() {
+        return RpcRdmaSettings.builder().binding(new EchoBinding());
+    }
+
+    /** The server's one connection. */
+    RpcRdmaResponder responder() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (server.responders().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no connection at the server");
+            }
+            Thread.onSpinWait();
+        }
+        return server.responders().get(0);
+    }
+
+    static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private void closeRnics() {
+        clientRnic.close();
+        serverRnic.close();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (client != null) {
+                client.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        } finally {
+            closeRnics();
+        }
+    }
+}
