@@ -10,6 +10,7 @@ import org.iwarp4j.cli.rping.internal.RpingFailure;
 import org.iwarp4j.cli.rping.internal.RpingLog;
 import org.iwarp4j.cli.rping.internal.RpingRdmaInfo;
 import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.QueuePair;
 
 /**
@@ -79,37 +80,19 @@ public final class RpingClient {
         int size = options.size();
         int completed = 0;
         int verified = 0;
-        boolean firstGoAheadPending = false;
+        boolean betweenPings = true;
         try {
             for (long ping = 0; options.count() == 0 || ping < options.count(); ping++) {
                 byte[] data = PingData.of(ping, size);
                 endpoint.startBuf.setBytes(0, data);
                 endpoint.rdmaBuf.setZero(0, size);
-
-                RpingRdmaInfo start = RpingEndpoint.describe(endpoint.startMr, size);
-                log.debug("RDMA addr %x rkey %x len %d", start.buf(), start.rkey(), start.size());
-                endpoint.send(start);
-                firstGoAheadPending = true;
-                endpoint.receive("the server's go ahead after its RDMA Read");
-                firstGoAheadPending = false;
-
-                RpingRdmaInfo sink = RpingEndpoint.describe(endpoint.rdmaMr, size);
-                log.debug("RDMA addr %x rkey %x len %d", sink.buf(), sink.rkey(), sink.size());
-                endpoint.send(sink);
-                endpoint.receive("the server's go ahead after its RDMA Write");
+                advertise(endpoint, endpoint.startMr, "the server's go ahead after its RDMA Read");
+                betweenPings = false;
+                advertise(endpoint, endpoint.rdmaMr, "the server's go ahead after its RDMA Write");
+                betweenPings = true;
                 completed++;
-
                 if (options.validate()) {
-                    int at = PingData.firstDifference(data, endpoint.rdmaBuf, 0);
-                    if (at >= 0) {
-                        log.error("data mismatch!");
-                        String failure = String.format("ping %d: the data written back differs from the data sent "
-                                        + "at octet %d of %d (sent 0x%02x, received 0x%02x)", ping, at, size,
-                                data[at], endpoint.rdmaBuf.getByte(at));
-                        log.error("rping client failed: " + failure);
-                        endpoint.disconnect();
-                        return new RpingResult(completed, verified, negotiated, failure);
-                    }
+                    verify(ping, data, endpoint);
                     verified++;
                 }
                 if (options.verbose()) {
@@ -119,7 +102,7 @@ public final class RpingClient {
         } catch (RpingFailure e) {
             if (e.disconnected()) {
                 log.error("client DISCONNECT EVENT...");
-                if (options.count() == 0 && firstGoAheadPending) {
+                if (options.count() == 0 && betweenPings) {
                     // An endless run ends when the server goes away between pings: rping's normal end.
                     return new RpingResult(completed, verified, negotiated, null);
                 }
@@ -131,5 +114,25 @@ public final class RpingClient {
         }
         endpoint.disconnect();
         return new RpingResult(completed, verified, negotiated, null);
+    }
+
+    /** Sends {addr, rkey, len} of {@code region} and waits for the server's "go ahead". */
+    private void advertise(RpingEndpoint endpoint, MemoryRegion region, String goAhead)
+            throws RpingFailure, InterruptedException {
+        RpingRdmaInfo info = RpingEndpoint.describe(region, options.size());
+        log.debug("RDMA addr %x rkey %x len %d", info.buf(), info.rkey(), info.size());
+        endpoint.send(info);
+        endpoint.receive(goAhead);
+    }
+
+    /** rping's {@code -V}: the sink must hold exactly what the start buffer held. */
+    private void verify(long ping, byte[] sent, RpingEndpoint endpoint) throws RpingFailure {
+        int at = PingData.firstDifference(sent, endpoint.rdmaBuf, 0);
+        if (at >= 0) {
+            log.error("data mismatch!");
+            throw new RpingFailure(String.format("ping %d: the data written back differs from the data sent at octet"
+                            + " %d of %d (sent 0x%02x, received 0x%02x)", ping, at, sent.length, sent[at],
+                    endpoint.rdmaBuf.getByte(at)));
+        }
     }
 }

@@ -95,7 +95,7 @@ public final class RpingCommand implements Callable<Integer> {
             options = options();
         } catch (IllegalArgumentException | UnknownHostException e) {
             err.println(e.getMessage());
-            err.println(spec.commandLine().getUsageMessage().lines().findFirst().orElse(""));
+            spec.commandLine().usage(err);
             err.flush();
             return 2;
         }

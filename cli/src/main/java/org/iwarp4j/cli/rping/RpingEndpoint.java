@@ -57,7 +57,12 @@ final class RpingEndpoint implements AutoCloseable {
         sendBuf = zeroed(RpingRdmaInfo.LENGTH);
         rdmaBuf = zeroed(options.size());
         startBuf = options.server() ? null : zeroed(options.size());
-        rnic = Rnic.builder().eventLoopThreads(1).build();
+        try {
+            rnic = Rnic.builder().eventLoopThreads(1).build();
+        } catch (RuntimeException e) {
+            releaseBuffers();
+            throw e;
+        }
         ProtectionDomain pd = rnic.allocateProtectionDomain();
         log.debug("created pd %d", pd.id());
         CompletionQueue cq = rnic.createCompletionQueue(RpingConstants.COMPLETION_QUEUE_CAPACITY);
@@ -138,6 +143,10 @@ final class RpingEndpoint implements AutoCloseable {
         if (startMr != null) {
             startMr.close();
         }
+        releaseBuffers();
+    }
+
+    private void releaseBuffers() {
         recvBuf.release();
         sendBuf.release();
         rdmaBuf.release();

@@ -149,46 +149,14 @@ public final class RpingServer implements AutoCloseable {
                     log.error("server DISCONNECT EVENT...");
                     break;
                 }
-                log.debug("Received %s from peer", source);
-                log.debug("server received sink adv"); // sic: rping's words for the start buffer too
-                int length = checkedLength(source);
-                endpoint.queuePair.postSend(SendWorkRequest.rdmaRead(RpingEndpoint.RDMA_ID, source.rkey(), source.buf(),
-                        endpoint.rdmaMr.sge(0, length)));
-                log.debug("server posted rdma read req ");
-                endpoint.completions.await(WorkCompletionOpcode.RDMA_READ, "the RDMA Read of the client's start buffer");
-                log.debug("server received read complete");
-                if (options.verbose()) {
-                    log.out("server ping data: " + PingData.cString(endpoint.rdmaBuf, 0, length));
-                }
+                int length = read(source);
                 if (options.validate()) {
-                    byte[] expected = PingData.of(completed, length);
-                    int at = PingData.firstDifference(expected, endpoint.rdmaBuf, 0);
-                    if (at >= 0) {
-                        log.error("data mismatch!");
-                        throw new RpingFailure(String.format("ping %d: the data read is not rping's ping data at "
-                                        + "octet %d of %d (expected 0x%02x, read 0x%02x)", completed, at, length,
-                                expected[at], endpoint.rdmaBuf.getByte(at)));
-                    }
+                    verify(completed, length);
                     verified++;
                 }
                 endpoint.send(RpingRdmaInfo.GO_AHEAD);
                 log.debug("server posted go ahead");
-
-                RpingRdmaInfo sink = endpoint.receive("the client's sink buffer (its second Send of a ping)");
-                log.debug("Received %s from peer", sink);
-                log.debug("server received sink adv");
-                // rping writes strlen(rdma_buf) + 1: the data with its NUL. Never more than was read.
-                int writeLength = Math.min(PingData.cStringLength(endpoint.rdmaBuf, 0, length) + 1, length);
-                if (sink.size() < 0 || writeLength > sink.size()) {
-                    throw new RpingFailure("the client's sink buffer of " + Integer.toUnsignedString(sink.size())
-                            + " octets is smaller than the " + writeLength + " octets to write back");
-                }
-                endpoint.queuePair.postSend(SendWorkRequest.rdmaWrite(RpingEndpoint.RDMA_ID, sink.rkey(), sink.buf(),
-                        endpoint.rdmaMr.sge(0, writeLength)));
-                log.debug("rdma write from lkey %x laddr %x len %d", endpoint.rdmaMr.stag(),
-                        endpoint.rdmaMr.baseTaggedOffset(), writeLength);
-                endpoint.completions.await(WorkCompletionOpcode.RDMA_WRITE, "the RDMA Write into the client's sink");
-                log.debug("server rdma write complete ");
+                writeBack(length);
                 endpoint.send(RpingRdmaInfo.GO_AHEAD);
                 log.debug("server posted go ahead");
                 completed++;
@@ -207,6 +175,52 @@ public final class RpingServer implements AutoCloseable {
             return new RpingResult(completed, verified, negotiated, failure);
         }
         return new RpingResult(completed, verified, negotiated, null);
+    }
+
+    /** RDMA Reads the client's advertised start buffer into {@code rdma_buf}; returns the octets read. */
+    private int read(RpingRdmaInfo source) throws RpingFailure, InterruptedException {
+        log.debug("Received %s from peer", source);
+        log.debug("server received sink adv"); // sic: rping's words for the start buffer too
+        int length = checkedLength(source);
+        endpoint.queuePair.postSend(SendWorkRequest.rdmaRead(RpingEndpoint.RDMA_ID, source.rkey(), source.buf(),
+                endpoint.rdmaMr.sge(0, length)));
+        log.debug("server posted rdma read req ");
+        endpoint.completions.await(WorkCompletionOpcode.RDMA_READ, "the RDMA Read of the client's start buffer");
+        log.debug("server received read complete");
+        if (options.verbose()) {
+            log.out("server ping data: " + PingData.cString(endpoint.rdmaBuf, 0, length));
+        }
+        return length;
+    }
+
+    /** -V on the server (our addition): what was read must be rping's ping data for this ping. */
+    private void verify(int ping, int length) throws RpingFailure {
+        byte[] expected = PingData.of(ping, length);
+        int at = PingData.firstDifference(expected, endpoint.rdmaBuf, 0);
+        if (at >= 0) {
+            log.error("data mismatch!");
+            throw new RpingFailure(String.format("ping %d: the data read is not rping's ping data at octet %d of %d"
+                    + " (expected 0x%02x, read 0x%02x)", ping, at, length, expected[at], endpoint.rdmaBuf.getByte(at)));
+        }
+    }
+
+    /** Waits for the client's sink buffer and RDMA Writes the data back: rping's {@code strlen + 1} octets. */
+    private void writeBack(int length) throws RpingFailure, InterruptedException {
+        RpingRdmaInfo sink = endpoint.receive("the client's sink buffer (its second Send of a ping)");
+        log.debug("Received %s from peer", sink);
+        log.debug("server received sink adv");
+        // The data with its NUL, as rping; never more than was read.
+        int writeLength = Math.min(PingData.cStringLength(endpoint.rdmaBuf, 0, length) + 1, length);
+        if (Integer.compareUnsigned(writeLength, sink.size()) > 0) {
+            throw new RpingFailure("the client's sink buffer of " + Integer.toUnsignedString(sink.size())
+                    + " octets is smaller than the " + writeLength + " octets to write back");
+        }
+        endpoint.queuePair.postSend(SendWorkRequest.rdmaWrite(RpingEndpoint.RDMA_ID, sink.rkey(), sink.buf(),
+                endpoint.rdmaMr.sge(0, writeLength)));
+        log.debug("rdma write from lkey %x laddr %x len %d", endpoint.rdmaMr.stag(), endpoint.rdmaMr.baseTaggedOffset(),
+                writeLength);
+        endpoint.completions.await(WorkCompletionOpcode.RDMA_WRITE, "the RDMA Write into the client's sink");
+        log.debug("server rdma write complete ");
     }
 
     /** The client's {@code len}, which must fit {@code rdma_buf} (rping's server would fail its Read). */
