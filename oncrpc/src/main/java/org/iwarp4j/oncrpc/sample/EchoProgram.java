@@ -10,6 +10,7 @@ import org.iwarp4j.oncrpc.RpcProgram;
 import org.iwarp4j.oncrpc.XdrDecoder;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
@@ -106,9 +107,11 @@ public final class EchoProgram {
     public static boolean isSource(ByteBuf data) {
         int n = data.readableBytes();
         int base = data.readerIndex();
+        byte[] block = new byte[Math.min(n, PATTERN_LENGTH)];
         for (int offset = 0; offset < n; offset += PATTERN_LENGTH) {
             int len = Math.min(PATTERN_LENGTH, n - offset);
-            if (!io.netty.buffer.ByteBufUtil.equals(data, base + offset, PATTERN_BUF, 0, len)) {
+            data.getBytes(base + offset, block, 0, len); // bulk reads: one bounds check per block
+            if (!Arrays.equals(block, 0, len, PATTERN, 0, len)) {
                 return false;
             }
         }
