@@ -22,7 +22,10 @@ public final class MpaSettings {
 
     /** Default startup timeout: 10 seconds, the value Linux siw uses for its MPA exchange. */
     public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
-    /** Default EMSS when the socket's MSS is not known: Ethernet's 1460 (RFC 5044 §5.1, MPA-R-035). */
+    /**
+     * Default EMSS when neither {@link Builder#emss(int)} fixes it nor the connection reports its
+     * MSS: Ethernet's 1460 (RFC 5044 §5.1, MPA-R-035).
+     */
     public static final int DEFAULT_EMSS = 1460;
     /** Default IRD and ORD offered in an enhanced frame. */
     public static final int DEFAULT_IRD_ORD = 16;
@@ -36,6 +39,7 @@ public final class MpaSettings {
     private final boolean peerToPeer;
     private final Set<RtrType> rtrTypes;
     private final Duration startupTimeout;
+    /** 0: not fixed, the connection's MSS where known, else {@link #DEFAULT_EMSS}. */
     private final int emss;
     private final int maxSendUlpdu;
     private final int maxReceiveUlpdu;
@@ -127,9 +131,22 @@ public final class MpaSettings {
         return startupTimeout;
     }
 
-    /** Effective MSS used for MULPDU when no larger maximum is set. */
+    /**
+     * The EMSS fixed with {@link Builder#emss(int)}, or {@link #DEFAULT_EMSS} if none was: the EMSS
+     * used for MULPDU when no MULPDU is set and the connection does not report its MSS.
+     */
     public int emss() {
-        return emss;
+        return emss != 0 ? emss : DEFAULT_EMSS;
+    }
+
+    /**
+     * Whether MULPDU follows the connection's MSS (no {@link Builder#emss(int)} and no {@link
+     * Builder#maxSendUlpdu(int)}): RFC 5044 §4.5 sizes FPDUs to TCP's EMSS, which on loopback is
+     * about 64 KiB and on Ethernet about 1448. Read where the transport reports it (Linux epoll),
+     * otherwise {@link #DEFAULT_EMSS}.
+     */
+    public boolean emssFromConnection() {
+        return emss == 0 && maxSendUlpdu == 0;
     }
 
     /** MULPDU override for software-to-software links; 0 = compute from the EMSS. */
@@ -152,9 +169,26 @@ public final class MpaSettings {
         return meterRegistry;
     }
 
-    /** MULPDU for FPDUs sent to the peer, with or without markers in them. */
+    /**
+     * MULPDU for FPDUs sent to the peer, with or without markers in them, when the connection's MSS
+     * is not known.
+     */
     public int sendMulpdu(boolean markersToPeer) {
-        return maxSendUlpdu != 0 ? maxSendUlpdu : Mulpdu.of(emss, markersToPeer);
+        return sendMulpdu(markersToPeer, 0);
+    }
+
+    /**
+     * MULPDU for FPDUs sent to the peer on a connection whose current MSS is {@code connectionMss}
+     * (0 if unknown): the fixed MULPDU if one is set, else the RFC 5044 §4.5 formula over the fixed
+     * EMSS, or over {@code connectionMss} if no EMSS is fixed and it is known, or over {@link
+     * #DEFAULT_EMSS}.
+     */
+    public int sendMulpdu(boolean markersToPeer, int connectionMss) {
+        if (maxSendUlpdu != 0) {
+            return maxSendUlpdu;
+        }
+        int effective = emss != 0 ? emss : connectionMss > 0 ? connectionMss : DEFAULT_EMSS;
+        return Mulpdu.of(effective, markersToPeer);
     }
 
     /** Builder for {@link MpaSettings}. */
@@ -168,7 +202,7 @@ public final class MpaSettings {
         private boolean peerToPeer;
         private Set<RtrType> rtrTypes = EnumSet.of(RtrType.WRITE, RtrType.READ);
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
-        private int emss = DEFAULT_EMSS;
+        private int emss;
         private int maxSendUlpdu;
         private int maxReceiveUlpdu = MAX_ULPDU_LENGTH_FIELD;
         private int maxPeerPrivateData = MAX_PRIVATE_DATA;
@@ -230,6 +264,10 @@ public final class MpaSettings {
             return this;
         }
 
+        /**
+         * Fixes the EMSS for the MULPDU formula (RFC 5044 §4.5) instead of reading the connection's
+         * MSS; e.g. 1460 to get Ethernet-sized FPDUs over loopback.
+         */
         public Builder emss(int emss) {
             if (emss <= 0) {
                 throw new IllegalArgumentException("EMSS must be positive: " + emss);

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.internal.IrdOrdNegotiation;
+import org.iwarp4j.mpa.internal.ConnectionMss;
 import org.iwarp4j.mpa.internal.MpaMeters;
 import org.iwarp4j.mpa.internal.StartupFrameCodec;
 
@@ -281,10 +282,10 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                 enhanced ? REVISION_2 : REVISION_1, enhanced ? negotiated.replyWord : null, privateData);
         ctx.writeAndFlush(StartupFrameCodec.encode(ctx.alloc(), reply)).addListener(writeFailureCloses());
         NegotiatedParameters parameters = new NegotiatedParameters(MpaRole.RESPONDER, reply.revision(),
-                crc || request.crc(), request.markers(), markersFromPeer, settings.sendMulpdu(request.markers()),
+                crc || request.crc(), request.markers(), markersFromPeer, sendMulpdu(request.markers()),
                 settings.maxReceiveUlpdu(), request.ulpPrivateData(), request.enhancedData(),
                 enhanced ? negotiated.ird : settings.ird(), enhanced ? negotiated.ord : settings.ord(),
-                enhanced && negotiated.peerToPeer, null);
+                enhanced && negotiated.peerToPeer, null, mulpduFromConnection());
         enterFullOperation(parameters, null);
     }
 
@@ -344,13 +345,23 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                 : null;
         NegotiatedParameters parameters = new NegotiatedParameters(MpaRole.INITIATOR, reply.revision(),
                 sentRequest.crc() || reply.crc(), reply.markers(), sentRequest.markers(),
-                settings.sendMulpdu(reply.markers()), settings.maxReceiveUlpdu(), reply.ulpPrivateData(),
+                sendMulpdu(reply.markers()), settings.maxReceiveUlpdu(), reply.ulpPrivateData(),
                 reply.enhancedData(), enhanced ? negotiated.ird : settings.ird(),
                 enhanced ? negotiated.ord : settings.ord(), enhanced && negotiated.peerToPeer,
-                enhanced ? negotiated.rtr : null);
+                enhanced ? negotiated.rtr : null, mulpduFromConnection());
         MpaException setupError = enhanced && negotiated.error != null
                 ? new MpaException(negotiated.error, negotiated.errorText) : null;
         enterFullOperation(parameters, setupError);
+    }
+
+    /** MULPDU from the settings and, unless they fix it, the connection's current MSS (the EMSS, RFC 5044 §4.5). */
+    private int sendMulpdu(boolean markersToPeer) {
+        return settings.sendMulpdu(markersToPeer,
+                settings.emssFromConnection() ? ConnectionMss.of(ctx.channel()) : 0);
+    }
+
+    private boolean mulpduFromConnection() {
+        return settings.emssFromConnection() && ConnectionMss.of(ctx.channel()) > 0;
     }
 
     // ---------------------------------------------------------------- outcomes

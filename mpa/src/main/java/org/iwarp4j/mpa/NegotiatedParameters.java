@@ -1,5 +1,8 @@
 package org.iwarp4j.mpa;
 
+import io.netty.channel.Channel;
+import org.iwarp4j.mpa.internal.ConnectionMss;
+
 /**
  * The outcome of a successful MPA startup: what both FPDU directions use in Full Operation and
  * what the ULP must know (RFC 5044 §7.1.1, RFC 6581 §9). Immutable.
@@ -19,11 +22,13 @@ public final class NegotiatedParameters {
     private final int ord;
     private final boolean peerToPeer;
     private final RtrType rtr;
+    private final boolean mulpduFromConnection;
 
     NegotiatedParameters(MpaRole role, int revision, boolean crc, boolean markersToPeer, boolean markersFromPeer,
                          int sendMulpdu, int maxReceiveUlpdu, byte[] peerPrivateData,
                          EnhancedConnectionData peerEnhancedData, int ird, int ord, boolean peerToPeer,
-                         RtrType rtr) {
+                         RtrType rtr, boolean mulpduFromConnection) {
+        this.mulpduFromConnection = mulpduFromConnection;
         this.role = role;
         this.revision = revision;
         this.crc = crc;
@@ -63,9 +68,35 @@ public final class NegotiatedParameters {
         return markersFromPeer;
     }
 
-    /** MULPDU for what this end sends (RFC 5044 §3: DDP segments to this size). */
+    /**
+     * MULPDU for what this end sends (RFC 5044 §3: DDP segments to this size), as it was when Full
+     * Operation began; see {@link #currentSendMulpdu(Channel)}.
+     */
     public int sendMulpdu() {
         return sendMulpdu;
+    }
+
+    /**
+     * Whether MULPDU follows the connection's current MSS ({@link MpaSettings#emssFromConnection()}
+     * and a transport that reports it), so that it can change during the connection.
+     */
+    public boolean mulpduFromConnection() {
+        return mulpduFromConnection;
+    }
+
+    /**
+     * The MULPDU for the next message sent on {@code channel} (RFC 5041 §5.2, DDP-R-001: the LLP's
+     * current MULPDU): {@link #sendMulpdu()}, or, when it {@linkplain #mulpduFromConnection() follows
+     * the connection}, recomputed from the socket's MSS now. Linux bounds the MSS by half the
+     * peer's window early in a connection (32 KiB over loopback), so it grows as the window opens.
+     * A system call each time: ask every few messages, not for each one.
+     */
+    public int currentSendMulpdu(Channel channel) {
+        if (!mulpduFromConnection) {
+            return sendMulpdu;
+        }
+        int mss = ConnectionMss.of(channel);
+        return mss > 0 ? Mulpdu.of(mss, markersToPeer) : sendMulpdu;
     }
 
     public int maxReceiveUlpdu() {

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -40,10 +41,19 @@ final class LoopbackMpa implements AutoCloseable {
     static LoopbackMpa connect(EventLoopGroup group, MpaSettings initiatorSettings, MpaSettings responderSettings,
                                ConnectRequestHandler decision, OutputStream initiatorPcap,
                                OutputStream responderPcap) throws Exception {
+        return connect(group, NioServerSocketChannel.class, NioSocketChannel.class, initiatorSettings,
+                responderSettings, decision, initiatorPcap, responderPcap);
+    }
+
+    /** Connects over the given transport's channels ({@code group} must run that transport). */
+    static LoopbackMpa connect(EventLoopGroup group, Class<? extends ServerChannel> serverChannel,
+                               Class<? extends SocketChannel> clientChannel, MpaSettings initiatorSettings,
+                               MpaSettings responderSettings, ConnectRequestHandler decision,
+                               OutputStream initiatorPcap, OutputStream responderPcap) throws Exception {
         CompletableFuture<TestUlp> accepted = new CompletableFuture<>();
         Channel server = new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channel(serverChannel)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -61,7 +71,7 @@ final class LoopbackMpa implements AutoCloseable {
         TestUlp initiator = new TestUlp();
         new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(clientChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

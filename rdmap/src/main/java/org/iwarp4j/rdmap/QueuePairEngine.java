@@ -167,7 +167,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         terminates.post(internalBuffer(TERMINATE_BUFFER));
         receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates),
                 queuePair.rnic().ddpMeters());
-        transmitter.start(parameters.sendMulpdu(), parameters.ord(), parameters.rtr());
+        transmitter.start(parameters);
         queuePair.established(parameters);
         ctx.flush();
     }

@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpSegmenter;
 import org.iwarp4j.ddp.MsnSequence;
+import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.mpa.RtrType;
 import org.iwarp4j.rdmap.internal.wire.RdmapControl;
 import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
@@ -21,6 +22,9 @@ import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
  */
 final class Transmitter {
 
+    /** Messages between two looks at the connection's MSS, when MULPDU follows it (a system call each). */
+    private static final int MSS_CHECK_INTERVAL = 16;
+
     private final QueuePair queuePair;
     private final ProtectionDomain protectionDomain;
     private final ChannelHandlerContext ctx;
@@ -32,7 +36,9 @@ final class Transmitter {
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
     private final Runnable onIdle;
     private final RdmapMeters meters;
+    private NegotiatedParameters negotiated;
     private int mulpdu;
+    private int untilMssCheck;
     private int ord;
     private boolean started;
 
@@ -46,9 +52,12 @@ final class Transmitter {
     }
 
     /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
-    void start(int mulpdu, int ord, RtrType rtr) {
-        this.mulpdu = mulpdu;
-        this.ord = ord;
+    void start(NegotiatedParameters negotiated) {
+        this.negotiated = negotiated;
+        this.mulpdu = negotiated.sendMulpdu();
+        this.untilMssCheck = MSS_CHECK_INTERVAL;
+        this.ord = negotiated.ord();
+        RtrType rtr = negotiated.rtr();
         if (rtr == RtrType.WRITE) {
             ByteBuf empty = ctx.alloc().buffer(0);
             write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty,
@@ -71,6 +80,7 @@ final class Transmitter {
             beforeStart.add(request);
             return;
         }
+        refreshMulpdu();
         SendEntry entry = new SendEntry(request);
         inOrder.add(entry);
         try {
@@ -162,9 +172,18 @@ final class Transmitter {
 
     /** Sends the Read Response for a validated Read Request; {@code source} is released after it is sent. */
     ChannelFuture respondToRead(ReadRequestHeader request, ByteBuf source) {
+        refreshMulpdu();
         return write(RdmapOpcode.RDMA_READ_RESPONSE, DdpSegmenter.tagged(
                 RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), request.sinkStag(), request.sinkTaggedOffset(),
                 source, mulpdu), source, null);
+    }
+
+    /** DDP-R-001: segment to the LLP's current MULPDU, which grows with the TCP window when it follows the MSS. */
+    private void refreshMulpdu() {
+        if (negotiated.mulpduFromConnection() && --untilMssCheck <= 0) {
+            untilMssCheck = MSS_CHECK_INTERVAL;
+            mulpdu = negotiated.currentSendMulpdu(ctx.channel());
+        }
     }
 
     /**

@@ -56,7 +56,7 @@ class ChannelInitializerPcapTest {
         try {
             try (RdmaPair pair = new RdmaPair(Rnic.builder(), Rnic.builder().meterRegistry(clientMeters)
                     .channelInitializer(ch -> ch.pipeline().addLast(new PcapWriteHandler(capture))),
-                    MpaSettings.builder().build(), b -> b, b -> b, server -> {
+                    MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build(), b -> b, b -> b, server -> {
                         serverMr[0] = server.settings().protectionDomain().register(serverMemory, RdmaPair.ALL);
                         server.postReceive(new ReceiveWorkRequest(1, serverMr[0].sge(4096, 4096)));
                     }, client -> { })) {

@@ -33,7 +33,7 @@ class GatherScatterTest {
         ByteBuf y = ByteBufAllocator.DEFAULT.heapBuffer(8192).writeZero(8192);
         try {
             MemoryRegion[] server = new MemoryRegion[2];
-            try (RdmaPair pair = new RdmaPair(MpaSettings.builder().build(), s -> {
+            try (RdmaPair pair = new RdmaPair(MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build(), s -> {
                 server[0] = s.settings().protectionDomain().register(x, RdmaPair.ALL);
                 server[1] = s.settings().protectionDomain().register(y, RdmaPair.ALL);
                 s.postReceive(new ReceiveWorkRequest(11, server[0].sge(10, 2000), server[1].sge(5, 5000)));
@@ -75,7 +75,7 @@ class GatherScatterTest {
         ByteBuf target = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);
         try {
             MemoryRegion[] server = new MemoryRegion[1];
-            try (RdmaPair pair = new RdmaPair(MpaSettings.builder().build(),
+            try (RdmaPair pair = new RdmaPair(MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build(),
                     s -> server[0] = s.settings().protectionDomain().register(target, RdmaPair.ALL), c -> { })) {
                 MemoryRegion ra = pair.clientPd.register(a, RdmaPair.ALL);
                 MemoryRegion rb = pair.clientPd.register(b, RdmaPair.ALL);

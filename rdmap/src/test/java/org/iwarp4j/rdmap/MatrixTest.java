@@ -51,7 +51,8 @@ class MatrixTest {
 
     private static MpaSettings mpa(boolean crc, boolean markers) {
         return MpaSettings.builder().crc(crc ? NegotiationMode.REQUIRE : NegotiationMode.OFF)
-                .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.OFF).build();
+                .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.OFF)
+                .emss(MpaSettings.DEFAULT_EMSS).build(); // Ethernet-sized FPDUs: many segments per message
     }
 
     private static int resolve(String size, int mulpdu) {

@@ -16,7 +16,8 @@ class RdmaOperationsTest {
 
     private static MpaSettings mpa(boolean crc, boolean markers) {
         return MpaSettings.builder().crc(crc ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
-                .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT).build();
+                .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
+                .emss(MpaSettings.DEFAULT_EMSS).build(); // MULPDU 1454 whatever the loopback MSS
     }
 
     private static byte[] random(int n, long seed) {

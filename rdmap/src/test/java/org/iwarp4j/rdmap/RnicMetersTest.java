@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class RnicMetersTest {
 
-    private static final MpaSettings MPA = MpaSettings.builder().build();
+    private static final MpaSettings MPA = MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build();
     private final MeterRegistry serverMeters = new SimpleMeterRegistry();
     private final MeterRegistry clientMeters = new SimpleMeterRegistry();
     private final ByteBuf serverMemory = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);

@@ -1,0 +1,28 @@
+package org.iwarp4j.mpa.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.epoll.EpollSocketChannel;
+
+/**
+ * The current sending MSS of a connected TCP channel, where the transport can tell: Linux epoll
+ * reads TCP_INFO's {@code tcpi_snd_mss} (the MSS TCP uses now, options such as timestamps taken
+ * off: RFC 5044 §4.5's EMSS). Java NIO has no API for it.
+ */
+public final class ConnectionMss {
+
+    private ConnectionMss() {
+    }
+
+    /** The MSS of {@code channel}, or 0 if the transport does not report it. */
+    public static int of(Channel channel) {
+        try {
+            if (channel instanceof EpollSocketChannel && channel.isActive()) {
+                long mss = ((EpollSocketChannel) channel).tcpInfo().sndMss();
+                return mss > 0 && mss <= Integer.MAX_VALUE ? (int) mss : 0;
+            }
+        } catch (LinkageError | RuntimeException e) {
+            // The epoll classes are absent or the socket is gone: fall back to the configured EMSS.
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,93 @@
+package org.iwarp4j.mpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.mpa.internal.ConnectionMss;
+import org.junit.jupiter.api.Test;
+
+/**
+ * MULPDU follows the connection's EMSS (RFC 5044 §4.5: "EMSS is the current effective MSS of the
+ * TCP connection", MPA-R-033, MPA-R-035): read from the socket where the transport reports it
+ * (Linux epoll, TCP_INFO), the configured or default EMSS otherwise, and a fixed EMSS or MULPDU
+ * always wins.
+ */
+class EmssFromConnectionTest {
+
+    @Test
+    void settingsWithoutAFixedEmssUseTheConnectionsMss() {
+        MpaSettings auto = MpaSettings.builder().build();
+        assertThat(auto.emssFromConnection()).isTrue();
+        assertThat(auto.sendMulpdu(false, 65483)).isEqualTo(64768); // loopback: capped at 64768 (§3)
+        assertThat(auto.sendMulpdu(false, 1448)).isEqualTo(1448 - 6); // Ethernet with timestamps
+        assertThat(auto.sendMulpdu(true, 1448)).isEqualTo(1448 - 6 - 4 * 3);
+        assertThat(auto.sendMulpdu(false, 0)).isEqualTo(1454); // unknown: DEFAULT_EMSS
+        assertThat(auto.toBuilder().build().emssFromConnection()).isTrue();
+
+        MpaSettings fixed = MpaSettings.builder().emss(1460).build();
+        assertThat(fixed.emssFromConnection()).isFalse();
+        assertThat(fixed.sendMulpdu(false, 65483)).isEqualTo(1454);
+        assertThat(fixed.toBuilder().build().sendMulpdu(false, 65483)).isEqualTo(1454);
+        MpaSettings mulpdu = MpaSettings.builder().maxSendUlpdu(4096).build();
+        assertThat(mulpdu.emssFromConnection()).isFalse();
+        assertThat(mulpdu.sendMulpdu(true, 65483)).isEqualTo(4096);
+    }
+
+    @Test
+    void overEpollLoopbackBothEndsSizeFpdusToTheSocketsMss() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, EpollServerSocketChannel.class, EpollSocketChannel.class,
+                MpaSettings.builder().build(), MpaSettings.builder().build(), ConnectRequestHandler.ACCEPT_ALL,
+                null, null)) {
+            NegotiatedParameters i = pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            NegotiatedParameters r = pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            int mss = ConnectionMss.of(pair.initiator.channel);
+            assertThat(mss).as("loopback MSS").isGreaterThan(1460);
+            assertThat(i.sendMulpdu()).isEqualTo(Mulpdu.of(mss, false)).isGreaterThan(1454);
+            assertThat(r.sendMulpdu()).isEqualTo(Mulpdu.of(ConnectionMss.of(pair.responder.channel), false));
+            // A ULPDU of the new MULPDU crosses as one FPDU.
+            byte[] ulpdu = new byte[i.sendMulpdu()];
+            new Random(1).nextBytes(ulpdu);
+            pair.initiator.send(ulpdu);
+            assertThat(pair.responder.take()).isEqualTo(ulpdu);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void overEpollAFixedEmssStillWins() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        MpaSettings fixed = MpaSettings.builder().emss(1460).build();
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, EpollServerSocketChannel.class, EpollSocketChannel.class,
+                fixed, fixed, ConnectRequestHandler.ACCEPT_ALL, null, null)) {
+            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1454);
+            assertThat(pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1454);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void overNioTheMssIsUnknownAndTheDefaultEmssApplies() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, MpaSettings.builder().build(), MpaSettings.builder().build(),
+                ConnectRequestHandler.ACCEPT_ALL)) {
+            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1454);
+            assertThat(ConnectionMss.of(pair.initiator.channel)).isZero();
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+}
