@@ -1,7 +1,9 @@
 package org.iwarp4j.oncrpc;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
+import org.iwarp4j.oncrpc.internal.RpcServerMeters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +43,20 @@ public final class RpcDispatcher {
 
     /** program -> (version as unsigned -> program version). */
     private final Map<Integer, NavigableMap<Long, RpcProgram>> programs = new ConcurrentHashMap<>();
+    private final RpcServerMeters meters;
+
+    /** A dispatcher without meters. */
+    public RpcDispatcher() {
+        this(null);
+    }
+
+    /**
+     * A dispatcher that counts its replies in {@code registry}: {@code iwarp.oncrpc.replies}
+     * (tag {@code stat}) and {@code iwarp.oncrpc.dropped}.
+     */
+    public RpcDispatcher(MeterRegistry registry) {
+        this.meters = RpcServerMeters.of(registry);
+    }
 
     /** Registers one program version, replacing an earlier registration of the same pair. */
     public RpcDispatcher register(RpcProgram program) {
@@ -78,6 +94,9 @@ public final class RpcDispatcher {
         reply.whenComplete((r, e) -> {
             stream.release();
             call.release();
+            if (e != null) {
+                meters.dropped();
+            }
         });
         return reply;
     }
@@ -195,21 +214,22 @@ public final class RpcDispatcher {
         return accepted(transport, info.xid(), AcceptStat.SYSTEM_ERR);
     }
 
-    private static CompletableFuture<XdrMessage> denyAuth(RpcCallInfo info, RpcTransportInfo transport,
+    private CompletableFuture<XdrMessage> denyAuth(RpcCallInfo info, RpcTransportInfo transport,
                                                           AuthStat stat, String why) {
         log.debug("AUTH_ERROR {} for {} from {}: {}", stat, info, transport.remoteAddress(), why);
         return reply(transport, RpcReplyHeader.Denied.authError(info.xid(), stat));
     }
 
-    private static CompletableFuture<XdrMessage> accepted(RpcTransportInfo transport, int xid, AcceptStat stat) {
+    private CompletableFuture<XdrMessage> accepted(RpcTransportInfo transport, int xid, AcceptStat stat) {
         return reply(transport, new RpcReplyHeader.Accepted(xid, OpaqueAuth.NONE, stat, 0, 0));
     }
 
-    private static CompletableFuture<XdrMessage> reply(RpcTransportInfo transport, RpcReplyHeader header) {
+    private CompletableFuture<XdrMessage> reply(RpcTransportInfo transport, RpcReplyHeader header) {
         return CompletableFuture.completedFuture(header(transport, header));
     }
 
-    private static XdrMessage header(RpcTransportInfo transport, RpcReplyHeader header) {
+    private XdrMessage header(RpcTransportInfo transport, RpcReplyHeader header) {
+        meters.replied(header);
         XdrEncoder out = XdrEncoder.create(transport.alloc());
         header.encode(out);
         return out.toMessage();

@@ -22,6 +22,7 @@ import java.util.function.Function;
 public final class XdrDecoder {
 
     private final ByteBuf in;
+    /** Reduced items not yet taken, or null if the stream had none. */
     private final Deque<ByteBuf> reducedItems;
 
     /** A decoder over the readable bytes of {@code in}. */
@@ -35,10 +36,8 @@ public final class XdrDecoder {
      */
     public XdrDecoder(ByteBuf in, List<ByteBuf> reducedItems) {
         this.in = in;
-        this.reducedItems = reducedItems.isEmpty() ? EMPTY : new ArrayDeque<>(reducedItems);
+        this.reducedItems = reducedItems.isEmpty() ? null : new ArrayDeque<>(reducedItems);
     }
-
-    private static final Deque<ByteBuf> EMPTY = new ArrayDeque<>(0);
 
     /** Octets not yet read from the stream. */
     public int remaining() {
@@ -132,7 +131,7 @@ public final class XdrDecoder {
     public ByteBuf readDdpEligibleOpaque(int max) {
         int mark = in.readerIndex();
         int length = readLength(max, "opaque");
-        if (length > 0 && !reducedItems.isEmpty()) {
+        if (length > 0 && reducedItems != null && !reducedItems.isEmpty()) {
             ByteBuf item = reducedItems.peekFirst();
             if (item.readableBytes() != length) {
                 throw new XdrException("reduced data item of " + item.readableBytes()

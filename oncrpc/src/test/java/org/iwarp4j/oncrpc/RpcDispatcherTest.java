@@ -224,4 +224,21 @@ class RpcDispatcherTest {
             reply.release();
         }
     }
+
+    @Test
+    void repliesAndDropsAreCounted() throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RpcDispatcher counted = new RpcDispatcher(registry).register(RpcProgram.builder(PROG, 2).build());
+        RpcTransportInfo info = RpcTransportInfo.of("test", null, PEER);
+        counted.dispatch(XdrBytes.message(call(0, "")), info).get(5, TimeUnit.SECONDS).release();
+        counted.dispatch(XdrBytes.message(call(0, "")), info).get(5, TimeUnit.SECONDS).release();
+        counted.dispatch(XdrBytes.message(call(9, "")), info).get(5, TimeUnit.SECONDS).release();
+        counted.dispatch(XdrBytes.message(call(3, PROG, 2, 0, AUTH_NONE + " " + AUTH_NONE, "")), info)
+                .get(5, TimeUnit.SECONDS).release();
+        counted.dispatch(XdrBytes.message("00000001"), info).handle((r, e) -> e).get(5, TimeUnit.SECONDS);
+        assertThat(registry.get("iwarp.oncrpc.replies").tag("stat", "SUCCESS").counter().count()).isEqualTo(2);
+        assertThat(registry.get("iwarp.oncrpc.replies").tag("stat", "PROC_UNAVAIL").counter().count()).isEqualTo(1);
+        assertThat(registry.get("iwarp.oncrpc.replies").tag("stat", "RPC_MISMATCH").counter().count()).isEqualTo(1);
+        assertThat(registry.get("iwarp.oncrpc.dropped").counter().count()).isEqualTo(1);
+    }
 }
