@@ -1,0 +1,185 @@
+package org.iwarp4j.nfs;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.iwarp4j.nfs.binding.NfsBindingConstants;
+import org.iwarp4j.nfs.internal.Export;
+import org.iwarp4j.nfs.internal.MountProgram;
+import org.iwarp4j.nfs.internal.Nfs3Context;
+import org.iwarp4j.nfs.internal.Nfs3Limits;
+import org.iwarp4j.nfs.internal.Nfs3Program;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcTcpServer;
+
+/**
+ * An NFS version 3 server (RFC 1813) that exports one local directory, with MOUNT version 3 beside
+ * it, over TCP (RFC 5531 record marking) — and, through {@link #dispatcher()}, any other ONC RPC
+ * transport such as RPC-over-RDMA on port 20049 (RFC 8267 §4.2, §5.1: MOUNT stays on TCP).
+ *
+ * <pre>{@code
+ * try (NfsServer server = NfsServer.builder(Path.of("/srv/data"))
+ *         .exportName("/export")
+ *         .tcpAddress(new InetSocketAddress(2049))
+ *         .start()) {
+ *     // mount -t nfs -o vers=3,proto=tcp,port=2049,mountport=2049,mountproto=tcp,nolock host:/export /mnt
+ * }
+ * }</pre>
+ *
+ * <p>What clients get: file handles that name inodes and survive renames and restarts (NFS3ERR_STALE
+ * once a file is gone), real attributes from {@code java.nio} ({@code unix:*}: mode, nlink, uid,
+ * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
+ * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes, and errors mapped
+ * from the operating system's. No path ever leaves the export: names are single components,
+ * ".." stops at the root, the server never follows a symbolic link, and a handle whose path no
+ * longer lies in the export is stale. Operations run with the server process's own permissions
+ * (a server running as root gives new objects to the caller's AUTH_SYS uid and gid). NLM and NSM
+ * are not provided: clients mount with {@code nolock}.
+ */
+public final class NfsServer implements AutoCloseable {
+
+    private final Nfs3Context context;
+    private final RpcDispatcher dispatcher;
+    private final ExecutorService workers;
+    private final RpcTcpServer tcp;
+
+    private NfsServer(Builder b) throws IOException {
+        this.context = new Nfs3Context(new Export(b.directory, b.exportName), b.limits);
+        this.workers = workerPool(b.workerThreads);
+        this.dispatcher = new RpcDispatcher()
+                .register(new Nfs3Program(context, workers).toRpcProgram())
+                .register(new MountProgram(context).toRpcProgram());
+        RpcTcpServer server = null;
+        if (b.tcpAddress != null) {
+            try {
+                server = RpcTcpServer.builder(dispatcher).maxRecordSize(b.limits.maxWrite() + 64 * 1024)
+                        .bind(b.tcpAddress);
+            } catch (RuntimeException e) {
+                workers.shutdownNow();
+                context.close();
+                throw e;
+            }
+        }
+        this.tcp = server;
+    }
+
+    private static ExecutorService workerPool(int threads) {
+        AtomicInteger n = new AtomicInteger();
+        return new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "nfs-worker-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** A builder for a server exporting {@code directory}. */
+    public static Builder builder(Path directory) {
+        return new Builder(directory);
+    }
+
+    /** The address NFS and MOUNT listen on over TCP (the port chosen if 0 was asked), or null. */
+    public SocketAddress tcpAddress() {
+        return tcp == null ? null : tcp.localAddress();
+    }
+
+    /** The TCP port of NFS and MOUNT. */
+    public int tcpPort() {
+        return ((InetSocketAddress) tcp.localAddress()).getPort();
+    }
+
+    /** The export's root file handle, as MNT returns it. */
+    public NfsFh3 rootHandle() {
+        try {
+            return context.handles().rootHandle();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The exported directory (canonical). */
+    public Path directory() {
+        return context.export().root();
+    }
+
+    /** The name clients mount, e.g. {@code /export}. */
+    public String exportName() {
+        return context.export().name();
+    }
+
+    /** The dispatcher serving NFSv3 and MOUNT v3, for further transports (RPC-over-RDMA). */
+    public RpcDispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    /** Stops listening, closes connections and open files. */
+    @Override
+    public void close() {
+        if (tcp != null) {
+            tcp.close();
+        }
+        workers.shutdown();
+        try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        context.close();
+    }
+
+    /** Options of an {@link NfsServer}. */
+    public static final class Builder {
+        private final Path directory;
+        private String exportName = "/export";
+        private SocketAddress tcpAddress = new InetSocketAddress(NfsBindingConstants.NFS_TCP_PORT);
+        private Nfs3Limits limits = Nfs3Limits.defaults();
+        private int workerThreads = 4;
+
+        private Builder(Path directory) {
+            this.directory = Objects.requireNonNull(directory, "directory");
+        }
+
+        /** The dirpath clients give MOUNT (default {@code /export}). */
+        public Builder exportName(String name) {
+            if (!name.startsWith("/")) {
+                throw new IllegalArgumentException("an export name is an absolute path: " + name);
+            }
+            this.exportName = name;
+            return this;
+        }
+
+        /** Where NFS and MOUNT listen over TCP (default port 2049, all interfaces); null for no TCP. */
+        public Builder tcpAddress(SocketAddress address) {
+            this.tcpAddress = address;
+            return this;
+        }
+
+        /** The largest READ and WRITE, announced in FSINFO (default 1 MiB each). */
+        public Builder maxReadWrite(int maxRead, int maxWrite) {
+            this.limits = new Nfs3Limits(maxRead, maxWrite, limits.preferredReaddir());
+            return this;
+        }
+
+        /** Threads that run file-system operations (default 4). */
+        public Builder workerThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads < 1");
+            }
+            this.workerThreads = threads;
+            return this;
+        }
+
+        /** Binds and starts serving. */
+        public NfsServer start() throws IOException {
+            return new NfsServer(this);
+        }
+    }
+}

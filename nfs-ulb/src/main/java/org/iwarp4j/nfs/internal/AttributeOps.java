@@ -1,0 +1,216 @@
+package org.iwarp4j.nfs.internal;
+
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_DELETE;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_EXECUTE;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_EXTEND;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_LOOKUP;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_MODIFY;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_READ;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.nfs.v3.Access3Args;
+import org.iwarp4j.nfs.v3.Access3Res;
+import org.iwarp4j.nfs.v3.Fattr3;
+import org.iwarp4j.nfs.v3.Fsinfo3Res;
+import org.iwarp4j.nfs.v3.Fsstat3Res;
+import org.iwarp4j.nfs.v3.Ftype3;
+import org.iwarp4j.nfs.v3.Getattr3Res;
+import org.iwarp4j.nfs.v3.Nfs3Constants;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.NfsTime3;
+import org.iwarp4j.nfs.v3.Pathconf3Res;
+import org.iwarp4j.nfs.v3.Sattr3;
+import org.iwarp4j.nfs.v3.SetTime3;
+import org.iwarp4j.nfs.v3.Setattr3Args;
+import org.iwarp4j.nfs.v3.TimeHow;
+import org.iwarp4j.nfs.v3.WccAttr;
+import org.iwarp4j.nfs.v3.WccData;
+import org.iwarp4j.nfs.v3.WccRes3;
+
+/** GETATTR, SETATTR, ACCESS, FSSTAT, FSINFO and PATHCONF (RFC 1813 §3.3.1, 3.3.2, 3.3.4, 3.3.18-3.3.20). */
+public final class AttributeOps {
+
+    private final Nfs3Context ctx;
+
+    public AttributeOps(Nfs3Context ctx) {
+        this.ctx = ctx;
+    }
+
+    public Getattr3Res getattr(NfsFh3 object) {
+        try {
+            return new Getattr3Res(Nfs3Status.NFS3_OK, ctx.attributes(ctx.resolve(object).stat()));
+        } catch (RuntimeException e) {
+            return Getattr3Res.fail(NfsErrors.statusOf(e));
+        }
+    }
+
+    /**
+     * SETATTR: with a guard, nothing changes unless the ctime matches (NFS3ERR_NOT_SYNC). Mode,
+     * owner and group go through the {@code unix} attribute view, size through truncate (or a
+     * zero octet written at the new end to extend), times through utimensat without following a
+     * symbolic link.
+     */
+    public WccRes3 setattr(Setattr3Args args) {
+        WccAttr before = null;
+        Path path = null;
+        try {
+            FileHandles.Resolved r = ctx.resolve(args.object());
+            path = r.path();
+            before = r.stat().toWccAttr();
+            if (args.guardCtime() != null && !args.guardCtime().equals(before.ctime())) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard");
+            }
+            apply(r, args.newAttributes());
+            return new WccRes3(Nfs3Status.NFS3_OK, ctx.wcc(before, path));
+        } catch (IOException | RuntimeException e) {
+            return new WccRes3(NfsErrors.statusOf(e), path == null ? WccData.EMPTY : ctx.wcc(before, path));
+        }
+    }
+
+    /** Applies sattr3 to a resolved object; used by SETATTR, CREATE, MKDIR and SYMLINK. */
+    void apply(FileHandles.Resolved r, Sattr3 s) throws IOException {
+        Path path = r.path();
+        if (s.size() != null) {
+            if (r.stat().type() == Ftype3.NF3DIR) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "size of a directory");
+            }
+            if (r.stat().type() != Ftype3.NF3REG) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + r.stat().type());
+            }
+            setSize(r, s.size());
+        }
+        if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
+            setMode(path, s.mode() & 07777);
+        }
+        if (s.uid() != null) {
+            Files.setAttribute(path, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
+        }
+        if (s.gid() != null) {
+            Files.setAttribute(path, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
+        }
+        if (s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE) {
+            Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setTimes(time(s.mtime()), time(s.atime()), null);
+        }
+    }
+
+    private void setSize(FileHandles.Resolved r, long size) throws IOException {
+        if (size < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size " + Long.toUnsignedString(size));
+        }
+        FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), true);
+        if (size < channel.size()) {
+            channel.truncate(size);
+        } else if (size > channel.size()) {
+            channel.write(java.nio.ByteBuffer.allocate(1), size - 1);
+        }
+    }
+
+    private static void setMode(Path path, int mode) throws IOException {
+        try {
+            Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
+            for (PosixFilePermission p : PosixFilePermission.values()) {
+                if ((mode & (0400 >> p.ordinal())) != 0) {
+                    perms.add(p);
+                }
+            }
+            Files.setPosixFilePermissions(path, perms);
+        }
+    }
+
+    private static FileTime time(SetTime3 t) {
+        return switch (t.how()) {
+            case DONT_CHANGE -> null;
+            case SET_TO_SERVER_TIME -> FileTime.from(Instant.now());
+            case SET_TO_CLIENT_TIME -> FileTime.from(t.time().seconds() * 1_000_000_000L + t.time().nseconds(),
+                    TimeUnit.NANOSECONDS);
+        };
+    }
+
+    /**
+     * ACCESS: the asked bits this server can honour for the object — the server acts with its own
+     * permissions, so those are what decide (RFC 1813 §3.3.4 allows a server to be
+     * conservative; the operations themselves still check).
+     */
+    public Access3Res access(Access3Args args) {
+        try {
+            FileHandles.Resolved r = ctx.resolve(args.object());
+            Path p = r.path();
+            boolean dir = r.isDirectory();
+            int granted = 0;
+            if (Files.isReadable(p)) {
+                granted |= ACCESS3_READ;
+            }
+            if (Files.isWritable(p)) {
+                granted |= ACCESS3_MODIFY | ACCESS3_EXTEND | (dir ? ACCESS3_DELETE : 0);
+            }
+            if (Files.isExecutable(p)) {
+                granted |= dir ? ACCESS3_LOOKUP : ACCESS3_EXECUTE;
+            }
+            if (r.stat().type() == Ftype3.NF3LNK) {
+                granted = ACCESS3_READ;
+            }
+            return new Access3Res(Nfs3Status.NFS3_OK, ctx.attributes(r.stat()), granted & args.access());
+        } catch (RuntimeException e) {
+            return new Access3Res(NfsErrors.statusOf(e), null, 0);
+        }
+    }
+
+    /** FSSTAT from the export's FileStore. java.nio has no inode counts: file slots are reported as 2^32-1. */
+    public Fsstat3Res fsstat(NfsFh3 root) {
+        Fattr3 attrs = null;
+        try {
+            FileHandles.Resolved r = ctx.resolve(root);
+            attrs = ctx.attributes(r.stat());
+            FileStore store = Files.getFileStore(r.path());
+            long files = 0xFFFF_FFFFL;
+            return new Fsstat3Res(Nfs3Status.NFS3_OK, attrs, store.getTotalSpace(), store.getUnallocatedSpace(),
+                    store.getUsableSpace(), files, files, files, 0);
+        } catch (IOException | RuntimeException e) {
+            return Fsstat3Res.fail(NfsErrors.statusOf(e), attrs);
+        }
+    }
+
+    /** FSINFO: this server's limits; nanosecond times; hard and symbolic links; settable times. */
+    public Fsinfo3Res fsinfo(NfsFh3 root) {
+        try {
+            Fattr3 attrs = ctx.attributes(ctx.resolve(root).stat());
+            Nfs3Limits l = ctx.limits();
+            return new Fsinfo3Res(Nfs3Status.NFS3_OK, attrs, l.maxRead(), l.maxRead(), 4096, l.maxWrite(),
+                    l.maxWrite(), 4096, l.preferredReaddir(), Long.MAX_VALUE, new NfsTime3(0, 1),
+                    Nfs3Constants.FSF3_LINK | Nfs3Constants.FSF3_SYMLINK | Nfs3Constants.FSF3_HOMOGENEOUS
+                            | Nfs3Constants.FSF3_CANSETTIME);
+        } catch (RuntimeException e) {
+            return Fsinfo3Res.fail(NfsErrors.statusOf(e), null);
+        }
+    }
+
+    /**
+     * PATHCONF: NAME_MAX 255, long names refused rather than truncated, chown restricted, case
+     * sensitive and preserving. java.nio cannot ask the file system for LINK_MAX; 32000 is what Linux
+     * reports for ext4.
+     */
+    public Pathconf3Res pathconf(NfsFh3 object) {
+        try {
+            Fattr3 attrs = ctx.attributes(ctx.resolve(object).stat());
+            return new Pathconf3Res(Nfs3Status.NFS3_OK, attrs, 32000, Nfs3Limits.NAME_MAX, true, true, false, true);
+        } catch (RuntimeException e) {
+            return Pathconf3Res.fail(NfsErrors.statusOf(e), null);
+        }
+    }
+}

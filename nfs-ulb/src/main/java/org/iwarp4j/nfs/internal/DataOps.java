@@ -1,0 +1,146 @@
+package org.iwarp4j.nfs.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import org.iwarp4j.nfs.v3.Commit3Args;
+import org.iwarp4j.nfs.v3.Commit3Res;
+import org.iwarp4j.nfs.v3.Ftype3;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v3.Read3Args;
+import org.iwarp4j.nfs.v3.Read3Res;
+import org.iwarp4j.nfs.v3.StableHow;
+import org.iwarp4j.nfs.v3.WccAttr;
+import org.iwarp4j.nfs.v3.WccData;
+import org.iwarp4j.nfs.v3.Write3Args;
+import org.iwarp4j.nfs.v3.Write3Res;
+
+/**
+ * READ, WRITE and COMMIT (RFC 1813 §3.3.6, 3.3.7, 3.3.21) through positional I/O on cached file
+ * channels. An UNSTABLE WRITE is left in the page cache and answered UNSTABLE; DATA_SYNC and
+ * FILE_SYNC force the data (and for FILE_SYNC the metadata) before the reply; COMMIT forces the
+ * file. Every reply carries the server's write verifier.
+ */
+public final class DataOps {
+
+    private final Nfs3Context ctx;
+
+    public DataOps(Nfs3Context ctx) {
+        this.ctx = ctx;
+    }
+
+    /** READ of at most rtmax octets into a buffer from {@code alloc}, which the result then owns. */
+    public Read3Res read(Read3Args args, ByteBufAllocator alloc) {
+        FileHandles.Resolved r = null;
+        try {
+            r = ctx.resolve(args.file());
+            checkRegular(r);
+            int count = (int) Math.min(args.count(), ctx.limits().maxRead());
+            ByteBuf data = alloc.ioBuffer(count);
+            try {
+                long offset = args.offset();
+                if (offset < 0) {
+                    throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
+                }
+                readFully(r, data, offset, count);
+                FileStat after = FileStat.of(r.path());
+                boolean eof = offset + data.readableBytes() >= after.size();
+                return new Read3Res(Nfs3Status.NFS3_OK, ctx.attributes(after), data.readableBytes(), eof, data);
+            } catch (IOException | RuntimeException e) {
+                data.release();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            return Read3Res.fail(NfsErrors.statusOf(e), r == null ? null : ctx.attributes(r.path()));
+        }
+    }
+
+    private void readFully(FileHandles.Resolved r, ByteBuf data, long offset, int count) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), false);
+            try {
+                while (data.readableBytes() < count) {
+                    int n = data.writeBytes(channel, offset + data.readableBytes(), count - data.readableBytes());
+                    if (n < 0) {
+                        break;
+                    }
+                }
+                return;
+            } catch (ClosedChannelException e) {
+                // another request evicted the channel: reopen once
+                if (attempt > 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** WRITE; consumes the arguments' data. */
+    public Write3Res write(Write3Args args) {
+        FileHandles.Resolved r = null;
+        WccAttr before = null;
+        try {
+            r = ctx.resolve(args.file());
+            before = r.stat().toWccAttr();
+            checkRegular(r);
+            if (args.offset() < 0) {
+                throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
+            }
+            writeFully(r, args.data(), args.offset(), args.stable());
+            return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), args.count(), args.stable(),
+                    ctx.writeVerifier());
+        } catch (IOException | RuntimeException e) {
+            return Write3Res.fail(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r.path()));
+        } finally {
+            args.release();
+        }
+    }
+
+    private void writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), true);
+            try {
+                long position = offset;
+                for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
+                    while (b.hasRemaining()) {
+                        position += channel.write(b, position);
+                    }
+                }
+                if (stable != StableHow.UNSTABLE) {
+                    channel.force(stable == StableHow.FILE_SYNC);
+                }
+                return;
+            } catch (ClosedChannelException e) {
+                if (attempt > 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    public Commit3Res commit(Commit3Args args) {
+        FileHandles.Resolved r = null;
+        WccAttr before = null;
+        try {
+            r = ctx.resolve(args.file());
+            before = r.stat().toWccAttr();
+            checkRegular(r);
+            ctx.openFiles().channel(r.stat().ino(), r.path(), false).force(true);
+            return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), ctx.writeVerifier());
+        } catch (IOException | RuntimeException e) {
+            return new Commit3Res(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r.path()), 0);
+        }
+    }
+
+    private static void checkRegular(FileHandles.Resolved r) {
+        if (r.stat().type() == Ftype3.NF3DIR) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "a directory: " + r.path());
+        }
+        if (r.stat().type() != Ftype3.NF3REG) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a regular file: " + r.path());
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package org.iwarp4j.nfs.internal;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.iwarp4j.nfs.mount.ExportNode;
+import org.iwarp4j.nfs.mount.MountBody;
+import org.iwarp4j.nfs.mount.MountConstants;
+import org.iwarp4j.nfs.mount.MountStat3;
+import org.iwarp4j.nfs.mount.Mountres3;
+import org.iwarp4j.oncrpc.RpcCallContext;
+import org.iwarp4j.oncrpc.RpcConstants;
+import org.iwarp4j.oncrpc.RpcProcedure;
+import org.iwarp4j.oncrpc.RpcProgram;
+
+/**
+ * MOUNT version 3 (RFC 1813 Appendix I) for one export: MNT hands out the root file handle for
+ * the export's name and accepts AUTH_SYS; UMNT, UMNTALL and DUMP keep the advisory list of who
+ * mounted what; EXPORT lists the export, open to everyone. RFC 8267 §5.1: a server offering NFS
+ * over RPC-over-RDMA offers MOUNT over TCP.
+ */
+public final class MountProgram {
+
+    private final Nfs3Context ctx;
+    private final Set<MountBody> mounts = ConcurrentHashMap.newKeySet();
+
+    public MountProgram(Nfs3Context ctx) {
+        this.ctx = ctx;
+    }
+
+    public RpcProgram toRpcProgram() {
+        return RpcProgram.builder(MountConstants.PROGRAM, MountConstants.VERSION)
+                .procedure(MountConstants.MOUNTPROC3_NULL, RpcProcedure.nullProcedure())
+                .procedure(MountConstants.MOUNTPROC3_MNT, RpcProcedure.of((c, in, out) ->
+                        mnt(c, in.readString(MountConstants.MNTPATHLEN)).encode(out)))
+                .procedure(MountConstants.MOUNTPROC3_DUMP, RpcProcedure.of((c, in, out) ->
+                        MountBody.encodeList(out, List.copyOf(mounts))))
+                .procedure(MountConstants.MOUNTPROC3_UMNT, RpcProcedure.of((c, in, out) ->
+                        mounts.remove(new MountBody(host(c), in.readString(MountConstants.MNTPATHLEN)))))
+                .procedure(MountConstants.MOUNTPROC3_UMNTALL, RpcProcedure.of((c, in, out) ->
+                        mounts.removeIf(m -> m.hostname().equals(host(c)))))
+                .procedure(MountConstants.MOUNTPROC3_EXPORT, RpcProcedure.of((c, in, out) ->
+                        ExportNode.encodeList(out, List.of(new ExportNode(ctx.export().name(), List.of("*"))))))
+                .build();
+    }
+
+    private Mountres3 mnt(RpcCallContext c, String dirpath) {
+        if (!normalise(dirpath).equals(normalise(ctx.export().name()))) {
+            return Mountres3.fail(MountStat3.MNT3ERR_NOENT);
+        }
+        try {
+            Mountres3 res = new Mountres3(MountStat3.MNT3_OK, ctx.handles().rootHandle(), List.of(RpcConstants.AUTH_SYS));
+            mounts.add(new MountBody(host(c), ctx.export().name()));
+            return res;
+        } catch (IOException e) {
+            return Mountres3.fail(MountStat3.MNT3ERR_IO);
+        }
+    }
+
+    private static String normalise(String path) {
+        String p = path.replaceAll("/+", "/");
+        return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    }
+
+    private static String host(RpcCallContext c) {
+        SocketAddress remote = c.transport().remoteAddress();
+        if (remote instanceof InetSocketAddress inet) {
+            return inet.getHostString();
+        }
+        return remote == null ? "unknown" : remote.toString();
+    }
+}

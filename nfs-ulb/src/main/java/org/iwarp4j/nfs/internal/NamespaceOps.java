@@ -1,0 +1,285 @@
+package org.iwarp4j.nfs.internal;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.nfs.v3.Create3Args;
+import org.iwarp4j.nfs.v3.Create3Res;
+import org.iwarp4j.nfs.v3.CreateMode3;
+import org.iwarp4j.nfs.v3.DirOpArgs3;
+import org.iwarp4j.nfs.v3.Ftype3;
+import org.iwarp4j.nfs.v3.Link3Args;
+import org.iwarp4j.nfs.v3.Link3Res;
+import org.iwarp4j.nfs.v3.Lookup3Res;
+import org.iwarp4j.nfs.v3.Mkdir3Args;
+import org.iwarp4j.nfs.v3.Mknod3Args;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.Readlink3Res;
+import org.iwarp4j.nfs.v3.Rename3Args;
+import org.iwarp4j.nfs.v3.Rename3Res;
+import org.iwarp4j.nfs.v3.Sattr3;
+import org.iwarp4j.nfs.v3.Symlink3Args;
+import org.iwarp4j.nfs.v3.WccAttr;
+import org.iwarp4j.nfs.v3.WccData;
+import org.iwarp4j.nfs.v3.WccRes3;
+import org.iwarp4j.oncrpc.AuthSys;
+
+/**
+ * The operations on names: LOOKUP, READLINK, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME
+ * and LINK (RFC 1813 §3.3.3, 3.3.5, 3.3.8-3.3.15). Every name is checked by
+ * {@link Nfs3Context#child}; nothing here follows a symbolic link — SYMLINK stores any target
+ * text, which only clients interpret.
+ */
+public final class NamespaceOps {
+
+    private final Nfs3Context ctx;
+    private final AttributeOps attributes;
+
+    public NamespaceOps(Nfs3Context ctx, AttributeOps attributes) {
+        this.ctx = ctx;
+        this.attributes = attributes;
+    }
+
+    public Lookup3Res lookup(DirOpArgs3 what) {
+        FileHandles.Resolved dir = null;
+        try {
+            dir = ctx.resolveDirectory(what.dir());
+            Path path = ctx.lookupPath(dir, what.name());
+            FileStat stat = FileStat.of(path);
+            return new Lookup3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
+                    ctx.attributes(dir.path()));
+        } catch (IOException | RuntimeException e) {
+            return Lookup3Res.fail(NfsErrors.statusOf(e), dir == null ? null : ctx.attributes(dir.path()));
+        }
+    }
+
+    public Readlink3Res readlink(NfsFh3 symlink) {
+        FileHandles.Resolved r = null;
+        try {
+            r = ctx.resolve(symlink);
+            if (r.stat().type() != Ftype3.NF3LNK) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link: " + r.path());
+            }
+            return new Readlink3Res(Nfs3Status.NFS3_OK, ctx.attributes(r.stat()),
+                    Files.readSymbolicLink(r.path()).toString());
+        } catch (IOException | RuntimeException e) {
+            return new Readlink3Res(NfsErrors.statusOf(e), r == null ? null : ctx.attributes(r.path()), null);
+        }
+    }
+
+    /**
+     * CREATE (§3.3.8). UNCHECKED opens an existing regular file and applies the attributes;
+     * GUARDED refuses an existing name; EXCLUSIVE keeps the client's verifier as the new file's
+     * mtime (high word, seconds) and atime (low word), so that a retransmitted CREATE finds its own
+     * file and succeeds while anyone else's gets NFS3ERR_EXIST. The client then sets the real
+     * attributes with SETATTR, as Linux does.
+     */
+    public Create3Res create(Create3Args args, AuthSys caller) {
+        return newObject(args.where(), caller, (path) -> {
+            try {
+                Files.createFile(path);
+            } catch (FileAlreadyExistsException e) {
+                return existing(path, args);
+            }
+            ctx.chownToCaller(path, caller);
+            if (args.mode() == CreateMode3.EXCLUSIVE) {
+                Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
+                        FileTime.from(args.verf() >>> 32, TimeUnit.SECONDS),
+                        FileTime.from(args.verf() & 0xFFFF_FFFFL, TimeUnit.SECONDS), null);
+            } else {
+                attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.objAttributes());
+            }
+            return FileStat.of(path);
+        });
+    }
+
+    private FileStat existing(Path path, Create3Args args) throws IOException {
+        FileStat stat = FileStat.of(path);
+        switch (args.mode()) {
+            case UNCHECKED -> {
+                if (stat.type() != Ftype3.NF3REG) {
+                    throw new NfsException(Nfs3Status.NFS3ERR_EXIST, "not a regular file: " + path);
+                }
+                Sattr3 a = args.objAttributes();
+                if (a.size() != null) {
+                    attributes.apply(new FileHandles.Resolved(path, stat), Sattr3.size(a.size()));
+                }
+                return FileStat.of(path);
+            }
+            case EXCLUSIVE -> {
+                long stored = (stat.mtime() / 1_000_000_000L) << 32 | (stat.atime() / 1_000_000_000L & 0xFFFF_FFFFL);
+                if (stat.type() == Ftype3.NF3REG && stored == args.verf()) {
+                    return stat;
+                }
+                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, "exists: " + path);
+            }
+            default -> throw new NfsException(Nfs3Status.NFS3ERR_EXIST, "exists: " + path);
+        }
+    }
+
+    public Create3Res mkdir(Mkdir3Args args, AuthSys caller) {
+        return newObject(args.where(), caller, path -> {
+            Files.createDirectory(path);
+            ctx.chownToCaller(path, caller);
+            attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.attributes());
+            return FileStat.of(path);
+        });
+    }
+
+    public Create3Res symlink(Symlink3Args args, AuthSys caller) {
+        return newObject(args.where(), caller, path -> {
+            Path target;
+            try {
+                target = Path.of(args.symlinkData());
+            } catch (InvalidPathException e) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link target: " + e.getMessage());
+            }
+            Files.createSymbolicLink(path, target);
+            ctx.chownToCaller(path, caller);
+            return FileStat.of(path);
+        });
+    }
+
+    /** MKNOD (§3.3.11): java.nio cannot make device files, sockets or FIFOs. */
+    public Create3Res mknod(Mknod3Args args) {
+        WccData wcc = WccData.EMPTY;
+        try {
+            FileHandles.Resolved dir = ctx.resolveDirectory(args.where().dir());
+            wcc = ctx.wcc(dir.stat().toWccAttr(), dir.path());
+            return switch (args.type()) {
+                case NF3CHR, NF3BLK, NF3SOCK, NF3FIFO -> Create3Res.fail(Nfs3Status.NFS3ERR_NOTSUPP, wcc);
+                default -> Create3Res.fail(Nfs3Status.NFS3ERR_BADTYPE, wcc);
+            };
+        } catch (RuntimeException e) {
+            return Create3Res.fail(NfsErrors.statusOf(e), wcc);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Creator {
+        FileStat create(Path path) throws IOException;
+    }
+
+    private Create3Res newObject(DirOpArgs3 where, AuthSys caller, Creator creator) {
+        FileHandles.Resolved dir = null;
+        WccAttr before = null;
+        try {
+            dir = ctx.resolveDirectory(where.dir());
+            before = dir.stat().toWccAttr();
+            Path path = ctx.child(dir, where.name(), Nfs3Status.NFS3ERR_EXIST);
+            FileStat stat = creator.create(path);
+            return new Create3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
+                    ctx.wcc(before, dir.path()));
+        } catch (IOException | RuntimeException e) {
+            return Create3Res.fail(NfsErrors.statusOf(e), dir == null ? WccData.EMPTY : ctx.wcc(before, dir.path()));
+        }
+    }
+
+    /** REMOVE (§3.3.12): not a directory (NFS3ERR_ISDIR, as Linux's unlink(2)). */
+    public WccRes3 remove(DirOpArgs3 what) {
+        return removeEntry(what, false);
+    }
+
+    /** RMDIR (§3.3.13): only an empty directory. */
+    public WccRes3 rmdir(DirOpArgs3 what) {
+        return removeEntry(what, true);
+    }
+
+    private WccRes3 removeEntry(DirOpArgs3 what, boolean directory) {
+        FileHandles.Resolved dir = null;
+        WccAttr before = null;
+        try {
+            dir = ctx.resolveDirectory(what.dir());
+            before = dir.stat().toWccAttr();
+            Path path = ctx.child(dir, what.name(), directory ? Nfs3Status.NFS3ERR_INVAL : Nfs3Status.NFS3ERR_ACCES);
+            FileStat stat = FileStat.of(path);
+            if (directory && stat.type() != Ftype3.NF3DIR) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory: " + path);
+            }
+            if (!directory && stat.type() == Ftype3.NF3DIR) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "a directory: " + path);
+            }
+            Files.delete(path);
+            forgetIfLastLink(stat);
+            return new WccRes3(Nfs3Status.NFS3_OK, ctx.wcc(before, dir.path()));
+        } catch (IOException | RuntimeException e) {
+            return new WccRes3(NfsErrors.statusOf(e), dir == null ? WccData.EMPTY : ctx.wcc(before, dir.path()));
+        }
+    }
+
+    private void forgetIfLastLink(FileStat stat) {
+        if (stat.nlink() <= 1 || stat.type() == Ftype3.NF3DIR) {
+            ctx.handles().removed(stat);
+            ctx.openFiles().forget(stat.ino());
+        }
+    }
+
+    /**
+     * RENAME (§3.3.14) with rename(2)'s semantics: an existing target is replaced if it is of a
+     * compatible type (a file by a file, a directory by an empty directory); a directory cannot
+     * move below itself (NFS3ERR_INVAL).
+     */
+    public Rename3Res rename(Rename3Args args) {
+        FileHandles.Resolved fromDir = null;
+        FileHandles.Resolved toDir = null;
+        WccAttr fromBefore = null;
+        WccAttr toBefore = null;
+        try {
+            fromDir = ctx.resolveDirectory(args.from().dir());
+            fromBefore = fromDir.stat().toWccAttr();
+            toDir = ctx.resolveDirectory(args.to().dir());
+            toBefore = toDir.stat().toWccAttr();
+            Path from = ctx.child(fromDir, args.from().name(), Nfs3Status.NFS3ERR_INVAL);
+            Path to = ctx.child(toDir, args.to().name(), Nfs3Status.NFS3ERR_INVAL);
+            FileStat moving = FileStat.of(from);
+            FileStat replaced = null;
+            if (!from.equals(to)) {
+                try {
+                    replaced = FileStat.of(to);
+                } catch (java.nio.file.NoSuchFileException e) {
+                    replaced = null;
+                }
+                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+                if (replaced != null && replaced.ino() != moving.ino()) {
+                    forgetIfLastLink(replaced);
+                }
+                ctx.handles().moved(moving, from, to);
+                ctx.openFiles().forget(moving.ino());
+            }
+            return new Rename3Res(Nfs3Status.NFS3_OK, ctx.wcc(fromBefore, fromDir.path()), ctx.wcc(toBefore, toDir.path()));
+        } catch (IOException | RuntimeException e) {
+            return new Rename3Res(NfsErrors.statusOf(e),
+                    fromDir == null ? WccData.EMPTY : ctx.wcc(fromBefore, fromDir.path()),
+                    toDir == null ? WccData.EMPTY : ctx.wcc(toBefore, toDir.path()));
+        }
+    }
+
+    /** LINK (§3.3.15): a hard link; directories cannot be linked. */
+    public Link3Res link(Link3Args args) {
+        FileHandles.Resolved file = null;
+        FileHandles.Resolved dir = null;
+        WccAttr before = null;
+        try {
+            file = ctx.resolve(args.file());
+            if (file.isDirectory()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "hard link to a directory");
+            }
+            dir = ctx.resolveDirectory(args.link().dir());
+            before = dir.stat().toWccAttr();
+            Path link = ctx.child(dir, args.link().name(), Nfs3Status.NFS3ERR_EXIST);
+            Files.createLink(link, file.path());
+            return new Link3Res(Nfs3Status.NFS3_OK, ctx.attributes(file.path()), ctx.wcc(before, dir.path()));
+        } catch (IOException | RuntimeException e) {
+            return new Link3Res(NfsErrors.statusOf(e), file == null ? null : ctx.attributes(file.path()),
+                    dir == null ? WccData.EMPTY : ctx.wcc(before, dir.path()));
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package org.iwarp4j.nfs.internal;
+
+import static org.iwarp4j.nfs.v3.Nfs3Constants.*;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.iwarp4j.nfs.v3.Access3Args;
+import org.iwarp4j.nfs.v3.Commit3Args;
+import org.iwarp4j.nfs.v3.Create3Args;
+import org.iwarp4j.nfs.v3.DirOpArgs3;
+import org.iwarp4j.nfs.v3.Link3Args;
+import org.iwarp4j.nfs.v3.Mkdir3Args;
+import org.iwarp4j.nfs.v3.Mknod3Args;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.Read3Args;
+import org.iwarp4j.nfs.v3.Readdir3Args;
+import org.iwarp4j.nfs.v3.Readdirplus3Args;
+import org.iwarp4j.nfs.v3.Rename3Args;
+import org.iwarp4j.nfs.v3.Setattr3Args;
+import org.iwarp4j.nfs.v3.Symlink3Args;
+import org.iwarp4j.nfs.v3.Write3Args;
+import org.iwarp4j.oncrpc.RpcCallContext;
+import org.iwarp4j.oncrpc.RpcProcedure;
+import org.iwarp4j.oncrpc.RpcProgram;
+import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.oncrpc.XdrEncoder;
+
+/**
+ * NFS version 3 as an ONC RPC program (RFC 1813 §3.3): each procedure decodes its arguments on the
+ * transport's thread (an undecodable call is GARBAGE_ARGS at once), runs on the worker executor
+ * (file-system calls block), and encodes its results with the transport's allocator.
+ */
+public final class Nfs3Program {
+
+    private final Executor workers;
+    private final Nfs3Context ctx;
+    private final AttributeOps attributes;
+    private final NamespaceOps names;
+    private final DirectoryOps directories;
+    private final DataOps data;
+
+    public Nfs3Program(Nfs3Context ctx, Executor workers) {
+        this.ctx = ctx;
+        this.workers = workers;
+        this.attributes = new AttributeOps(ctx);
+        this.names = new NamespaceOps(ctx, attributes);
+        this.directories = new DirectoryOps(ctx);
+        this.data = new DataOps(ctx);
+    }
+
+    public RpcProgram toRpcProgram() {
+        int maxWrite = ctx.limits().maxWrite();
+        return RpcProgram.builder(PROGRAM, VERSION)
+                .procedure(NFSPROC3_NULL, RpcProcedure.nullProcedure())
+                .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, (a, c) -> attributes.getattr(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a, c.transport().alloc()),
+                        (r, o) -> r.encode(o), a -> { }))
+                .procedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a),
+                        (r, o) -> r.encode(o), Write3Args::release))
+                .procedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c.authSys()),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c.authSys()),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c.authSys()),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, (a, c) -> directories.readdir(a),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, (a, c) -> directories.readdirplus(a),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_FSSTAT, proc(NfsFh3::decode, (a, c) -> attributes.fsstat(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_FSINFO, proc(NfsFh3::decode, (a, c) -> attributes.fsinfo(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_PATHCONF, proc(NfsFh3::decode, (a, c) -> attributes.pathconf(a),
+                        (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_COMMIT, proc(Commit3Args::decode, (a, c) -> data.commit(a), (r, o) -> r.encode(o)))
+                .build();
+    }
+
+    private static DirOpArgs3 dirOpArgs(XdrDecoder in) {
+        return Nfs3Context.checkSyntax(DirOpArgs3.decode(in));
+    }
+
+    private static <A> A checked(A args, Function<A, DirOpArgs3> where) {
+        Nfs3Context.checkSyntax(where.apply(args));
+        return args;
+    }
+
+    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, RpcCallContext, R> op,
+                                     BiConsumer<R, XdrEncoder> encode) {
+        return proc(decode, op, encode, a -> { });
+    }
+
+    /**
+     * @param releaseUnrun releases the arguments if the operation never runs (the executor refused
+     *     it); an operation that runs owns its arguments
+     */
+    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, RpcCallContext, R> op,
+                                     BiConsumer<R, XdrEncoder> encode, Consumer<A> releaseUnrun) {
+        return (context, args) -> {
+            A decoded = decode.apply(args);
+            try {
+                return CompletableFuture.supplyAsync(() -> {
+                    R result = op.apply(decoded, context);
+                    XdrEncoder out = context.newEncoder();
+                    try {
+                        encode.accept(result, out);
+                    } catch (RuntimeException e) {
+                        out.discard();
+                        throw e;
+                    }
+                    return out.toMessage();
+                }, workers);
+            } catch (RuntimeException rejected) {
+                releaseUnrun.accept(decoded);
+                throw rejected;
+            }
+        };
+    }
+}
