@@ -120,7 +120,7 @@ class RecordMarkingProperties {
             }
         }
         assertThat(refused).isTrue();
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.inboundMessages()).isEmpty();
         assertThat(ch.isOpen()).isFalse();
     }
 }
