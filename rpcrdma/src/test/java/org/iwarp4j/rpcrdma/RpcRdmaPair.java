@@ -27,12 +27,18 @@ final class RpcRdmaPair implements AutoCloseable {
     final EchoClient echo;
     final WireLog serverWire = new WireLog();
     final WireLog clientWire = new WireLog();
+    final java.util.concurrent.LinkedBlockingQueue<RpcRdmaResponder> connections =
+            new java.util.concurrent.LinkedBlockingQueue<>();
+    private RpcRdmaResponder first;
 
     RpcRdmaPair(RpcRdmaSettings serverSettings, RpcRdmaSettings clientSettings) throws Exception {
         try {
             dispatcher.register(EchoProgram.create());
             server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0), dispatcher, serverSettings);
-            server.onConnection(r -> serverWire.attach(r.endpoint()));
+            server.onConnection(r -> {
+                serverWire.attach(r.endpoint());
+                connections.add(r);
+            });
             requester = RpcRdmaRequester.connect(clientRnic, server.localAddress(), clientSettings)
                     .get(WAIT_SECONDS, TimeUnit.SECONDS);
             clientWire.attach(requester.endpoint());
@@ -54,16 +60,21 @@ final class RpcRdmaPair implements AutoCloseable {
         return RpcRdmaSettings.builder().binding(new EchoBinding());
     }
 
-    /** The server's one connection. */
-    RpcRdmaResponder responder() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (server.responders().isEmpty()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no connection at the server");
-            }
-            Thread.onSpinWait();
+    /** The server's first connection. */
+    synchronized RpcRdmaResponder responder() throws InterruptedException {
+        if (first == null) {
+            first = nextConnection();
         }
-        return server.responders().get(0);
+        return first;
+    }
+
+    /** The next connection the server accepts (in order). */
+    RpcRdmaResponder nextConnection() throws InterruptedException {
+        RpcRdmaResponder r = connections.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        if (r == null) {
+            throw new AssertionError("no connection at the server");
+        }
+        return r;
     }
 
     static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {

@@ -1,0 +1,87 @@
+package org.iwarp4j.rpcrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
+
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
+import org.iwarp4j.rpcrdma.sample.EchoBinding;
+import org.junit.jupiter.api.Test;
+
+/** One and several Write chunks (RFC 8166 §3.4.6, §4.3.2), with {@link PairProgram}. */
+class WriteChunksTest {
+
+    private static RpcRdmaPair pair() throws Exception {
+        RpcRdmaSettings s = RpcRdmaSettings.builder().maxSegmentSize(1000)
+                .binding(UpperLayerBinding.of(List.of(new EchoBinding(), PairProgram.binding()))).build();
+        RpcRdmaPair p = new RpcRdmaPair(s, s);
+        p.dispatcher.register(PairProgram.create());
+        return p;
+    }
+
+    private static List<WriteChunk> returnedWriteList(RpcRdmaPair p, int index) {
+        return ((RpcRdmaHeader.RdmaMsg) p.serverWire.sent().get(index).header()).chunks().writeList();
+    }
+
+    private static void assertSource(ByteBuf b, int length) {
+        try {
+            assertThat(b.readableBytes()).isEqualTo(length);
+            assertThat(EchoProgram.isSource(b)).isTrue();
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void twoResultsFillTwoWriteChunksInOrder() throws Exception { // RPC-R-049, RPC-R-016, RPC-R-029
+        try (RpcRdmaPair p = pair()) {
+            List<ByteBuf> r = await(p.client.call(PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.TWO,
+                    a -> a.writeInt(2500).writeInt(1999),
+                    in -> List.of(in.readDdpEligibleOpaque(1 << 20), in.readDdpEligibleOpaque(1 << 20))));
+            assertSource(r.get(0), 2500);
+            assertSource(r.get(1), 1999);
+            List<WriteChunk> provided = ((RpcRdmaHeader.RdmaMsg) p.clientWire.sent().get(0).header()).chunks().writeList();
+            assertThat(provided).extracting(WriteChunk::length).containsExactly(2500L, 1999L);
+            List<WriteChunk> returned = returnedWriteList(p, 0);
+            assertThat(returned.get(0).segments()).extracting(RdmaSegment::length).containsExactly(1000L, 1000L, 500L);
+            assertThat(returned.get(1).segments()).extracting(RdmaSegment::length).containsExactly(1000L, 999L);
+            assertThat(p.serverWire.written()).isEqualTo(4499);
+            assertThat(p.serverWire.sent().get(0).payloadLength()).isEqualTo(24 + 4 + 4);
+        }
+    }
+
+    @Test
+    void aResultInTheUnionArmWithoutDataLeavesTheNextResultToTheFirstChunk() throws Exception {
+        // RPC-R-050, RPC-R-051
+        try (RpcRdmaPair p = pair()) {
+            List<ByteBuf> r = await(p.client.call(PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.MAYBE,
+                    a -> a.writeBoolean(false).writeInt(3000), in -> {
+                        assertThat(in.readBoolean()).isFalse();
+                        return List.of(in.readDdpEligibleOpaque(1 << 20));
+                    }));
+            assertSource(r.get(0), 3000);
+            List<WriteChunk> returned = returnedWriteList(p, 0);
+            assertThat(returned.get(0).length()).isEqualTo(3000);
+            // The last chunk stays unused: the same segment count, every length 0.
+            assertThat(returned.get(1).segments()).hasSize(3).extracting(RdmaSegment::length).containsOnly(0L);
+        }
+    }
+
+    @Test
+    void aResultOfZeroOctetsNeedsNoWriteAndComesBackUnused() throws Exception { // RPC-R-051
+        try (RpcRdmaPair p = pair()) {
+            List<ByteBuf> r = await(p.client.call(PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.TWO,
+                    a -> a.writeInt(0).writeInt(1500),
+                    in -> List.of(in.readDdpEligibleOpaque(1 << 20), in.readDdpEligibleOpaque(1 << 20))));
+            assertSource(r.get(0), 0);
+            assertSource(r.get(1), 1500);
+            List<WriteChunk> returned = returnedWriteList(p, 0);
+            assertThat(returned.get(0).isEmpty()).isTrue(); // provided empty (a zero-octet result), returned empty
+            assertThat(returned.get(1).length()).isEqualTo(1500);
+        }
+    }
+}
