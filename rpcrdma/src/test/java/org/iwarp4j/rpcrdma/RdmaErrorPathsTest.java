@@ -1,0 +1,205 @@
+package org.iwarp4j.rpcrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.rpcrdma.Messages.concat;
+import static org.iwarp4j.rpcrdma.Messages.echoCall;
+import static org.iwarp4j.rpcrdma.Messages.fixed;
+import static org.iwarp4j.rpcrdma.Messages.hex;
+import static org.iwarp4j.rpcrdma.Messages.words;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rdmap.QueuePairState;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.sample.EchoBinding;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Our Responder against a hand-made Requester: every way a Call's transport header can be wrong
+ * gets exactly the RFC 8166 §4.5 answer (RDMA_ERROR octets checked) or none, and the connection
+ * survives (a NULL Call after each one is answered).
+ */
+class RdmaErrorPathsTest {
+
+    private static final int GRANT = 7;
+    private final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+    private final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+    private RpcRdmaServer server;
+    private RawPeer peer;
+
+    @BeforeEach
+    void connect() throws Exception {
+        RpcRdmaSettings settings = RpcRdmaSettings.builder().credits(GRANT).binding(new EchoBinding()).build();
+        server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                new RpcDispatcher().register(EchoProgram.create()), settings);
+        peer = RawPeer.requester(clientRnic, server.localAddress());
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            peer.close();
+            server.close();
+        } finally {
+            clientRnic.close();
+            serverRnic.close();
+        }
+    }
+
+    /** The RDMA_ERROR / ERR_CHUNK octets for {@code xid} (RPC-R-061). */
+    private static byte[] errChunk(int xid) {
+        return words(xid, 1, GRANT, 4, 2);
+    }
+
+    /** A NULL Call goes through, so the connection is alive and nothing else was queued for us. */
+    private void assertStillServing(int xid) throws Exception {
+        peer.send(concat(fixed(xid, 1, 1, 0), words(0, 0, 0), echoCall(xid, EchoProgram.PROC_NULL, new byte[0])));
+        byte[] reply = peer.receive();
+        assertThat(reply).startsWith(words(xid, 1, GRANT, 0, 0, 0, 0, xid, 1));
+        assertThat(peer.qp.state()).isEqualTo(QueuePairState.RTS);
+    }
+
+    private byte[] answerTo(byte[] message) throws Exception {
+        peer.send(message);
+        return peer.receive();
+    }
+
+    @Test
+    void unsupportedVersionGetsErrVersEchoingTheVersion() throws Exception { // RPC-R-064, RPC-R-061
+        byte[] m = concat(fixed(0x11, 2, 1, 0), words(0, 0, 0), echoCall(0x11, 0, new byte[0]));
+        assertThat(answerTo(m)).isEqualTo(words(0x11, 2, GRANT, 4, 1, 1, 1));
+        assertStillServing(0x12);
+    }
+
+    @Test
+    void unknownProcedureIsErrChunk() throws Exception { // RPC-R-065
+        assertThat(answerTo(concat(fixed(0x21, 1, 1, 5), words(0, 0, 0), echoCall(0x21, 0, new byte[0]))))
+                .isEqualTo(errChunk(0x21));
+        assertStillServing(0x22);
+    }
+
+    @Test
+    void rdmaNomsgWithoutChunksIsErrChunk() throws Exception { // RPC-R-042
+        assertThat(answerTo(concat(fixed(0x31, 1, 1, 1), words(0, 0, 0)))).isEqualTo(errChunk(0x31));
+        assertStillServing(0x32);
+    }
+
+    @Test
+    void anRdmaXidThatDiffersFromTheCallsIsErrChunk() throws Exception { // RPC-R-038
+        assertThat(answerTo(concat(fixed(0x41, 1, 1, 0), words(0, 0, 0), echoCall(0x4F, 0, new byte[0]))))
+                .isEqualTo(errChunk(0x41));
+        assertStillServing(0x42);
+    }
+
+    @Test
+    void aTruncatedHeaderIsSilentlyDiscarded() throws Exception { // RPC-R-058
+        peer.send(words(0x51, 1, 1, 0, 0, 0)); // 24 octets
+        peer.send(words(0x52, 1, 1)); // 12 octets
+        assertStillServing(0x53); // the next message received is the NULL reply
+        assertThat(server.responders().get(0).discarded()).isEqualTo(2);
+    }
+
+    @Test
+    void chunkListsThatOverrunTheMessageAreErrChunk() throws Exception { // RPC-R-065
+        // A Write chunk that counts 3 segments and carries 2, then the end of the message.
+        byte[] m = concat(fixed(0x61, 1, 1, 1), words(0, 1, 3), hex("aabbccdd 00001000 00000000 00001000"),
+                hex("aabbccde 00001000 00000000 00002000"));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0x61));
+        assertStillServing(0x62);
+    }
+
+    @Test
+    void anAbsurdSegmentCountIsErrChunkWithoutAllocating() throws Exception { // RPC-R-065
+        byte[] m = concat(fixed(0x71, 1, 1, 1), words(0, 1, 0xFFFFFFFF, 0, 0));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0x71));
+        assertStillServing(0x72);
+    }
+
+    @Test
+    void aPositionThatIsNotAMultipleOfFourIsErrChunk() throws Exception { // RPC-R-023
+        byte[] m = concat(fixed(0x81, 1, 1, 0), words(1, 6, 0x1234, 8, 0, 0, 0, 0, 0),
+                echoCall(0x81, EchoProgram.PROC_SINK, words(8)));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0x81));
+        assertStillServing(0x82);
+    }
+
+    @Test
+    void anAbsurdlyLongReadChunkIsRefused() throws Exception { // RPC-R-077
+        byte[] m = concat(fixed(0x91, 1, 1, 0), words(1, 44, 0x1234, 0xFFFFFFFF, 0, 0, 0, 0, 0),
+                echoCall(0x91, EchoProgram.PROC_SINK, words(-1)));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0x91));
+        assertStillServing(0x92);
+    }
+
+    @Test
+    void rdmaMsgpIsAnsweredWithErrChunk() throws Exception { // RPC-R-070
+        byte[] m = concat(fixed(0xA1, 1, 1, 2), words(4, 1024, 0, 0, 0), echoCall(0xA1, 0, new byte[0]));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0xA1));
+        assertStillServing(0xA2);
+    }
+
+    @Test
+    void rdmaDoneAndRdmaErrorAreSilentlyDiscarded() throws Exception { // RPC-R-071, RPC-R-044
+        peer.send(fixed(0xB1, 1, 1, 3));
+        peer.send(words(0xB2, 1, 1, 4, 2));
+        peer.send(words(0xB3, 1, 1, 4, 1, 1, 1));
+        assertStillServing(0xB4);
+        assertThat(server.responders().get(0).discarded()).isEqualTo(3);
+    }
+
+    @Test
+    void aReadChunkForAnArgumentThatIsNotDdpEligibleIsErrChunk() throws Exception { // RPC-R-073
+        // ECHO's data is not DDP-eligible in the echo binding; reducing it is a protocol error.
+        byte[] m = concat(fixed(0xC1, 1, 1, 0), words(1, 44, 0x1234, 8, 0, 0x1000, 0, 0, 0),
+                echoCall(0xC1, EchoProgram.PROC_ECHO, words(8)));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0xC1));
+        assertStillServing(0xC2);
+    }
+
+    @Test
+    void aReplyThatFitsNeitherInlineNorAnyChunkIsErrChunk() throws Exception { // RFC 8166 §4.5.3, RRC-R-004
+        byte[] m = concat(fixed(0xD1, 1, 1, 0), words(0, 0, 0), echoCall(0xD1, EchoProgram.PROC_SOURCE, words(3000)));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0xD1));
+        assertStillServing(0xD2);
+    }
+
+    @Test
+    void aWriteChunkTooSmallForTheResultIsErrChunkAndNothingIsWritten() throws Exception { // RFC 8166 §4.5.3
+        ByteBuf memory = Unpooled.directBuffer(100).writeZero(100);
+        try (MemoryRegion target = peer.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+            byte[] m = concat(fixed(0xE1, 1, 1, 0),
+                    words(0, 1, 1, target.stag(), 100, (int) (target.baseTaggedOffset() >>> 32),
+                            (int) target.baseTaggedOffset(), 0, 0),
+                    echoCall(0xE1, EchoProgram.PROC_SOURCE, words(3000)));
+            assertThat(answerTo(m)).isEqualTo(errChunk(0xE1));
+            assertThat(memory.forEachByte(b -> b == 0)).isEqualTo(-1);
+        } finally {
+            memory.release();
+        }
+        assertStillServing(0xE2);
+    }
+
+    @Test
+    void anEmptyWriteChunkMakesTheResultComeBackInline() throws Exception { // RPC-R-053
+        byte[] m = concat(fixed(0xF1, 1, 1, 0), words(0, 1, 0, 0, 0), echoCall(0xF1, EchoProgram.PROC_SOURCE, words(5)));
+        byte[] reply = answerTo(m);
+        // Write list: one empty chunk returned; then the Reply with the 5 octets and their padding inline.
+        assertThat(reply).startsWith(words(0xF1, 1, GRANT, 0, 0, 1, 0, 0, 0, 0xF1, 1, 0, 0, 0, 0, 5));
+        assertThat(reply).hasSize(28 + 8 + 24 + 4 + 8);
+    }
+
+    @Test
+    void aCallTheRpcLayerCannotParseIsErrChunkSoTheCreditComesBack() throws Exception { // RFC 8166 §4.5.2
+        byte[] notACall = words(0x0111, 7, 2);
+        assertThat(answerTo(concat(fixed(0x0111, 1, 1, 0), words(0, 0, 0), notACall))).isEqualTo(errChunk(0x0111));
+        assertStillServing(0x0112);
+    }
+}
