@@ -57,13 +57,20 @@ public final class PerftestClient {
 
         RdmaOutcome run() throws IOException, InterruptedException {
             ControlChannel[] holder = new ControlChannel[1];
-            Connections.connect(() -> {
+            try {
+                Connections.connect(() -> {
+                    if (holder[0] != null) {
+                        holder[0].close();
+                    }
+                    holder[0] = new ControlChannel(rnic, settings.mpa(), true, TIMEOUT_SECONDS);
+                    return holder[0].queuePair();
+                }, server, TIMEOUT_SECONDS);
+            } catch (IOException | RuntimeException e) {
                 if (holder[0] != null) {
                     holder[0].close();
                 }
-                holder[0] = new ControlChannel(rnic, settings.mpa(), true, TIMEOUT_SECONDS);
-                return holder[0].queuePair();
-            }, server, TIMEOUT_SECONDS);
+                throw e;
+            }
             try (ControlChannel control = holder[0]; DataEnd data = new DataEnd(rnic, settings)) {
                 this.control = control;
                 this.data = data;

@@ -122,7 +122,14 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /** Tells the server the comparison is over. */
     public void done() throws IOException, InterruptedException {
-        connect(TcpMode.DONE, 0).channel.closeFuture().await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Connection c = connect(TcpMode.DONE, 0);
+        try {
+            c.ended.get(TIMEOUT_SECONDS, TimeUnit.SECONDS); // the server closes once it has read the header
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("the TCP comparison server did not finish: " + e, e);
+        } finally {
+            c.channel.close().syncUninterruptibly();
+        }
     }
 
     private void roundTrip(Connection c, int size) throws IOException, InterruptedException {
@@ -201,6 +208,7 @@ public final class TcpBenchClient implements AutoCloseable {
         final Semaphore window;
         final Semaphore units = new Semaphore(0);
         final CompletableFuture<Long> count = new CompletableFuture<>();
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
         final AtomicLong received = new AtomicLong();
         final ByteBuf countOctets = Unpooled.buffer(8);
         volatile Channel channel;
@@ -235,7 +243,16 @@ public final class TcpBenchClient implements AutoCloseable {
         }
 
         @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+                ended.complete(null); // half-closure is allowed, so the channel stays open: say so
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
+        @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            ended.complete(null);
             count.completeExceptionally(new IOException("TCP comparison connection closed"));
             countOctets.release();
         }

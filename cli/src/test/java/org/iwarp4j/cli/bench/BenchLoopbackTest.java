@@ -1,0 +1,167 @@
+package org.iwarp4j.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.cli.IwarpCommand;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every bench end to end over loopback, as the README runs them: exit status 0, perftest's header
+ * and columns, positive figures and "data verified" (never their speed). Short runs, small sizes.
+ */
+class BenchLoopbackTest {
+
+    private static final String SHORT = " -n 40 --warmup 0.05";
+    private static final List<String> BANDWIDTH_COLUMNS = List.of("#bytes", "#iterations", "BW", "peak[MB/sec]", "BW",
+            "average[MB/sec]", "MsgRate[Mpps]", "TCP", "BW", "average[MB/sec]", "ratio");
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int iwarp(String line) {
+        return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
+    }
+
+    private List<String> lines() {
+        return Arrays.asList(out.toString().strip().split("\\R"));
+    }
+
+    /** The figures lines: those between the rules after the column header. */
+    private static List<String[]> figures(List<String> lines) {
+        int first = lines.indexOf(BenchReport.LINE) + 2;
+        int last = lines.lastIndexOf(BenchReport.LINE);
+        return lines.subList(first, last).stream().map(l -> l.trim().split("\\s+")).toList();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"write", "read", "send"})
+    void bandwidthTestsPrintPerftestColumnsAndVerify(String test) {
+        assertThat(iwarp("bench " + test + " -s 4096" + SHORT)).as(err.toString()).isZero();
+        List<String> lines = lines();
+        assertThat(lines.get(0)).startsWith("# iwarp bench " + test + ": ").contains("loopback")
+                .contains("CRC on, markers off, MPA revision 2");
+        assertThat(lines.get(3).trim().split("\\s+")).containsExactlyElementsOf(BANDWIDTH_COLUMNS);
+        List<String[]> rows = figures(lines);
+        assertThat(rows).hasSize(1);
+        String[] row = rows.get(0);
+        assertThat(row).hasSize(7);
+        assertThat(row[0]).isEqualTo("4096");
+        assertThat(Long.parseLong(row[1])).isEqualTo(40);
+        for (int column = 2; column < 7; column++) {
+            assertThat(Double.parseDouble(row[column])).as("column %d", column).isPositive();
+        }
+        assertThat(Double.parseDouble(row[2])).isGreaterThanOrEqualTo(Double.parseDouble(row[3])); // peak >= average
+        assertThat(out.toString()).contains("# data verified: every size, against the pattern, at both ends");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lat-write", "lat-send"})
+    void latencyTestsPrintPerftestColumnsAndVerify(String test) {
+        assertThat(iwarp("bench " + test + " -s 64" + SHORT)).as(err.toString()).isZero();
+        List<String> lines = lines();
+        assertThat(lines.get(1)).contains("latency one-way (half the round trip) in usec");
+        assertThat(lines.get(3)).contains("#bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+                + "t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]")
+                .endsWith("TCP t_typical[usec]   ratio");
+        String[] row = figures(lines).get(0);
+        assertThat(row).hasSize(11);
+        assertThat(row[0]).isEqualTo("64");
+        assertThat(row[1]).isEqualTo("40");
+        double[] v = Arrays.stream(row, 2, 11).mapToDouble(Double::parseDouble).toArray();
+        assertThat(Arrays.stream(v).min().orElseThrow()).isNotNegative();
+        assertThat(v[0]).isPositive().isLessThanOrEqualTo(v[2]); // min <= typical
+        assertThat(v[2]).isLessThanOrEqualTo(v[1]); // typical <= max
+        assertThat(v[5]).isLessThanOrEqualTo(v[6]); // 99% <= 99.9%
+        assertThat(v[7]).isPositive();
+        assertThat(out.toString()).contains("# data verified");
+    }
+
+    @Test
+    void allSizesRunOneLinePerPowerOfTwo() {
+        assertThat(iwarp("bench write -a --max-size 16 -n 20 --warmup 0.02")).as(err.toString()).isZero();
+        assertThat(figures(lines()).stream().map(r -> r[0])).containsExactly("2", "4", "8", "16");
+        assertThat(out.toString()).contains("# data verified");
+    }
+
+    @Test
+    void sendWithAllSizesKeepsCreditsAcrossSizes() {
+        assertThat(iwarp("bench send -a --max-size 8 -n 600 --warmup 0.02")).as(err.toString()).isZero();
+        assertThat(figures(lines()).stream().map(r -> r[1])).containsExactly("600", "600", "600");
+    }
+
+    @Test
+    void twoQueuePairsCountBoth() {
+        assertThat(iwarp("bench write -q 2 -s 2048" + SHORT)).as(err.toString()).isZero();
+        assertThat(lines().get(0)).contains("2 QPs");
+        assertThat(figures(lines()).get(0)[1]).isEqualTo("80");
+    }
+
+    @Test
+    void durationModeCountsWhatFitted() {
+        assertThat(iwarp("bench read -s 1024 -D 0.2 --warmup 0.05")).as(err.toString()).isZero();
+        assertThat(Long.parseLong(figures(lines()).get(0)[1])).isPositive();
+    }
+
+    @Test
+    void gbitsAndNoTcpAndCrcOff() {
+        assertThat(iwarp("bench write -s 1024 --report-gbits --no-tcp --crc accept --mpa-rev 1" + SHORT))
+                .as(err.toString()).isZero();
+        String text = out.toString();
+        assertThat(text).contains("BW peak[Gb/sec]").contains("TCP comparison skipped (--no-tcp)")
+                .contains("CRC accept").contains("MPA revision 1");
+        assertThat(figures(lines()).get(0)[5]).isEqualTo("-");
+    }
+
+    @Test
+    void metricsPrintTheRnicsMeters() {
+        assertThat(iwarp("bench write -s 512 --metrics" + SHORT)).as(err.toString()).isZero();
+        String text = out.toString();
+        assertThat(text).contains("# meters, client RNIC:").contains("# meters, server RNIC:");
+        assertThat(text).containsPattern("(?m)^iwarp\\.mpa\\.fpdus\\{direction=tx} COUNT=[1-9][0-9]*$");
+        assertThat(text).containsPattern("(?m)^iwarp\\.mpa\\.bytes\\{direction=rx} COUNT=[1-9][0-9]*$");
+    }
+
+    @Test
+    void serverAndHostSplitTheEndsAcrossCommands() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        StringWriter serverOut = new StringWriter();
+        StringWriter serverErr = new StringWriter();
+        String options = " -s 2048 -n 50 --warmup 0.05 -q 2 -p " + port;
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> IwarpCommand.run(
+                new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
+                ("bench write --server" + options).split(" ")));
+        assertThat(iwarp("bench write 127.0.0.1" + options)).as(err.toString()).isZero();
+        assertThat(server.get(60, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        assertThat(lines().get(0)).contains("client of 127.0.0.1:" + port);
+        String[] row = figures(lines()).get(0);
+        assertThat(row[1]).isEqualTo("100");
+        assertThat(Double.parseDouble(row[5])).isPositive(); // plain TCP ran against the server too
+        assertThat(out.toString()).contains("# data verified");
+        assertThat(serverOut.toString()).contains("waiting for a client on port " + port)
+                .contains("# client: iwarp4j 6.06 iwarp4j").contains("# data verified");
+    }
+
+    @Test
+    void noServerMeansExitThree() {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(iwarp("bench write 127.0.0.1 -p " + port + SHORT)).isEqualTo(3);
+        assertThat(err.toString()).contains("cannot connect to");
+    }
+}
