@@ -1,0 +1,258 @@
+package org.iwarp4j.rpcrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.iwarp4j.rpcrdma.Messages.concat;
+import static org.iwarp4j.rpcrdma.Messages.fixed;
+import static org.iwarp4j.rpcrdma.Messages.reply;
+import static org.iwarp4j.rpcrdma.Messages.words;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.sample.EchoClient;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
+import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
+import org.iwarp4j.rpcrdma.sample.EchoBinding;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Our Requester against a hand-made Responder: RDMA_ERROR, Replies with unknown XIDs, bad headers,
+ * odd credit grants and broken chunks get the RFC 8166 treatment.
+ */
+class RequesterRepliesTest {
+
+    private final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+    private final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+    private RawPeer raw;
+    private RpcRdmaRequester requester;
+    private RpcClient client;
+    private EchoClient echo;
+
+    private void connect(RpcRdmaSettings.Builder settings) throws Exception {
+        raw = RawPeer.responder(serverRnic, RpcRdmaPrivateData.of(true, 4096, 4096).encode());
+        requester = RpcRdmaRequester.connect(clientRnic, raw.address(), settings.binding(new EchoBinding()).build())
+                .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        raw.accepted().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        client = RpcClient.builder(requester).timeout(Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS)).build();
+        echo = new EchoClient(client);
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            if (client != null) {
+                client.close();
+            }
+            if (raw != null) {
+                raw.close();
+            }
+        } finally {
+            clientRnic.close();
+            serverRnic.close();
+        }
+    }
+
+    /** The next Call the raw Responder received, decoded. */
+    private RpcRdmaHeader nextCall() throws InterruptedException {
+        HeaderDecodeResult r = new RpcRdmaHeaderDecoder().decode(Unpooled.wrappedBuffer(raw.receive()));
+        return ((HeaderDecodeResult.Decoded) r).header();
+    }
+
+    private static byte[] nullReply(int xid, int credits) {
+        return concat(fixed(xid, 1, credits, 0), words(0, 0, 0), reply(xid, new byte[0]));
+    }
+
+    private static Throwable cause(CompletableFuture<?> f) {
+        try {
+            f.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure");
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void errVersFailsTheCallPermanentlyWithTheSupportedRange() throws Exception { // RPC-R-062, RPC-R-064
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(words(xid, 1, 4, 4, 1, 1, 1));
+        assertThat(cause(call)).isInstanceOfSatisfying(RpcRdmaErrorException.class, e -> {
+            assertThat(e.code()).isEqualTo(RpcRdmaErrorException.Code.ERR_VERS);
+            assertThat(e.low()).isEqualTo(1);
+            assertThat(e.high()).isEqualTo(1);
+            assertThat(e.getMessage()).contains("protocol not supported");
+        });
+        assertThat(raw.receive(1)).as("not retransmitted").isNull();
+    }
+
+    @Test
+    void errChunkOfTwentyOctetsFailsTheCall() throws Exception { // RPC-R-058, RPC-R-062
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(words(xid, 1, 4, 4, 2));
+        assertThat(cause(call)).isInstanceOfSatisfying(RpcRdmaErrorException.class,
+                e -> assertThat(e.code()).isEqualTo(RpcRdmaErrorException.Code.ERR_CHUNK));
+    }
+
+    @Test
+    void aReplyWithAnUnknownXidIsDiscardedAndTheRealOneStillCompletesTheCall() throws Exception {
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(nullReply(xid + 1000, 4));
+        raw.send(nullReply(xid, 4));
+        call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(requester.unknownXidReplies()).isEqualTo(1);
+    }
+
+    @Test
+    void badReplyHeadersAreSilentlyDiscarded() throws Exception { // RPC-R-060, RPC-R-063, RPC-R-070, RPC-R-071
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(words(xid, 1, 4, 0, 0, 0)); // 24 octets
+        raw.send(concat(fixed(xid, 2, 4, 0), words(0, 0, 0), reply(xid, new byte[0]))); // version 2
+        raw.send(concat(fixed(xid, 1, 4, 0), words(0, 1, 9))); // Write list overruns
+        raw.send(words(xid, 1, 4, 4, 7)); // RDMA_ERROR that cannot be decoded
+        raw.send(concat(fixed(xid, 1, 4, 2), words(0, 0, 0, 0, 0), reply(xid, new byte[0]))); // RDMA_MSGP
+        raw.send(fixed(xid, 1, 4, 3)); // RDMA_DONE
+        assertThat(call).isNotDone();
+        raw.send(nullReply(xid, 4));
+        call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(requester.discardedReplies()).isEqualTo(6);
+    }
+
+    @Test
+    void aGrantOfZeroIsTakenAsOne() throws Exception { // RPC-R-006
+        connect(RpcRdmaSettings.builder().credits(8));
+        await(echo.nullCall(), 0);
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            calls.add(echo.nullCall());
+        }
+        for (int i = 0; i < 3; i++) {
+            int xid = nextCall().xid();
+            assertThat(raw.receive(0)).as("one Call at a time with a grant of 0").isNull();
+            raw.send(nullReply(xid, 0));
+        }
+        for (CompletableFuture<Void> c : calls) {
+            c.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+        assertThat(requester.grantedCredits()).isEqualTo(1);
+        assertThat(requester.maxCallsInFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void aHugeGrantIsClampedToWhatTheRequesterAskedFor() throws Exception { // RPC-R-006, RPC-R-009
+        connect(RpcRdmaSettings.builder().credits(3));
+        await(echo.nullCall(), 0xFFFFFFFF);
+        assertThat(requester.grantedCredits()).isEqualTo(3);
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            calls.add(echo.nullCall());
+        }
+        List<Integer> xids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            xids.add(nextCall().xid());
+        }
+        assertThat(raw.receive(1)).as("never more than requested").isNull();
+        for (int xid : xids) {
+            raw.send(nullReply(xid, 0xFFFFFFFF));
+        }
+        raw.send(nullReply(nextCall().xid(), 0xFFFFFFFF));
+        raw.send(nullReply(nextCall().xid(), 0xFFFFFFFF));
+        for (CompletableFuture<Void> c : calls) {
+            c.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+        assertThat(requester.maxCallsInFlight()).isEqualTo(3);
+    }
+
+    @Test
+    void theGrantInForceIsTheLastReplys() throws Exception { // RPC-R-004, RPC-R-007
+        connect(RpcRdmaSettings.builder().credits(8));
+        await(echo.nullCall(), 2);
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(echo.nullCall());
+        }
+        int a = nextCall().xid();
+        int b = nextCall().xid();
+        assertThat(raw.receive(1)).isNull(); // grant 2
+        raw.send(nullReply(a, 4)); // now 4: three more may go (one is still in flight)
+        List<Integer> next = List.of(nextCall().xid(), nextCall().xid(), nextCall().xid());
+        assertThat(raw.receive(1)).isNull();
+        raw.send(nullReply(b, 1)); // now 1: nothing more until fewer than 1 are in flight
+        assertThat(raw.receive(1)).isNull();
+        for (int xid : next) {
+            raw.send(nullReply(xid, 1));
+        }
+        raw.send(nullReply(nextCall().xid(), 1));
+        for (CompletableFuture<Void> c : calls) {
+            c.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aReplyWithAReadListFailsTheCallWhenTheDraftIsOff() throws Exception { // RPC-R-047, RRC-R-015
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(concat(fixed(xid, 1, 4, 1), words(1, 0, 0x1234, 100, 0, 0, 0, 0, 0)));
+        assertThat(cause(call)).isInstanceOf(RpcRdmaProtocolException.class).hasMessageContaining("Read list");
+    }
+
+    @Test
+    void aWriteChunkReturnedLongerThanProvidedFailsTheCall() throws Exception { // RPC-R-074
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<ByteBuf> call = echo.source(5000);
+        RpcRdmaHeader.RdmaMsg h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        WriteChunk provided = h.chunks().writeList().get(0);
+        var seg = provided.segments().get(0);
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), words(0, 1, 1, seg.handle(), 6000, (int) (seg.offset() >>> 32),
+                (int) seg.offset(), 0, 0), reply(h.xid(), words(6000))));
+        assertThat(cause(call)).isInstanceOf(RpcRdmaProtocolException.class).hasMessageContaining("Write chunk 0");
+    }
+
+    @Test
+    void aCancelledCallKeepsItsCreditUntilItsReplyArrives() throws Exception { // RPC-R-057, RPC-R-003
+        connect(RpcRdmaSettings.builder().credits(1));
+        await(echo.nullCall(), 1);
+        // Cancel at the transport, as RpcClient does on a timeout.
+        int abandonedXid = 0x7777;
+        CompletableFuture<org.iwarp4j.oncrpc.XdrMessage> abandoned = requester.call(
+                new org.iwarp4j.oncrpc.RpcCallInfo(abandonedXid, org.iwarp4j.oncrpc.sample.EchoProgram.PROGRAM, 1, 0),
+                org.iwarp4j.oncrpc.XdrMessage.of(Unpooled.wrappedBuffer(
+                        Messages.echoCall(abandonedXid, 0, new byte[0]))));
+        int xid = nextCall().xid();
+        assertThat(xid).isEqualTo(abandonedXid);
+        abandoned.cancel(false);
+        CompletableFuture<Void> next = echo.nullCall();
+        assertThat(raw.receive(1)).as("the abandoned Call still holds the only credit").isNull();
+        raw.send(nullReply(xid, 1)); // its late Reply: dropped, and the credit comes back
+        raw.send(nullReply(nextCall().xid(), 1));
+        next.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(requester.unknownXidReplies()).isZero();
+    }
+
+    /** Answers the Call {@code f} started with a NULL Reply granting {@code credits}. */
+    private void await(CompletableFuture<Void> f, int credits) throws Exception {
+        raw.send(nullReply(nextCall().xid(), credits));
+        f.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+}
