@@ -1,0 +1,101 @@
+package org.iwarp4j.rpcrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcTransportException;
+import org.iwarp4j.oncrpc.sample.EchoClient;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.junit.jupiter.api.Test;
+
+/** Calls from the Responder end to the Requester end on the same connection (RFC 8167). */
+class BackwardDirectionTest {
+
+    private static RpcClient backchannelClient(RpcRdmaPair p) throws InterruptedException {
+        return RpcClient.builder(p.responder().backchannel()).timeout(Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS))
+                .build();
+    }
+
+    @Test
+    void theResponderCallsAProgramTheRequesterServes() throws Exception {
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().backchannelCredits(2))) {
+            p.requester.backchannel(new RpcDispatcher().register(EchoProgram.create()));
+            await(p.echo.nullCall()); // the connection is up at both ends
+            EchoClient callback = new EchoClient(backchannelClient(p));
+            ByteBuf back = await(callback.echo(RpcRdmaLoopbackTest.random(300, 9)));
+            try {
+                assertThat(ByteBufUtil.equals(back, RpcRdmaLoopbackTest.random(300, 9))).isTrue();
+            } finally {
+                back.release();
+            }
+            // On the wire: the backward Call went from the server as RDMA_MSG carrying an RPC CALL, the Reply
+            // came back as RDMA_MSG carrying an RPC REPLY, both inline, without chunks.
+            WireLog.Message call = p.serverWire.sent().get(1);
+            assertThat(call.header()).isInstanceOfSatisfying(RpcRdmaHeader.RdmaMsg.class,
+                    m -> assertThat(m.chunks().isEmpty()).isTrue());
+            assertThat(call.octets()[28 + 7]).isEqualTo((byte) 0); // msg_type CALL
+            WireLog.Message reply = p.clientWire.sent().get(1);
+            assertThat(reply.header().xid()).isEqualTo(call.header().xid());
+            assertThat(reply.octets()[28 + 7]).isEqualTo((byte) 1); // msg_type REPLY
+            // Forward Calls still work after it.
+            await(p.echo.nullCall());
+        }
+    }
+
+    @Test
+    void backwardCallsAreLimitedToTheBackchannelCredits() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().backchannelCredits(2))) {
+            p.requester.backchannel(new RpcDispatcher().register(gate.program()));
+            await(p.echo.nullCall());
+            RpcClient callback = backchannelClient(p);
+            List<CompletableFuture<org.iwarp4j.oncrpc.RpcReply>> calls = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                calls.add(callback.call(GateProgram.PROGRAM, GateProgram.VERSION, GateProgram.HOLD, a -> { }));
+            }
+            gate.awaitHeld(2);
+            for (int i = 0; i < 6; i++) {
+                gate.releaseOne();
+            }
+            for (CompletableFuture<org.iwarp4j.oncrpc.RpcReply> c : calls) {
+                await(c).close();
+            }
+            assertThat(gate.maxServing.get()).isEqualTo(2);
+            assertThat(((org.iwarp4j.rpcrdma.internal.BackwardCalls) p.responder().backchannel()).maxInFlight())
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aBackwardCallThatDoesNotFitInlineFailsAtOnce() throws Exception {
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {
+            p.requester.backchannel(new RpcDispatcher().register(EchoProgram.create()));
+            await(p.echo.nullCall());
+            EchoClient callback = new EchoClient(backchannelClient(p));
+            assertThatThrownBy(() -> await(callback.echo(RpcRdmaLoopbackTest.random(2000, 1))))
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(RpcTransportException.class)
+                    .hasMessageContaining("inline");
+        }
+    }
+
+    @Test
+    void withoutBackchannelCreditsTheBackwardDirectionIsOff() throws Exception {
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().backchannelCredits(0))) {
+            await(p.echo.nullCall());
+            EchoClient callback = new EchoClient(backchannelClient(p));
+            assertThatThrownBy(() -> await(callback.nullCall())).isInstanceOf(ExecutionException.class)
+                    .hasMessageContaining("backward direction is off");
+        }
+    }
+}
