@@ -78,6 +78,11 @@ public final class RpcRdmaResponder implements AutoCloseable {
         return engine.pullsWaiting();
     }
 
+    /** Told the XID of each responder-provided Read chunk invalidated for want of pull completion (tests). */
+    void onPullTimeout(java.util.function.IntConsumer listener) {
+        engine.onPullTimeout(listener);
+    }
+
     /** Responder-provided Read chunks invalidated for want of pull completion. */
     public long pullsTimedOut() {
         return engine.pullsTimedOut();

@@ -32,6 +32,7 @@ final class PullCompletions {
     private final Duration timeout;
     private volatile long timedOut;
     private volatile long completed;
+    private volatile java.util.function.IntConsumer onExpiry = xid -> { };
 
     PullCompletions(Duration timeout) {
         this.timeout = timeout;
@@ -66,7 +67,13 @@ final class PullCompletions {
                     Integer.toHexString(xid), timeout);
             w.registrations().release();
             timedOut++;
+            onExpiry.accept(xid);
         }
+    }
+
+    /** Told the XID of each Read chunk invalidated for want of pull completion (after the invalidation). */
+    void onExpiry(java.util.function.IntConsumer listener) {
+        this.onExpiry = listener;
     }
 
     /** Releases everything (the connection is gone). */

@@ -236,7 +236,9 @@ public final class RequesterEngine {
 
     private void reply(RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
         Outstanding o;
+        RdmaEndpoint via;
         synchronized (lock) {
+            via = endpoint;
             granted = clampGrant(h.credits());
             o = sent.remove(h.xid());
             if (o == null) {
@@ -248,6 +250,9 @@ public final class RequesterEngine {
         }
         if (o != null) {
             complete(o, h, payload, invalidated);
+        } else if (settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
+                && !n.chunks().readList().isEmpty()) {
+            ResponderReadChunks.notifyPulled(via, settings, h.xid(), n.chunks()); // RRC-R-008
         }
         pump();
     }

@@ -306,4 +306,9 @@ public final class ResponderEngine {
     public long pullsTimedOut() {
         return pulls.timedOut();
     }
+
+    /** Told the XID of each responder-provided Read chunk invalidated for want of pull completion. */
+    public void onPullTimeout(java.util.function.IntConsumer listener) {
+        pulls.onExpiry(listener);
+    }
 }
