@@ -18,6 +18,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.mount.MountConstants;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.mount.Mountres3;
@@ -63,10 +64,14 @@ import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcTcpClientTransport;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.RpcRdmaRequester;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 
 /**
  * An NFS version 3 client (RFC 1813): MOUNT over TCP for the root file handle (RFC 8267 §5.1), then
- * NFS over TCP or over any {@link RpcClientTransport}, e.g. an RPC-over-RDMA requester.
+ * NFS over TCP, over RPC-over-RDMA with the RFC 8267 binding ({@link Builder#rdma}), or over any
+ * other {@link RpcClientTransport}.
  *
  * <p>Every procedure is available as an asynchronous call returning the RFC's result record
  * (errors are in its status). On top, path-based helpers throw {@link NfsStatusException}:
@@ -465,6 +470,9 @@ public final class NfsClient implements AutoCloseable {
         private RpcClientTransport transport;
         private int maxTransfer = 1 << 20;
         private int window = 8;
+        private Rnic rdmaRnic;
+        private InetSocketAddress rdmaAddress;
+        private RpcRdmaSettings rdmaSettings;
 
         private Builder(InetSocketAddress server) {
             this.server = Objects.requireNonNull(server, "server");
@@ -499,6 +507,22 @@ public final class NfsClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Carry NFS over RPC-over-RDMA to {@code address} (port 20049 by convention) on {@code rnic},
+         * with the NFS binding; the client closes the connection, the caller the RNIC.
+         */
+        public Builder rdma(Rnic rnic, InetSocketAddress address) {
+            return rdma(rnic, address, RpcRdmaSettings.defaults());
+        }
+
+        /** As {@link #rdma(Rnic, InetSocketAddress)} with these options (the NFS binding is set in any case). */
+        public Builder rdma(Rnic rnic, InetSocketAddress address, RpcRdmaSettings settings) {
+            this.rdmaRnic = Objects.requireNonNull(rnic, "rnic");
+            this.rdmaAddress = Objects.requireNonNull(address, "address");
+            this.rdmaSettings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
         /** The largest READ or WRITE this client sends (default 1 MiB). */
         public Builder maxTransfer(int octets) {
             this.maxTransfer = octets;
@@ -514,8 +538,16 @@ public final class NfsClient implements AutoCloseable {
         /** MNT over TCP, connect NFS, FSINFO. */
         public NfsClient connect() throws IOException {
             NfsFh3 root = mount();
-            RpcClientTransport nfsTransport = transport != null ? transport : await(RpcTcpClientTransport.builder()
-                    .maxRecordSize(maxTransfer + 64 * 1024).connect(server));
+            RpcClientTransport nfsTransport;
+            if (transport != null) {
+                nfsTransport = transport;
+            } else if (rdmaRnic != null) {
+                nfsTransport = await(RpcRdmaRequester.connect(rdmaRnic, rdmaAddress,
+                        NfsRdmaSettings.forNfs(rdmaSettings)));
+            } else {
+                nfsTransport = await(RpcTcpClientTransport.builder().maxRecordSize(maxTransfer + 64 * 1024)
+                        .connect(server));
+            }
             RpcClient rpc = RpcClient.builder(nfsTransport).credential(credential).timeout(timeout).build();
             try {
                 Fsinfo3Res info = await(rpc.call(PROGRAM, VERSION, NFSPROC3_FSINFO, root::encode, Fsinfo3Res::decode));

@@ -18,20 +18,26 @@ import org.iwarp4j.nfs.internal.Nfs3Context;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.internal.Nfs3Program;
 import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTcpServer;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.RpcRdmaServer;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 
 /**
- * An NFS version 3 server (RFC 1813) that exports one local directory, with MOUNT version 3 beside
- * it, over TCP (RFC 5531 record marking) — and, through {@link #dispatcher()}, any other ONC RPC
- * transport such as RPC-over-RDMA on port 20049 (RFC 8267 §4.2, §5.1: MOUNT stays on TCP).
+ * An NFS version 3 server (RFC 1813) that exports one local directory: NFS and MOUNT version 3
+ * over TCP (RFC 5531 record marking), and NFS over RPC-over-RDMA (RFC 8166) with the RFC 8267
+ * binding on an iWARP {@link Rnic}, port 20049 by convention (RFC 8267 §4.2, §9). MOUNT stays on
+ * TCP (RFC 8267 §5.1).
  *
  * <pre>{@code
  * try (NfsServer server = NfsServer.builder(Path.of("/srv/data"))
  *         .exportName("/export")
  *         .tcpAddress(new InetSocketAddress(2049))
+ *         .rdmaAddress(new InetSocketAddress(20049))
  *         .start()) {
- *     // mount -t nfs -o vers=3,proto=tcp,port=2049,mountport=2049,mountproto=tcp,nolock host:/export /mnt
+ *     // mount -t nfs -o vers=3,proto=rdma,port=20049,mountport=2049,mountproto=tcp,nolock host:/export /mnt
  * }
  * }</pre>
  *
@@ -51,6 +57,8 @@ public final class NfsServer implements AutoCloseable {
     private final RpcDispatcher dispatcher;
     private final ExecutorService workers;
     private final RpcTcpServer tcp;
+    private final Rnic ownRnic;
+    private final RpcRdmaServer rdma;
 
     private NfsServer(Builder b) throws IOException {
         this.context = new Nfs3Context(new Export(b.directory, b.exportName), b.limits);
@@ -70,6 +78,30 @@ public final class NfsServer implements AutoCloseable {
             }
         }
         this.tcp = server;
+        Rnic rnic = null;
+        RpcRdmaServer rdmaServer = null;
+        if (b.rdmaAddress != null) {
+            try {
+                rnic = b.rnic != null ? b.rnic : Rnic.builder().build();
+                rdmaServer = RpcRdmaServer.listen(rnic, b.rdmaAddress, dispatcher, NfsRdmaSettings.forNfs(b.rdmaSettings));
+            } catch (InterruptedException | RuntimeException e) {
+                if (b.rnic == null && rnic != null) {
+                    rnic.close();
+                }
+                if (tcp != null) {
+                    tcp.close();
+                }
+                workers.shutdownNow();
+                context.close();
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while listening for RDMA", e);
+                }
+                throw (RuntimeException) e;
+            }
+        }
+        this.ownRnic = b.rnic == null ? rnic : null;
+        this.rdma = rdmaServer;
     }
 
     private static ExecutorService workerPool(int threads) {
@@ -94,6 +126,16 @@ public final class NfsServer implements AutoCloseable {
     /** The TCP port of NFS and MOUNT. */
     public int tcpPort() {
         return ((InetSocketAddress) tcp.localAddress()).getPort();
+    }
+
+    /** The address NFS listens on over RPC-over-RDMA, or null. */
+    public SocketAddress rdmaAddress() {
+        return rdma == null ? null : rdma.localAddress();
+    }
+
+    /** The RPC-over-RDMA port of NFS. */
+    public int rdmaPort() {
+        return ((InetSocketAddress) rdma.localAddress()).getPort();
     }
 
     /** The export's root file handle, as MNT returns it. */
@@ -123,6 +165,12 @@ public final class NfsServer implements AutoCloseable {
     /** Stops listening, closes connections and open files. */
     @Override
     public void close() {
+        if (rdma != null) {
+            rdma.close();
+        }
+        if (ownRnic != null) {
+            ownRnic.close();
+        }
         if (tcp != null) {
             tcp.close();
         }
@@ -142,6 +190,9 @@ public final class NfsServer implements AutoCloseable {
         private SocketAddress tcpAddress = new InetSocketAddress(NfsBindingConstants.NFS_TCP_PORT);
         private Nfs3Limits limits = Nfs3Limits.defaults();
         private int workerThreads = 4;
+        private SocketAddress rdmaAddress;
+        private Rnic rnic;
+        private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -159,6 +210,30 @@ public final class NfsServer implements AutoCloseable {
         /** Where NFS and MOUNT listen over TCP (default port 2049, all interfaces); null for no TCP. */
         public Builder tcpAddress(SocketAddress address) {
             this.tcpAddress = address;
+            return this;
+        }
+
+        /**
+         * Serve NFS over RPC-over-RDMA too, at this address ({@link NfsBindingConstants#NFS_RDMA_PORT}
+         * by convention), on a software RNIC of the server's own unless {@link #rnic} gives one.
+         */
+        public Builder rdmaAddress(SocketAddress address) {
+            this.rdmaAddress = address;
+            return this;
+        }
+
+        /** The RNIC for RPC-over-RDMA (the caller keeps and closes it). */
+        public Builder rnic(Rnic rnic) {
+            this.rnic = rnic;
+            return this;
+        }
+
+        /**
+         * RPC-over-RDMA options (credits, inline sizes...); the NFS binding is set in any case, and
+         * inline sizes left at their default become Linux's 4 KiB.
+         */
+        public Builder rdmaSettings(RpcRdmaSettings settings) {
+            this.rdmaSettings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
