@@ -1,5 +1,8 @@
 package org.iwarp4j.cli;
 
+import java.nio.file.Path;
+import org.iwarp4j.cli.pcap.CommandCapture;
+import org.iwarp4j.cli.pcap.PcapCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,18 +16,32 @@ public final class IwarpCommand implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Option(names = "--pcap", paramLabel = "FILE", description = "record every TCP connection of the"
+            + " command into this pcap file (as iwarp pcap FILE -- COMMAND)")
+    private Path pcap;
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     /** Runs the command line and returns its exit code (for tests: no System.exit). */
     public static int run(String... args) {
-        return new CommandLine(new IwarpCommand()).execute(args);
+        return commandLine().execute(args);
     }
 
     /** As {@link #run(String...)}, printing to {@code out} and {@code err}. */
     public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
-        return new CommandLine(new IwarpCommand()).setOut(out).setErr(err).execute(args);
+        return commandLine().setOut(out).setErr(err).execute(args);
+    }
+
+    /** The command line: {@code pcap} runs a command line of its own; {@code --pcap} wraps the subcommand. */
+    private static CommandLine commandLine() {
+        IwarpCommand top = new IwarpCommand();
+        CommandLine line = new CommandLine(top);
+        line.addSubcommand("pcap", new CommandLine(new PcapCommand(IwarpCommand::run)).setStopAtPositional(true));
+        line.setExecutionStrategy(parsed -> top.pcap == null ? new CommandLine.RunLast().execute(parsed)
+                : CommandCapture.run(top.pcap, line.getErr(), () -> new CommandLine.RunLast().execute(parsed)));
+        return line;
     }
 
     @Override

@@ -58,6 +58,7 @@ final class MpaDemo {
         SimpleMeterRegistry responderMeters = new SimpleMeterRegistry();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         try {
+            java.util.function.Consumer<Channel> record = org.iwarp4j.cli.pcap.CommandCapture.channelInitializer();
             CompletableFuture<DemoPeer> accepted = new CompletableFuture<>();
             byte[] responderPd = RESPONDER_PRIVATE_DATA.getBytes(StandardCharsets.UTF_8);
             ConnectRequestHandler decision = request ->
@@ -67,6 +68,7 @@ final class MpaDemo {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            record.accept(ch);
                             DemoPeer peer = new DemoPeer(DemoPeer.RESPONDER, count, size);
                             ch.pipeline().addLast(MpaStartupHandler.responder(
                                     settings(responderPd, responderMeters), decision), peer);
@@ -82,6 +84,7 @@ final class MpaDemo {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            record.accept(ch);
                             ch.pipeline().addLast(MpaStartupHandler.initiator(
                                     settings(privateData.getBytes(StandardCharsets.UTF_8), initiatorMeters)),
                                     initiator);

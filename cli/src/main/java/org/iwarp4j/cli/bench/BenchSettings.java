@@ -90,7 +90,8 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
 
     /** An RNIC for one end: {@code threads} event loops on the chosen transport, meters into {@code meters}. */
     public Rnic rnic(int threads, MeterRegistry meters) {
-        Rnic.Builder b = Rnic.builder().transport(transport).eventLoopThreads(threads);
+        Rnic.Builder b = Rnic.builder().transport(transport).eventLoopThreads(threads)
+                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer());
         if (meters != null) {
             b.meterRegistry(meters);
         }

@@ -58,7 +58,8 @@ final class RpingEndpoint implements AutoCloseable {
         rdmaBuf = zeroed(options.size());
         startBuf = options.server() ? null : zeroed(options.size());
         try {
-            rnic = Rnic.builder().eventLoopThreads(1).build();
+            rnic = Rnic.builder().eventLoopThreads(1)
+                    .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
         } catch (RuntimeException e) {
             releaseBuffers();
             throw e;

@@ -182,7 +182,7 @@ public final class TcpBenchClient implements AutoCloseable {
             io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
                     .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .handler(c).connect(server).await();
+                    .handler(org.iwarp4j.cli.pcap.CommandCapture.recorded(c)).connect(server).await();
             if (f.isSuccess()) {
                 c.channel = f.channel();
                 c.channel.writeAndFlush(Unpooled.buffer(8).writeInt(mode.ordinal()).writeInt(size));

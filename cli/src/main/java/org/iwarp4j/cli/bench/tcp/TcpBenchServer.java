@@ -39,6 +39,7 @@ public final class TcpBenchServer implements AutoCloseable {
         group = new MultiThreadIoEventLoopGroup(threads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
+        java.util.function.Consumer<Channel> record = org.iwarp4j.cli.pcap.CommandCapture.channelInitializer();
         try {
             server = new ServerBootstrap().group(group)
                     .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
@@ -48,6 +49,7 @@ public final class TcpBenchServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            record.accept(ch);
                             ch.pipeline().addLast(new Connection());
                         }
                     })
