@@ -140,6 +140,16 @@ class RdmaErrorPathsTest {
     }
 
     @Test
+    void readChunksLongerThanTheLimitTogetherAreRefusedBeforeAnyRdmaRead() throws Exception { // RPC-R-077
+        // Two chunks of 12 MiB: each within the 16 MiB limit, together beyond it. Their STags are bogus, so
+        // an RDMA Read would end the connection; the NULL Call afterwards shows none was issued.
+        byte[] m = concat(fixed(0x93, 1, 1, 0), words(1, 44, 0x1234, 12 << 20, 0, 0, 1, 48, 0x1235, 12 << 20, 0, 0, 0, 0, 0),
+                echoCall(0x93, EchoProgram.PROC_SINK, words(12 << 20)));
+        assertThat(answerTo(m)).isEqualTo(errChunk(0x93));
+        assertStillServing(0x94);
+    }
+
+    @Test
     void rdmaMsgpIsAnsweredWithErrChunk() throws Exception { // RPC-R-070
         byte[] m = concat(fixed(0xA1, 1, 1, 2), words(4, 1024, 0, 0, 0), echoCall(0xA1, 0, new byte[0]));
         assertThat(answerTo(m)).isEqualTo(errChunk(0xA1));

@@ -144,6 +144,13 @@ public final class ResponderEngine {
         }
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         List<ReadChunk> chunks = lists.readChunks();
+        long pulled = chunks.stream().mapToLong(ReadChunk::length).sum();
+        if (pulled > settings.maxChunkSize()) {
+            // RPC-R-077: what one Call makes this end allocate is bounded, not only each chunk.
+            message.release();
+            errorFor(xid, "Read chunks of " + pulled + " octets in all, more than " + settings.maxChunkSize());
+            return;
+        }
         ReadChunk positionZero = chunks.stream().filter(c -> c.position() == 0).findFirst().orElse(null);
         List<ReadChunk> reduced = new ArrayList<>(chunks);
         reduced.remove(positionZero);
