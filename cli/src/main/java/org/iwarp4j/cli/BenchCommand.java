@@ -28,10 +28,12 @@ import picocli.CommandLine.Spec;
  * with the same transfer over plain TCP in the same run.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"perftest-style benchmarks: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_send_lat.",
+        description = {"perftest-style benchmarks: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_send_lat;",
+                "rpc: ONC RPC over RPC-over-RDMA against plain TCP.",
                 "Without HOST both ends run in this process over loopback; --server and HOST split them."},
         subcommands = {BenchCommand.Write.class, BenchCommand.Read.class, BenchCommand.Send.class,
-                BenchCommand.LatWrite.class, BenchCommand.LatSend.class},
+                BenchCommand.LatWrite.class, BenchCommand.LatSend.class,
+                org.iwarp4j.cli.bench.rpc.RpcBenchCommand.class},
         footer = {"", "Exit status: 0 done and verified, 1 a transfer failed or the data did not verify,",
                 "2 usage error, 3 no connection."})
 final class BenchCommand {

@@ -1,0 +1,51 @@
+package org.iwarp4j.cli.bench.rpc;
+
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.CompletableFuture;
+import org.iwarp4j.oncrpc.sample.EchoClient;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+
+/**
+ * The echo program's data procedures as benchmarked, each with the check of its reply: ECHO
+ * (the octets back), SINK (to the server: length and CRC32c), SOURCE (from the server: the
+ * program's pattern). Over RPC-over-RDMA SINK's data is a Read chunk and SOURCE's a Write chunk
+ * ({@code EchoBinding}); a large ECHO is a Long Call and a Long Reply.
+ */
+public enum EchoProcedure {
+    ECHO("data both ways"),
+    SINK("data to the server"),
+    SOURCE("data from the server");
+
+    private final String direction;
+
+    EchoProcedure(String direction) {
+        this.direction = direction;
+    }
+
+    public String direction() {
+        return direction;
+    }
+
+    /**
+     * One call with {@code payload} (the SOURCE pattern, {@code size} octets; not consumed) whose
+     * CRC32c is {@code payloadCrc}; completes with whether the reply verified. The reply's buffers
+     * are released here.
+     */
+    CompletableFuture<Boolean> call(EchoClient echo, ByteBuf payload, int payloadCrc) {
+        int size = payload.readableBytes();
+        return switch (this) {
+            case ECHO -> echo.echo(payload.retainedDuplicate()).thenApply(back -> isPattern(back, size));
+            case SINK -> echo.sink(payload.retainedDuplicate())
+                    .thenApply(r -> r.length() == size && r.crc32c() == payloadCrc);
+            case SOURCE -> echo.source(size).thenApply(data -> isPattern(data, size));
+        };
+    }
+
+    private static boolean isPattern(ByteBuf data, int size) {
+        try {
+            return data.readableBytes() == size && EchoProgram.isSource(data);
+        } finally {
+            data.release();
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package org.iwarp4j.cli.bench.rpc;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcTcpClientTransport;
+import org.iwarp4j.oncrpc.sample.EchoClient;
+import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.RpcRdmaRequester;
+
+/**
+ * The client end: one RPC-over-RDMA connection (a Requester on its own software RNIC) and, unless
+ * {@code --no-tcp}, one ONC RPC connection over plain TCP to the same server; measures each
+ * procedure and size on one, then on the other.
+ */
+final class RpcBenchClient implements AutoCloseable {
+
+    private static final long CONNECT_SECONDS = 15;
+
+    private final RpcBenchSettings settings;
+    private final Rnic rnic;
+    private EventLoopGroup tcpGroup;
+    private RpcRdmaRequester requester;
+    private RpcClient rdmaClient;
+    private RpcClient tcpClient;
+
+    RpcBenchClient(RpcBenchSettings settings, InetSocketAddress rdmaServer, InetSocketAddress tcpServer,
+                   MeterRegistry rnicMeters) throws IOException, InterruptedException {
+        this.settings = settings;
+        this.rnic = settings.rnic("client", rnicMeters);
+        try {
+            requester = connect(RpcRdmaRequester.connect(rnic, rdmaServer, settings.rdmaSettings()),
+                    "RPC-over-RDMA", rdmaServer);
+            rdmaClient = RpcClient.builder(requester).timeout(Duration.ofSeconds(30)).build();
+            if (settings.compareTcp()) {
+                tcpGroup = NettyIo.group(settings.transport());
+                RpcTcpClientTransport tcp = connect(RpcTcpClientTransport.builder()
+                        .maxRecordSize(EchoProgram.DEFAULT_MAX_DATA + 4096)
+                        .eventLoopGroup(tcpGroup, NettyIo.socketChannel(settings.transport()))
+                        .connect(tcpServer), "ONC RPC over TCP", tcpServer);
+                tcpClient = RpcClient.builder(tcp).timeout(Duration.ofSeconds(30)).build();
+            }
+            nullCall(rdmaClient, "RPC-over-RDMA");
+            if (tcpClient != null) {
+                nullCall(tcpClient, "ONC RPC over TCP");
+            }
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private static <T> T connect(java.util.concurrent.CompletableFuture<T> connecting, String what,
+                                 InetSocketAddress server) throws ConnectFailedException, InterruptedException {
+        try {
+            return connecting.get(CONNECT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new ConnectFailedException(what + " to " + server + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            connecting.cancel(true);
+            throw new ConnectFailedException(what + " to " + server + ": no connection within " + CONNECT_SECONDS
+                    + " s", e);
+        }
+    }
+
+    /** A NULL call first: over RDMA the Responder's credit grant arrives with the first reply. */
+    private static void nullCall(RpcClient client, String what) throws IOException, InterruptedException {
+        try {
+            new EchoClient(client).nullCall().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("NULL over " + what + " failed: " + (e.getCause() == null ? e : e.getCause()), e);
+        }
+    }
+
+    /** The RPC-over-RDMA connection (for its inline thresholds and credits). */
+    RpcRdmaRequester requester() {
+        return requester;
+    }
+
+    /**
+     * {@code procedure} with {@code size}-octet payloads over RDMA, then over TCP (null without TCP):
+     * a warm-up, then the measurement.
+     */
+    RpcRate[] measure(EchoProcedure procedure, int size) throws IOException, InterruptedException {
+        ByteBuf payload = pattern(size);
+        try {
+            int crc = EchoProgram.crc32c(payload);
+            RpcRate rdma = measure(rdmaClient, procedure, payload, crc);
+            RpcRate tcp = tcpClient == null ? null : measure(tcpClient, procedure, payload, crc);
+            return new RpcRate[] {rdma, tcp};
+        } finally {
+            payload.release();
+        }
+    }
+
+    private RpcRate measure(RpcClient client, EchoProcedure procedure, ByteBuf payload, int crc)
+            throws IOException, InterruptedException {
+        CallLoop loop = new CallLoop(new EchoClient(client), settings.inFlight());
+        if (settings.warmupSeconds() > 0) {
+            loop.run(procedure, payload, crc, 0, settings.warmupSeconds());
+        }
+        return loop.run(procedure, payload, crc, settings.calls(), settings.durationSeconds());
+    }
+
+    /** The first {@code size} octets of the SOURCE pattern in one direct buffer, which every call shares. */
+    private static ByteBuf pattern(int size) {
+        ByteBuf source = EchoProgram.source(size, PooledByteBufAllocator.DEFAULT);
+        try {
+            ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+            payload.writeBytes(source, source.readerIndex(), size);
+            return payload;
+        } finally {
+            source.release();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (rdmaClient != null) {
+            rdmaClient.close();
+        } else if (requester != null) {
+            requester.close();
+        }
+        if (tcpClient != null) {
+            tcpClient.close();
+        }
+        if (tcpGroup != null) {
+            tcpGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        rnic.close();
+    }
+}

@@ -1,0 +1,64 @@
+package org.iwarp4j.cli.bench.rpc;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import org.iwarp4j.cli.bench.BenchReport;
+
+/**
+ * What {@code iwarp bench rpc} prints: a header saying what ran, one line per procedure and size
+ * with calls/s and MB/s over RPC-over-RDMA and over TCP and the ratio RDMA / TCP (MB = 2^20
+ * octets of payload, as {@code iwarp bench} and perftest count), then what was verified.
+ */
+final class RpcBenchReport {
+
+    static final String COLUMNS = " procedure  #bytes     #calls      RDMA[calls/sec]  RDMA[MB/sec]  "
+            + "TCP[calls/sec]  TCP[MB/sec]  ratio";
+
+    private RpcBenchReport() {
+    }
+
+    static void header(PrintWriter out, RpcBenchSettings s, String where, String rdmaConnection) {
+        out.printf("# iwarp bench rpc: echo program %#x over RPC-over-RDMA v1 (RFC 8166) and over ONC RPC/TCP "
+                + "(RFC 5531 record marking), %s%n", org.iwarp4j.oncrpc.sample.EchoProgram.PROGRAM, where);
+        out.printf("# RPC-over-RDMA: %s; %d call%s in flight; %s; %s%n", rdmaConnection, s.inFlight(),
+                s.inFlight() == 1 ? "" : "s", s.byDuration()
+                        ? String.format(Locale.ROOT, "%.2f s per row after %.2f s warm-up", s.durationSeconds(),
+                                s.warmupSeconds())
+                        : String.format(Locale.ROOT, "%d calls per row after %.2f s warm-up", s.calls(),
+                                s.warmupSeconds()), s.transport());
+        StringBuilder what = new StringBuilder("#");
+        for (EchoProcedure p : s.procedures()) {
+            what.append(' ').append(p).append(": ").append(p.direction()).append(';');
+        }
+        out.println(what + " MB = 2^20 octets of payload, once per call; ratio = RDMA / TCP");
+        out.println(BenchReport.LINE);
+        out.println(COLUMNS);
+        out.flush();
+    }
+
+    static void line(PrintWriter out, EchoProcedure procedure, RpcRate rdma, RpcRate tcp) {
+        double mb = 1 << 20;
+        out.printf(Locale.ROOT, " %-10s %-10d %-11d %-16.1f %-13.2f %-15s %-12s %s%n", procedure, rdma.size(),
+                rdma.calls(), rdma.callsPerSecond(), rdma.bytesPerSecond() / mb,
+                tcp == null ? "-" : String.format(Locale.ROOT, "%.1f", tcp.callsPerSecond()),
+                tcp == null ? "-" : String.format(Locale.ROOT, "%.2f", tcp.bytesPerSecond() / mb),
+                tcp == null ? "-" : String.format(Locale.ROOT, "%.3f", rdma.callsPerSecond() / tcp.callsPerSecond()));
+        out.flush();
+    }
+
+    /** The closing rule, then what was verified: every reply, or the rows whose replies did not verify. */
+    static void footer(PrintWriter out, List<String> problems, String tcpNote) {
+        out.println(BenchReport.LINE);
+        if (problems.isEmpty()) {
+            out.println("# data verified: every reply (ECHO octets, SINK length and CRC32c, SOURCE pattern)");
+        } else {
+            out.println("# DATA VERIFICATION FAILED:");
+            problems.forEach(p -> out.println("#   " + p));
+        }
+        if (tcpNote != null) {
+            out.println("# " + tcpNote);
+        }
+        out.flush();
+    }
+}

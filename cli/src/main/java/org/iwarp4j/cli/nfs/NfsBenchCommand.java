@@ -1,0 +1,229 @@
+package org.iwarp4j.cli.nfs;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.iwarp4j.cli.bench.MeterPrinter;
+import org.iwarp4j.nfs.NfsServer;
+import org.iwarp4j.rdmap.Rnic;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code iwarp nfs bench [SERVER:/dir]}: NFSv3 WRITE and READ throughput over RPC-over-RDMA and
+ * over TCP against the same server in one run, with the ratio; every pass verified by CRC32C.
+ * Without SERVER (or with {@code --loopback}) it serves a temporary directory in this process.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"NFSv3 READ and WRITE throughput over RPC-over-RDMA and over TCP against the same server,",
+                "with the ratio. Without SERVER (or with --loopback) an iwarp4j server on a temporary directory",
+                "runs in this process. Writes, reads and removes one file; every pass is verified by CRC32C."},
+        footer = {"", "Exit status: 0 done and verified, 1 a call failed or the data did not verify,",
+                "2 usage error, 3 no connection."})
+final class NfsBenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "SERVER:/dir", description = "a directory on a server to write the "
+            + "file into (default: --loopback)")
+    String location;
+
+    @Option(names = "--loopback", description = "serve a temporary directory in this process (the default)")
+    boolean loopback;
+
+    @Option(names = "--dir", description = "with --loopback: export this directory instead of a temporary one")
+    Path directory;
+
+    @Option(names = {"-s", "--file-size"}, converter = Octets.class, description = "the file's size "
+            + "(default: 64m; k, m, g: KiB, MiB, GiB)")
+    long fileSize = 64 << 20;
+
+    @Option(names = "--rsize", converter = Octets.class, description = "octets per READ (default: 1m)")
+    long rsize = 1 << 20;
+
+    @Option(names = "--wsize", converter = Octets.class, description = "octets per WRITE (default: 1m)")
+    long wsize = 1 << 20;
+
+    @Option(names = {"-n", "--count"}, description = "passes over the file per operation and transport "
+            + "(default: 2)")
+    Integer count;
+
+    @Option(names = {"-D", "--duration"}, description = "seconds of passes per operation and transport, instead of -n")
+    Double duration;
+
+    @Option(names = "--warmup", description = "WRITE and READ passes before measuring (default: ${DEFAULT-VALUE})")
+    int warmup = 1;
+
+    @Option(names = {"-t", "--in-flight"}, description = "READs or WRITEs in flight (default: ${DEFAULT-VALUE})")
+    int inFlight = 8;
+
+    @Option(names = "--no-tcp", description = "skip NFS over TCP")
+    boolean noTcp;
+
+    @Option(names = "--metrics", description = "print the RNICs' Micrometer meters at the end")
+    boolean metrics;
+
+    @Mixin
+    NfsServerOptions server;
+
+    NfsBenchSettings settings() {
+        String problem = server.problem();
+        if (problem == null && location != null && loopback) {
+            problem = "give SERVER:/dir or --loopback, not both";
+        } else if (problem == null && directory != null && location != null) {
+            problem = "--dir is for --loopback";
+        } else if (problem == null && count != null && duration != null) {
+            problem = "give -n or -D, not both";
+        } else if (problem == null && (fileSize < 1 || rsize < 4096 || wsize < 4096 || rsize > 16 << 20
+                || wsize > 16 << 20 || inFlight < 1 || warmup < 0 || (count != null && count < 1)
+                || (duration != null && duration <= 0))) {
+            problem = "-s, -t, -n and -D must be positive, --rsize and --wsize 4k..16m, --warmup not negative";
+        } else if (problem == null && directory != null && !Files.isDirectory(directory)) {
+            problem = "not a directory: " + directory;
+        }
+        if (problem != null) {
+            throw new ParameterException(spec.commandLine(), problem);
+        }
+        List<NfsTransport> transports = noTcp ? List.of(NfsTransport.RDMA) : List.of(NfsTransport.RDMA, NfsTransport.TCP);
+        return new NfsBenchSettings(fileSize, (int) rsize, (int) wsize, duration != null ? 0 : count == null ? 2 : count,
+                duration == null ? 0 : duration, warmup, inFlight, transports);
+    }
+
+    @Override
+    public Integer call() {
+        NfsBenchSettings settings = settings();
+        NfsLocation target;
+        try {
+            target = location == null ? null : NfsLocation.parse(location);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;
+        try {
+            if (target != null) {
+                String where = "server " + target + " (RDMA port " + server.rdmaPort + ", TCP port " + server.port + ")";
+                return run(settings, target, server, null, where, out, clientMeters, null);
+            }
+            return loopback(settings, out, clientMeters);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("iwarp nfs bench: interrupted");
+            return NfsFailures.EXIT_FAILED;
+        } catch (Exception e) {
+            err.println("iwarp nfs bench: " + NfsFailures.describe(e));
+            return NfsFailures.exitStatus(e);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** An iwarp4j server on a temporary directory (or --dir), RDMA and TCP on ephemeral loopback ports. */
+    private int loopback(NfsBenchSettings settings, PrintWriter out, SimpleMeterRegistry clientMeters)
+            throws IOException, InterruptedException {
+        Path dir = directory != null ? directory : Files.createTempDirectory("iwarp-nfs-bench");
+        SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
+        try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
+                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+             NfsServer nfs = NfsServer.builder(dir).exportName("/export")
+                     .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+                     .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(rnic)
+                     .maxReadWrite(Math.max(1 << 20, settings.rsize()), Math.max(1 << 20, settings.wsize()))
+                     .start()) {
+            NfsServerOptions options = new NfsServerOptions();
+            options.port = nfs.tcpPort();
+            options.rdmaPort = nfs.rdmaPort();
+            options.export = "/export";
+            String where = "loopback: an iwarp4j server on " + nfs.directory() + " in this process";
+            int status = run(settings, new NfsLocation("127.0.0.1", "/export"), options, nfs.directory(), where, out,
+                    clientMeters, serverMeters);
+            if (metrics) {
+                MeterPrinter.print(out, "server RNIC", serverMeters);
+            }
+            return status;
+        } finally {
+            if (directory == null) {
+                deleteTree(dir);
+            }
+        }
+    }
+
+    private int run(NfsBenchSettings settings, NfsLocation target, NfsServerOptions options, Path serverDirectory,
+                    String where, PrintWriter out, SimpleMeterRegistry clientMeters, SimpleMeterRegistry serverMeters)
+            throws IOException, InterruptedException {
+        long seed = ThreadLocalRandom.current().nextLong();
+        NfsBenchRun bench = new NfsBenchRun(settings, new FilePattern(seed));
+        String name = String.format(".iwarp-nfs-bench-%016x", seed);
+        NfsBenchReport.header(out, settings, where);
+        List<NfsBenchRun.Result> results = new ArrayList<>();
+        for (NfsTransport transport : settings.transports()) {
+            try (NfsSession session = NfsSession.open(target, options, transport, settings.maxTransfer(),
+                    settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null)) {
+                results.add(bench.run(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
+                        serverDirectory));
+            }
+        }
+        NfsBenchRun.Result rdma = find(results, NfsTransport.RDMA);
+        NfsBenchRun.Result tcp = find(results, NfsTransport.TCP);
+        NfsBenchReport.line(out, "WRITE", rdma == null ? null : rdma.write(), tcp == null ? null : tcp.write());
+        NfsBenchReport.line(out, "READ", rdma == null ? null : rdma.read(), tcp == null ? null : tcp.read());
+        List<String> problems = results.stream().flatMap(r -> r.problems().stream()).toList();
+        List<String> notes = new ArrayList<>();
+        for (NfsBenchRun.Result r : results) {
+            if (r.rsize() != settings.rsize() || r.wsize() != settings.wsize()) {
+                notes.add(r.transport() + ": the server's FSINFO allowed rsize " + r.rsize() + ", wsize " + r.wsize());
+            }
+        }
+        if (serverMeters != null) {
+            notes.add(String.format("RDMA data path (server RNIC): %d RDMA Read Requests (WRITE data pulled from Read "
+                    + "chunks), %d RDMA Writes (READ data pushed into Write chunks)",
+                    sent(serverMeters, "rdma_read_request"), sent(serverMeters, "rdma_write")));
+        }
+        if (noTcp) {
+            notes.add("TCP skipped (--no-tcp)");
+        }
+        NfsBenchReport.footer(out, problems, serverDirectory != null, notes);
+        if (clientMeters != null) {
+            MeterPrinter.print(out, "client RNIC", clientMeters);
+        }
+        return problems.isEmpty() ? 0 : NfsFailures.EXIT_FAILED;
+    }
+
+    private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {
+        return results.stream().filter(r -> r.transport() == transport).findFirst().orElse(null);
+    }
+
+    private static long sent(SimpleMeterRegistry meters, String opcode) {
+        Counter c = meters.find("iwarp.rdmap.messages").tag("direction", "tx").tag("opcode", opcode).counter();
+        return c == null ? 0 : (long) c.count();
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // a temporary directory left behind is no failure of the benchmark
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package org.iwarp4j.cli.nfs;
+
+import picocli.CommandLine.Command;
+
+/**
+ * {@code iwarp nfs}: iwarp4j's NFSv3 server ({@code serve}) and client ({@code ls}, {@code get},
+ * {@code put}, {@code bench}), NFS over RPC-over-RDMA (RFC 8267) on the software RNIC or over TCP.
+ */
+@Command(name = "nfs", mixinStandardHelpOptions = true,
+        description = {"NFSv3 over RPC-over-RDMA (RFC 8267) on iwarp4j's software iWARP RNIC, or over TCP:",
+                "serve a directory, list, copy files, and measure READ/WRITE throughput RDMA against TCP.",
+                "MOUNT always travels over TCP (RFC 8267 §5.1)."},
+        subcommands = {NfsServeCommand.class, NfsLsCommand.class, NfsGetCommand.class, NfsPutCommand.class,
+                NfsBenchCommand.class},
+        footer = {"", "Exit status: 0 done (and verified), 1 failed or not verified, 2 usage error, 3 no connection."})
+public final class NfsCommand {
+}

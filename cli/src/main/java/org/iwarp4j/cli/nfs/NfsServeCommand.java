@@ -1,0 +1,142 @@
+package org.iwarp4j.cli.nfs;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.iwarp4j.cli.bench.rpc.UntilStopped;
+import org.iwarp4j.nfs.NfsServer;
+import org.iwarp4j.nfs.binding.NfsBindingConstants;
+import org.iwarp4j.rdmap.Rnic;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code iwarp nfs serve DIR}: iwarp4j's NFSv3 server exporting DIR, NFS and MOUNT over TCP and
+ * NFS over RPC-over-RDMA on a software RNIC, until stopped; prints the Linux mount lines.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Export DIR over NFSv3: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA (RFC 8267)",
+                "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C); prints the mount lines."},
+        footer = {"", "No NLM/NSM: Linux clients mount with nolock. Files are accessed with this process's",
+                "permissions. Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
+final class NfsServeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "the directory to export")
+    Path directory;
+
+    @Option(names = "--export", description = "the name clients mount (default: ${DEFAULT-VALUE})")
+    String exportName = "/export";
+
+    @Option(names = "--tcp-port", description = "NFS and MOUNT over TCP (default: ${DEFAULT-VALUE}; 0 any)")
+    int tcpPort = NfsBindingConstants.NFS_TCP_PORT;
+
+    @Option(names = "--rdma-port", description = "NFS over RPC-over-RDMA (default: ${DEFAULT-VALUE}; 0 any)")
+    int rdmaPort = NfsBindingConstants.NFS_RDMA_PORT;
+
+    @Option(names = "--no-rdma", description = "serve TCP only")
+    boolean noRdma;
+
+    @Option(names = "--bind", description = "the local address to listen on (default: all)")
+    String bind;
+
+    @Option(names = "--max-io", converter = Octets.class, description = "largest READ and WRITE, announced in "
+            + "FSINFO (default: 1m)")
+    long maxIo = 1 << 20;
+
+    @Option(names = "--threads", description = "threads running file-system calls (default: ${DEFAULT-VALUE})")
+    int threads = 4;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Files.isDirectory(directory)) {
+            throw new ParameterException(spec.commandLine(), "not a directory: " + directory);
+        }
+        if (!exportName.startsWith("/")) {
+            throw new ParameterException(spec.commandLine(), "--export is an absolute path, e.g. /export");
+        }
+        if (tcpPort < 0 || tcpPort > 65535 || rdmaPort < 0 || rdmaPort > 65535 || threads < 1
+                || maxIo < 4096 || maxIo > 16 << 20) {
+            throw new ParameterException(spec.commandLine(),
+                    "ports must be 0..65535, --threads positive, --max-io 4k..16m");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        InetAddress address = bind == null ? null : InetAddress.getByName(bind);
+        Rnic rnic = noRdma ? null : Rnic.builder().name("nfs-server")
+                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+        NfsServer server;
+        try {
+            NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
+                    .tcpAddress(new InetSocketAddress(address, tcpPort)).maxReadWrite((int) maxIo, (int) maxIo)
+                    .workerThreads(threads);
+            if (rnic != null) {
+                b.rdmaAddress(new InetSocketAddress(address, rdmaPort)).rnic(rnic);
+            }
+            server = b.start();
+        } catch (IOException | RuntimeException e) {
+            if (rnic != null) {
+                rnic.close();
+            }
+            err.println("iwarp nfs serve: cannot serve " + directory + ": " + e.getMessage());
+            err.flush();
+            return NfsFailures.EXIT_FAILED;
+        }
+        try (UntilStopped stop = new UntilStopped("iwarp-nfs-serve-stop")) {
+            try {
+                printBanner(out, server, address);
+                stop.await();
+            } finally {
+                server.close();
+                if (rnic != null) {
+                    rnic.close();
+                }
+                out.println("# iwarp nfs serve: stopped");
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    private void printBanner(PrintWriter out, NfsServer server, InetAddress address) {
+        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localHostName();
+        int tcp = server.tcpPort();
+        out.printf("# iwarp nfs serve: exporting %s as %s%n", server.directory(), server.exportName());
+        out.printf("# NFSv3 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
+                : "; NFSv3 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port " + server.rdmaPort());
+        if (!noRdma) {
+            out.println("# Linux client over RDMA (needs an iWARP device, e.g. siw: rdma link add siw0 type siw "
+                    + "netdev eth0):");
+            out.printf("mount -t nfs -o vers=3,proto=rdma,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
+                    server.rdmaPort(), tcp, host, server.exportName());
+        }
+        out.println("# Linux client over TCP:");
+        out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
+                tcp, tcp, host, server.exportName());
+        String ports = (tcp == NfsBindingConstants.NFS_TCP_PORT ? "" : " --port " + tcp)
+                + (noRdma || server.rdmaPort() == NfsBindingConstants.NFS_RDMA_PORT ? "" : " --rdma-port "
+                + server.rdmaPort());
+        out.printf("# iwarp4j client: ./iwarp nfs ls %s:%s%s%s%n", host, server.exportName(), ports,
+                noRdma ? " --transport tcp" : "");
+        out.println("# serving; stop with Ctrl-C");
+        out.flush();
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "SERVER";
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package org.iwarp4j.cli.nfs;
+
+import java.time.Duration;
+import java.util.Locale;
+import org.iwarp4j.nfs.binding.NfsBindingConstants;
+import org.iwarp4j.oncrpc.AuthSys;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/** How the client commands reach a server: its ports, the export, the AUTH_SYS identity. */
+final class NfsServerOptions {
+
+    @Option(names = "--port", description = "the server's NFS and MOUNT port over TCP (default: ${DEFAULT-VALUE})")
+    int port = NfsBindingConstants.NFS_TCP_PORT;
+
+    @Option(names = "--rdma-port", description = "the server's NFS port over RPC-over-RDMA (default: ${DEFAULT-VALUE})")
+    int rdmaPort = NfsBindingConstants.NFS_RDMA_PORT;
+
+    @Option(names = "--mount-port", description = "the server's MOUNT port over TCP (default: --port)")
+    Integer mountPort;
+
+    @Option(names = "--export", description = "the export to mount (default: the longest export the "
+            + "server lists (MOUNT EXPORT) that holds the path)")
+    String export;
+
+    @Option(names = "--uid", description = "AUTH_SYS uid of every call (default: ${DEFAULT-VALUE})")
+    int uid;
+
+    @Option(names = "--gid", description = "AUTH_SYS gid of every call (default: ${DEFAULT-VALUE})")
+    int gid;
+
+    @Option(names = "--timeout", description = "seconds before a call fails (default: ${DEFAULT-VALUE})")
+    int timeoutSeconds = 30;
+
+    int mountPort() {
+        return mountPort == null ? port : mountPort;
+    }
+
+    AuthSys credential() {
+        return new AuthSys(0, "iwarp4j", uid, gid, new int[0]);
+    }
+
+    Duration timeout() {
+        return Duration.ofSeconds(timeoutSeconds);
+    }
+
+    /** Checks the ranges; returns a complaint or null. */
+    String problem() {
+        if (port < 1 || port > 65535 || rdmaPort < 1 || rdmaPort > 65535
+                || (mountPort != null && (mountPort < 1 || mountPort > 65535))) {
+            return "--port, --rdma-port and --mount-port must be 1..65535";
+        }
+        if (export != null && !export.startsWith("/")) {
+            return "--export is an absolute path, e.g. /export";
+        }
+        if (timeoutSeconds < 1) {
+            return "--timeout must be positive";
+        }
+        return null;
+    }
+
+    /** {@code --transport rdma|tcp}, in any case. */
+    static final class TransportConverter implements ITypeConverter<NfsTransport> {
+        @Override
+        public NfsTransport convert(String value) {
+            try {
+                return NfsTransport.valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("rdma or tcp: " + value);
+            }
+        }
+    }
+}
