@@ -226,8 +226,10 @@ touch "$out.new/COMPLETE"
 rm -rf "$out"
 mv "$out.new" "$out"
 ln -sfn "$hash" "$cache/current"
-# Nothing else is ever used again: older VMs and parts go.
-for d in "$cache"/* "$cache"/parts/*; do
+# Nothing else is ever used again: older VMs and parts go (files such as the harness's
+# kvm-unusable verdict stay).
+for d in "$cache"/*/ "$cache"/parts/*; do
+  d=${d%/}
   case $d in "$out"|"$cache/current"|"$cache/parts"|"$kernel"|"$rootfs_tar") ;; *) rm -rf "$d" ;; esac
 done
 log "built in $(( $(date +%s) - started )) s"

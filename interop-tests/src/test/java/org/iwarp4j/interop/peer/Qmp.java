@@ -1,0 +1,80 @@
+package org.iwarp4j.interop.peer;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+/**
+ * The smallest QMP client that adds port forwards to a running VM: QEMU's monitor protocol
+ * (JSON lines over a unix socket) carrying the human monitor's {@code hostfwd_add}. Replies
+ * to a human-monitor-command are {@code {"return": "<text>"}}, empty text meaning success.
+ * Asynchronous event lines are skipped.
+ */
+final class Qmp implements AutoCloseable {
+
+    private final SocketChannel channel;
+    private final BufferedReader in;
+
+    private Qmp(SocketChannel channel) throws IOException {
+        this.channel = channel;
+        this.in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
+        String greeting = in.readLine();
+        if (greeting == null || !greeting.contains("\"QMP\"")) {
+            throw new IOException("not a QMP greeting: " + greeting);
+        }
+        send("{\"execute\": \"qmp_capabilities\"}");
+        reply();
+    }
+
+    static Qmp connect(Path socket) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            return new Qmp(channel);
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** Runs a human monitor command and returns its output (empty for hostfwd_add success). */
+    synchronized String humanCommand(String commandLine) throws IOException {
+        send("{\"execute\": \"human-monitor-command\", \"arguments\": {\"command-line\": \""
+                + commandLine.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}}");
+        String reply = reply();
+        int start = reply.indexOf("\"return\": \"");
+        if (start < 0) {
+            throw new IOException("QMP error for '" + commandLine + "': " + reply);
+        }
+        String text = reply.substring(start + "\"return\": \"".length());
+        return text.substring(0, text.lastIndexOf('"')).replace("\\r", "").replace("\\n", "\n").strip();
+    }
+
+    private void send(String json) throws IOException {
+        ByteBuffer buffer = ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8));
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    private String reply() throws IOException {
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            if (line.contains("\"return\"") || line.contains("\"error\"")) {
+                return line;
+            }
+        }
+        throw new IOException("QMP connection closed");
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}
