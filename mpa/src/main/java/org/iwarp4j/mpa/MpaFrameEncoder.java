@@ -3,10 +3,10 @@ package org.iwarp4j.mpa;
 import static org.iwarp4j.mpa.MpaConstants.MAX_ULPDU;
 import static org.iwarp4j.mpa.internal.MarkerSpacing.isMarkerOffset;
 import static org.iwarp4j.mpa.internal.MarkerSpacing.markerAtOrAfter;
+import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -22,9 +22,13 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * ULPDU_Length, the ULPDU, PAD, CRC32c (least-significant octet first), with a marker at every
  * 512th octet of this direction's stream when the peer asked for markers (§4.3).
  *
- * <p>The ULPDU is not copied: the FPDU written downstream is a composite of a small header, the
- * ULPDU (or slices of it between markers) and a small trailer. This handler takes ownership of
- * the ULPDU; the composite is released by the transport after it is written.
+ * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied: the FPDU
+ * written downstream is a composite of a small header, the ULPDU and a small trailer, which the
+ * transport writes with one gathering write. Smaller ULPDUs, and every ULPDU when markers are in
+ * use, are copied into one contiguous buffer with the framing (markers every 512 octets would
+ * otherwise cut the FPDU into two pieces per marker): one copy costs less than a composite's
+ * bookkeeping there. Either way the CRC is computed in one pass. This handler takes ownership of
+ * the ULPDU; the FPDU is released by the transport after it is written.
  *
  * <p>A Responder's encoder starts <em>fenced</em>: it holds every FPDU until the decoder has
  * validated the Initiator's first FPDU (RFC 5044 §7.1.2 #4, MPA-R-061, MPA2-R-011).
@@ -32,6 +36,9 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * <p>A ULPDU over 64768 octets fails its write and nothing is sent (RFC 5044 §3, MPA-R-006).
  */
 public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
+
+    /** ULPDUs of at least this many octets, without markers, are sent without copying. */
+    public static final int CONTIGUOUS_LIMIT = 8192;
 
     private final boolean markers;
     private final boolean crcEnabled;
@@ -126,7 +133,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     /** FPDU octets for one ULPDU; takes ownership of {@code ulpdu}. */
     ByteBuf encode(ByteBufAllocator alloc, ByteBuf ulpdu) {
         long start = streamOffset;
-        ByteBuf fpdu = markers ? encodeWithMarkers(alloc, ulpdu) : encodeWithoutMarkers(alloc, ulpdu);
+        ByteBuf fpdu = markers || ulpdu.readableBytes() < CONTIGUOUS_LIMIT ? encodeContiguous(alloc, ulpdu)
+                : encodeWithoutMarkers(alloc, ulpdu);
         meters.fpdusSent.increment();
         meters.bytesSent.increment(streamOffset - start);
         return fpdu;
@@ -150,76 +158,69 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         return alloc.compositeBuffer(3).addComponents(true, head, ulpdu, tail);
     }
 
-    private ByteBuf encodeWithMarkers(ByteBufAllocator alloc, ByteBuf ulpdu) {
-        int length = ulpdu.readableBytes();
-        int pad = padLength(length);
-        // Head, tail, and per marker one marker buffer and one ULPDU slice. Markers come every 508
-        // ULPDU octets (512 minus the marker), so size for that: a composite that outgrows its
-        // limit silently consolidates, i.e. copies the whole FPDU.
-        int markers = length / (MpaConstants.MARKER_INTERVAL - MpaConstants.MARKER_LENGTH) + 2;
-        CompositeByteBuf out = alloc.compositeBuffer(3 + 2 * markers);
+    /**
+     * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
+     * (cut by markers), PAD, a marker right after PAD if one falls there, the CRC. Releases the ULPDU.
+     */
+    private ByteBuf encodeContiguous(ByteBufAllocator alloc, ByteBuf ulpdu) {
         try {
-            crc.reset();
+            int length = ulpdu.readableBytes();
+            int pad = padLength(length);
             long pos = streamOffset;
-            ByteBuf head = alloc.buffer(6);
-            if (isMarkerOffset(pos)) {
-                // A marker between FPDUs belongs to the next one: FPDUPTR 0, inside its CRC (§4.4 rule 2).
-                head.writeInt(0);
-                pos += MpaConstants.MARKER_LENGTH;
-            }
-            long fpduStart = pos;
-            head.writeShort(length);
-            pos += 2;
-            append(out, head);
-            int index = ulpdu.readerIndex();
-            int remaining = length;
-            while (remaining > 0) {
-                long next = markerAtOrAfter(pos);
-                if (next == pos) {
-                    append(out, marker(alloc, pos - fpduStart));
-                    pos += MpaConstants.MARKER_LENGTH;
-                    continue;
+            // A marker between FPDUs belongs to the next one: FPDUPTR 0, inside its CRC (§4.4 rule 2).
+            int lead = markers && isMarkerOffset(pos) ? MpaConstants.MARKER_LENGTH : 0;
+            long fpduStart = pos + lead;
+            int preCrc = 2 + length + pad;
+            int inner = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
+            int wireLength = lead + preCrc + MpaConstants.MARKER_LENGTH * inner + MpaConstants.CRC_LENGTH;
+            ByteBuf out = alloc.directBuffer(wireLength, wireLength);
+            try {
+                if (lead != 0) {
+                    out.writeInt(0);
                 }
-                int chunk = (int) Math.min(remaining, next - pos);
-                append(out, ulpdu.retainedSlice(index, chunk));
-                index += chunk;
-                pos += chunk;
-                remaining -= chunk;
+                out.writeShort(length);
+                pos = fpduStart + 2;
+                int index = ulpdu.readerIndex();
+                int remaining = length;
+                while (remaining > 0) {
+                    long next = markers ? markerAtOrAfter(pos) : Long.MAX_VALUE;
+                    if (next == pos) {
+                        out.writeShort(0).writeShort((int) (pos - fpduStart));
+                        pos += MpaConstants.MARKER_LENGTH;
+                        continue;
+                    }
+                    int chunk = (int) Math.min(remaining, next - pos);
+                    // getBytes into a buffer with a memory address: a plain copy, no NIO view of
+                    // the ULPDU (which may be registered memory other event loops use too).
+                    ulpdu.getBytes(index, out, out.writerIndex(), chunk);
+                    out.writerIndex(out.writerIndex() + chunk);
+                    index += chunk;
+                    pos += chunk;
+                    remaining -= chunk;
+                }
+                out.writeZero(pad);
+                pos += pad;
+                if (markers && isMarkerOffset(pos)) {
+                    // A marker right after PAD is inside this FPDU and its CRC (§4.4 rule 3).
+                    out.writeShort(0).writeShort((int) (pos - fpduStart));
+                    pos += MpaConstants.MARKER_LENGTH;
+                }
+                int crcValue = 0;
+                if (crcEnabled) {
+                    crc.reset();
+                    ByteBufCrc32c.update(crc, out, 0, out.writerIndex());
+                    crcValue = (int) crc.getValue();
+                }
+                out.writeIntLE(crcValue);
+                streamOffset = pos + MpaConstants.CRC_LENGTH;
+                return out;
+            } catch (Throwable t) {
+                out.release();
+                throw t;
             }
-            ByteBuf tail = alloc.buffer(pad + 2 * MpaConstants.MARKER_LENGTH).writeZero(pad);
-            pos += pad;
-            if (isMarkerOffset(pos)) {
-                // A marker right after PAD is inside this FPDU and its CRC (§4.4 rule 3).
-                tail.writeShort(0).writeShort((int) (pos - fpduStart));
-                pos += MpaConstants.MARKER_LENGTH;
-            }
-            int crcValue = 0;
-            if (crcEnabled) {
-                ByteBufCrc32c.update(crc, tail);
-                crcValue = (int) crc.getValue();
-            }
-            tail.writeIntLE(crcValue);
-            pos += MpaConstants.CRC_LENGTH;
-            out.addComponent(true, tail);
-            streamOffset = pos;
-            return out;
-        } catch (Throwable t) {
-            out.release();
-            throw t;
         } finally {
             ulpdu.release();
         }
-    }
-
-    private void append(CompositeByteBuf out, ByteBuf part) {
-        if (crcEnabled) {
-            ByteBufCrc32c.update(crc, part);
-        }
-        out.addComponent(true, part);
-    }
-
-    private static ByteBuf marker(ByteBufAllocator alloc, long fpduPointer) {
-        return alloc.buffer(MpaConstants.MARKER_LENGTH).writeShort(0).writeShort((int) fpduPointer);
     }
 
     /** PAD octets after a ULPDU of this length: (2 + length + pad) is a multiple of 4 (RFC 5044 §4.1). */

@@ -46,20 +46,43 @@ class MarkerSpacingTest {
     }
 
     @Test
-    void encoderDoesNotConsolidateLargeFpdusWithMarkers() {
-        // The encoder promises no copy: its composite must hold every piece without consolidating.
+    void encoderFramesWithMarkersAndSmallUlpdusInOneBufferAndLargeOnesWithoutCopying() {
+        // With markers every FPDU is one contiguous buffer (two pieces per 512 octets cost more
+        // than one copy); without markers a large ULPDU goes out as head + ULPDU + tail, uncopied.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameEncoder(true, true, false));
         channel.config().setAllocator(UnpooledByteBufAllocator.DEFAULT);
         for (int i = 0; i < 130; i++) {
             channel.writeOutbound(Wire.buf(new byte[MpaConstants.MAX_ULPDU - 4 * (i % 3)]));
             ByteBuf fpdu = channel.readOutbound();
             try {
-                assertThat(fpdu).isInstanceOf(CompositeByteBuf.class);
-                assertThat(((CompositeByteBuf) fpdu).numComponents()).as("FPDU %d", i).isGreaterThan(100);
+                assertThat(fpdu).as("FPDU %d", i).isNotInstanceOf(CompositeByteBuf.class);
+                assertThat(fpdu.nioBufferCount()).isEqualTo(1);
             } finally {
                 fpdu.release();
             }
         }
+        assertThat(channel.finish()).isFalse();
+        EmbeddedChannel plain = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
+        ByteBuf ulpdu = Wire.buf(new byte[MpaFrameEncoder.CONTIGUOUS_LIMIT]);
+        plain.writeOutbound(ulpdu.retain());
+        ByteBuf fpdu = plain.readOutbound();
+        try {
+            assertThat(fpdu).isInstanceOf(CompositeByteBuf.class);
+            ulpdu.setByte(0, 0x5A); // the FPDU shares the ULPDU's memory: it was not copied
+            assertThat(fpdu.getByte(fpdu.readerIndex() + 2)).isEqualTo((byte) 0x5A);
+        } finally {
+            fpdu.release();
+            ulpdu.release();
+        }
+        plain.writeOutbound(Wire.buf(new byte[MpaFrameEncoder.CONTIGUOUS_LIMIT - 1]));
+        fpdu = plain.readOutbound();
+        try {
+            assertThat(fpdu).isNotInstanceOf(CompositeByteBuf.class);
+            assertThat(fpdu.readableBytes()).isEqualTo(2 + MpaFrameEncoder.CONTIGUOUS_LIMIT - 1 + 3 + 4);
+        } finally {
+            fpdu.release();
+        }
+        assertThat(plain.finish()).isFalse();
         assertThat(channel.finish()).isFalse();
     }
 }
