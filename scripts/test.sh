@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-test-deps.sh
+# interop-tests' Linux iWARP peer VM: reused from ~/.cache/iwarp4j, built (minutes) when missing.
+bash interop-tests/vm/build-vm.sh >/dev/null || [ "${CI:-}" != true ]
 ./mvnw -B verify "$@"

@@ -62,8 +62,9 @@ public interface LinuxPeer {
 
     /**
      * Reloads siw (the device is recreated) with its {@code mpa_crc_required} knob on or off.
-     * On, siw as Initiator sets the CRC flag in its MPA Request and refuses a Reply without it;
-     * as Responder it keeps CRC on when the Request asks for it (it always agrees then).
+     * On, siw as Initiator sets C=1 in its MPA Request and refuses a Reply with C=0. As
+     * Responder siw mirrors the Request's C either way, so CRC-required mode is exercised with
+     * siw as Initiator.
      * Aborts the calling test (an assumption) where the peer's siw has no such parameter.
      */
     void reloadSiw(boolean crcRequired);
