@@ -3,7 +3,7 @@ package org.iwarp4j.benchmarks.loopback;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -70,7 +70,7 @@ final class ScaleRun {
             });
 
             long heapBefore = usedHeapAfterGc();
-            long directBefore = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+            long directBefore = usedDirectMemory();
             long start = System.nanoTime();
             List<QueuePair> clients = new ArrayList<>(qps);
             List<CompletableFuture<QueuePair>> connected = new ArrayList<>(qps);
@@ -87,12 +87,12 @@ final class ScaleRun {
                 }
             }
             long heapAfter = usedHeapAfterGc();
-            long directAfter = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+            long directAfter = usedDirectMemory();
             System.out.printf("%d queue pairs connected in %.2f s (both ends in this JVM: %d queue pairs)%n", qps,
                     connectNanos / 1e9, 2 * qps);
             System.out.printf("heap per idle queue pair: %.1f KiB (%d -> %d octets used after GC, over %d QPs)%n",
                     (heapAfter - heapBefore) / 1024.0 / (2 * qps), heapBefore, heapAfter, 2 * qps);
-            System.out.printf("pooled direct memory per idle queue pair: %.1f KiB%n",
+            System.out.printf("allocator direct memory per idle queue pair: %.1f KiB%n",
                     (directAfter - directBefore) / 1024.0 / (2 * qps));
 
             AtomicBoolean stop = new AtomicBoolean();
@@ -157,6 +157,11 @@ final class ScaleRun {
     private static void write(QueuePair qp, int i, MemoryRegion target, MemoryRegion local, int size) {
         qp.postSend(SendWorkRequest.rdmaWrite(i, target.stag(), target.baseTaggedOffset() + (long) i * size,
                 local.sge(0, size)));
+    }
+
+    private static long usedDirectMemory() {
+        return ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider
+                ? ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory() : 0;
     }
 
     private static long usedHeapAfterGc() throws InterruptedException {
