@@ -68,6 +68,9 @@ public final class CommandCapture {
             err.flush();
             return EXIT_CANNOT_WRITE;
         }
+        // A server is often stopped with Ctrl-C: the file must still end on a whole record.
+        Thread closeOnExit = new Thread(recording::close, "iwarp-pcap-close");
+        Runtime.getRuntime().addShutdownHook(closeOnExit);
         PcapRecording outer = CURRENT.get();
         CURRENT.set(recording);
         int status;
@@ -76,6 +79,11 @@ public final class CommandCapture {
         } finally {
             restore(outer);
             recording.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(closeOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway, closing again does nothing
+            }
         }
         IOException failure = recording.failure();
         if (failure != null) {

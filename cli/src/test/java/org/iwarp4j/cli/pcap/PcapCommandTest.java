@@ -128,6 +128,47 @@ class PcapCommandTest {
     }
 
     @Test
+    void aCommandStoppedByASignalLeavesAWholeFile() throws Exception {
+        assumeTrue(Tshark.available(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
+        Output server = new Output("rdma_listen on .*:(\\d+)");
+        CompletableFuture<Integer> serverStatus = CompletableFuture.supplyAsync(() -> IwarpCommand.run(
+                server.out, server.err, "rping", "-s", "-a", "127.0.0.1", "-p", "0", "-d", "--timeout", "30"));
+        int port = Integer.parseInt(server.match.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        Path pcap = dir.resolve("stopped.pcap");
+        // An endless client in a JVM of its own, stopped as Ctrl-C would stop it (SIGTERM here).
+        Process client = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), IwarpCommand.class.getName(),
+                "--pcap", pcap.toString(), "rping", "-c", "-a", "127.0.0.1", "-p", String.valueOf(port), "-C", "0",
+                "-v").redirectErrorStream(true).start();
+        int pings = 5;
+        CompletableFuture<Void> pinged = CompletableFuture.runAsync(() -> {
+            try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(client.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                int seen = 0;
+                for (String line = lines.readLine(); line != null && seen < pings; line = lines.readLine()) {
+                    seen += line.startsWith("ping data: ") ? 1 : 0;
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try {
+            pinged.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } finally {
+            client.destroy();
+            assertThat(client.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)).as("the client JVM ended").isTrue();
+        }
+        serverStatus.get(WAIT_SECONDS, TimeUnit.SECONDS); // it lost its client: whatever its status, it ended
+
+        // Without the close at exit the records would still be in the stream's buffer: a bare header.
+        TcpConnection connection = PcapReader.read(pcap).onlyConnection();
+        assertThat(connection.serverPort()).isEqualTo(port);
+        assertThat(Tshark.read(pcap, "-V")).contains("ID Req frame", "ID Rep frame").doesNotContain("Malformed");
+        // Each ping is 7 RDMAP messages; the client was stopped after its fifth.
+        assertThat(Tshark.values(pcap, "iwarp_rdma", "iwarp_rdma.opcode")).hasSizeGreaterThanOrEqualTo(pings * 7 - 3);
+    }
+
+    @Test
     void theCommandsExitStatusIsKeptAndAFileIsWrittenAnyway() throws Exception {
         Path pcap = dir.resolve("refused.pcap");
         Output client = new Output(null);
