@@ -12,6 +12,6 @@ import picocli.CommandLine.Command;
                 "MOUNT always travels over TCP (RFC 8267 §5.1)."},
         subcommands = {NfsServeCommand.class, NfsLsCommand.class, NfsGetCommand.class, NfsPutCommand.class,
                 NfsBenchCommand.class},
-        footer = {"", "Exit status: 0 done (and verified), 1 failed or not verified, 2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 done (and verified), 1 failed or not verified,", "2 usage error, 3 no connection."})
 public final class NfsCommand {
 }

@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "get", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Copy a file from an NFSv3 server (READ), over RDMA or TCP, with its SHA-256;",
                 "verified: octets as GETATTR's size, and the local copy's SHA-256 as the data received."},
-        footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified, 2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified,", "2 usage error, 3 no connection."})
 final class NfsGetCommand extends NfsClientCommand {
 
     @Parameters(index = "0", paramLabel = "SERVER:/path", description = "the file, e.g. server:/export/data.bin")

@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
 /** {@code iwarp nfs ls SERVER:/path}: a directory's entries (READDIRPLUS), or one file's attributes. */
 @Command(name = "ls", mixinStandardHelpOptions = true, sortOptions = false,
         description = "List a directory on an NFSv3 server (READDIRPLUS), or show one file, over RDMA or TCP.",
-        footer = {"", "Exit status: 0 listed, 1 failed (e.g. NFS3ERR_NOENT), 2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 listed, 1 failed (e.g. NFS3ERR_NOENT), 2 usage error,", "3 no connection."})
 final class NfsLsCommand extends NfsClientCommand {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")

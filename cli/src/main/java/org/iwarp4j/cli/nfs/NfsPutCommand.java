@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "put", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Copy a local file to an NFSv3 server (CREATE, WRITE, COMMIT), over RDMA or TCP;",
                 "verified: the file is read back and its SHA-256 compared with the local file's."},
-        footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified, 2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified,", "2 usage error, 3 no connection."})
 final class NfsPutCommand extends NfsClientCommand {
 
     @Parameters(index = "0", paramLabel = "LOCAL", description = "the local file")

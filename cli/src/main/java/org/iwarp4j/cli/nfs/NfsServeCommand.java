@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Export DIR over NFSv3: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA (RFC 8267)",
                 "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C); prints the mount lines."},
-        footer = {"", "No NLM/NSM: Linux clients mount with nolock. Files are accessed with this process's",
-                "permissions. Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
+        footer = {"", "No NLM/NSM: Linux clients mount with nolock. Files are accessed with this",
+                "process's permissions.",
+                "Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
 final class NfsServeCommand implements Callable<Integer> {
 
     @Spec

@@ -54,8 +54,8 @@ public final class RpcBenchCommand implements Callable<Integer> {
     @Option(names = "--tcp-port", description = "ONC RPC over TCP port (default: the RDMA port + 1)")
     Integer tcpPort;
 
-    @Option(names = {"-P", "--procedure"}, split = ",", paramLabel = "PROC",
-            description = "procedures, comma-separated: ${COMPLETION-CANDIDATES} (default: all)")
+    @Option(names = {"-P", "--procedure"}, split = ",", paramLabel = "PROC", converter = ProcedureConverter.class,
+            description = "procedures, comma-separated: ECHO, SINK, SOURCE (default: all)")
     List<EchoProcedure> procedures = List.of(EchoProcedure.values());
 
     @Option(names = {"-s", "--size"}, description = "payload octets per call (default: 1 KiB, 4 KiB, ... 1 MiB, "
@@ -227,6 +227,18 @@ public final class RpcBenchCommand implements Callable<Integer> {
     private static void printMeters(PrintWriter out, SimpleMeterRegistry meters, String title) {
         if (meters != null) {
             MeterPrinter.print(out, title, meters);
+        }
+    }
+
+    /** {@code -P echo,sink}: procedure names in any case. */
+    static final class ProcedureConverter implements picocli.CommandLine.ITypeConverter<EchoProcedure> {
+        @Override
+        public EchoProcedure convert(String value) {
+            try {
+                return EchoProcedure.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("ECHO, SINK or SOURCE: " + value);
+            }
         }
     }
 }

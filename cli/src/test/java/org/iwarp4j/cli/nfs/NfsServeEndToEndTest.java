@@ -1,0 +1,146 @@
+package org.iwarp4j.cli.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.iwarp4j.cli.IwarpCommand;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code iwarp nfs serve} in this process on ephemeral loopback ports, and the client commands
+ * against it over RPC-over-RDMA and over TCP: put (read back, SHA-256), ls, get (SHA-256 against
+ * the local copy), errors and their exit statuses. MOUNT goes over TCP in both cases (ULB-R-010).
+ */
+class NfsServeEndToEndTest {
+
+    private static final Pattern PORTS = Pattern.compile(
+            "over TCP on port (\\d+); NFSv3 over RPC-over-RDMA \\(iWARP, iwarp4j software RNIC\\) on port (\\d+)");
+
+    @TempDir
+    Path exported;
+    @TempDir
+    Path local;
+    private final WatchedWriter serverOut = new WatchedWriter();
+    private final StringWriter serverErr = new StringWriter();
+    private CompletableFuture<Integer> serving;
+    private Thread serverThread;
+    private String ports;
+    private int tcpPort;
+    private int rdmaPort;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeEach
+    void serve() throws Exception {
+        serving = new CompletableFuture<>();
+        serverThread = new Thread(() -> serving.complete(IwarpCommand.run(new PrintWriter(serverOut, true),
+                new PrintWriter(serverErr, true), "nfs", "serve", exported.toString(), "--tcp-port", "0",
+                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2")), "nfs-serve");
+        serverThread.start();
+        serverOut.line("# serving").get(60, TimeUnit.SECONDS);
+        Matcher m = PORTS.matcher(serverOut.toString());
+        assertThat(m.find()).as(serverOut.toString()).isTrue();
+        tcpPort = Integer.parseInt(m.group(1));
+        rdmaPort = Integer.parseInt(m.group(2));
+        ports = " --port " + tcpPort + " --rdma-port " + rdmaPort;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        serverThread.interrupt();
+        assertThat(serving.get(30, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        assertThat(serverOut.toString()).contains("# iwarp nfs serve: stopped");
+    }
+
+    private int iwarp(String line) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
+    }
+
+    @Test
+    void bannerPrintsTheLinuxMountLinesForTheseExactPorts() throws Exception {
+        String banner = serverOut.toString();
+        assertThat(banner).contains("# iwarp nfs serve: exporting " + exported.toRealPath() + " as /export")
+                .contains("mount -t nfs -o vers=3,proto=rdma,port=" + rdmaPort + ",mountport=" + tcpPort
+                        + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
+                .contains("mount -t nfs -o vers=3,proto=tcp,port=" + tcpPort + ",mountport=" + tcpPort
+                        + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
+                .contains("./iwarp nfs ls 127.0.0.1:/export" + ports);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rdma", "tcp"})
+    void putLsGetRoundTrip(String transport) throws Exception {
+        byte[] data = new byte[300_000 + transport.length()];
+        new Random(transport.hashCode()).nextBytes(data);
+        Path original = local.resolve("data.bin");
+        Files.write(original, data);
+        Files.createDirectory(exported.resolve("dir"));
+        String t = ports + " --transport " + transport;
+
+        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export/dir" + t)).as(err.toString()).isZero();
+        String sha = Sha256.hex(Sha256.of(original));
+        assertThat(out.toString()).contains("-> 127.0.0.1:/export/dir/data.bin: " + data.length + " octets over "
+                        + (transport.equals("rdma") ? "RPC-over-RDMA (port " + rdmaPort : "TCP (port " + tcpPort))
+                .contains("SHA-256 " + sha).contains("# verified: read back over " + transport.toUpperCase());
+        assertThat(Files.readAllBytes(exported.resolve("dir/data.bin"))).isEqualTo(data);
+
+        assertThat(iwarp("nfs ls 127.0.0.1:/export/dir" + t)).as(err.toString()).isZero();
+        assertThat(out.toString().strip()).isEqualTo("data.bin");
+        assertThat(iwarp("nfs ls -l 127.0.0.1:/export" + t)).as(err.toString()).isZero();
+        assertThat(out.toString()).containsPattern("(?m)^drwx.*\\sdir$");
+        assertThat(iwarp("nfs ls -l 127.0.0.1:/export/dir/data.bin" + t)).as(err.toString()).isZero();
+        assertThat(out.toString()).containsPattern("(?m)^-rw-r--r-- .*\\s" + data.length + " .* data\\.bin$");
+
+        Path copy = local.resolve("copy.bin");
+        assertThat(iwarp("nfs get 127.0.0.1:/export/dir/data.bin " + copy + t)).as(err.toString()).isZero();
+        assertThat(Files.readAllBytes(copy)).isEqualTo(data);
+        assertThat(out.toString()).contains("SHA-256 " + sha)
+                .contains("# verified: " + data.length + " octets as GETATTR's size, and " + copy);
+        // into a directory: the file keeps its name
+        assertThat(iwarp("nfs get 127.0.0.1:/export/dir/data.bin " + local + t)).as(err.toString()).isZero();
+        assertThat(Files.readAllBytes(local.resolve("data.bin"))).isEqualTo(data);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rdma", "tcp"})
+    void errorsAreExitOneWithTheNfsStatus(String transport) {
+        String t = ports + " --transport " + transport;
+        assertThat(iwarp("nfs get 127.0.0.1:/export/missing " + local.resolve("x") + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("iwarp nfs get: LOOKUP missing: NFS3ERR_NOENT");
+        assertThat(iwarp("nfs ls 127.0.0.1:/elsewhere" + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("no export of 127.0.0.1 holds /elsewhere (exports: /export)");
+        assertThat(iwarp("nfs ls 127.0.0.1:/elsewhere --export /elsewhere" + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("MNT /elsewhere: MNT3ERR_NOENT");
+        assertThat(iwarp("nfs get 127.0.0.1:/export " + local.resolve("y") + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("is not a regular file (NF3DIR)");
+    }
+
+    @Test
+    void noServerIsExitThree() throws Exception {
+        int closed;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            closed = probe.getLocalPort();
+        }
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --port " + closed)).isEqualTo(3);
+        assertThat(err.toString()).contains("MOUNT EXPORT at 127.0.0.1:" + closed);
+        // MOUNT answers, but nothing listens for RPC-over-RDMA there
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --port " + tcpPort + " --rdma-port " + closed)).isEqualTo(3);
+        assertThat(err.toString()).contains("NFS over RPC-over-RDMA to 127.0.0.1:" + closed);
+    }
+}
