@@ -64,6 +64,30 @@ class ReconnectTest {
                 assertThat(e.getCause()).isInstanceOf(RpcTransportException.class).hasMessageContaining("lost");
             }
             gate.releaseOne();
+            // Later Calls fail at once instead of waiting for a connection that will not come.
+            try {
+                p.echo.nullCall().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                throw new AssertionError("expected the call to fail");
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(RpcTransportException.class);
+            }
+        }
+    }
+
+    @Test
+    void whenTheServerIsGoneReconnectingFailsTheCallsAndALaterCallTriesAgain() throws Exception {
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {
+            await(p.echo.nullCall());
+            p.server.close(); // stops listening and drops the connection
+            for (int attempt = 0; attempt < 2; attempt++) {
+                try {
+                    p.echo.nullCall().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                    throw new AssertionError("expected the call to fail");
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).isInstanceOf(RpcTransportException.class);
+                }
+            }
+            assertThat(p.requester.connections()).isEqualTo(1);
         }
     }
 

@@ -81,8 +81,10 @@ class RemoteInvalidationTest {
         try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
             RawPeer raw = RawPeer.responder(serverRnic, RpcRdmaPrivateData.of(false, 4096, 4096).encode());
+            // No reconnect: the late Write below ends the connection on purpose.
             RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic, raw.address(),
-                    RpcRdmaSettings.builder().binding(new EchoBinding()).build()).get(30, TimeUnit.SECONDS);
+                    RpcRdmaSettings.builder().binding(new EchoBinding()).reconnect(false).build())
+                    .get(30, TimeUnit.SECONDS);
             try (RpcClient client = RpcClient.builder(requester).timeout(Duration.ofSeconds(30)).build()) {
                 raw.accepted().get(30, TimeUnit.SECONDS);
                 CompletableFuture<ByteBuf> call = new EchoClient(client).source(2000);

@@ -37,7 +37,29 @@ public final class BackwardCalls implements RpcClientTransport {
     private int maxInFlight;
     private boolean closed;
 
-    private record Pending(RpcCallInfo info, ByteBuf send, CompletableFuture<XdrMessage> future) {
+    /** One backward Call; identity matters (a record's equals would compare the buffers' contents). */
+    private static final class Pending {
+        private final RpcCallInfo info;
+        private final ByteBuf send;
+        private final CompletableFuture<XdrMessage> future;
+
+        Pending(RpcCallInfo info, ByteBuf send, CompletableFuture<XdrMessage> future) {
+            this.info = info;
+            this.send = send;
+            this.future = future;
+        }
+
+        RpcCallInfo info() {
+            return info;
+        }
+
+        ByteBuf send() {
+            return send;
+        }
+
+        CompletableFuture<XdrMessage> future() {
+            return future;
+        }
     }
 
     BackwardCalls(RpcRdmaSettings settings, RdmaEndpoint endpoint) {

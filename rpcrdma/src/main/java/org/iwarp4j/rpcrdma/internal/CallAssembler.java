@@ -73,29 +73,31 @@ final class CallAssembler {
         }
         order.sort(Comparator.comparingLong(i -> chunks.get(i).position()));
         List<XdrPiece> pieces = new ArrayList<>(chunks.size() * 3 + 1);
-        List<ByteBuf> unused = new ArrayList<>(data);
+        // By index, never List.remove(Object): ByteBuf.equals compares contents.
+        boolean[] inserted = new boolean[data.size()];
         try {
-            long inserted = 0;
+            long insertedLength = 0;
             int at = 0;
             int start = base.readerIndex();
             for (int i : order) {
-                long offset = chunks.get(i).position() - inserted;
+                long offset = chunks.get(i).position() - insertedLength;
                 if (offset < at || offset > base.readableBytes()) {
                     throw new IllegalArgumentException("Read chunk Position " + chunks.get(i).position()
-                            + " lies outside the Payload stream of " + (base.readableBytes() + inserted) + " octets");
+                            + " lies outside the Payload stream of " + (base.readableBytes() + insertedLength)
+                            + " octets");
                 }
                 if (offset > at) {
                     pieces.add(XdrPiece.inline(base.retainedSlice(start + at, (int) offset - at)));
                 }
                 ByteBuf chunk = data.get(i);
-                unused.remove(chunk);
+                inserted[i] = true;
                 int length = chunk.readableBytes();
                 pieces.add(XdrPiece.inline(chunk));
                 int pad = XdrMessage.padding(length);
                 if (pad > 0) {
                     pieces.add(XdrPiece.inline(ZEROS.slice(0, pad)));
                 }
-                inserted += length + pad;
+                insertedLength += length + pad;
                 at = (int) offset;
             }
             if (at < base.readableBytes()) {
@@ -106,7 +108,11 @@ final class CallAssembler {
             return call;
         } finally {
             base.release();
-            unused.forEach(ByteBuf::release);
+            for (int i = 0; i < inserted.length; i++) {
+                if (!inserted[i]) {
+                    data.get(i).release();
+                }
+            }
             pieces.forEach(p -> p.data().release());
         }
     }

@@ -110,16 +110,19 @@ public final class RdmaEndpoint {
         qp.closeFuture().whenComplete((q, e) -> closedDown());
     }
 
-    /** A Requester's endpoint: connects to {@code server} and exchanges RFC 8797 private data. */
-    public static CompletableFuture<RdmaEndpoint> connect(Rnic rnic, SocketAddress server, RpcRdmaSettings settings,
-                                                          int receiveCount) {
-        RdmaEndpoint endpoint = new RdmaEndpoint(rnic, settings, receiveCount, true);
-        return endpoint.qp.connect(server).thenApply(qp -> {
-            endpoint.peerSent(qp.negotiated().peerPrivateData());
-            return endpoint;
+    /** A Requester's endpoint, not yet connected: {@link #connect} it. */
+    public static RdmaEndpoint forRequester(Rnic rnic, RpcRdmaSettings settings, int receiveCount) {
+        return new RdmaEndpoint(rnic, settings, receiveCount, true);
+    }
+
+    /** Connects to {@code server} and exchanges RFC 8797 private data; on failure the endpoint is closed. */
+    public CompletableFuture<RdmaEndpoint> connect(SocketAddress server) {
+        return qp.connect(server).thenApply(q -> {
+            peerSent(q.negotiated().peerPrivateData());
+            return this;
         }).whenComplete((e, error) -> {
             if (error != null) {
-                endpoint.close();
+                close();
             }
         });
     }

@@ -61,6 +61,7 @@ public final class RequesterEngine {
     private final Set<Integer> abandoned = new HashSet<>();
     private final BackwardService backward;
     private RdmaEndpoint endpoint;
+    private RdmaEndpoint connecting;
     private CallMarshaller marshaller;
     private int granted = RpcRdmaConstants.INITIAL_CREDITS;
     private int maxInFlight;
@@ -87,10 +88,17 @@ public final class RequesterEngine {
     }
 
     private CompletableFuture<RdmaEndpoint> connect() {
-        int receives = settings.credits() + settings.backchannelCredits();
-        return RdmaEndpoint.connect(rnic, server, settings, receives).thenApply(e -> {
-            attach(e);
-            return e;
+        RdmaEndpoint e = RdmaEndpoint.forRequester(rnic, settings, settings.credits() + settings.backchannelCredits());
+        synchronized (lock) {
+            if (closed) {
+                e.close();
+                return CompletableFuture.failedFuture(new RpcTransportException("RPC-over-RDMA transport closed"));
+            }
+            connecting = e; // closed by close() if it closes first
+        }
+        return e.connect(server).thenApply(connected -> {
+            attach(connected);
+            return connected;
         });
     }
 
@@ -99,6 +107,9 @@ public final class RequesterEngine {
         boolean closeNow;
         synchronized (lock) {
             closeNow = closed;
+            if (connecting == e) {
+                connecting = null;
+            }
             if (!closeNow) {
                 endpoint = e;
                 marshaller = new CallMarshaller(settings, e, alloc);
@@ -121,12 +132,21 @@ public final class RequesterEngine {
     /** Sends {@code call} (consumed) and completes with its Reply (the caller releases it). */
     public CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
         Outstanding o = new Outstanding(info, call);
+        boolean reconnectNow = false;
         synchronized (lock) {
-            if (closed) {
+            if (closed || (endpoint == null && !reconnecting && !settings.reconnect())) {
                 call.release();
-                return CompletableFuture.failedFuture(new RpcTransportException("RPC-over-RDMA transport closed"));
+                return CompletableFuture.failedFuture(new RpcTransportException(closed
+                        ? "RPC-over-RDMA transport closed" : "RPC-over-RDMA connection lost"));
             }
             waiting.add(o);
+            if (endpoint == null && !reconnecting) {
+                reconnecting = true; // an earlier reconnect failed: try again for this Call
+                reconnectNow = true;
+            }
+        }
+        if (reconnectNow) {
+            reconnect();
         }
         o.future.whenComplete((r, e) -> {
             if (o.future.isCancelled()) {
@@ -345,19 +365,24 @@ public final class RequesterEngine {
         backward.connectionLost();
         fail(failed, "RPC-over-RDMA connection lost");
         if (reconnect) {
-            connect().whenComplete((e, x) -> {
-                if (x != null) {
-                    log.debug("reconnect to {} failed: {}", server, x.toString());
-                    List<Outstanding> all;
-                    synchronized (lock) {
-                        reconnecting = false;
-                        all = new ArrayList<>(waiting);
-                        waiting.clear();
-                    }
-                    fail(all, "RPC-over-RDMA connection lost and reconnecting failed: " + unwrap(x));
-                }
-            });
+            reconnect();
         }
+    }
+
+    /** Connects again; if that fails, the Calls waiting for it fail (a later Call tries again). */
+    private void reconnect() {
+        connect().whenComplete((e, x) -> {
+            if (x != null) {
+                log.debug("reconnect to {} failed: {}", server, x.toString());
+                List<Outstanding> all;
+                synchronized (lock) {
+                    reconnecting = false;
+                    all = new ArrayList<>(waiting);
+                    waiting.clear();
+                }
+                fail(all, "RPC-over-RDMA connection lost and reconnecting failed: " + unwrap(x));
+            }
+        });
     }
 
     private static void fail(List<Outstanding> calls, String why) {
@@ -376,6 +401,7 @@ public final class RequesterEngine {
 
     public void close() {
         RdmaEndpoint e;
+        RdmaEndpoint pending;
         List<Outstanding> failed;
         synchronized (lock) {
             if (closed) {
@@ -383,12 +409,17 @@ public final class RequesterEngine {
             }
             closed = true;
             e = endpoint;
+            pending = connecting;
+            connecting = null;
             failed = new ArrayList<>(waiting);
             waiting.clear();
         }
         fail(failed, "RPC-over-RDMA transport closed");
         if (e != null) {
             e.close();
+        }
+        if (pending != null) {
+            pending.close();
         }
     }
 
