@@ -150,6 +150,22 @@ class RdmaErrorPathsTest {
     }
 
     @Test
+    void aReadChunkShorterThanItsLengthWordIsGarbageArgsNotATransportError() throws Exception { // RPC-R-066
+        ByteBuf memory = Unpooled.directBuffer(8).writeZero(8);
+        try (MemoryRegion source = peer.pd.register(memory, EnumSet.of(Access.REMOTE_READ))) {
+            // SINK's length word says 100 octets, the Read chunk at Position 44 holds 8.
+            byte[] m = concat(fixed(0x95, 1, 1, 0), words(1, 44, source.stag(), 8,
+                    (int) (source.baseTaggedOffset() >>> 32), (int) source.baseTaggedOffset(), 0, 0, 0),
+                    echoCall(0x95, EchoProgram.PROC_SINK, words(100)));
+            // RDMA_MSG, no chunks, then an accepted Reply with accept_stat GARBAGE_ARGS (4).
+            assertThat(answerTo(m)).isEqualTo(words(0x95, 1, GRANT, 0, 0, 0, 0, 0x95, 1, 0, 0, 0, 4));
+        } finally {
+            memory.release();
+        }
+        assertStillServing(0x96);
+    }
+
+    @Test
     void rdmaMsgpIsAnsweredWithErrChunk() throws Exception { // RPC-R-070
         byte[] m = concat(fixed(0xA1, 1, 1, 2), words(4, 1024, 0, 0, 0), echoCall(0xA1, 0, new byte[0]));
         assertThat(answerTo(m)).isEqualTo(errChunk(0xA1));
