@@ -66,8 +66,8 @@ class TwoJvmTest {
                 RpcRdmaRequester requester = RpcRdmaRequester.connect(rnic, rdma,
                         RpcRdmaSettings.builder().binding(new EchoBinding()).inlineSize(4096).build())
                         .get(30, TimeUnit.SECONDS);
-                exercise(requester);
-                assertThat(requester.callInlineThreshold()).isEqualTo(4096);
+                assertThat(requester.callInlineThreshold()).isEqualTo(4096); // RFC 8797 across the two JVMs
+                exercise(requester); // closes the requester
             }
             exercise(RpcTcpClientTransport.connect(tcp).get(30, TimeUnit.SECONDS));
         } finally {
