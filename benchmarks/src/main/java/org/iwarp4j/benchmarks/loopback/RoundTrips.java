@@ -1,6 +1,6 @@
 package org.iwarp4j.benchmarks.loopback;
 
-/** A ping-pong run: mean round-trip time and this process's CPU time per round trip, in microseconds. */
+/** A ping-pong run: mean round-trip time and the event loops' CPU time per round trip, in microseconds. */
 record RoundTrips(double meanMicros, double cpuMicros) {
 
     static RoundTrips of(long[] timing, long[] cpu, int rounds) {

@@ -136,7 +136,7 @@ final class ScaleRun {
                     good++;
                 }
             }
-            System.out.printf("aggregate RDMA Write throughput: %.1f MB/s (%.1f MB per CPU-second) over %d queue "
+            System.out.printf("aggregate RDMA Write throughput: %.1f MB/s (%.1f MB per event-loop CPU-second) over %d queue "
                     + "pairs (%d octets each, one in flight per queue pair); %d of %d target slices verified%n",
                     megabytes.megabytesPerSecond(), megabytes.megabytesPerCpuSecond(), qps, size, good, qps);
             List<CompletableFuture<QueuePair>> closed = new ArrayList<>();

@@ -63,10 +63,10 @@ final class TcpPingPong {
                             int n = ++count;
                             if (n == warmupRounds) {
                                 timing[0] = System.nanoTime();
-                        cpu[0] = Measurement.processCpuNanos();
+                        cpu[0] = Measurement.eventLoopCpuNanos();
                             } else if (n == warmupRounds + rounds) {
                                 timing[1] = System.nanoTime();
-                        cpu[1] = Measurement.processCpuNanos();
+                        cpu[1] = Measurement.eventLoopCpuNanos();
                                 done.complete(null);
                                 return;
                             }

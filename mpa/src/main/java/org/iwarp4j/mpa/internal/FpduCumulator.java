@@ -8,16 +8,15 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * How the FPDU decoder joins the partial FPDU left over from one read with the next read. Netty's
  * default merges by copying, and since the ULPDUs handed upwards are slices of the receive buffer,
  * it must copy the leftover and the new read into a new buffer each time: with FPDUs near 64 KiB
- * almost every received octet was copied once more before its CRC check and its placement. Here
- * a leftover of more than {@value #COPY_LIMIT} octets (a large FPDU in progress) is joined to the
- * read as a composite, without copying; the decoder then reads each FPDU that lies within one
- * read from that read directly. A small leftover (small FPDUs, or the head of a large one) is
- * still joined by copying, which keeps many small FPDUs in one plain buffer: measured cheaper
- * than a composite for them ({@code ReceivePathBenchmark}).
+ * almost every received octet was copied once more before its CRC check and its placement, and
+ * growing the old buffer in place made the allocator take (and zero) fresh chunks. Here the two
+ * are joined as a composite, without copying; the decoder reads each FPDU that lies within one
+ * read from that read directly, so only the FPDU cut by the join is read through the composite.
+ * Joins of at most {@value #COPY_LIMIT} octets in all (small messages) are still copied.
  */
 public final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
 
-    /** A leftover of at most this many octets is joined by copying. */
+    /** Joins of at most this many octets in all are copied into one buffer. */
     public static final int COPY_LIMIT = 4096;
 
     public static final FpduCumulator INSTANCE = new FpduCumulator();
@@ -27,7 +26,7 @@ public final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
 
     @Override
     public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
-        if (cumulation.readableBytes() <= COPY_LIMIT) {
+        if (cumulation.readableBytes() + (long) in.readableBytes() <= COPY_LIMIT) {
             return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         return ByteToMessageDecoder.COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
