@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -12,6 +15,7 @@ import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
 import org.iwarp4j.cli.bench.BenchReport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code iwarp bench rpc} with both ends in this process: the echo program over RPC-over-RDMA and
@@ -98,6 +102,18 @@ class RpcBenchLoopbackTest {
         String[] row = rows(out.toString()).get(0);
         assertThat(Long.parseLong(row[2])).isPositive();
         assertThat(out.toString()).contains("0.10 s per row after 0.05 s warm-up");
+    }
+
+    /** {@code --pcap}: the RPC-over-RDMA connection is recorded from its MPA Request on (RNICs built by this command). */
+    @Test
+    void pcapRecordsTheRdmaConnection(@TempDir Path dir) throws Exception {
+        Path pcap = dir.resolve("rpc.pcap");
+        assertThat(iwarp("--pcap " + pcap + " bench rpc -s 8192 -P sink -n 3 --warmup 0 --no-tcp"))
+                .as(err.toString()).isZero();
+        assertThat(err.toString()).contains("iwarp pcap: 1 connection recorded in " + pcap);
+        byte[] file = Files.readAllBytes(pcap);
+        // the MPA Request's key (RFC 5044 §7.1) is on the wire in the recording
+        assertThat(new String(file, StandardCharsets.ISO_8859_1)).contains("MPA ID Req Frame");
     }
 
     @Test
