@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.nfs;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -31,13 +32,14 @@ final class NfsSession implements AutoCloseable {
 
     /**
      * Mounts the export holding {@code location} and connects NFS over {@code transport}, READs and
-     * WRITEs of at most {@code maxTransfer} octets, {@code window} of them in flight.
+     * WRITEs of at most {@code maxTransfer} octets, {@code window} of them in flight; an RDMA session's
+     * RNIC meters into {@code rnicMeters} if not null.
      *
      * @throws ConnectFailedException no connection to the server (exit status 3)
      * @throws IOException            the server has no export holding the path, or refused it
      */
     static NfsSession open(NfsLocation location, NfsServerOptions options, NfsTransport transport, int maxTransfer,
-                           int window, io.micrometer.core.instrument.MeterRegistry rnicMeters)
+                           int window, MeterRegistry rnicMeters)
             throws IOException, InterruptedException {
         InetSocketAddress nfsTcp = new InetSocketAddress(location.host(), options.port);
         if (nfsTcp.isUnresolved()) {

@@ -91,16 +91,20 @@ final class RpcBenchClient implements AutoCloseable {
      * {@code procedure} with {@code size}-octet payloads over RDMA, then over TCP (null without TCP):
      * a warm-up, then the measurement.
      */
-    RpcRate[] measure(EchoProcedure procedure, int size) throws IOException, InterruptedException {
+    Rates measure(EchoProcedure procedure, int size) throws IOException, InterruptedException {
         ByteBuf payload = pattern(size);
         try {
             int crc = EchoProgram.crc32c(payload);
             RpcRate rdma = measure(rdmaClient, procedure, payload, crc);
             RpcRate tcp = tcpClient == null ? null : measure(tcpClient, procedure, payload, crc);
-            return new RpcRate[] {rdma, tcp};
+            return new Rates(rdma, tcp);
         } finally {
             payload.release();
         }
+    }
+
+    /** One procedure and size over RPC-over-RDMA and over TCP ({@code tcp} null without TCP). */
+    record Rates(RpcRate rdma, RpcRate tcp) {
     }
 
     private RpcRate measure(RpcClient client, EchoProcedure procedure, ByteBuf payload, int crc)

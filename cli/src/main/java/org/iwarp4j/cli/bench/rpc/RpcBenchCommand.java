@@ -174,10 +174,10 @@ public final class RpcBenchCommand implements Callable<Integer> {
                     requester.remoteInvalidation() ? "on" : "off"));
             for (EchoProcedure procedure : settings.procedures()) {
                 for (int s : settings.sizes()) {
-                    RpcRate[] rates = client.measure(procedure, s);
-                    RpcBenchReport.line(out, procedure, rates[0], rates[1]);
-                    note(problems, procedure, "RPC-over-RDMA", rates[0]);
-                    note(problems, procedure, "TCP", rates[1]);
+                    RpcBenchClient.Rates rates = client.measure(procedure, s);
+                    RpcBenchReport.line(out, procedure, rates.rdma(), rates.tcp());
+                    note(problems, procedure, "RPC-over-RDMA", rates.rdma());
+                    note(problems, procedure, "TCP", rates.tcp());
                 }
             }
             RpcBenchReport.footer(out, problems, settings.compareTcp() ? null : "TCP comparison skipped (--no-tcp)");
