@@ -34,8 +34,10 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * {@link MpaSettings#maxReceiveUlpdu()}, since the length cannot start a valid FPDU), and
  * {@link MpaError#CONNECTION_LOST} when the connection ends inside an FPDU. After an error no
  * further ULPDU is delivered (MPA-R-074) and the connection is not closed here (MPA-R-075): the
- * ULP sends its Terminate and closes. Memory held is bounded by one FPDU (at most 65535 octets of
- * ULPDU plus framing).
+ * ULP sends its Terminate and closes. Memory held between reads is bounded by one incomplete FPDU
+ * (at most 65535 octets of ULPDU plus framing; every complete FPDU is taken out at once), kept in
+ * the buffers of the reads that brought it: a join of more than 4 KiB keeps each read's buffer,
+ * sized by Netty to what that read returned, instead of copying.
  */
 public final class MpaFrameDecoder extends ByteToMessageDecoder {
 
