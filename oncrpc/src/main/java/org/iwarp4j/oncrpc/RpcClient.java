@@ -142,15 +142,32 @@ public final class RpcClient implements AutoCloseable {
 
     /**
      * Calls a procedure and decodes its results with {@code results}; the reply is released
-     * once decoded (so {@code results} must copy or retain what it keeps).
+     * once decoded (so {@code results} must copy or retain what it keeps). Cancelling the
+     * returned future cancels the call, and a reply that arrives anyway is released.
      */
     public <T> CompletableFuture<T> call(int program, int version, int procedure, Consumer<XdrEncoder> args,
                                          Function<XdrDecoder, T> results) {
-        return call(program, version, procedure, args).thenApply(reply -> {
-            try (reply) {
-                return results.apply(reply.results());
+        CompletableFuture<RpcReply> call = call(program, version, procedure, args);
+        CompletableFuture<T> decoded = new CompletableFuture<>();
+        // Not thenApply: a cancelled dependent stage never runs its function, so the reply would leak.
+        decoded.whenComplete((value, error) -> {
+            if (decoded.isCancelled()) {
+                call.cancel(false);
             }
         });
+        call.whenComplete((reply, error) -> {
+            if (error != null) {
+                decoded.completeExceptionally(error instanceof CompletionException ? error
+                        : new CompletionException(error));
+                return;
+            }
+            try (reply) {
+                decoded.complete(results.apply(reply.results()));
+            } catch (RuntimeException e) {
+                decoded.completeExceptionally(new CompletionException(e));
+            }
+        });
+        return decoded;
     }
 
     private static RpcReply decode(RpcCallInfo info, XdrMessage reply) {

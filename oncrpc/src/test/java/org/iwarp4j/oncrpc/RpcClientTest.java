@@ -167,6 +167,16 @@ class RpcClientTest {
     }
 
     @Test
+    void cancellingADecodedCallCancelsTheTransportCall() {
+        CannedTransport silent = new CannedTransport(call -> null);
+        RpcClient client = RpcClient.builder(silent).build();
+        CompletableFuture<Integer> call = client.call(PROG, 2, 1, args -> { }, XdrDecoder::readInt);
+        assertThat(call.cancel(false)).isTrue();
+        // The transport forgets the xid, so a late reply is dropped (and released) by the transport.
+        assertThat(silent.futures.get(0)).isCancelled();
+    }
+
+    @Test
     void transportFailuresAreRpcTransportExceptions() {
         DispatcherTransport transport = new DispatcherTransport(dispatcher);
         transport.close();
