@@ -67,6 +67,37 @@ class FpduCumulationTest {
     }
 
     @Test
+    void onlyWellFilledReadsAreKeptAsTheyAre() {
+        // A partial FPDU of 5000 octets joined with: a full 8 KiB read (kept, not copied); a
+        // 100-octet read in a 64 KiB buffer (copied: a trickling peer must not pin big buffers);
+        // and, for a small partial FPDU, a small read (copied: small messages stay in one buffer).
+        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        ByteBuf partial = alloc.directBuffer(5000).writeZero(5000);
+        ByteBuf full = alloc.directBuffer(8192, 8192).writeZero(8192);
+        full.retain();
+        ByteBuf joined = org.iwarp4j.mpa.internal.FpduCumulator.INSTANCE.cumulate(alloc, partial, full);
+        try {
+            assertThat(joined).isInstanceOf(io.netty.buffer.CompositeByteBuf.class);
+            assertThat(joined.readableBytes()).isEqualTo(5000 + 8192);
+            full.setByte(0, 7);
+            assertThat(joined.getByte(5000)).as("the read's own memory").isEqualTo((byte) 7);
+        } finally {
+            full.release();
+        }
+        ByteBuf trickle = alloc.directBuffer(65536).writeZero(100);
+        ByteBuf joined2 = org.iwarp4j.mpa.internal.FpduCumulator.INSTANCE.cumulate(alloc, joined, trickle);
+        assertThat(joined2.readableBytes()).isEqualTo(5000 + 8192 + 100);
+        assertThat(trickle.refCnt()).as("the 64 KiB buffer is not kept").isZero();
+        joined2.release();
+        ByteBuf small = alloc.directBuffer(200).writeZero(200);
+        ByteBuf joined3 = org.iwarp4j.mpa.internal.FpduCumulator.INSTANCE.cumulate(alloc,
+                alloc.directBuffer(300).writeZero(300), small);
+        assertThat(joined3).isNotInstanceOf(io.netty.buffer.CompositeByteBuf.class);
+        assertThat(joined3.readableBytes()).isEqualTo(500);
+        joined3.release();
+    }
+
+    @Test
     void everyReadSizeAndFpduSizeRoundTrips() {
         // MPA-R-037 across the join rules: small reads (copied joins), reads around 4 KiB, 64 KiB reads.
         for (boolean markers : new boolean[] {false, true}) {

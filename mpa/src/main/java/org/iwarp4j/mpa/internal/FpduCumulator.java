@@ -12,12 +12,20 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * growing the old buffer in place made the allocator take (and zero) fresh chunks. Here the two
  * are joined as a composite, without copying; the decoder reads each FPDU that lies within one
  * read from that read directly, so only the FPDU cut by the join is read through the composite.
- * Joins of at most {@value #COPY_LIMIT} octets in all (small messages) are still copied.
+ *
+ * <p>Only reads that are worth keeping join that way: at least {@value #MIN_KEPT_READ} octets and a
+ * quarter of their buffer. Smaller reads (small messages, or a peer that trickles an FPDU in tiny
+ * segments) are copied as Netty does, so a partial FPDU never holds more than about four times its
+ * size in buffers, in at most 64 pieces; joins of at most {@value #COPY_LIMIT} octets in all are
+ * copied too.
  */
 public final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
 
     /** Joins of at most this many octets in all are copied into one buffer. */
     public static final int COPY_LIMIT = 4096;
+
+    /** Reads smaller than this are copied into the cumulation rather than kept. */
+    public static final int MIN_KEPT_READ = 1024;
 
     public static final FpduCumulator INSTANCE = new FpduCumulator();
 
@@ -26,7 +34,9 @@ public final class FpduCumulator implements ByteToMessageDecoder.Cumulator {
 
     @Override
     public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
-        if (cumulation.readableBytes() + (long) in.readableBytes() <= COPY_LIMIT) {
+        int read = in.readableBytes();
+        if (cumulation.readableBytes() + (long) read <= COPY_LIMIT || read < MIN_KEPT_READ
+                || read < in.capacity() / 4) {
             return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         return ByteToMessageDecoder.COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
