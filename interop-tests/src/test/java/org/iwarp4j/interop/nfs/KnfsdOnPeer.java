@@ -1,0 +1,137 @@
+package org.iwarp4j.interop.nfs;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.iwarp4j.interop.peer.BackgroundCommand;
+import org.iwarp4j.interop.peer.ExecResult;
+import org.iwarp4j.interop.peer.LinuxPeer;
+import org.junit.jupiter.api.Assumptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The peer's kernel NFS server (knfsd) exporting a fresh tmpfs, NFSv3 only, with NFS/RDMA on
+ * {@value #RDMA_PORT} ({@code echo 'rdma 20049' > /proc/fs/nfsd/portlist}) and rpc.mountd on the
+ * fixed TCP port {@value #MOUNTD_PORT}, both reachable from this host through
+ * {@link LinuxPeer#forwardedPort}. The export is {@code insecure}: connections forwarded to the
+ * peer come from unprivileged ports. rpcbind runs if it did not already (nfsd registers with it).
+ * Closing stops nfsd and what this class started, and removes the export. A peer whose nfsd
+ * already runs is not ours to reconfigure: the test is skipped.
+ */
+final class KnfsdOnPeer implements AutoCloseable {
+
+    static final int RDMA_PORT = 20049;
+    static final int MOUNTD_PORT = 20048;
+    private static final Logger LOG = LoggerFactory.getLogger(KnfsdOnPeer.class);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+
+    private final LinuxPeer peer;
+    private String exportPath;
+    private BackgroundCommand rpcbind;
+    private BackgroundCommand mountd;
+    private boolean nfsdStarted;
+    private boolean tracing;
+    private static final String TRACING = "/sys/kernel/tracing";
+
+    private KnfsdOnPeer(LinuxPeer peer) {
+        this.peer = peer;
+    }
+
+    static KnfsdOnPeer start(LinuxPeer peer) {
+        KnfsdOnPeer knfsd = new KnfsdOnPeer(peer);
+        try {
+            knfsd.setUp();
+            return knfsd;
+        } catch (RuntimeException | Error e) {
+            knfsd.close();
+            throw e;
+        }
+    }
+
+    private void setUp() {
+        long start = System.nanoTime();
+        peer.exec("modprobe -a nfsd rpcrdma && { mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd; }")
+                .requireSuccess();
+        String threads = peer.exec("cat /proc/fs/nfsd/threads").requireSuccess().stdout().strip();
+        Assumptions.assumeTrue(threads.equals("0"), "nfsd already runs on the peer (" + threads + " threads)");
+
+        exportPath = peer.exec("mktemp -d /tmp/iwarp4j-knfsd.XXXXXX").requireSuccess().stdout().strip();
+        // tmpfs has no UUID for nfsd to name it by: fsid gives it one.
+        peer.exec("mount -t tmpfs -o size=512m,mode=0777 iwarp4j-knfsd " + exportPath).requireSuccess();
+        if (!peer.exec("pgrep -x rpcbind").succeeded()) {
+            rpcbind = peer.start("exec rpcbind -f");
+            peer.awaitListening(111, START_TIMEOUT);
+        }
+        peer.exec("exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=4049 '*:" + exportPath + "'")
+                .requireSuccess();
+        mountd = peer.start("exec rpc.mountd -F -p " + MOUNTD_PORT);
+        peer.awaitListening(MOUNTD_PORT, START_TIMEOUT);
+        // svcrdma and the connection manager explain themselves through tracepoints only.
+        tracing = peer.exec("{ mountpoint -q " + TRACING + " || mount -t tracefs tracefs " + TRACING + "; } && "
+                + "echo 1 > " + TRACING + "/events/rpcrdma/enable && echo 1 > " + TRACING + "/events/rdma_cma/enable && "
+                + "echo > " + TRACING + "/trace").succeeded();
+        nfsdStarted = true;
+        peer.exec("rpc.nfsd -N 4 4", START_TIMEOUT).requireSuccess();
+        peer.exec("echo 'rdma " + RDMA_PORT + "' > /proc/fs/nfsd/portlist").requireSuccess();
+        peer.awaitListening(RDMA_PORT, START_TIMEOUT);
+        LOG.info("knfsd on the peer in {} ms; portlist: {}; versions: {}", (System.nanoTime() - start) / 1_000_000,
+                peer.exec("cat /proc/fs/nfsd/portlist").stdout().strip().replace('\n', ','),
+                peer.exec("cat /proc/fs/nfsd/versions").stdout().strip());
+    }
+
+    /** The exported directory on the peer (also the dirpath to MOUNT). */
+    String exportPath() {
+        return exportPath;
+    }
+
+    /** {@code name} in the export, as a path on the peer. */
+    String onPeer(String name) {
+        return exportPath + "/" + name;
+    }
+
+    /** Where this host reaches rpc.mountd. */
+    InetSocketAddress mountAddress() {
+        return peer.forwardedPort(MOUNTD_PORT);
+    }
+
+    /** Where this host reaches NFS/RDMA. */
+    InetSocketAddress rdmaAddress() {
+        return peer.forwardedPort(RDMA_PORT);
+    }
+
+    /** The peer's last kernel messages and rpcrdma/rdma_cm trace events, for failure reports. */
+    String diagnostics() {
+        return "--- peer dmesg ---\n" + peer.exec("dmesg | tail -20").stdout()
+                + (tracing ? "--- peer rpcrdma and rdma_cm trace ---\n"
+                        + peer.exec("grep -v '^#' " + TRACING + "/trace | tail -80").stdout() : "");
+    }
+
+    @Override
+    public void close() {
+        if (tracing) {
+            report(peer.exec("echo 0 > " + TRACING + "/events/rpcrdma/enable; echo 0 > " + TRACING
+                    + "/events/rdma_cma/enable"));
+        }
+        if (nfsdStarted) {
+            report(peer.exec("rpc.nfsd 0", START_TIMEOUT));
+        }
+        if (exportPath != null) {
+            report(peer.exec("exportfs -u '*:" + exportPath + "'"));
+        }
+        if (mountd != null) {
+            mountd.kill();
+        }
+        if (rpcbind != null) {
+            rpcbind.kill();
+        }
+        if (exportPath != null) {
+            report(peer.exec("umount " + exportPath + "; rmdir " + exportPath));
+        }
+    }
+
+    private static void report(ExecResult result) {
+        if (!result.succeeded()) {
+            LOG.warn("cleaning up knfsd: {}", result);
+        }
+    }
+}
