@@ -55,7 +55,9 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     private UntaggedQueue receives;
     private UntaggedQueue readRequests;
     private UntaggedQueue terminates;
-    private final List<ByteBuf> internalBuffers = new ArrayList<>();
+    /** The IRD slots for Read Request headers and the Terminate buffer: one allocation, sliced. */
+    private ByteBuf internalBuffers;
+    private int internalUsed;
     private ByteBuf currentUlpdu;
     private boolean terminated;
     private boolean closing;
@@ -159,9 +161,11 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
 
     private void start(NegotiatedParameters parameters) {
         int ird = Math.max(1, parameters.ird());
+        int total = ird * RdmapConstants.READ_REQUEST_HEADER_LENGTH + TERMINATE_BUFFER;
+        internalBuffers = ctx.alloc().heapBuffer(total, total).writerIndex(total);
         readRequests = new UntaggedQueue(RdmapConstants.QN_READ_REQUEST, ird, this::readRequested);
         for (int i = 0; i < ird; i++) {
-            readRequests.post(internalBuffer(28));
+            readRequests.post(internalBuffer(RdmapConstants.READ_REQUEST_HEADER_LENGTH));
         }
         terminates = new UntaggedQueue(RdmapConstants.QN_TERMINATE, 1, this::terminateReceived);
         terminates.post(internalBuffer(TERMINATE_BUFFER));
@@ -172,10 +176,11 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         ctx.flush();
     }
 
+    /** The next {@code length} octets of {@link #internalBuffers}, as a receive buffer (index 0 is its start). */
     private ReceiveBuffer internalBuffer(int length) {
-        ByteBuf buffer = ctx.alloc().heapBuffer(length, length);
-        internalBuffers.add(buffer);
-        return ReceiveBuffer.of(-1, buffer, length);
+        ByteBuf slice = internalBuffers.slice(internalUsed, length);
+        internalUsed += length;
+        return ReceiveBuffer.of(-1, slice, length);
     }
 
     // ------------------------------------------------------------------ receive
@@ -415,10 +420,10 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         terminated = true;
         failAll(WorkCompletionStatus.FLUSHED, queuePair.terminateReason());
-        for (ByteBuf b : internalBuffers) {
-            b.release();
+        if (internalBuffers != null) {
+            internalBuffers.release();
+            internalBuffers = null;
         }
-        internalBuffers.clear();
         queuePair.closedDown();
         super.channelInactive(ctx);
     }
