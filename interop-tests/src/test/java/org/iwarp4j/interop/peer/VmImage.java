@@ -9,9 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The VM's files (kernel, first-stage initramfs, root image, ssh key), from {@code build-vm.sh}:
- * it prints the cached VM's directory at once when its inputs are unchanged, and builds it
- * (minutes) otherwise.
+ * The VM's files (kernel, first-stage initramfs, root image, ssh key), from {@code build-vm.sh}: it prints the cached
+ * VM's directory at once when its inputs are unchanged, and builds it (minutes) otherwise.
  */
 final class VmImage {
 
