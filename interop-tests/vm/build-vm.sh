@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # Builds (or reuses) the Linux iWARP peer VM used by interop-tests: a pinned Debian kernel,
-# an out-of-tree siw.ko for it, and a Debian rootfs as an ext4 image. See README.md.
+# an out-of-tree siw.ko for it, and a Debian rootfs packed as the initramfs. See README.md.
 #
 #   interop-tests/vm/build-vm.sh          # prints the VM directory, building it if needed
 #   interop-tests/vm/build-vm.sh --check  # prints it if it is built; exit 1 otherwise
 #
 # Everything lives outside the repository in ${IWARP4J_CACHE:-~/.cache/iwarp4j}/vm:
-#   <hash>/   the VM (vmlinux, initrd.cpio, root.img, id_ed25519); <hash> covers this script
+#   <hash>/   the VM (vmlinux, initrd.cpio, siw.ko, id_ed25519); <hash> covers this script
 #             and guest/, so a change to either makes a new VM; "current" links to it
 #   parts/    the slow stages (kernel + siw.ko, Debian rootfs), each keyed by its own inputs,
 #             so editing guest/init repacks in seconds instead of re-running mmdebstrap
 # A built VM is reused without touching the network.
-set -Eeuo pipefail
-trap 'echo "build-vm: ERROR: line $LINENO: $BASH_COMMAND failed" >&2' ERR
+set -euo pipefail
 
 # The one kernel pin: <ABI name>=<Debian package version>. linux-image, linux-headers and
 # linux-source are all taken at exactly this version, so siw.ko always matches the kernel.
@@ -22,18 +21,17 @@ GUEST_PACKAGES=(
   rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
   iproute2 tcpdump kmod procps netcat-openbsd
   nfs-kernel-server nfs-common rpcbind
-  openssh-server busybox-static
+  openssh-server
 )
-# Kernel modules kept in the guest (with their dependencies); everything else is dropped.
+# Kernel modules kept in the guest (with their dependencies); everything else is dropped:
+# the initramfs is unpacked on every boot, and every MiB costs boot time under TCG.
 GUEST_MODULES=(
-  virtio_pci virtio_net virtio-rng virtio_blk virtio_console ext4 9pnet_virtio 9p overlay
+  virtio_pci virtio_net virtio-rng virtio_blk virtio_console 9pnet_virtio 9p overlay
   siw ib_uverbs ib_umad rdma_ucm rdma_cm iw_cm
   rpcrdma nfsd nfs nfsv3 nfsv4 rpcsec_gss_krb5 crc32c_generic crc32c-intel
   veth dummy tun
 )
-HOST_PACKAGES=(qemu-system-x86 mmdebstrap eatmydata cpio e2fsprogs kmod openssh-client xz-utils make binutils)
-# The first stage mounts the root image; these (and their dependencies) are all it loads.
-STAGE1_MODULES=(virtio_pci virtio_blk crc32c_generic ext4)
+HOST_PACKAGES=(qemu-system-x86 mmdebstrap cpio kmod openssh-client xz-utils make binutils)
 
 KVER=${KERNEL_PIN%%=*}
 KPKG_VERSION=${KERNEL_PIN#*=}
@@ -76,8 +74,7 @@ for p in "${HOST_PACKAGES[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
-# Each use marks the VM (and its parts) used; what is unused for a few days goes (below).
-done_at() { touch "$out/COMPLETE"; ln -sfn "$hash" "$cache/current"; echo "$out"; exit 0; }
+done_at() { ln -sfn "$hash" "$cache/current"; echo "$out"; exit 0; }
 [ -f "$out/COMPLETE" ] && done_at
 
 mkdir -p "$cache/parts"
@@ -137,11 +134,10 @@ build_kernel() {  # -> $1/{vmlinux,siw.ko,modules/}
   dpkg-deb -x debs/linux-image-"$KVER"_*.deb image
   local vmlinuz=image/boot/vmlinuz-$KVER off
   off=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | awk -F: 'NR == 1 { print $1 }')
-  tail -c +$((off + 1)) "$vmlinuz" > vmlinux.xz  # (not a pipe: xz stops reading at the end of its stream)
-  xz -dc --single-stream vmlinux.xz > "$dest/vmlinux"
+  tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream > "$dest/vmlinux"
   readelf -n "$dest/vmlinux" | grep -q 'Xen.*0x00000012' || die "vmlinux has no PVH entry note"
   mv "image/lib/modules/$KVER" "$dest/modules"
-  rm -rf image debs linux-source-6.1 vmlinux.xz
+  rm -rf image debs linux-source-6.1
 }
 
 # Part 2, the Debian rootfs, from the host's apt sources (no mirror names in this repository).
@@ -161,38 +157,31 @@ debian_sources() {
 build_rootfs() {  # -> $1 (a tar of the rootfs)
   local sources
   mapfile -t sources < <(debian_sources)
-  mmdebstrap --quiet --format=tar --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata --include="$(IFS=,; echo "${GUEST_PACKAGES[*]}")" \
+  mmdebstrap --quiet --format=tar --variant=minbase --include="$(IFS=,; echo "${GUEST_PACKAGES[*]}")" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
     "$SUITE" "$1" "${sources[@]}" >/dev/null
 }
 
 # Each part is reused while its own inputs (the function's text and what it reads) are unchanged.
-part_path() {  # part_path NAME FUNCTION INPUTS...
+part() {  # part NAME FUNCTION INPUTS... -> prints the part's path
   local name=$1 fn=$2; shift 2
-  echo "$cache/parts/$name-$( { declare -f "$fn" fetch_kernel_debs debian_sources; printf '%s\n' "$@"; } | hash_of)"
+  local h p
+  h=$( { declare -f "$fn" fetch_kernel_debs debian_sources; printf '%s\n' "$@"; } | hash_of)
+  p=$cache/parts/$name-$h
+  if [ ! -e "$p" ]; then
+    local t0; t0=$(date +%s)
+    "$fn" "$p.tmp" >&2
+    mv "$p.tmp" "$p"
+    log "$name built in $(( $(date +%s) - t0 )) s"
+  fi
+  echo "$p"
 }
-make_part() {  # make_part PATH FUNCTION
-  [ -e "$1" ] && return 0
-  local t0; t0=$(date +%s)
-  rm -rf "$1.tmp"
-  "$2" "$1.tmp" >&2
-  mv "$1.tmp" "$1"
-  log "${1##*/} built in $(( $(date +%s) - t0 )) s"
-}
-kernel=$(part_path kernel build_kernel "$KERNEL_PIN")
-rootfs_tar=$(part_path rootfs.tar build_rootfs "$SUITE" "${GUEST_PACKAGES[@]}")
-# Independent, and each mostly downloads or uses one core: built side by side.
-make_part "$kernel" build_kernel & kernel_job=$!
-make_part "$rootfs_tar" build_rootfs & rootfs_job=$!
-wait $kernel_job || die "building the kernel part failed (see above)"
-wait $rootfs_job || die "building the rootfs part failed (see above)"
+kernel=$(part kernel build_kernel "$KERNEL_PIN")
+rootfs_tar=$(part rootfs.tar build_rootfs "$SUITE" "${GUEST_PACKAGES[@]}")
 
 # ---------------------------------------------------------------------------------------
-# Assembly: rootfs + trimmed modules + siw.ko + our init, sshd config and key -> root.img
-# (ext4), and initrd.cpio, a small first stage that mounts it. (A rootfs-in-initramfs boots
-# slower under TCG: the kernel unpacks all ~130 MB every boot, where the image is read on
-# demand.)
+# Assembly: rootfs + trimmed modules + siw.ko + our init, sshd config and key -> initrd.cpio.
 t0=$(date +%s)
 mkdir rootfs
 tar -C rootfs -xf "$rootfs_tar"
@@ -218,23 +207,12 @@ ssh-keygen -q -t ed25519 -N '' -C iwarp4j-harness -f id_ed25519
 install -d -m 0700 rootfs/root/.ssh
 install -m 0600 id_ed25519.pub rootfs/root/.ssh/authorized_keys
 echo iwarp4j-peer > rootfs/etc/hostname
-# Room for what tests write; QEMU keeps writes in a temporary overlay and drops them.
-mkfs.ext4 -q -F -L iwarp4j-peer -d rootfs root.img "$(( $(du -sm rootfs | cut -f1) + 512 ))M"
-mkdir -p stage1/bin stage1/modules stage1/proc stage1/dev stage1/root
-cp rootfs/usr/bin/busybox stage1/bin/busybox
-for m in "${STAGE1_MODULES[@]}"; do
-  modprobe -d rootfs -S "$KVER" --show-depends "$m" || die "no module $m"
-done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
-  cp "$ko" stage1/modules/
-  echo "${ko##*/}" >> stage1/modules/order
-done
-install -m 0755 "$here/guest/stage1-init" stage1/init
-(cd stage1 && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > initrd.cpio
-log "image assembled in $(( $(date +%s) - t0 )) s ($(du -sm rootfs | cut -f1) MiB rootfs)"
+(cd rootfs && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) > initrd.cpio
+log "image assembled in $(( $(date +%s) - t0 )) s ($(du -m initrd.cpio | cut -f1) MiB initramfs)"
 
 rm -rf "$out.new" && mkdir -p "$out.new"
 cp "$kernel/vmlinux" "$kernel/siw.ko" "$out.new/"
-mv root.img initrd.cpio id_ed25519 id_ed25519.pub "$out.new/"
+mv initrd.cpio id_ed25519 id_ed25519.pub "$out.new/"
 cat > "$out.new/BUILD-INFO" <<INFO
 kernel=$KVER
 kernel_package_version=$KPKG_VERSION
@@ -248,11 +226,11 @@ touch "$out.new/COMPLETE"
 rm -rf "$out"
 mv "$out.new" "$out"
 ln -sfn "$hash" "$cache/current"
-# Older VMs and parts unused for 3 days go. (Not at once: checkouts of other versions of
-# this script, e.g. other branches, share the cache.)
-touch "$kernel" "$rootfs_tar"
-find "$cache" "$cache/parts" -mindepth 1 -maxdepth 1 -type d \( -name '[0-9a-f]*' -o -name 'kernel-*' \) \
-  ! -newermt '3 days ago' ! -path "$out" -exec rm -rf {} +
-find "$cache/parts" -mindepth 1 -maxdepth 1 -name 'rootfs.tar-*' ! -newermt '3 days ago' -delete
+# Nothing else is ever used again: older VMs and parts go (files such as the harness's
+# kvm-unusable verdict stay).
+for d in "$cache"/*/ "$cache"/parts/*; do
+  d=${d%/}
+  case $d in "$out"|"$cache/current"|"$cache/parts"|"$kernel"|"$rootfs_tar") ;; *) rm -rf "$d" ;; esac
+done
 log "built in $(( $(date +%s) - started )) s"
 echo "$out"

@@ -46,7 +46,6 @@ esac
 qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 2G \
   -nodefaults -no-user-config -display none -no-reboot \
   -kernel "$vm_dir/vmlinux" -initrd "$vm_dir/initrd.cpio" -append "$append" \
-  -drive "file=$vm_dir/root.img,if=virtio,format=raw,snapshot=on" \
   -netdev "$netdev" -device virtio-net-pci,netdev=n0,romfile= \
   -device virtio-rng-pci \
   -chardev file,id=con,path=/dev/stdout -serial chardev:con \

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The VM's files (kernel, first-stage initramfs, root image, ssh key), from {@code build-vm.sh}: it prints the cached
+ * The VM's files (kernel, initramfs, ssh key), from {@code build-vm.sh}: it prints the cached
  * VM's directory at once when its inputs are unchanged, and builds it (minutes) otherwise.
  */
 final class VmImage {
@@ -43,7 +43,7 @@ final class VmImage {
                 throw new PeerUnavailableException(script + " failed (exit " + build.exitValue() + "):\n" + tail(log));
             }
             Path dir = Path.of(lines.get(lines.size() - 1));
-            for (String file : List.of("vmlinux", "initrd.cpio", "root.img", "id_ed25519")) {
+            for (String file : List.of("vmlinux", "initrd.cpio", "id_ed25519")) {
                 if (!Files.isRegularFile(dir.resolve(file))) {
                     throw new PeerUnavailableException(script + " printed " + dir + ", which has no " + file);
                 }
