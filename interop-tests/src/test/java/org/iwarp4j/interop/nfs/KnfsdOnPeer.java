@@ -106,6 +106,11 @@ final class KnfsdOnPeer implements AutoCloseable {
                         + peer.exec("grep -v '^#' " + TRACING + "/trace | tail -80").stdout() : "");
     }
 
+    /** All rpcrdma and rdma_cm trace events so far (empty if tracing is unavailable). */
+    String trace() {
+        return tracing ? peer.exec("grep -v '^#' " + TRACING + "/trace").stdout() : "";
+    }
+
     @Override
     public void close() {
         if (tracing) {

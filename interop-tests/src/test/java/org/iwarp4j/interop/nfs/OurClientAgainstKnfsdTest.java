@@ -72,8 +72,10 @@ class OurClientAgainstKnfsdTest {
     }
 
     @AfterAll
-    void stopKnfsd() {
+    void stopKnfsd() throws Exception {
         if (knfsd != null) {
+            Files.createDirectories(CAPTURES);
+            Files.writeString(CAPTURES.resolve("knfsd-trace.txt"), knfsd.trace());
             knfsd.close();
         }
     }
