@@ -6,12 +6,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.iwarp4j.mpa.MpaError;
+import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.rdmap.QueuePair;
 
 /**
  * Connecting as perftest's {@code rdma_cm_client_connection} does: a perftest server starts
  * listening for the data connections only after answering a handshake, so a refused attempt is
- * retried (perftest: 10 times, 100 ms apart; here for up to {@link #ATTEMPTS} tries).
+ * retried (perftest: 10 times, 100 ms apart; here for up to {@link #ATTEMPTS} tries). Behind a
+ * NAT that accepts TCP itself (QEMU's user-mode network) a refused connection looks like one
+ * that ends before the MPA Reply ({@link MpaError#CONNECTION_LOST}): retried too.
  */
 final class Connections {
 
@@ -32,8 +36,8 @@ final class Connections {
             } catch (ExecutionException e) {
                 last = e.getCause();
                 qp.close();
-                if (last instanceof org.iwarp4j.mpa.MpaException || last instanceof org.iwarp4j.mpa.MpaRejectedException) {
-                    break; // MPA said no: retrying will not change its mind
+                if (last instanceof MpaException mpa && mpa.error() != MpaError.CONNECTION_LOST) {
+                    break; // MPA said no (a reject, a bad frame): retrying will not change its mind
                 }
             } catch (TimeoutException e) {
                 last = e;
