@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# README "Testing against Linux siw": only interop-tests (siw and NFS/RDMA against Linux), with the
+# modules it needs built but their own tests not run. A missing peer is a failure here, not a skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-test-deps.sh
+bash interop-tests/vm/build-vm.sh >/dev/null
+./mvnw -B verify -pl interop-tests -am -Diwarp4j.interop.required=true \
+  -Dtest='org.iwarp4j.interop.**' -Dsurefire.failIfNoSpecifiedTests=false "$@"
