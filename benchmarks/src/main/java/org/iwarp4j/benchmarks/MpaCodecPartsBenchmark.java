@@ -31,9 +31,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Where {@link MpaFramingBenchmark#framing}'s time goes: the encoder alone and the decoder alone
- * (CRC on), each in a one-handler pipeline ({@code codec=production}), against the
- * not-for-production sketches {@link ProtoContiguousEncoder} and {@link ProtoCopyOutDecoder}
- * ({@code codec=prototype}) that put numbers on the suggested changes. Also the no-registry
+ * (CRC on), each in a one-handler pipeline. Also the no-registry
  * meters' cost ({@code noopMeters}: the four Counter.increment calls one FPDU costs, two per side).
  *
  * <p>The decoder is fed pre-encoded FPDUs (contiguous direct buffers) in the order of the marker
@@ -55,9 +53,6 @@ public class MpaCodecPartsBenchmark {
         @Param({"false", "true"})
         public boolean markers;
 
-        @Param({"production", "prototype"})
-        public String codec;
-
         ByteBuf ulpdu;
         double megabytesPerOp;
         private EmbeddedChannel encoderChannel;
@@ -68,22 +63,15 @@ public class MpaCodecPartsBenchmark {
         private int next;
 
         private ChannelHandler newEncoder() {
-            return "production".equals(codec)
-                    ? new MpaFrameEncoder(markers, true, false)
-                    : new ProtoContiguousEncoder(markers, true);
+            return new MpaFrameEncoder(markers, true, false);
         }
 
         private ChannelHandler newDecoder() {
-            return "production".equals(codec)
-                    ? new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU)
-                    : new ProtoCopyOutDecoder(markers, true, MpaConstants.MAX_ULPDU);
+            return new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU);
         }
 
         @Setup(Level.Trial)
         public void setUp() {
-            if (!"production".equals(codec) && !"prototype".equals(codec)) {
-                throw new IllegalArgumentException("codec " + codec);
-            }
             megabytesPerOp = ulpduSize / 1e6;
             encoded = new Pipes.OutboundSink();
             encoderChannel = new EmbeddedChannel(encoded, newEncoder());
@@ -95,7 +83,6 @@ public class MpaCodecPartsBenchmark {
             // FPDUs as the production encoder makes them from stream offset 0, until the offset
             // (mod 512, all the decoder's marker logic depends on) comes back to one already seen.
             EmbeddedChannel reference = new EmbeddedChannel(new MpaFrameEncoder(markers, true, false));
-            ProtoContiguousEncoder proto = new ProtoContiguousEncoder(markers, true);
             Map<Long, Integer> seen = new HashMap<>();
             List<ByteBuf> wires = new ArrayList<>();
             long offset = 0;
@@ -105,12 +92,6 @@ public class MpaCodecPartsBenchmark {
                 ByteBuf fpdu = reference.readOutbound();
                 ByteBuf wire = Pipes.wireCopy(alloc, fpdu);
                 fpdu.release();
-                ByteBuf protoWire = proto.encode(alloc, ulpdu);
-                boolean same = ByteBufUtil.equals(wire, protoWire);
-                protoWire.release();
-                if (!same) {
-                    throw new IllegalStateException("the prototype encoder differs at FPDU " + wires.size());
-                }
                 offset += wire.readableBytes();
                 wires.add(wire);
             }
@@ -128,7 +109,7 @@ public class MpaCodecPartsBenchmark {
                     decodeAndCheck(cycle[i]);
                 }
             }
-            // And the encoder under test decodes back to the ULPDU through the production decoder.
+            // And the encoder's FPDUs decode back to the ULPDU.
             EmbeddedChannel check = new EmbeddedChannel(
                     new Pipes.WireLoop(), newEncoder(), new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU));
             for (int i = 0; i < 300; i++) {

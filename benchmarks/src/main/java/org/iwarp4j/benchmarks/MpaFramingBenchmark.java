@@ -76,10 +76,6 @@ public class MpaFramingBenchmark {
         @Param({"pipeline"})
         public String harness;
 
-        /** {@code production}, or {@code prototype}: the not-for-production sketches, for comparison. */
-        @Param({"production"})
-        public String codec;
-
         ByteBuf ulpdu;
         double megabytesPerOp;
         private boolean embedded;
@@ -91,17 +87,8 @@ public class MpaFramingBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             megabytesPerOp = ulpduSize / 1e6;
-            boolean production = switch (codec) {
-                case "production" -> true;
-                case "prototype" -> false;
-                default -> throw new IllegalArgumentException("codec " + codec);
-            };
-            ChannelHandler encoder = production
-                    ? new MpaFrameEncoder(markers, true, false)
-                    : new ProtoContiguousEncoder(markers, true);
-            ChannelHandler decoder = production
-                    ? new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU)
-                    : new ProtoCopyOutDecoder(markers, true, MpaConstants.MAX_ULPDU);
+            ChannelHandler encoder = new MpaFrameEncoder(markers, true, false);
+            ChannelHandler decoder = new MpaFrameDecoder(markers, true, MpaConstants.MAX_ULPDU);
             switch (harness) {
                 case "pipeline" -> {
                     embedded = false;
