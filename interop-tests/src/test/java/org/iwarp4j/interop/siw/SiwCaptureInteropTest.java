@@ -118,6 +118,7 @@ class SiwCaptureInteropTest {
 
     /** Runs on the recording's thread: every RNIC rping builds here is recorded. Returns 0 if both runs succeeded. */
     private int rpingBothWays(CrcMode crc, Console console) {
+        GuestLog log = GuestLog.mark(peer);
         try {
             int port = GuestPorts.next();
             try (BackgroundCommand linux = peer.start("exec rping -s -C " + PINGS + " -a "
@@ -129,7 +130,7 @@ class SiwCaptureInteropTest {
                         console.out, console.err).run();
                 ExecResult linuxEnd = linux.waitFor(TIMEOUT);
                 if (!client.isSuccess() || !linuxEnd.succeeded()) {
-                    console.err.println("rping client: " + client + "\n" + linuxEnd);
+                    console.err.println("rping client: " + client + "\n" + linuxEnd + "\n" + log.diagnosis());
                     return 1;
                 }
             }
@@ -149,7 +150,7 @@ class SiwCaptureInteropTest {
                         + " -p " + server.localAddress().getPort(), TIMEOUT);
                 RpingResult result = served.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 if (!result.isSuccess() || !linux.succeeded()) {
-                    console.err.println("rping server: " + result + "\n" + linux);
+                    console.err.println("rping server: " + result + "\n" + linux + "\n" + log.diagnosis());
                     return 1;
                 }
             } finally {
@@ -157,7 +158,7 @@ class SiwCaptureInteropTest {
             }
             return 0;
         } catch (Exception e) {
-            console.err.println("rping: " + e);
+            console.err.println("rping: " + e + "\n" + log.diagnosis());
             return 1;
         }
     }

@@ -50,6 +50,7 @@ class SiwRpingInteropTest {
     @EnumSource(CrcMode.class)
     void ourClientAgainstLinuxRpingServer(CrcMode crc) throws Exception {
         crc.applyTo(peer);
+        GuestLog log = GuestLog.mark(peer);
         int port = GuestPorts.next();
         try (BackgroundCommand linux = peer.start("exec rping -s -v -V -C " + ITERATIONS + " -a "
                 + peer.peerAddress().getHostAddress() + " -p " + port)) {
@@ -62,7 +63,7 @@ class SiwRpingInteropTest {
                     .run();
             ExecResult linuxEnd = linux.waitFor(TIMEOUT);
 
-            assertThat(result.failure()).as(console.toString()).isNull();
+            assertThat(result.failure()).as(() -> console + "\n" + linuxEnd + "\n" + log.diagnosis()).isNull();
             assertThat(result.completed()).isEqualTo(ITERATIONS);
             assertThat(result.verified()).isEqualTo(ITERATIONS);
             assertThat(result.negotiated().crc()).as("CRC negotiated").isEqualTo(crc.negotiated());
@@ -79,6 +80,7 @@ class SiwRpingInteropTest {
     @EnumSource(CrcMode.class)
     void linuxRpingClientAgainstOurServer(CrcMode crc) throws Exception {
         crc.applyTo(peer);
+        GuestLog log = GuestLog.mark(peer);
         Console console = new Console();
         ExecutorService thread = Executors.newSingleThreadExecutor();
         try (RpingServer server = RpingServer.bind(RpingOptions.serverBuilder().address(peer.hostBindAddress()).port(0)
@@ -89,7 +91,7 @@ class SiwRpingInteropTest {
                     + peer.hostAddressSeenByPeer().getHostAddress() + " -p " + server.localAddress().getPort(), TIMEOUT);
             RpingResult result = served.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 
-            assertThat(linux.exitCode()).as(linux.toString()).isZero();
+            assertThat(linux.exitCode()).as(() -> linux + "\n" + console + "\n" + log.diagnosis()).isZero();
             assertThat(linux.stdout().lines().filter(l -> l.startsWith("ping data: rdma-ping-"))).as(linux.toString())
                     .hasSize(ITERATIONS);
             assertThat(linux.stdout() + linux.stderr()).doesNotContain("data mismatch");
