@@ -1,5 +1,6 @@
 package org.iwarp4j.nfs.internal;
 
+import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -28,18 +29,30 @@ public final class DataOps {
 
     private final Nfs3Context ctx;
 
+    /**
+     * Where READ data is read into, whatever the transport: direct buffers of up to rtmax octets,
+     * taken on a worker thread and released on the transport's thread once sent. The RDMA
+     * transport's allocator (a {@code PooledByteBufAllocator}) serves such sizes from 4 MiB chunks
+     * that it frees when they empty and then allocates and zeroes again, about once per READ of
+     * 1 MiB with 8 in flight; the adaptive allocator keeps its chunks for reuse.
+     */
+    private final ByteBufAllocator readBuffers = new AdaptiveByteBufAllocator(true);
+
     public DataOps(Nfs3Context ctx) {
         this.ctx = ctx;
     }
 
-    /** READ of at most rtmax octets into a buffer from {@code alloc}, which the result then owns. */
-    public Read3Res read(Read3Args args, ByteBufAllocator alloc) {
+    /**
+     * READ of at most rtmax octets (RFC 1813 §3.3.6) into a direct buffer, which the result then
+     * owns (the file channel reads straight into it: no copy besides the kernel's).
+     */
+    public Read3Res read(Read3Args args) {
         FileHandles.Resolved r = null;
         try {
             r = ctx.resolve(args.file());
             checkRegular(r);
             int count = (int) Math.min(args.count(), ctx.limits().maxRead());
-            ByteBuf data = alloc.ioBuffer(count);
+            ByteBuf data = readBuffers.directBuffer(count, count);
             try {
                 long offset = args.offset();
                 if (offset < 0) {

@@ -61,7 +61,7 @@ public final class Nfs3Program {
                 .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a, c.transport().alloc()),
+                .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a),
                         (r, o) -> r.encode(o), a -> { }))
                 .procedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a),
                         (r, o) -> r.encode(o), Write3Args::release))
