@@ -175,12 +175,26 @@ final class NfsBenchCommand implements Callable<Integer> {
         String name = String.format(".iwarp-nfs-bench-%016x", seed);
         NfsBenchReport.header(out, settings, where);
         List<NfsBenchRun.Result> results = new ArrayList<>();
-        for (NfsTransport transport : settings.transports()) {
-            try (NfsSession session = NfsSession.open(target, options, transport, settings.maxTransfer(),
-                    settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null)) {
-                results.add(bench.run(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
+        List<NfsSession> sessions = new ArrayList<>();
+        List<NfsBenchRun.Target> targets = new ArrayList<>();
+        try {
+            for (NfsTransport transport : settings.transports()) {
+                NfsSession session = NfsSession.open(target, options, transport, settings.maxTransfer(),
+                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null);
+                sessions.add(session);
+                targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));
             }
+            // every transport warms up before any is measured: the JIT compiles the shared code once
+            for (NfsBenchRun.Target t : targets) {
+                bench.warmUp(t);
+            }
+            for (NfsBenchRun.Target t : targets) {
+                results.add(bench.measure(t));
+            }
+        } finally {
+            targets.forEach(NfsBenchRun.Target::remove);
+            sessions.forEach(NfsSession::close);
         }
         NfsBenchRun.Result rdma = find(results, NfsTransport.RDMA);
         NfsBenchRun.Result tcp = find(results, NfsTransport.TCP);

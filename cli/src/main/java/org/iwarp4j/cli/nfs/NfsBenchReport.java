@@ -21,8 +21,8 @@ final class NfsBenchReport {
     static void header(PrintWriter out, NfsBenchSettings s, String where) {
         out.printf(Locale.ROOT, "# iwarp nfs bench: NFSv3 WRITE and READ of one %s file over RPC-over-RDMA (RFC 8267) "
                 + "and over TCP, %s%n", octets(s.fileSize()), where);
-        out.printf(Locale.ROOT, "# rsize %d, wsize %d, %d call%s in flight, %s after %d warm-up pass%s; WRITEs UNSTABLE "
-                        + "and a COMMIT per pass (timed)%n", s.rsize(), s.wsize(), s.inFlight(),
+        out.printf(Locale.ROOT, "# rsize %d, wsize %d, %d call%s in flight, %s after %d warm-up pass%s (on every "
+                        + "transport before any is measured); WRITEs UNSTABLE and a COMMIT per pass (timed)%n", s.rsize(), s.wsize(), s.inFlight(),
                 s.inFlight() == 1 ? "" : "s", s.byDuration()
                         ? String.format(Locale.ROOT, "passes for %.1f s per operation", s.durationSeconds())
                         : s.passes() + " pass" + (s.passes() == 1 ? "" : "es") + " per operation",

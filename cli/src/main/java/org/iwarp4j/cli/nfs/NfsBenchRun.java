@@ -27,8 +27,10 @@ import org.iwarp4j.nfs.v3.StableHow;
 import org.iwarp4j.nfs.v3.Write3Res;
 
 /**
- * The benchmark on one mounted session: CREATE a file, warm-up passes, WRITE passes (UNSTABLE
- * WRITEs of wsize, {@code inFlight} at once, then COMMIT), READ passes (READs of rsize), REMOVE.
+ * The benchmark on mounted sessions: CREATE a file per session, warm-up passes, WRITE passes
+ * (UNSTABLE WRITEs of wsize, {@code inFlight} at once, then COMMIT), READ passes (READs of rsize),
+ * REMOVE. The command warms every transport up before it measures any, so that the first one
+ * measured does not pay alone for compiling the code both share (NFS, XDR, Netty).
  * Every READ pass's CRC32C must equal the written octets'; every WRITE must be complete and the
  * write verifier unchanged through its COMMIT (RFC 1813 §3.3.7). The server's own copy is
  * checked too when its path is known (loopback).
@@ -50,34 +52,72 @@ final class NfsBenchRun {
         this.expectedCrc = pattern.crc32c(settings.fileSize());
     }
 
+    /** The benchmark file of one transport's session, with what went wrong on it so far. */
+    static final class Target {
+        private final NfsSession session;
+        private final NfsFh3 dir;
+        private final String name;
+        private final NfsFh3 file;
+        private final Path serverDirectory;
+        private final List<String> problems = new ArrayList<>();
+
+        private Target(NfsSession session, NfsFh3 dir, String name, NfsFh3 file, Path serverDirectory) {
+            this.session = session;
+            this.dir = dir;
+            this.name = name;
+            this.file = file;
+            this.serverDirectory = serverDirectory;
+        }
+
+        /** Removes the file (best effort: a failed REMOVE leaves a file behind, no wrong figure). */
+        void remove() {
+            session.client().remove(dir, name).handle((r, e) -> r).join();
+        }
+    }
+
     /**
-     * Runs on {@code session} with the file {@code name} in the session's directory; {@code serverDirectory}
-     * is that directory on this machine (loopback) or null.
+     * CREATEs the file {@code name} in the session's directory; {@code serverDirectory} is that
+     * directory on this machine (loopback) or null. The caller {@link Target#remove()}s it.
      */
-    Result run(NfsSession session, String name, Path serverDirectory) throws IOException, InterruptedException {
+    Target create(NfsSession session, String name, Path serverDirectory) throws IOException, InterruptedException {
         NfsClient nfs = session.client();
-        int rsize = Math.min(settings.rsize(), nfs.readSize());
-        int wsize = Math.min(settings.wsize(), nfs.writeSize());
-        List<String> problems = new ArrayList<>();
         NfsFh3 dir = nfs.lookupPath(session.path());
         Create3Res created = await(nfs.create(Create3Args.unchecked(new DirOpArgs3(dir, name), Sattr3.mode(0644))));
         check(created.status(), "CREATE " + name);
         NfsFh3 file = created.obj() != null ? created.obj() : nfs.lookupPath(join(session.path(), name));
-        try {
-            String on = session.transport().name();
-            for (int i = 0; i < settings.warmupPasses(); i++) {
-                writePass(nfs, file, wsize, problems, on + " warm-up");
-                readPass(nfs, file, rsize, problems, on + " warm-up");
-            }
-            NfsThroughput write = phase(() -> writePass(nfs, file, wsize, problems, on));
-            if (serverDirectory != null) {
-                checkServerCopy(serverDirectory.resolve(name), problems, on);
-            }
-            NfsThroughput read = phase(() -> readPass(nfs, file, rsize, problems, on));
-            return new Result(session.transport(), write, read, rsize, wsize, List.copyOf(problems));
-        } finally {
-            nfs.remove(dir, name).join();
+        return new Target(session, dir, name, file, serverDirectory);
+    }
+
+    /** The warm-up passes, verified but not timed. */
+    void warmUp(Target t) throws IOException, InterruptedException {
+        NfsClient nfs = t.session.client();
+        String on = t.session.transport().name() + " warm-up";
+        for (int i = 0; i < settings.warmupPasses(); i++) {
+            writePass(nfs, t.file, wsize(nfs), t.problems, on);
+            readPass(nfs, t.file, rsize(nfs), t.problems, on);
         }
+    }
+
+    /** The timed WRITE passes, then the timed READ passes. */
+    Result measure(Target t) throws IOException, InterruptedException {
+        NfsClient nfs = t.session.client();
+        String on = t.session.transport().name();
+        int rsize = rsize(nfs);
+        int wsize = wsize(nfs);
+        NfsThroughput write = phase(() -> writePass(nfs, t.file, wsize, t.problems, on));
+        if (t.serverDirectory != null) {
+            checkServerCopy(t.serverDirectory.resolve(t.name), t.problems, on);
+        }
+        NfsThroughput read = phase(() -> readPass(nfs, t.file, rsize, t.problems, on));
+        return new Result(t.session.transport(), write, read, rsize, wsize, List.copyOf(t.problems));
+    }
+
+    private int rsize(NfsClient nfs) {
+        return Math.min(settings.rsize(), nfs.readSize());
+    }
+
+    private int wsize(NfsClient nfs) {
+        return Math.min(settings.wsize(), nfs.writeSize());
     }
 
     private interface Pass {
