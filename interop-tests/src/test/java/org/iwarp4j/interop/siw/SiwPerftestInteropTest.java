@@ -71,7 +71,7 @@ class SiwPerftestInteropTest {
             assertThat(console.out()).as(console.toString())
                     .containsPattern("(?m)^ " + SIZE + " +" + ITERATIONS + " +\\d")
                     .contains("data not verified: the peer is perftest");
-            assertThat(linux.exitCode()).as(linux.toString()).isZero();
+            assertThat(linux.exitCode()).as(() -> linux + "\nours:\n" + console + "\n" + log.diagnosis()).isZero();
             assertThat(linux.stdout()).as(linux.toString()).containsPattern("(?m)^ " + SIZE + " +" + ITERATIONS + " +\\d");
         }
     }
