@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-test-deps.sh
 bash interop-tests/vm/build-vm.sh >/dev/null
 ./mvnw -B verify -pl interop-tests -am -Diwarp4j.interop.required=true \
-  -Dtest='org.iwarp4j.interop.**' -Dsurefire.failIfNoSpecifiedTests=false "$@"
+  -Dtest='org/iwarp4j/interop/**/*Test' -Dsurefire.failIfNoSpecifiedTests=false "$@"
