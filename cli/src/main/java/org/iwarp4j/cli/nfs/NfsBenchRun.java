@@ -52,22 +52,12 @@ final class NfsBenchRun {
         this.expectedCrc = pattern.crc32c(settings.fileSize());
     }
 
-    /** The benchmark file of one transport's session, with what went wrong on it so far. */
-    static final class Target {
-        private final NfsSession session;
-        private final NfsFh3 dir;
-        private final String name;
-        private final NfsFh3 file;
-        private final Path serverDirectory;
-        private final List<String> problems = new ArrayList<>();
-
-        private Target(NfsSession session, NfsFh3 dir, String name, NfsFh3 file, Path serverDirectory) {
-            this.session = session;
-            this.dir = dir;
-            this.name = name;
-            this.file = file;
-            this.serverDirectory = serverDirectory;
-        }
+    /**
+     * The benchmark file of one transport's session, with what went wrong on it so far
+     * ({@code problems} grows as passes run).
+     */
+    record Target(NfsSession session, NfsFh3 dir, String name, NfsFh3 file, Path serverDirectory,
+                  List<String> problems) {
 
         /** Removes the file (best effort: a failed REMOVE leaves a file behind, no wrong figure). */
         void remove() {
@@ -85,7 +75,7 @@ final class NfsBenchRun {
         Create3Res created = await(nfs.create(Create3Args.unchecked(new DirOpArgs3(dir, name), Sattr3.mode(0644))));
         check(created.status(), "CREATE " + name);
         NfsFh3 file = created.obj() != null ? created.obj() : nfs.lookupPath(join(session.path(), name));
-        return new Target(session, dir, name, file, serverDirectory);
+        return new Target(session, dir, name, file, serverDirectory, new ArrayList<>());
     }
 
     /** The warm-up passes, verified but not timed. */
