@@ -21,6 +21,7 @@ import org.iwarp4j.rdmap.ProtectionDomain;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.QueuePairSettings;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
+import org.iwarp4j.rdmap.ScatterGatherElement;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.WorkCompletion;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Received messages are copied out of their Receive buffer, which is posted again at once (so
  * the number of posted Receives stays what was promised: credits plus backward slots), and handed
- * to the message handler on the connection's event loop as a buffer the handler releases.
+ * to the message handler on the connection's event loop as a buffer the handler releases. Sends are
+ * copied into a ring of pre-registered slots ({@link SendSlots}, as many as Receives), so that
+ * a Send costs no registration; only when every slot is taken is a Send's buffer registered.
  *
  * <p>The RFC 8797 exchange happens here: the local block goes into the MPA private data (after the
  * RFC 6581 word), the peer's is searched for in what it sent, and the two inline thresholds and
@@ -72,6 +75,8 @@ public final class RdmaEndpoint {
     private final int receiveCount;
     private final ByteBuf receiveMemory;
     private final MemoryRegion receiveRegion;
+    private final SendSlots sendSlots;
+    private final AtomicLong sendsRegistered = new AtomicLong();
     private final RpcRdmaPrivateData local;
     private final boolean client;
     private final AtomicLong nextId = new AtomicLong(1);
@@ -96,6 +101,9 @@ public final class RdmaEndpoint {
         this.receiveMemory = PooledByteBufAllocator.DEFAULT.directBuffer(receiveSize * receiveCount);
         receiveMemory.writeZero(receiveSize * receiveCount);
         this.receiveRegion = pd.register(receiveMemory, EnumSet.of(Access.LOCAL_WRITE));
+        // As many Send slots as Receives: a Responder has at most a Reply per credit outstanding,
+        // a Requester a Call per credit; the rest (RDMA_DONE, errors, bursts) falls back to registering.
+        this.sendSlots = new SendSlots(pd, settings.inlineSendSize(), receiveCount);
         this.qp = rnic.createQueuePair(QueuePairSettings.builder(pd, sendCq)
                 .receiveCompletionQueue(receiveCq)
                 .sendQueueDepth(SEND_QUEUE_DEPTH)
@@ -238,10 +246,17 @@ public final class RdmaEndpoint {
     // ------------------------------------------------------------------ work requests
 
     /**
-     * Sends {@code message} (released when the Send has completed) with plain Send, or with Send
-     * with Invalidate of {@code invalidateStag} if that is not empty.
+     * Sends {@code message} with plain Send, or with Send with Invalidate of {@code invalidateStag}
+     * if that is not empty. {@code message} is released here: at once when it was copied into a
+     * free Send slot, else (registered for this Send alone) when the Send has completed.
      */
     public CompletableFuture<Void> send(ByteBuf message, OptionalInt invalidateStag) {
+        ScatterGatherElement slot = sendSlots.take(message);
+        if (slot != null) {
+            tapped(Tapped.Kind.SEND, message, message.readableBytes(), invalidateStag);
+            message.release();
+            return post(invalidateStag, slot).whenComplete((c, e) -> sendSlots.give(slot));
+        }
         MemoryRegion region;
         try {
             region = pd.register(message, EnumSet.noneOf(Access.class));
@@ -249,15 +264,29 @@ public final class RdmaEndpoint {
             message.release();
             return CompletableFuture.failedFuture(e);
         }
+        sendsRegistered.incrementAndGet();
         tapped(Tapped.Kind.SEND, message, message.readableBytes(), invalidateStag);
-        long id = nextId.getAndIncrement();
-        SendWorkRequest wr = invalidateStag.isPresent()
-                ? SendWorkRequest.sendWithInvalidate(id, invalidateStag.getAsInt(), region.sge())
-                : SendWorkRequest.send(id, region.sge());
-        return post(id, wr).whenComplete((c, e) -> {
+        return post(invalidateStag, region.sge()).whenComplete((c, e) -> {
             region.close();
             message.release();
         });
+    }
+
+    private CompletableFuture<Void> post(OptionalInt invalidateStag, ScatterGatherElement sge) {
+        long id = nextId.getAndIncrement();
+        return post(id, invalidateStag.isPresent()
+                ? SendWorkRequest.sendWithInvalidate(id, invalidateStag.getAsInt(), sge)
+                : SendWorkRequest.send(id, sge));
+    }
+
+    /** Sends that found no free slot and were registered on their own (diagnostics, tests). */
+    public long sendsRegistered() {
+        return sendsRegistered.get();
+    }
+
+    /** Send slots free now (diagnostics, tests). */
+    public int freeSendSlots() {
+        return sendSlots.freeSlots();
     }
 
     /** RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s segments, in order. */
@@ -372,5 +401,6 @@ public final class RdmaEndpoint {
         }
         receiveRegion.close();
         receiveMemory.release();
+        sendSlots.close();
     }
 }
