@@ -74,18 +74,18 @@ final class ReplyMarshaller {
         boolean eligible = info != null && binding.covers(info.program(), info.version())
                 && binding.hasDdpEligibleResult(info);
         int grant = settings.credits();
-        ByteBuf reduced = alloc.directBuffer(Math.max(64, reply.readableBytes()));
         List<Push> pushes = new ArrayList<>();
+        List<XdrPiece> stream = new ArrayList<>(reply.pieces().size()); // what stays in the reduced Payload stream
         List<WriteChunk> provided = callLists.writeList();
         List<WriteChunk> returned = new ArrayList<>(provided.size());
         int next = 0;
+        int length = 0;
         for (XdrPiece p : reply.pieces()) {
             int n = p.data().readableBytes();
             if (p.ddpEligible() && eligible && next < provided.size()) {
                 WriteChunk chunk = provided.get(next++);
                 if (!chunk.isEmpty()) {
                     if (n > chunk.length()) {
-                        reduced.release();
                         reply.release();
                         return sendError(xid, grant);
                     }
@@ -95,10 +95,8 @@ final class ReplyMarshaller {
                 }
                 returned.add(chunk);
             }
-            reduced.writeBytes(p.data(), p.data().readerIndex(), n);
-            if (p.ddpEligible()) {
-                reduced.writeZero(XdrMessage.padding(n));
-            }
+            stream.add(p);
+            length += p.streamLength();
         }
         while (next < provided.size()) {
             returned.add(provided.get(next++).withWritten(0));
@@ -106,26 +104,29 @@ final class ReplyMarshaller {
         Optional<WriteChunk> replyChunk = callLists.replyChunk();
         RpcRdmaHeader inline = new RpcRdmaHeader.RdmaMsg(xid, VERSION, grant,
                 new ChunkLists(List.of(), returned, replyChunk.map(c -> c.withWritten(0))));
-        int length = reduced.readableBytes();
         Registrations sources = new Registrations(endpoint);
-        sources.own(reduced);
         Form form;
         RpcRdmaHeader header;
-        ByteBuf payload = null;
+        List<XdrPiece> payload = List.of();
         Registrations exposed = null;
         List<CompletableFuture<Void>> writes = new ArrayList<>();
+        ByteBuf reduced = null;
         if (RpcRdmaHeaderEncoder.encodedLength(inline) + length <= endpoint.sendThreshold()) {
             form = Form.INLINE;
             header = inline;
-            payload = reduced;
+            payload = stream; // copied once, straight after the header, into the Send below
         } else if (replyChunk.isPresent() && length <= replyChunk.get().length()) {
             form = Form.REPLY_CHUNK;
+            reduced = copy(stream, length);
+            sources.own(reduced);
             MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
             writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
             header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
                     new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
         } else if (settings.responderReadChunks()) {
             form = Form.RESPONDER_READ_CHUNK;
+            reduced = copy(stream, length);
+            sources.own(reduced);
             exposed = new Registrations(endpoint);
             ByteBuf copy = reduced.retainedSlice();
             MemoryRegion region = exposed.registerOwned(copy, EnumSet.of(Access.REMOTE_READ)); // RRC-R-016: read-only
@@ -151,12 +152,10 @@ final class ReplyMarshaller {
             MemoryRegion region = sources.register(push.data(), EnumSet.noneOf(Access.class));
             writes.add(endpoint.write(region, 0, push.data().readableBytes(), push.target().segments()));
         }
-        ByteBuf out = alloc.directBuffer(RpcRdmaHeaderEncoder.encodedLength(header)
-                + (payload == null ? 0 : payload.readableBytes()));
+        int headerLength = RpcRdmaHeaderEncoder.encodedLength(header);
+        ByteBuf out = alloc.directBuffer(headerLength + (payload.isEmpty() ? 0 : length));
         RpcRdmaHeaderEncoder.encode(header, out);
-        if (payload != null) {
-            out.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-        }
+        writeStream(payload, out);
         CompletableFuture<Void> sent = endpoint.send(out, invalidateStag(callLists));
         writes.add(sent);
         Form f = form;
@@ -168,6 +167,24 @@ final class ReplyMarshaller {
             }
             return f;
         });
+    }
+
+    /** The reduced Payload stream in one new buffer (the caller releases it), for a chunk to expose. */
+    private ByteBuf copy(List<XdrPiece> stream, int length) {
+        ByteBuf out = alloc.directBuffer(Math.max(64, length));
+        writeStream(stream, out);
+        return out;
+    }
+
+    /** Appends the pieces' octets, DDP-eligible ones with their XDR padding (they stayed inline). */
+    private static void writeStream(List<XdrPiece> stream, ByteBuf out) {
+        for (XdrPiece p : stream) {
+            int n = p.data().readableBytes();
+            out.writeBytes(p.data(), p.data().readerIndex(), n);
+            if (p.ddpEligible()) {
+                out.writeZero(XdrMessage.padding(n));
+            }
+        }
     }
 
     /** RDMA_ERROR / ERR_CHUNK for a Call whose Reply cannot be conveyed. */
