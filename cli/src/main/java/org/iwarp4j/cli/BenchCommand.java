@@ -28,14 +28,16 @@ import picocli.CommandLine.Spec;
  * with the same transfer over plain TCP in the same run.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"perftest-style benchmarks: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_send_lat;",
-                "rpc: ONC RPC over RPC-over-RDMA against plain TCP.",
+        // The first line alone is iwarp --help's summary: a whole sentence.
+        description = {"perftest-style RDMA benchmarks and ONC RPC over RPC-over-RDMA, each against plain TCP.",
+                "write, read, send, lat-write, lat-send: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat,"
+                        + " ib_send_lat; rpc: the echo program's calls.",
                 "Without HOST both ends run in this process over loopback; --server and HOST split them."},
         subcommands = {BenchCommand.Write.class, BenchCommand.Read.class, BenchCommand.Send.class,
                 BenchCommand.LatWrite.class, BenchCommand.LatSend.class,
                 org.iwarp4j.cli.bench.rpc.RpcBenchCommand.class},
-        footer = {"", "Exit status: 0 done and verified, 1 a transfer failed or the data did not verify,",
-                "2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 done and verified, 1 a transfer failed or the data did not",
+                "verify, 2 usage error, 3 no connection."})
 final class BenchCommand {
 
     static final int EXIT_FAILED = 1;
@@ -81,8 +83,8 @@ final class BenchCommand {
     @Command(mixinStandardHelpOptions = true, sortOptions = false,
             footer = {"", "Both ends of a split run need the same -s/-a/-n/-q/-t (as with perftest).",
                     "Bandwidth: MB = 2^20 octets (perftest's); latency: one-way usec (half the round trip).",
-                    "Exit status: 0 done and verified, 1 a transfer failed or the data did not verify,",
-                    "2 usage error, 3 no connection."})
+                    "Exit status: 0 done and verified, 1 a transfer failed or the data did not",
+                    "verify, 2 usage error, 3 no connection."})
     abstract static class Bench implements Callable<Integer> {
 
         private final BenchTest test;
@@ -239,6 +241,10 @@ final class BenchCommand {
             if (!outcome.bandwidth().isEmpty()) {
                 BenchReport.header(out, settings, "server, the client's report", reportGbits);
                 outcome.bandwidth().forEach(r -> BenchReport.bandwidthLine(out, r, null, reportGbits));
+            } else {
+                // Only write and read clients send their server a report (perftest's xchg_bw_reports).
+                out.println("# figures: in the client's output (its " + test.command()
+                        + " run sends the server no report)");
             }
             BenchReport.footer(out, outcome, null);
             printMeters(out, meters, "this RNIC");

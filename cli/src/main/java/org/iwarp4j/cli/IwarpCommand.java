@@ -6,15 +6,17 @@ import org.iwarp4j.cli.pcap.PcapCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code iwarp} command: iwarp4j's demos and tools. */
-@Command(name = "iwarp", mixinStandardHelpOptions = true, version = "iwarp4j 0.1.0-SNAPSHOT",
+/**
+ * The {@code iwarp} command: iwarp4j's demos and tools. Not runnable itself: without a command it
+ * is a usage error (exit 2), as {@code iwarp bench} and {@code iwarp nfs} are.
+ */
+@Command(name = "iwarp", mixinStandardHelpOptions = true, version = IwarpCommand.VERSION,
         description = "A pure-Java iWARP stack (MPA, DDP, RDMAP over TCP): demos and tools.",
         subcommands = {MpaDemoCommand.class, BenchCommand.class, org.iwarp4j.cli.rping.RpingCommand.class,
                 org.iwarp4j.cli.nfs.NfsCommand.class, CommandLine.HelpCommand.class})
-public final class IwarpCommand implements Runnable {
+public final class IwarpCommand {
 
-    @CommandLine.Spec
-    private CommandLine.Model.CommandSpec spec;
+    static final String VERSION = "iwarp4j 0.1.0-SNAPSHOT";
 
     @CommandLine.Option(names = "--pcap", paramLabel = "FILE", description = "record every TCP connection of the"
             + " command into this pcap file (as iwarp pcap FILE -- COMMAND)")
@@ -34,18 +36,28 @@ public final class IwarpCommand implements Runnable {
         return commandLine().setOut(out).setErr(err).execute(args);
     }
 
-    /** The command line: {@code pcap} runs a command line of its own; {@code --pcap} wraps the subcommand. */
+    /**
+     * The command line: {@code pcap} runs a command line of its own; {@code --pcap} wraps the
+     * subcommand. Every subcommand prints this version for {@code -V} (picocli leaves theirs
+     * empty) and takes enum values in any case ({@code --transport epoll}).
+     */
     private static CommandLine commandLine() {
         IwarpCommand top = new IwarpCommand();
         CommandLine line = new CommandLine(top);
         line.addSubcommand("pcap", new CommandLine(new PcapCommand(IwarpCommand::run)).setStopAtPositional(true));
+        line.setCaseInsensitiveEnumValuesAllowed(true); // after the last addSubcommand: applies to those present
+        shareVersion(line);
         line.setExecutionStrategy(parsed -> top.pcap == null ? new CommandLine.RunLast().execute(parsed)
                 : CommandCapture.run(top.pcap, line.getErr(), () -> new CommandLine.RunLast().execute(parsed)));
         return line;
     }
 
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    private static void shareVersion(CommandLine line) {
+        for (CommandLine sub : line.getSubcommands().values()) {
+            if (sub.getCommandSpec().version().length == 0) {
+                sub.getCommandSpec().version(VERSION);
+            }
+            shareVersion(sub);
+        }
     }
 }

@@ -11,8 +11,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code iwarp demo}: an MPA Initiator and Responder in one process over loopback TCP. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Negotiates MPA between two ends over loopback TCP, sends ULPDUs both ways,",
-                "verifies every octet and prints what was negotiated and what crossed the wire.",
+        // The first line alone is iwarp --help's summary: a whole sentence.
+        description = {"MPA alone: two ends over loopback TCP send ULPDUs both ways, every octet verified.",
+                "Prints what was negotiated and what crossed the wire.",
                 "Exit status 0 only if every ULPDU arrived intact."})
 final class MpaDemoCommand implements Callable<Integer> {
 

@@ -2,6 +2,7 @@ package org.iwarp4j.cli.rping;
 
 import java.net.ConnectException;
 import java.net.SocketAddress;
+import org.iwarp4j.cli.net.ConnectErrors;
 import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.mpa.MpaRejectedException;
 
@@ -14,15 +15,16 @@ final class ConnectFailures {
     static String describe(Throwable cause, SocketAddress remote) {
         if (cause instanceof MpaRejectedException) {
             MpaRejectedException rejected = (MpaRejectedException) cause;
-            return (rejected.byPeer() ? "the peer at " + remote + " rejected the connection (MPA Reply with R=1)"
+            return (rejected.byPeer()
+                    ? "the peer at " + ConnectErrors.where(remote) + " rejected the connection (MPA Reply with R=1)"
                     : "this end refused the peer's MPA Reply") + ": " + rejected.getMessage();
         }
         if (cause instanceof MpaException) {
-            return "MPA startup with " + remote + " failed: " + cause.getMessage();
+            return "MPA startup with " + ConnectErrors.where(remote) + " failed: " + cause.getMessage();
         }
         if (cause instanceof ConnectException) {
-            return "cannot connect to " + remote + ": " + cause.getMessage();
+            return ConnectErrors.cannotConnect(remote, cause);
         }
-        return "connection to " + remote + " failed: " + cause;
+        return "connection to " + ConnectErrors.where(remote) + " failed: " + ConnectErrors.reason(cause);
     }
 }

@@ -132,36 +132,47 @@ class BenchLoopbackTest {
 
     @Test
     void serverAndHostSplitTheEndsAcrossCommands() throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
-        StringWriter serverOut = new StringWriter();
-        StringWriter serverErr = new StringWriter();
-        String options = " -s 2048 -n 50 --warmup 0.05 -q 2 -p " + port;
-        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> IwarpCommand.run(
-                new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
-                ("bench write --server" + options).split(" ")));
-        assertThat(iwarp("bench write 127.0.0.1" + options)).as(err.toString()).isZero();
-        assertThat(server.get(60, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        int port = freePort();
+        String serverOut = splitRun("write", " -s 2048 -n 50 --warmup 0.05 -q 2 -p " + port);
         assertThat(lines().get(0)).contains("client of 127.0.0.1:" + port);
         String[] row = figures(lines()).get(0);
         assertThat(row[1]).isEqualTo("100");
         assertThat(Double.parseDouble(row[5])).isPositive(); // plain TCP ran against the server too
         assertThat(out.toString()).contains("# data verified");
-        assertThat(serverOut.toString()).contains("waiting for a client on port " + port)
+        assertThat(serverOut).contains("waiting for a client on port " + port)
                 .contains("# client: iwarp4j 6.06 iwarp4j").contains("# data verified");
     }
 
     @Test
-    void noServerMeansExitThree() {
-        int port;
+    void aSendServerSaysWhereTheFiguresAreInsteadOfAnEmptyTable() throws Exception {
+        String serverOut = splitRun("send", " -s 2048 -n 30 --warmup 0.05 --no-tcp -p " + freePort());
+        assertThat(serverOut).contains("# figures: in the client's output (its send run sends the server"
+                + " no report)").contains("# data verified").doesNotContain("#bytes");
+    }
+
+    /** {@code bench TEST --server} and {@code bench TEST 127.0.0.1} as two commands; both must exit 0. */
+    private String splitRun(String test, String options) throws Exception {
+        StringWriter serverOut = new StringWriter();
+        StringWriter serverErr = new StringWriter();
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> IwarpCommand.run(
+                new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
+                ("bench " + test + " --server" + options).split(" ")));
+        assertThat(iwarp("bench " + test + " 127.0.0.1" + options)).as(err.toString()).isZero();
+        assertThat(server.get(60, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        return serverOut.toString();
+    }
+
+    private static int freePort() throws java.io.IOException {
         try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
+            return probe.getLocalPort();
         }
+    }
+
+    @Test
+    void noServerMeansExitThree() throws Exception {
+        int port = freePort();
         assertThat(iwarp("bench write 127.0.0.1 -p " + port + SHORT)).isEqualTo(3);
-        assertThat(err.toString()).contains("cannot connect to");
+        assertThat(err.toString().strip()).isEqualTo("iwarp bench write: cannot connect to 127.0.0.1:" + port
+                + ": Connection refused");
     }
 }

@@ -2,10 +2,12 @@ package org.iwarp4j.cli.bench.perftest;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.iwarp4j.cli.net.ConnectErrors;
 import org.iwarp4j.mpa.MpaError;
 import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.rdmap.QueuePair;
@@ -39,12 +41,15 @@ final class Connections {
                 if (last instanceof MpaException mpa && mpa.error() != MpaError.CONNECTION_LOST) {
                     break; // MPA said no (a reject, a bad frame): retrying will not change its mind
                 }
+                if (last instanceof UnknownHostException) {
+                    break; // no name service answer will come in three seconds either
+                }
             } catch (TimeoutException e) {
                 last = e;
                 qp.close();
             }
             Thread.sleep(DELAY_MILLIS);
         }
-        throw new ConnectFailedException("cannot connect to " + server + ": " + last, last);
+        throw new ConnectFailedException(ConnectErrors.cannotConnect(server, last), last);
     }
 }

@@ -191,7 +191,8 @@ public final class TcpBenchClient implements AutoCloseable {
             last = f.cause();
             Thread.sleep(100); // the server binds the port after the RDMA run
         }
-        throw new ConnectFailedException("cannot connect to " + server + " for the TCP comparison: " + last, last);
+        throw new ConnectFailedException("cannot connect to " + org.iwarp4j.cli.net.ConnectErrors.where(server)
+                + " for the TCP comparison: " + org.iwarp4j.cli.net.ConnectErrors.reason(last), last);
     }
 
     @Override

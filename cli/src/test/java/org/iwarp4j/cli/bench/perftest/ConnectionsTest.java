@@ -95,6 +95,24 @@ class ConnectionsTest {
         }
     }
 
+    @Test
+    void anUnknownHostIsFinal() {
+        AtomicInteger attempts = new AtomicInteger();
+        Supplier<QueuePair> queuePairs = () -> {
+            attempts.incrementAndGet();
+            return queuePair(client);
+        };
+        ConnectFailedException failure = catchThrowableOfType(() -> Connections.connect(queuePairs,
+                InetSocketAddress.createUnresolved("nosuchhost.invalid", 18515), WAIT_SECONDS),
+                ConnectFailedException.class);
+
+        assertThat(failure.getCause()).isInstanceOf(java.net.UnknownHostException.class);
+        // The resolver may add its words (": Name or service not known").
+        assertThat(failure.getMessage()).startsWith("cannot connect to nosuchhost.invalid:18515:"
+                + " unknown host nosuchhost.invalid");
+        assertThat(attempts.get()).isEqualTo(1);
+    }
+
     private static QueuePair queuePair(Rnic rnic) {
         ProtectionDomain pd = rnic.allocateProtectionDomain();
         CompletionQueue cq = rnic.createCompletionQueue(8);
