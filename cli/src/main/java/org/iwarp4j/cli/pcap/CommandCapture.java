@@ -53,6 +53,20 @@ public final class CommandCapture {
         };
     }
 
+    /** The reason in words, not {@code java.nio.file.NoSuchFileException: FILE} (the file is named already). */
+    private static String why(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "its directory does not exist";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
     /**
      * Runs {@code command} with every connection it makes recorded into {@code file}, then closes
      * the file and reports on {@code err} what was recorded. Returns the command's exit status;
@@ -64,7 +78,7 @@ public final class CommandCapture {
         try {
             recording = PcapRecording.open(file);
         } catch (IOException | RuntimeException e) {
-            err.println("iwarp pcap: cannot write " + file + ": " + e);
+            err.println("iwarp pcap: cannot write " + file + ": " + why(e));
             err.flush();
             return EXIT_CANNOT_WRITE;
         }
