@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
  * {@code put}, {@code bench}), NFS over RPC-over-RDMA (RFC 8267) on the software RNIC or over TCP.
  */
 @Command(name = "nfs", mixinStandardHelpOptions = true,
-        description = {"NFSv3 over RPC-over-RDMA (RFC 8267) on iwarp4j's software iWARP RNIC, or over TCP:",
-                "serve a directory, list, copy files, and measure READ/WRITE throughput RDMA against TCP.",
+        description = {"NFSv3 over RPC-over-RDMA (RFC 8267) on iwarp4j's software iWARP RNIC, or over TCP.",
+                "Serves a directory, lists and copies files, measures READ/WRITE throughput RDMA against TCP.",
                 "MOUNT always travels over TCP (RFC 8267 §5.1)."},
         subcommands = {NfsServeCommand.class, NfsLsCommand.class, NfsGetCommand.class, NfsPutCommand.class,
                 NfsBenchCommand.class},

@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
  * loopback; {@code --server} serves until stopped, {@code HOST} is the client of such a server.
  */
 @Command(name = "rpc", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"ONC RPC benchmark: the echo program's ECHO, SINK and SOURCE over RPC-over-RDMA and over "
-                + "plain TCP,", "calls/s and MB/s per payload size (1 KiB ... 1 MiB) with the ratio RDMA / TCP.",
+        description = {"ONC RPC benchmark: ECHO, SINK and SOURCE over RPC-over-RDMA and over plain TCP.",
+                "Calls/s and MB/s per payload size (1 KiB ... 1 MiB) with the ratio RDMA / TCP.",
                 "Without HOST both ends run in this process over loopback; --server and HOST split them."},
         footer = {"", "MB = 2^20 octets of payload (the opaque data, once per call). Every reply is verified.",
                 "Exit status: 0 done and verified, 1 a call failed or a reply did not verify,",
