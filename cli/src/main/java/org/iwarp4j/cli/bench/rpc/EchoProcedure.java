@@ -12,18 +12,25 @@ import org.iwarp4j.oncrpc.sample.EchoProgram;
  * ({@code EchoBinding}); a large ECHO is a Long Call and a Long Reply.
  */
 public enum EchoProcedure {
-    ECHO("data both ways"),
-    SINK("data to the server"),
-    SOURCE("data from the server");
+    ECHO("data both ways", "ECHO octets"),
+    SINK("data to the server", "SINK length and CRC32c"),
+    SOURCE("data from the server", "SOURCE pattern");
 
     private final String direction;
+    private final String verified;
 
-    EchoProcedure(String direction) {
+    EchoProcedure(String direction, String verified) {
         this.direction = direction;
+        this.verified = verified;
     }
 
     public String direction() {
         return direction;
+    }
+
+    /** What {@link #call} checks in each reply, as the report's footer names it. */
+    public String verified() {
+        return verified;
     }
 
     /**

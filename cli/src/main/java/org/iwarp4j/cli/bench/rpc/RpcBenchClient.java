@@ -7,6 +7,8 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,8 +22,9 @@ import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 
 /**
  * The client end: one RPC-over-RDMA connection (a Requester on its own software RNIC) and, unless
- * {@code --no-tcp}, one ONC RPC connection over plain TCP to the same server; measures each
- * procedure and size on one, then on the other.
+ * {@code --no-tcp}, one ONC RPC connection over plain TCP to the same server; warms both up over
+ * every procedure and size, then measures each procedure and size on both, alternating which goes
+ * first.
  */
 final class RpcBenchClient implements AutoCloseable {
 
@@ -88,32 +91,62 @@ final class RpcBenchClient implements AutoCloseable {
     }
 
     /**
-     * {@code procedure} with {@code size}-octet payloads over RDMA, then over TCP (null without TCP):
-     * a warm-up, then the measurement.
+     * The warm-up: {@link RpcBenchSettings#warmupSlice()} seconds of calls for every procedure and
+     * size on each transport (in the order the measurement takes them), so that the first transport
+     * or procedure measured does not pay alone for compiling the code; returns each row's calls,
+     * whose replies were verified like the measured ones.
      */
-    Rates measure(EchoProcedure procedure, int size) throws IOException, InterruptedException {
+    List<Rates> warmUp() throws IOException, InterruptedException {
+        List<Rates> all = new ArrayList<>();
+        if (settings.warmupSeconds() <= 0) {
+            return all;
+        }
+        int row = 0;
+        for (EchoProcedure procedure : settings.procedures()) {
+            for (int size : settings.sizes()) {
+                all.add(run(procedure, size, rdmaFirst(row++), 0, settings.warmupSlice()));
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Row {@code row} (from 0): {@code procedure} with {@code size}-octet payloads over both
+     * transports, RDMA first on even rows and TCP first on odd ones (TCP null without TCP).
+     */
+    Rates measure(EchoProcedure procedure, int size, int row) throws IOException, InterruptedException {
+        return run(procedure, size, rdmaFirst(row), settings.calls(), settings.durationSeconds());
+    }
+
+    private static boolean rdmaFirst(int row) {
+        return row % 2 == 0;
+    }
+
+    private Rates run(EchoProcedure procedure, int size, boolean rdmaFirst, long calls, double seconds)
+            throws IOException, InterruptedException {
         ByteBuf payload = pattern(size);
         try {
             int crc = EchoProgram.crc32c(payload);
-            RpcRate rdma = measure(rdmaClient, procedure, payload, crc);
-            RpcRate tcp = tcpClient == null ? null : measure(tcpClient, procedure, payload, crc);
-            return new Rates(rdma, tcp);
+            RpcRate tcp = null;
+            if (tcpClient != null && !rdmaFirst) {
+                tcp = loop(tcpClient).run(procedure, payload, crc, calls, seconds);
+            }
+            RpcRate rdma = loop(rdmaClient).run(procedure, payload, crc, calls, seconds);
+            if (tcpClient != null && rdmaFirst) {
+                tcp = loop(tcpClient).run(procedure, payload, crc, calls, seconds);
+            }
+            return new Rates(procedure, rdma, tcp);
         } finally {
             payload.release();
         }
     }
 
     /** One procedure and size over RPC-over-RDMA and over TCP ({@code tcp} null without TCP). */
-    record Rates(RpcRate rdma, RpcRate tcp) {
+    record Rates(EchoProcedure procedure, RpcRate rdma, RpcRate tcp) {
     }
 
-    private RpcRate measure(RpcClient client, EchoProcedure procedure, ByteBuf payload, int crc)
-            throws IOException, InterruptedException {
-        CallLoop loop = new CallLoop(new EchoClient(client), settings.inFlight());
-        if (settings.warmupSeconds() > 0) {
-            loop.run(procedure, payload, crc, 0, settings.warmupSeconds());
-        }
-        return loop.run(procedure, payload, crc, settings.calls(), settings.durationSeconds());
+    private CallLoop loop(RpcClient client) {
+        return new CallLoop(new EchoClient(client), settings.inFlight());
     }
 
     /** The first {@code size} octets of the SOURCE pattern in one direct buffer, which every call shares. */

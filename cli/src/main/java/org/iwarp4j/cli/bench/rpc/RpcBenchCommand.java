@@ -29,6 +29,10 @@ import picocli.CommandLine.Spec;
                 "Calls/s and MB/s per payload size (1 KiB ... 1 MiB) with the ratio RDMA / TCP.",
                 "Without HOST both ends run in this process over loopback; --server and HOST split them."},
         footer = {"", "MB = 2^20 octets of payload (the opaque data, once per call). Every reply is verified.",
+                "Every procedure and size is warmed up on both transports before any is measured (--warmup),",
+                "and the transport measured first alternates row by row.",
+                "--server serves until Ctrl-C (SIGINT) or SIGTERM, then prints the calls it served per",
+                "transport and exits 0 (a second signal exits at once, with 130 or 143).",
                 "Exit status: 0 done and verified, 1 a call failed or a reply did not verify,",
                 "2 usage error, 3 no connection."})
 public final class RpcBenchCommand implements Callable<Integer> {
@@ -45,7 +49,8 @@ public final class RpcBenchCommand implements Callable<Integer> {
             + "iwarp bench rpc --server there")
     String host;
 
-    @Option(names = "--server", description = "run the server end: serve clients until stopped (Ctrl-C)")
+    @Option(names = "--server", description = "run the server end: serve clients until Ctrl-C or SIGTERM, then "
+            + "print the totals and exit 0")
     boolean server;
 
     @Option(names = {"-p", "--port"}, description = "RPC-over-RDMA port (default: ${DEFAULT-VALUE})")
@@ -74,8 +79,9 @@ public final class RpcBenchCommand implements Callable<Integer> {
     @Option(names = {"-D", "--duration"}, description = "seconds per procedure, size and transport (default: 0.5)")
     Double duration;
 
-    @Option(names = "--warmup", description = "seconds of calls before each measurement (default: ${DEFAULT-VALUE})")
-    double warmup = 0.2;
+    @Option(names = "--warmup", description = "seconds of calls, in all, over every procedure, size and transport "
+            + "before the first measurement, not counted (default: ${DEFAULT-VALUE})")
+    double warmup = 3;
 
     @Option(names = {"-t", "--in-flight"}, description = "calls without a reply at once (default: ${DEFAULT-VALUE})")
     int inFlight = 32;
@@ -172,15 +178,19 @@ public final class RpcBenchCommand implements Callable<Integer> {
                     "inline %d/%d (call/reply), %d credits granted, Send with Invalidate %s",
                     requester.callInlineThreshold(), requester.replyInlineThreshold(), requester.grantedCredits(),
                     requester.remoteInvalidation() ? "on" : "off"));
+            for (RpcBenchClient.Rates rates : client.warmUp()) {
+                note(problems, "warm-up: ", rates);
+            }
+            int row = 0;
             for (EchoProcedure procedure : settings.procedures()) {
                 for (int s : settings.sizes()) {
-                    RpcBenchClient.Rates rates = client.measure(procedure, s);
+                    RpcBenchClient.Rates rates = client.measure(procedure, s, row++);
                     RpcBenchReport.line(out, procedure, rates.rdma(), rates.tcp());
-                    note(problems, procedure, "RPC-over-RDMA", rates.rdma());
-                    note(problems, procedure, "TCP", rates.tcp());
+                    note(problems, "", rates);
                 }
             }
-            RpcBenchReport.footer(out, problems, settings.compareTcp() ? null : "TCP comparison skipped (--no-tcp)");
+            RpcBenchReport.footer(out, settings.procedures(), problems,
+                    settings.compareTcp() ? null : "TCP comparison skipped (--no-tcp)");
             out.printf("# RPC-over-RDMA: at most %d calls without a reply (credits %d), %d connection%s%n",
                     requester.maxCallsInFlight(), requester.grantedCredits(), requester.connections(),
                     requester.connections() == 1 ? "" : "s");
@@ -189,17 +199,27 @@ public final class RpcBenchCommand implements Callable<Integer> {
         return problems.isEmpty() ? 0 : EXIT_FAILED;
     }
 
-    private static void note(List<String> problems, EchoProcedure procedure, String transport, RpcRate rate) {
+    /** Adds a line to {@code problems} for each transport of {@code rates} whose replies did not all verify. */
+    private static void note(List<String> problems, String phase, RpcBenchClient.Rates rates) {
+        note(problems, phase, rates.procedure(), "RPC-over-RDMA", rates.rdma());
+        note(problems, phase, rates.procedure(), "TCP", rates.tcp());
+    }
+
+    private static void note(List<String> problems, String phase, EchoProcedure procedure, String transport,
+                             RpcRate rate) {
         if (rate != null && rate.unverified() > 0) {
-            problems.add(String.format("%s of %d octets over %s: %d of %d replies did not verify", procedure,
+            problems.add(String.format("%s%s of %d octets over %s: %d of %d replies did not verify", phase, procedure,
                     rate.size(), transport, rate.unverified(), rate.calls()));
         }
     }
 
-    /** Serves until the process is stopped (a shutdown hook) or this thread interrupted; then prints what it served. */
+    /**
+     * Serves until SIGINT or SIGTERM (caught, so the command returns 0 after its totals) or until
+     * this thread is interrupted; then prints what it served.
+     */
     private int serve(RpcBenchSettings settings, InetSocketAddress rdmaAddress, InetSocketAddress tcpAddress,
                       PrintWriter out, SimpleMeterRegistry meters) throws IOException {
-        try (UntilStopped stop = new UntilStopped("iwarp-bench-rpc-stop")) {
+        try (UntilStopped stop = UntilStopped.onSignals("iwarp-bench-rpc-stop")) {
             try (RpcBenchServer server = new RpcBenchServer(settings, rdmaAddress, tcpAddress, meters, line -> {
                 synchronized (out) {
                     out.println("# " + line);

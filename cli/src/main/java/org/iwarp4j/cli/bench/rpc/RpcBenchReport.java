@@ -21,12 +21,11 @@ final class RpcBenchReport {
     static void header(PrintWriter out, RpcBenchSettings s, String where, String rdmaConnection) {
         out.printf("# iwarp bench rpc: echo program %#x over RPC-over-RDMA v1 (RFC 8166) and over ONC RPC/TCP "
                 + "(RFC 5531 record marking), %s%n", org.iwarp4j.oncrpc.sample.EchoProgram.PROGRAM, where);
-        out.printf("# RPC-over-RDMA: %s; %d call%s in flight; %s; %s%n", rdmaConnection, s.inFlight(),
-                s.inFlight() == 1 ? "" : "s", s.byDuration()
-                        ? String.format(Locale.ROOT, "%.2f s per row after %.2f s warm-up", s.durationSeconds(),
-                                s.warmupSeconds())
-                        : String.format(Locale.ROOT, "%d calls per row after %.2f s warm-up", s.calls(),
-                                s.warmupSeconds()), s.transport());
+        out.printf("# RPC-over-RDMA: %s; %d call%s in flight; %s per row and transport; %s%n", rdmaConnection,
+                s.inFlight(), s.inFlight() == 1 ? "" : "s", s.byDuration()
+                        ? String.format(Locale.ROOT, "%.2f s", s.durationSeconds())
+                        : s.calls() + " call" + (s.calls() == 1 ? "" : "s"), s.transport());
+        out.println("# " + order(s));
         StringBuilder what = new StringBuilder("#");
         for (EchoProcedure p : s.procedures()) {
             what.append(' ').append(p).append(": ").append(p.direction()).append(';');
@@ -35,6 +34,23 @@ final class RpcBenchReport {
         out.println(BenchReport.LINE);
         out.println(COLUMNS);
         out.flush();
+    }
+
+    /**
+     * How the run is ordered, so that no transport pays alone for compiling the code both share
+     * (RPC, XDR, Netty) or for the code a procedure adds: the warm-up over every row and transport
+     * before any measurement, then which transport each row measures first.
+     */
+    static String order(RpcBenchSettings s) {
+        int rows = s.procedures().size() * s.sizes().size();
+        int transports = s.compareTcp() ? 2 : 1;
+        String warmup = s.warmupSeconds() > 0
+                ? String.format(Locale.ROOT, "warm-up first: %.2f s of calls over all %d row%s on %s (%.3f s each, "
+                        + "at least one call; verified, not counted)", s.warmupSeconds(), rows, rows == 1 ? "" : "s",
+                        transports == 2 ? "both transports" : "RPC-over-RDMA", s.warmupSlice())
+                : "no warm-up (--warmup 0): the first row measured pays for compiling the code";
+        return warmup + (transports == 2 ? "; then each row measures RDMA first on odd rows, TCP first on even rows"
+                : "");
     }
 
     static void line(PrintWriter out, EchoProcedure procedure, RpcRate rdma, RpcRate tcp) {
@@ -47,11 +63,15 @@ final class RpcBenchReport {
         out.flush();
     }
 
-    /** The closing rule, then what was verified: every reply, or the rows whose replies did not verify. */
-    static void footer(PrintWriter out, List<String> problems, String tcpNote) {
+    /**
+     * The closing rule, then what was verified: every reply of the procedures that ran, or the rows
+     * whose replies did not verify.
+     */
+    static void footer(PrintWriter out, List<EchoProcedure> procedures, List<String> problems, String tcpNote) {
         out.println(BenchReport.LINE);
         if (problems.isEmpty()) {
-            out.println("# data verified: every reply (ECHO octets, SINK length and CRC32c, SOURCE pattern)");
+            out.println("# data verified: every reply (" + String.join(", ",
+                    procedures.stream().map(EchoProcedure::verified).toList()) + ")");
         } else {
             out.println("# DATA VERIFICATION FAILED:");
             problems.forEach(p -> out.println("#   " + p));

@@ -14,7 +14,8 @@ import org.iwarp4j.rpcrdma.sample.EchoBinding;
  * calls in flight, and the RPC-over-RDMA offer (inline size, credits).
  *
  * @param calls calls per procedure, size and transport; 0 means {@code durationSeconds} instead
- * @param warmupSeconds calls before each measurement, not counted (JIT, pools, TCP windows)
+ * @param warmupSeconds calls over every procedure, size and transport before the first measurement, in
+ *     all, not counted (JIT, pools, TCP windows): see {@link #warmupSlice()}
  * @param inFlight calls without a reply at once (over RDMA at most the credits granted)
  * @param inlineSize RFC 8797 Send and Receive Size this end announces
  * @param credits credits a Requester asks for and a Responder grants (RFC 8166 §3.3.1)
@@ -42,6 +43,11 @@ public record RpcBenchSettings(List<EchoProcedure> procedures, List<Integer> siz
             sizes.add((int) s);
         }
         return sizes;
+    }
+
+    /** Seconds of warm-up calls for each procedure, size and transport: an even share of the total. */
+    public double warmupSlice() {
+        return warmupSeconds / (procedures.size() * sizes.size() * (compareTcp ? 2 : 1));
     }
 
     public boolean byDuration() {

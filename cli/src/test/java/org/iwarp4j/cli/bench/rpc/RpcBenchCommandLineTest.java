@@ -29,7 +29,10 @@ class RpcBenchCommandLineTest {
                 .contains("-D, --duration").contains("--warmup").contains("-t, --in-flight").contains("--credits")
                 .contains("--inline").contains("4096").contains("--transport").contains("--no-tcp")
                 .contains("--metrics").contains("1 KiB ... 1 MiB")
-                .contains("Exit status: 0 done and verified, 1").contains("3 no connection");
+                .contains("Exit status: 0 done and verified, 1").contains("3 no connection")
+                .contains("warmed up on both transports before any is measured")
+                .contains("transport measured first alternates row by row")
+                .contains("until Ctrl-C (SIGINT) or SIGTERM").contains("exits 0");
         assertThat(out.toString()).doesNotContain("--max-size"); // hidden: for tests
     }
 
@@ -50,6 +53,8 @@ class RpcBenchCommandLineTest {
         assertThat(s.inFlight()).isEqualTo(32);
         assertThat(s.credits()).isEqualTo(32);
         assertThat(s.compareTcp()).isTrue();
+        assertThat(s.warmupSeconds()).as("long enough to compile every layer").isEqualTo(3.0);
+        assertThat(s.warmupSlice()).as("3 s over 3 procedures x 6 sizes x 2 transports").isEqualTo(3.0 / 36);
         // RFC 8797 inline size this end announces; the echo program's binding (RPC-R-015)
         assertThat(s.rdmaSettings().inlineSendSize()).isEqualTo(4096);
         assertThat(s.rdmaSettings().binding()).isInstanceOf(org.iwarp4j.rpcrdma.sample.EchoBinding.class);
@@ -65,6 +70,7 @@ class RpcBenchCommandLineTest {
         assertThat(s.rdmaSettings().credits()).isEqualTo(8);
         assertThat(s.inFlight()).isEqualTo(4);
         assertThat(s.compareTcp()).isFalse();
+        assertThat(s.warmupSlice()).as("3 s over 2 procedures x 11 sizes, RDMA only").isEqualTo(3.0 / 22);
         assertThat(RpcBenchSettings.sizes(4, 5000)).as("--max-size cuts the list").containsExactly(1024, 4096);
     }
 
@@ -84,12 +90,40 @@ class RpcBenchCommandLineTest {
             "bench rpc --inline 1000 | --inline",
             "bench rpc --credits 0 | must be positive",
             "bench rpc -t 0 | must be positive",
+            "bench rpc --warmup -1 | --warmup not negative",
             "bench rpc -s 0 | -s 1..16777216",
             "bench rpc -P ping | ECHO, SINK or SOURCE",
             "bench rpc -p 70000 | 0..65535"})
     void usageErrorsExitWithTwo(String line, String message) {
         assertThat(iwarp(line)).isEqualTo(2);
         assertThat(err.toString()).contains(message);
+    }
+
+    /** The header says how the run is ordered: the warm-up over everything, then which transport goes first. */
+    @Test
+    void headerSaysHowTheRunIsOrdered() {
+        assertThat(RpcBenchReport.order(parsed("-s 1024 -P echo,sink --warmup 2").settings())).isEqualTo(
+                "warm-up first: 2.00 s of calls over all 2 rows on both transports (0.500 s each, at least one call; "
+                        + "verified, not counted); then each row measures RDMA first on odd rows, TCP first on even rows");
+        assertThat(RpcBenchReport.order(parsed("-s 1024 -P echo --no-tcp").settings())).isEqualTo(
+                "warm-up first: 3.00 s of calls over all 1 row on RPC-over-RDMA (3.000 s each, at least one call; "
+                        + "verified, not counted)");
+        assertThat(RpcBenchReport.order(parsed("--warmup 0").settings()))
+                .startsWith("no warm-up (--warmup 0): the first row measured pays for compiling the code; then");
+    }
+
+    /** The footer names what was checked in the replies of the procedures that ran, and only those. */
+    @Test
+    void footerNamesOnlyTheProceduresThatRan() {
+        StringWriter text = new StringWriter();
+        RpcBenchReport.footer(new PrintWriter(text), List.of(EchoProcedure.ECHO), List.of(), null);
+        assertThat(text.toString()).contains("# data verified: every reply (ECHO octets)" + System.lineSeparator())
+                .doesNotContain("SINK").doesNotContain("SOURCE");
+        text.getBuffer().setLength(0);
+        RpcBenchReport.footer(new PrintWriter(text), List.of(EchoProcedure.SOURCE, EchoProcedure.SINK), List.of(),
+                "TCP comparison skipped (--no-tcp)");
+        assertThat(text.toString()).contains("# data verified: every reply (SOURCE pattern, SINK length and CRC32c)")
+                .contains("# TCP comparison skipped (--no-tcp)").doesNotContain("ECHO");
     }
 
     @Test

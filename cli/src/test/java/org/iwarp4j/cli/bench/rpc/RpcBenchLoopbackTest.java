@@ -50,6 +50,8 @@ class RpcBenchLoopbackTest {
         assertThat(text).startsWith("# iwarp bench rpc: echo program 0x20495701 over RPC-over-RDMA v1")
                 .contains("loopback, both ends in this process")
                 .contains("inline 4096/4096 (call/reply), 32 credits granted, Send with Invalidate on")
+                .contains("; 24 calls per row and transport; ")
+                .contains("# no warm-up (--warmup 0)")
                 .contains("# data verified: every reply (ECHO octets, SINK length and CRC32c, SOURCE pattern)");
         List<String[]> rows = rows(text);
         assertThat(rows.stream().map(r -> r[0] + " " + r[1])).containsExactly("ECHO 1024", "ECHO 4096",
@@ -90,7 +92,8 @@ class RpcBenchLoopbackTest {
         assertThat(iwarp("bench rpc -s 16384 -P echo -n 10 --warmup 0 --no-tcp --metrics --inline 1024"))
                 .as(err.toString()).isZero();
         String text = out.toString();
-        assertThat(text).contains("inline 1024/1024").contains("# data verified");
+        assertThat(text).contains("inline 1024/1024")
+                .contains("# data verified: every reply (ECHO octets)" + System.lineSeparator());
         String server = text.substring(text.indexOf("# meters, server RNIC:"));
         assertThat(count(server, "rdma_read_request")).as("Position-Zero Read chunks pulled").isGreaterThanOrEqualTo(10);
         assertThat(count(server, "rdma_write")).as("Reply chunks written").isGreaterThanOrEqualTo(10);
@@ -101,7 +104,9 @@ class RpcBenchLoopbackTest {
         assertThat(iwarp("bench rpc -s 1024 -P source -D 0.1 --warmup 0.05")).as(err.toString()).isZero();
         String[] row = rows(out.toString()).get(0);
         assertThat(Long.parseLong(row[2])).isPositive();
-        assertThat(out.toString()).contains("0.10 s per row after 0.05 s warm-up");
+        assertThat(out.toString()).contains("0.10 s per row and transport")
+                .contains("# warm-up first: 0.05 s of calls over all 1 row on both transports (0.025 s each")
+                .contains("# data verified: every reply (SOURCE pattern)");
     }
 
     /** {@code --pcap}: the RPC-over-RDMA connection is recorded from its MPA Request on (RNICs built by this command). */

@@ -83,12 +83,14 @@ class RpcBenchTwoJvmTest {
         long perTransport = 1 + 6 * 15; // a NULL first, then 3 procedures x 2 sizes x 15 calls
         assertThat(awaitLine(Pattern.compile("RPC-over-RDMA connection from /127\\.0\\.0\\.1:\\d+ closed after (\\d+) "
                 + "calls"), 30).group(1)).isEqualTo(String.valueOf(perTransport));
-        // SIGTERM (ProcessHandle's, which leaves the output open to read): the server closes and reports
+        // SIGTERM (ProcessHandle's, which leaves the output open to read): the server closes, reports
+        // and, the signal being caught, exits 0 rather than 143
         assertThat(server.toHandle().destroy()).isTrue();
         Matcher served = awaitLine(SERVED, 30);
         assertThat(Long.parseLong(served.group(1))).isEqualTo(perTransport);
         assertThat(Long.parseLong(served.group(2))).isEqualTo(perTransport);
         assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.exitValue()).as("exit status after SIGTERM").isZero();
     }
 
     /** The next server line matching {@code pattern}, skipping others; fails after {@code seconds}. */
