@@ -267,6 +267,43 @@ class StagTableTest {
     }
 
     @Test
+    void keysAreNotSequentialAcrossManyRegistrationsAndBlockRefills() throws Exception {
+        // RFC 5040 §8.1.1 #8: keys hard to predict. 5000 re-registrations of the one slot draw well
+        // past one 4 KiB block of random octets (RandomBlock), so the refill is crossed too. A
+        // sequential key would step by 1 every time; random steps of 1..255 do so about 1 in 255.
+        StagTable one = new StagTable(1);
+        int previous = one.register(PD, BASE, 256, WRITE, regionMemory).stag();
+        int stepsOfOne = 0;
+        Set<Integer> keys = new HashSet<>();
+        int n = 5000;
+        for (int i = 0; i < n; i++) {
+            assertThat(one.deregister(previous)).isTrue();
+            TaggedBuffer b = one.register(PD, BASE, 256, WRITE, regionMemory);
+            int next = b.stag();
+            assertThat(one.lookup(next)).isSameAs(b);
+            assertThat(next & 0xFF).isNotEqualTo(previous & 0xFF);
+            if (((next - previous) & 0xFF) == 1) {
+                stepsOfOne++;
+            }
+            keys.add(next & 0xFF);
+            previous = next;
+        }
+        assertThat(stepsOfOne).as("steps of exactly 1 among %d", n).isLessThan(n / 50);
+        assertThat(keys).as("every key value turns up").hasSize(256);
+        // Indexes of a bigger table: not handed out in order either.
+        StagTable big = new StagTable(4096);
+        int ascending = 0;
+        int last = 0;
+        for (int i = 0; i < 4096; i++) {
+            int index = big.register(PD, BASE, 256, WRITE, regionMemory).stag() >>> 8;
+            ascending += index == last + 1 ? 1 : 0;
+            last = index;
+        }
+        assertThat(ascending).isLessThan(100);
+        assertThat(big.size()).isEqualTo(4096);
+    }
+
+    @Test
     void placeOfASegmentAttachesItsHeader() throws Exception {
         // DDP-R-049: the report carries the DDP header and the segment length.
         int stag = table.register(PD, BASE, 256, WRITE, regionMemory).stag();
