@@ -1,5 +1,6 @@
 package org.iwarp4j.rpcrdma;
 
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.net.SocketAddress;
 import java.util.List;
@@ -31,15 +32,15 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final List<RpcRdmaResponder> responders = new CopyOnWriteArrayList<>();
     private volatile Consumer<RpcRdmaResponder> onConnection = r -> { };
 
-    private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings)
-            throws InterruptedException {
+    private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings,
+                          ByteBufAllocator alloc) throws InterruptedException {
         FailedXids failed = new FailedXids(4096);
         int receives = ResponderEngine.receivesNeeded(settings);
         SocketAddress[] local = new SocketAddress[1];
         this.listener = rnic.listen(address, settings.mpa(), request -> {
             RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData());
             ResponderEngine engine = new ResponderEngine(endpoint, dispatcher, settings, local[0],
-                    request.remoteAddress(), failed, PooledByteBufAllocator.DEFAULT);
+                    request.remoteAddress(), failed, alloc);
             RpcRdmaResponder responder = new RpcRdmaResponder(engine, request.remoteAddress());
             responders.add(responder);
             endpoint.closeFuture().whenComplete((q, e) -> responders.remove(responder));
@@ -52,7 +53,13 @@ public final class RpcRdmaServer implements AutoCloseable {
     /** Listens on {@code address} (port 0 for any; NFS/RDMA uses 20049). */
     public static RpcRdmaServer listen(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher,
                                        RpcRdmaSettings settings) throws InterruptedException {
-        return new RpcRdmaServer(rnic, address, dispatcher, settings);
+        return listen(rnic, address, dispatcher, settings, PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** As {@link #listen(Rnic, SocketAddress, RpcDispatcher, RpcRdmaSettings)}, the Responders allocating from {@code alloc} (tests watch it). */
+    static RpcRdmaServer listen(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings,
+                                ByteBufAllocator alloc) throws InterruptedException {
+        return new RpcRdmaServer(rnic, address, dispatcher, settings, alloc);
     }
 
     public SocketAddress localAddress() {

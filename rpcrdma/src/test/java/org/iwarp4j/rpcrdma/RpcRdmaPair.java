@@ -32,9 +32,16 @@ final class RpcRdmaPair implements AutoCloseable {
     private RpcRdmaResponder first;
 
     RpcRdmaPair(RpcRdmaSettings serverSettings, RpcRdmaSettings clientSettings) throws Exception {
+        this(serverSettings, clientSettings, io.netty.buffer.PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** With the server's Responders allocating from {@code serverAlloc}. */
+    RpcRdmaPair(RpcRdmaSettings serverSettings, RpcRdmaSettings clientSettings, io.netty.buffer.ByteBufAllocator serverAlloc)
+            throws Exception {
         try {
             dispatcher.register(EchoProgram.create());
-            server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0), dispatcher, serverSettings);
+            server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0), dispatcher, serverSettings,
+                    serverAlloc);
             server.onConnection(r -> {
                 serverWire.attach(r.endpoint());
                 connections.add(r);

@@ -16,9 +16,13 @@ import org.junit.jupiter.api.Test;
 class WriteChunksTest {
 
     private static RpcRdmaPair pair() throws Exception {
-        RpcRdmaSettings s = RpcRdmaSettings.builder().maxSegmentSize(1000)
+        return pair(1000, io.netty.buffer.PooledByteBufAllocator.DEFAULT);
+    }
+
+    private static RpcRdmaPair pair(int maxSegmentSize, io.netty.buffer.ByteBufAllocator serverAlloc) throws Exception {
+        RpcRdmaSettings s = RpcRdmaSettings.builder().maxSegmentSize(maxSegmentSize)
                 .binding(UpperLayerBinding.of(List.of(new EchoBinding(), PairProgram.binding()))).build();
-        RpcRdmaPair p = new RpcRdmaPair(s, s);
+        RpcRdmaPair p = new RpcRdmaPair(s, s, serverAlloc);
         p.dispatcher.register(PairProgram.create());
         return p;
     }
@@ -51,6 +55,27 @@ class WriteChunksTest {
             assertThat(returned.get(1).segments()).extracting(RdmaSegment::length).containsExactly(1000L, 999L);
             assertThat(p.serverWire.written()).isEqualTo(4499);
             assertThat(p.serverWire.sent().get(0).payloadLength()).isEqualTo(24 + 4 + 4);
+        }
+    }
+
+    @Test
+    void aMebibyteResultInAWriteChunkLeavesTheSendBufferTheSizeOfTheInlinePart() throws Exception {
+        // The 1 MiB result goes by RDMA Write from its own buffer; the Reply's Send buffer holds only
+        // the header and the reduced Payload stream. Sizing it by the whole Reply allocated (and had
+        // the pool create and zero) 1 MiB per READ reply for nothing.
+        RecordingAllocator alloc = new RecordingAllocator();
+        try (RpcRdmaPair p = pair(1 << 20, alloc)) {
+            List<ByteBuf> r = await(p.client.call(PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.TWO,
+                    a -> a.writeInt(1 << 20).writeInt(4),
+                    in -> List.of(in.readDdpEligibleOpaque(1 << 20), in.readDdpEligibleOpaque(1 << 20))));
+            assertSource(r.get(0), 1 << 20);
+            assertSource(r.get(1), 4);
+            assertThat(p.serverWire.written()).isEqualTo((1 << 20) + 4);
+            int inline = p.serverWire.sent().get(0).payloadLength();
+            assertThat(inline).isLessThan(100);
+            assertThat(alloc.directRequests()).as("the server's direct buffers").isNotEmpty();
+            assertThat(alloc.largestDirectRequest()).as("largest direct buffer the server asked for")
+                    .isLessThanOrEqualTo(4096);
         }
     }
 
