@@ -1,7 +1,6 @@
 package org.iwarp4j.rpcrdma.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,18 +28,17 @@ final class CallAssembler {
     }
 
     /**
-     * RDMA Reads every chunk; completes with one buffer per chunk, in the order given, which the
-     * caller then owns. The sink regions are deregistered once the Reads are done.
+     * RDMA Reads every chunk into the endpoint's {@link ReadSinks}; completes with one buffer per
+     * chunk, in the order given, which the caller then owns (and releases). The sink regions are deregistered once the Reads are done.
      */
-    static CompletableFuture<List<ByteBuf>> pull(RdmaEndpoint endpoint, List<ReadChunk> chunks, ByteBufAllocator alloc) {
+    static CompletableFuture<List<ByteBuf>> pull(RdmaEndpoint endpoint, List<ReadChunk> chunks) {
         Registrations sinks = new Registrations(endpoint);
         List<ByteBuf> data = new ArrayList<>(chunks.size());
         List<CompletableFuture<Void>> reads = new ArrayList<>(chunks.size());
         try {
             for (ReadChunk chunk : chunks) {
                 int length = (int) chunk.length();
-                ByteBuf buffer = alloc.directBuffer(length, length);
-                buffer.writerIndex(length);
+                ByteBuf buffer = endpoint.readSinks().take(length);
                 data.add(buffer);
                 MemoryRegion region = sinks.register(buffer, EnumSet.of(Access.LOCAL_WRITE));
                 reads.add(endpoint.read(chunk.segments(), region, 0));

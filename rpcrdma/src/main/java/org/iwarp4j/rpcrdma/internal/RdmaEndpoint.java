@@ -76,6 +76,8 @@ public final class RdmaEndpoint {
     private final ByteBuf receiveMemory;
     private final MemoryRegion receiveRegion;
     private final SendSlots sendSlots;
+    /** Two kept sinks of up to 1 MiB (NFS's usual rsize and wsize): 2 MiB at most per connection. */
+    private final ReadSinks readSinks = new ReadSinks(PooledByteBufAllocator.DEFAULT, 2, 1 << 20);
     private final AtomicLong sendsRegistered = new AtomicLong();
     private final RpcRdmaPrivateData local;
     private final boolean client;
@@ -285,6 +287,11 @@ public final class RdmaEndpoint {
     }
 
     /** Send slots free now (diagnostics, tests). */
+    /** Where this connection's RDMA Reads land (released with the connection). */
+    ReadSinks readSinks() {
+        return readSinks;
+    }
+
     public int freeSendSlots() {
         return sendSlots.freeSlots();
     }
@@ -402,5 +409,6 @@ public final class RdmaEndpoint {
         receiveRegion.close();
         receiveMemory.release();
         sendSlots.close();
+        readSinks.close();
     }
 }

@@ -171,7 +171,7 @@ public final class ResponderEngine {
             touchedPeerMemory(xid);
         }
         List<ReadChunk> toPull = new ArrayList<>(chunks);
-        CallAssembler.pull(endpoint, toPull, alloc).whenComplete((data, error) -> {
+        CallAssembler.pull(endpoint, toPull).whenComplete((data, error) -> {
             if (error != null) {
                 message.release();
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());

@@ -40,8 +40,7 @@ final class ResponderReadChunks {
                     "Reply to xid 0x%08x has Read chunks other than one at Position 0", header.xid())));
         }
         int length = (int) chunks.get(0).length();
-        ByteBuf stream = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
-        stream.writerIndex(length);
+        ByteBuf stream = endpoint.readSinks().take(length); // released below, on every path
         Registrations sink = new Registrations(endpoint);
         CompletableFuture<Void> reads;
         try {

@@ -1,0 +1,93 @@
+package org.iwarp4j.rpcrdma.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The memory RDMA Reads of one connection land in (RFC 8166 §3.4.5 Read chunks a Responder pulls,
+ * draft-cel-nfsv4-rpcrdma-reliable-reply-02 §4.1.2 Position-Zero chunks a Requester pulls): a few
+ * buffers kept for the connection's life and lent out again and again, so that a steady stream of
+ * 1 MiB NFS WRITEs does not allocate, and make the pooled allocator create and zero, a fresh 4 MiB
+ * arena chunk per Call once the previous one has emptied.
+ *
+ * <p>A sink is a retained slice of a kept buffer. A kept buffer is free again when every buffer
+ * derived from it has been released, which its reference count shows (1: only this pool holds it),
+ * however the data travelled on (slices, composites of the Call or Reply). When every kept buffer
+ * is busy, or the length is over {@code maxKeptSize}, the sink is a plain allocation, as before.
+ *
+ * <p><b>Bounds and ownership:</b> at most {@code maxKept} buffers of at most {@code maxKeptSize}
+ * octets each. The caller of {@link #take} releases what it got, whichever kind. {@link #close}
+ * (when the connection closes) releases the pool's own reference; a sink still lent out keeps its
+ * buffer until the holder releases it. Thread-safe.
+ */
+final class ReadSinks {
+
+    /** A kept buffer is at least this big, so small chunks of various sizes share one. */
+    static final int MIN_KEPT_SIZE = 64 * 1024;
+
+    private final ByteBufAllocator alloc;
+    private final int maxKept;
+    private final int maxKeptSize;
+    // Guarded by this:
+    private final List<ByteBuf> kept = new ArrayList<>();
+    private boolean closed;
+
+    ReadSinks(ByteBufAllocator alloc, int maxKept, int maxKeptSize) {
+        this.alloc = alloc;
+        this.maxKept = maxKept;
+        this.maxKeptSize = maxKeptSize;
+    }
+
+    /**
+     * A sink of exactly {@code length} octets (capacity and writer index {@code length}, contents
+     * undefined: the Read overwrites them). The caller releases it.
+     */
+    ByteBuf take(int length) {
+        ByteBuf sink = lend(length);
+        if (sink == null) {
+            sink = alloc.directBuffer(length, length);
+        }
+        return sink.writerIndex(length);
+    }
+
+    private synchronized ByteBuf lend(int length) {
+        if (closed || length == 0 || length > maxKeptSize) {
+            return null;
+        }
+        int replaceable = -1;
+        for (int i = 0; i < kept.size(); i++) {
+            ByteBuf b = kept.get(i);
+            if (b.refCnt() == 1) { // nobody holds anything derived from it any more
+                if (b.capacity() >= length) {
+                    return b.retainedSlice(0, length);
+                }
+                replaceable = i;
+            }
+        }
+        int size = Math.min(maxKeptSize, Math.max(MIN_KEPT_SIZE, Integer.highestOneBit(length - 1) << 1));
+        if (kept.size() < maxKept) {
+            kept.add(alloc.directBuffer(size, size));
+            return kept.get(kept.size() - 1).retainedSlice(0, length);
+        }
+        if (replaceable >= 0) { // a free one that is too small gives way to a bigger one
+            kept.get(replaceable).release();
+            kept.set(replaceable, alloc.directBuffer(size, size));
+            return kept.get(replaceable).retainedSlice(0, length);
+        }
+        return null;
+    }
+
+    /** How many buffers the pool keeps now. */
+    synchronized int kept() {
+        return kept.size();
+    }
+
+    /** Releases the kept buffers (sinks still lent out stay usable until released). Idempotent. */
+    synchronized void close() {
+        closed = true;
+        kept.forEach(ByteBuf::release);
+        kept.clear();
+    }
+}
