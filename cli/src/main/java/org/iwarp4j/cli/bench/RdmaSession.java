@@ -57,6 +57,14 @@ public abstract class RdmaSession {
     protected RdmaOutcome runTest(List<PingPongDest> mine) throws IOException, InterruptedException {
         List<PingPongDest> remote = new ArrayList<>();
         int q = settings.queuePairs();
+        if (!client && settings.test() == BenchTest.READ) {
+            // Before the handshakes, not after: the client starts its RDMA Reads as soon as the last
+            // one is done, and a Read Response of memory still being filled carries octets that
+            // changed between its CRC pass and its socket write (a CRC error at the client).
+            for (int i = 0; i < q; i++) {
+                Pattern.fill(data.memory(), data.targetOffset(i), settings.bufferPerQueuePair());
+            }
+        }
         for (int i = 0; i < q; i++) {
             remote.add(handShake(mine.get(i)));
         }
@@ -142,11 +150,6 @@ public abstract class RdmaSession {
     }
 
     private void serverWriteRead(PingPongDest mine) throws IOException, InterruptedException {
-        if (settings.test() == BenchTest.READ) {
-            for (int i = 0; i < settings.queuePairs(); i++) {
-                Pattern.fill(data.memory(), data.targetOffset(i), settings.bufferPerQueuePair());
-            }
-        }
         if (peerIsIwarp4j()) {
             for (int size : settings.sizes()) {
                 byte[] done = awaitMessage();
