@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Export DIR over NFSv3: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA (RFC 8267)",
-                "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C); prints the mount lines."},
+                "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C or SIGTERM: it closes and exits 0);",
+                "prints the mount lines."},
         footer = {"", "No NLM/NSM: Linux clients mount with nolock. Files are accessed with this",
                 "process's permissions.",
                 "Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
@@ -93,7 +94,7 @@ final class NfsServeCommand implements Callable<Integer> {
             err.flush();
             return NfsFailures.EXIT_FAILED;
         }
-        try (UntilStopped stop = new UntilStopped("iwarp-nfs-serve-stop")) {
+        try (UntilStopped stop = UntilStopped.onSignals("iwarp-nfs-serve-stop")) {
             try {
                 printBanner(out, server, address);
                 stop.await();
