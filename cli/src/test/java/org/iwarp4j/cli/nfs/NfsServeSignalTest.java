@@ -2,14 +2,10 @@ package org.iwarp4j.cli.nfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.iwarp4j.cli.IwarpCommand;
+import java.util.regex.Pattern;
+import org.iwarp4j.cli.ChildIwarp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,46 +20,25 @@ class NfsServeSignalTest {
     @TempDir
     Path exported;
 
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private Process server;
+    private ChildIwarp server;
 
     @AfterEach
     void kill() throws InterruptedException {
-        if (server != null && server.isAlive()) {
-            server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (server != null) {
+            server.close();
         }
     }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void sigtermStopsTheServerWithExitZero() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        server = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), IwarpCommand.class.getName(),
-                "nfs", "serve", exported.toString(), "--tcp-port", "0", "--rdma-port", "0", "--bind", "127.0.0.1",
-                "--threads", "2").redirectErrorStream(true).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (java.io.IOException e) {
-                lines.add("read failed: " + e);
-            }
-        }, "nfs-serve-output");
-        reader.start();
-        StringBuilder seen = new StringBuilder();
-        for (String line; !seen.toString().contains("# serving"); ) {
-            line = lines.poll(60, TimeUnit.SECONDS);
-            assertThat(line).as("the server's output so far:\n" + seen).isNotNull();
-            seen.append(line).append('\n');
-        }
+        server = ChildIwarp.start("nfs", "serve", exported.toString(), "--tcp-port", "0", "--rdma-port", "0",
+                "--bind", "127.0.0.1", "--threads", "2");
+        server.awaitLine(Pattern.compile("^# serving"), 60);
 
-        assertThat(server.toHandle().destroy()).isTrue(); // SIGTERM
-        assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        reader.join(10_000);
-        lines.forEach(l -> seen.append(l).append('\n'));
-        assertThat(server.exitValue()).as(seen.toString()).isZero();
-        assertThat(seen.toString()).contains("# iwarp nfs serve: stopped");
+        assertThat(server.process().toHandle().destroy()).isTrue(); // SIGTERM
+        String output = server.awaitExit(60);
+        assertThat(server.process().exitValue()).as(output).isZero();
+        assertThat(output).contains("# iwarp nfs serve: stopped");
     }
 }

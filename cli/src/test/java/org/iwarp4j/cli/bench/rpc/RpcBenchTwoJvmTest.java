@@ -2,19 +2,13 @@ package org.iwarp4j.cli.bench.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.iwarp4j.cli.ChildIwarp;
 import org.iwarp4j.cli.IwarpCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,36 +25,20 @@ class RpcBenchTwoJvmTest {
             "RPC-over-RDMA port (\\d+) and ONC RPC/TCP port (\\d+)");
     private static final Pattern SERVED = Pattern.compile("# served (\\d+) calls over RPC-over-RDMA and (\\d+) over TCP");
 
-    private final BlockingQueue<String> serverLines = new LinkedBlockingQueue<>();
-    private Process server;
+    private ChildIwarp server;
 
     @AfterEach
     void stopServer() throws InterruptedException {
-        if (server != null && server.isAlive()) {
-            server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (server != null) {
+            server.close();
         }
     }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void serverInAnotherJvmServesEveryCallOverBothTransports() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        server = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                IwarpCommand.class.getName(), "bench", "rpc", "--server", "-p", "0", "--tcp-port", "0")
-                .redirectErrorStream(true).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    serverLines.add(line);
-                }
-            } catch (java.io.IOException e) {
-                serverLines.add("read failed: " + e);
-            }
-        }, "rpc-server-output");
-        reader.setDaemon(true);
-        reader.start();
-        Matcher listening = awaitLine(LISTENING, 60);
+        server = ChildIwarp.start("bench", "rpc", "--server", "-p", "0", "--tcp-port", "0");
+        Matcher listening = server.awaitLine(LISTENING, 60);
         int rdmaPort = Integer.parseInt(listening.group(1));
         int tcpPort = Integer.parseInt(listening.group(2));
         assertThat(rdmaPort).isNotEqualTo(tcpPort);
@@ -81,32 +59,15 @@ class RpcBenchTwoJvmTest {
 
         // The RDMA connection's end is reported by the server as it happens, with its call count.
         long perTransport = 1 + 6 * 15; // a NULL first, then 3 procedures x 2 sizes x 15 calls
-        assertThat(awaitLine(Pattern.compile("RPC-over-RDMA connection from /127\\.0\\.0\\.1:\\d+ closed after (\\d+) "
+        assertThat(server.awaitLine(Pattern.compile("RPC-over-RDMA connection from /127\\.0\\.0\\.1:\\d+ closed after (\\d+) "
                 + "calls"), 30).group(1)).isEqualTo(String.valueOf(perTransport));
         // SIGTERM (ProcessHandle's, which leaves the output open to read): the server closes, reports
         // and, the signal being caught, exits 0 rather than 143
-        assertThat(server.toHandle().destroy()).isTrue();
-        Matcher served = awaitLine(SERVED, 30);
+        assertThat(server.process().toHandle().destroy()).isTrue();
+        Matcher served = server.awaitLine(SERVED, 30);
         assertThat(Long.parseLong(served.group(1))).isEqualTo(perTransport);
         assertThat(Long.parseLong(served.group(2))).isEqualTo(perTransport);
-        assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(server.exitValue()).as("exit status after SIGTERM").isZero();
-    }
-
-    /** The next server line matching {@code pattern}, skipping others; fails after {@code seconds}. */
-    private Matcher awaitLine(Pattern pattern, long seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        List<String> seen = new ArrayList<>();
-        while (true) {
-            String line = serverLines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new AssertionError("no server line matching " + pattern + " in " + seconds + " s; saw " + seen);
-            }
-            seen.add(line);
-            Matcher m = pattern.matcher(line);
-            if (m.find()) {
-                return m;
-            }
-        }
+        String output = server.awaitExit(30);
+        assertThat(server.process().exitValue()).as("exit status after SIGTERM\n" + output).isZero();
     }
 }
