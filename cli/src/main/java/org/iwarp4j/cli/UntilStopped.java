@@ -1,4 +1,4 @@
-package org.iwarp4j.cli.bench.rpc;
+package org.iwarp4j.cli;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.iwarp4j.cli.bench.rpc.UntilStopped;
+import org.iwarp4j.cli.UntilStopped;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
 import org.iwarp4j.rdmap.Rnic;

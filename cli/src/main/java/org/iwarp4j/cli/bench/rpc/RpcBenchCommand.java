@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.iwarp4j.cli.UntilStopped;
 import org.iwarp4j.cli.bench.MeterPrinter;
 import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
 import org.iwarp4j.rdmap.Transport;
