@@ -21,11 +21,8 @@ import org.iwarp4j.cli.rping.RpingServer;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.testkit.Tshark;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,28 +34,20 @@ import org.junit.jupiter.params.provider.EnumSource;
  * zero CRC field (MPA-R-013) and Wireshark checks none. The recordings stay in
  * {@code target/siw-pcaps} for a look with {@code tshark -r}.
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwCaptureInteropTest {
+class SiwCaptureInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(90);
     static final int PINGS = 10;
     static final Path PCAPS = Path.of("target", "siw-pcaps");
 
-    private final LinuxPeer peer;
-
     SiwCaptureInteropTest(LinuxPeer peer) {
-        this.peer = peer;
+        super(peer);
     }
 
     @BeforeAll
     static void needsTshark() throws Exception {
         assumeTrue(Tshark.available(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
         Files.createDirectories(PCAPS);
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
     }
 
     /** Our rping client against Linux's server, then Linux's client against our server, in one file. */

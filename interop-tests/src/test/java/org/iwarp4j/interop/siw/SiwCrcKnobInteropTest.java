@@ -17,12 +17,9 @@ import org.iwarp4j.cli.rping.RpingServer;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.testkit.PcapReader;
 import org.iwarp4j.testkit.TcpConnection;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,23 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
  *     the Reply's C bit itself. A Responder set to REQUIRE (the MpaSettings default) works.</li>
  * </ul>
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwCrcKnobInteropTest {
+class SiwCrcKnobInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(60);
-
-    private final LinuxPeer peer;
 
     @TempDir
     Path pcaps;
 
     SiwCrcKnobInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     @Test

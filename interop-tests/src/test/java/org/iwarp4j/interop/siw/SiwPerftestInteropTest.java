@@ -9,9 +9,6 @@ import org.iwarp4j.cli.IwarpCommand;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,22 +23,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and little bulk toward siw with CRC on (siw 6.1 misreads an FPDU's CRC whose trailer arrives
  * split over two socket buffers, see interop-tests' NFS SiwTrailerWorkaround).
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwPerftestInteropTest {
+class SiwPerftestInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(120);
     static final int SIZE = 65536;
     static final int ITERATIONS = 20;
 
-    private final LinuxPeer peer;
-
     SiwPerftestInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     static Stream<Arguments> runs() {

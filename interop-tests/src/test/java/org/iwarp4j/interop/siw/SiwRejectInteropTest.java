@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaRejectedException;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
@@ -25,8 +24,6 @@ import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.QueuePairSettings;
 import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.rdmap.Rnic;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -46,24 +43,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * </ul>
  * Our frames are checked as recorded on our side of the wire.
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwRejectInteropTest {
+class SiwRejectInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final byte[] NO_THANKS = "iwarp4j says no".getBytes(StandardCharsets.US_ASCII);
-
-    private final LinuxPeer peer;
 
     @TempDir
     Path pcaps;
 
     SiwRejectInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     @ParameterizedTest(name = "CRC {0}")

@@ -15,10 +15,7 @@ import org.iwarp4j.cli.rping.RpingServer;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaConstants;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,21 +25,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * by us, and required by siw (MPA-R-023: C=1 from either end turns CRC on both ways). MPA
  * revision 2 with the RFC 6581 IRD/ORD word both ways (MPA2-R-017).
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwRpingInteropTest {
+class SiwRpingInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(90);
     static final int ITERATIONS = 100;
 
-    private final LinuxPeer peer;
-
     SiwRpingInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     /** Case 1: our rping client against {@code rping -s -V} on siw. */

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePair;
@@ -21,8 +20,6 @@ import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.WorkCompletion;
 import org.iwarp4j.rdmap.WorkCompletionStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,23 +34,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  *     it (its kernel log says so) and its application's work completes in error.</li>
  * </ul>
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwTerminateInteropTest {
+class SiwTerminateInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** STag index 0: siw allocates indexes from 1 (xa_alloc_cyclic with XA_LIMIT(1, 0xffffff)). */
     static final int NEVER_GRANTED = 0x0000002a;
     static final int SIZE = 4096;
 
-    private final LinuxPeer peer;
-
     SiwTerminateInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     @ParameterizedTest(name = "CRC {0}")

@@ -12,13 +12,10 @@ import java.util.stream.Stream;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.Rnic;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,22 +32,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * siw's memory; "siw acts": {@code iwarp_peer -c -r actor} connects to our listener and performs
  * them on ours.
  */
-@ExtendWith(LinuxPeerExtension.class)
-class SiwTransferInteropTest {
+class SiwTransferInteropTest extends SiwInteropTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(90);
     static final List<Integer> SIZES = List.of(1, 4096, 1 << 20);
     static final List<Rendezvous.Op> OPS = List.of(Rendezvous.Op.WRITE, Rendezvous.Op.READ, Rendezvous.Op.SEND);
 
-    private final LinuxPeer peer;
-
     SiwTransferInteropTest(LinuxPeer peer) {
-        this.peer = peer;
-    }
-
-    @AfterAll
-    static void leaveSiwAsFound(LinuxPeer peer) {
-        CrcMode.restore(peer);
+        super(peer);
     }
 
     static Stream<Arguments> crcModes() {
