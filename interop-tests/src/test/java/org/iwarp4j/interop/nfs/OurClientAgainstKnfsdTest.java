@@ -24,6 +24,7 @@ import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.v3.EntryPlus3;
+import org.iwarp4j.oncrpc.RpcTimeoutException;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
@@ -100,7 +101,33 @@ class OurClientAgainstKnfsdTest {
         return connect(record, RpcRdmaSettings.builder().mpa(BULK_MPA).build());
     }
 
+    /**
+     * Mounts knfsd over RDMA. One retry, on a fresh connection, when the first call gets no reply:
+     * siw 6.1's accept race (README "Testing against Linux siw") can leave our first FPDU unread in
+     * knfsd's socket until more data comes, which never does (the knfsd trace then shows the call
+     * decoded only when our timeout closes the connection). Any other failure, or a second timeout,
+     * fails the test.
+     */
     private NfsClient connect(boolean record, RpcRdmaSettings settings) throws Exception {
+        try {
+            return attemptConnect(record, settings, false);
+        } catch (StrandedFirstCall e) {
+            LOG.warn("no reply to the first call over RDMA in {}; once more on a new connection (siw accept race)",
+                    CALL_TIMEOUT, e.getCause());
+            return attemptConnect(record, settings, true);
+        }
+    }
+
+    private static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
+
+    /** The first attempt's call got no reply at all: the stranded-first-FPDU signature. */
+    private static final class StrandedFirstCall extends Exception {
+        StrandedFirstCall(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    private NfsClient attemptConnect(boolean record, RpcRdmaSettings settings, boolean lastAttempt) throws Exception {
         captures.clear();
         meters.clear();
         rnic = Rnic.builder().name("nfs-client").meterRegistry(meters)
@@ -116,12 +143,18 @@ class OurClientAgainstKnfsdTest {
         try {
             client = NfsClient.builder(knfsd.mountAddress()).export(knfsd.exportPath())
                     .rdma(rnic, knfsd.rdmaAddress(), settings)
-                    .timeout(Duration.ofMinutes(2))
+                    .timeout(CALL_TIMEOUT)
                     .connect();
         } catch (Exception | Error e) {
             Files.createDirectories(CAPTURES);
             for (int i = 0; i < captures.size(); i++) {
-                Files.write(CAPTURES.resolve("ours-against-knfsd-failed-" + i + ".pcap"), captures.get(i).toByteArray());
+                Files.write(CAPTURES.resolve("ours-against-knfsd-failed-" + (lastAttempt ? "retry-" : "") + i + ".pcap"),
+                        captures.get(i).toByteArray());
+            }
+            if (!lastAttempt && causedBy(e, RpcTimeoutException.class)) {
+                rnic.close();
+                rnic = null;
+                throw new StrandedFirstCall(e);
             }
             throw new AssertionError("cannot mount knfsd over RDMA: " + e + "\n" + knfsd.diagnostics()
                     + "--- peer sockets ---\n" + peer.exec("ss -tan").stdout(), e);
@@ -129,6 +162,15 @@ class OurClientAgainstKnfsdTest {
         LOG.info("mounted knfsd's {} over RDMA in {} ms: rsize {}, wsize {}", knfsd.exportPath(),
                 (System.nanoTime() - start) / 1_000_000, client.readSize(), client.writeSize());
         return client;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private double received(String opcode) {
