@@ -63,13 +63,17 @@ class BackgroundCommandTest {
         BackgroundCommand command = BackgroundCommand.start(shell,
                 "bash -c 'exec -a " + token + " sleep 600' & echo started; wait");
         command.awaitLine("^started$", TIMEOUT);
+        // One process, or two while the background job is between its fork and its exec (both
+        // then show the token); whichever: all must end.
         List<ProcessHandle> sleepers = processesNamed(token);
-        assertThat(sleepers).hasSize(1);
+        assertThat(sleepers).isNotEmpty().hasSizeLessThanOrEqualTo(2);
 
         command.kill();
 
         assertThat(command.isAlive()).isFalse();
-        assertThat(sleepers.get(0).onExit()).succeedsWithin(TIMEOUT);
+        for (ProcessHandle sleeper : sleepers) {
+            assertThat(sleeper.onExit()).succeedsWithin(TIMEOUT);
+        }
     }
 
     private static List<ProcessHandle> processesNamed(String token) {
