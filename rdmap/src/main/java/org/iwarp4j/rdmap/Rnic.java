@@ -10,7 +10,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +51,8 @@ public final class Rnic implements AutoCloseable {
     private static final int MAX_READ = 256 * 1024;
 
     private final EventLoopGroup group;
+    /** Every channel this RNIC made, closed before its event loops stop so each engine sees channelInactive. */
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final Transport transport;
     private final StagTable stagTable = new StagTable();
     private final String name;
@@ -125,6 +130,7 @@ public final class Rnic implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
@@ -140,6 +146,7 @@ public final class Rnic implements AutoCloseable {
                     }
                 })
                 .bind(local).sync().channel();
+        channels.add(server);
         return new Listener(server);
     }
 
@@ -150,6 +157,7 @@ public final class Rnic implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
                                 new QueuePairEngine(queuePair));
@@ -208,6 +216,9 @@ public final class Rnic implements AutoCloseable {
     /** Closes every connection and stops the event loops. */
     @Override
     public void close() {
+        // Closed first, so every connection's teardown (channelInactive: completions flushed, buffers
+        // released) runs before the event loops stop; a loop shut down first can drop it.
+        channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
