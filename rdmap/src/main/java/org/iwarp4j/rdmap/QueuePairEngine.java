@@ -7,6 +7,8 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpException;
 import org.iwarp4j.ddp.DdpReceiver;
@@ -18,6 +20,7 @@ import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.ddp.UntaggedMessage;
 import org.iwarp4j.ddp.UntaggedQueue;
 import org.iwarp4j.mpa.MpaException;
+import org.iwarp4j.mpa.MpaRole;
 import org.iwarp4j.mpa.MpaStartupEvent;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.rdmap.internal.wire.OffendingSegment;
@@ -61,6 +64,10 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     private ByteBuf currentUlpdu;
     private boolean terminated;
     private boolean closing;
+    /** Pending until the peer's first ULPDU; see {@link QueuePairSettings.Builder#wakeUpWriteAfter}. */
+    private ScheduledFuture<?> wakeUpWrite;
+    private boolean heardFromPeer;
+    private MpaRole role;
 
     QueuePairEngine(QueuePair queuePair) {
         this.queuePair = queuePair;
@@ -73,7 +80,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.transmitter = new Transmitter(queuePair, ctx, this::closeWhenIdle);
+        this.transmitter = new Transmitter(queuePair, ctx, this::closeWhenIdle, this::firstMessageSent);
         this.receives = new UntaggedQueue(RdmapConstants.QN_SEND, queuePair.settings().receiveQueueDepth(),
                 this::received);
         queuePair.attach(this);
@@ -171,9 +178,38 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         terminates.post(internalBuffer(TERMINATE_BUFFER));
         receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates),
                 queuePair.rnic().ddpMeters());
+        role = parameters.role();
         transmitter.start(parameters);
         queuePair.established(parameters);
         ctx.flush();
+    }
+
+    /**
+     * As Initiator, arms the wake-up Write. A Responder never needs it: MPA holds its FPDUs until
+     * the Initiator's first has arrived (MPA-R-061), and the race it answers is in the peer's accept.
+     */
+    private void firstMessageSent() {
+        long wakeUpNanos = queuePair.settings().wakeUpWriteAfter().toNanos();
+        if (role == MpaRole.INITIATOR && wakeUpNanos > 0 && !heardFromPeer) {
+            wakeUpWrite = ctx.executor().schedule(this::wakeUpSilentResponder, wakeUpNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Runs only if the Responder sent nothing yet: our first FPDU may sit unread in its socket. */
+    private void wakeUpSilentResponder() {
+        wakeUpWrite = null;
+        if (!terminated && ctx.channel().isActive()) {
+            meters.wakeUpWriteSent();
+            transmitter.zeroLengthWrite();
+            ctx.flush();
+        }
+    }
+
+    private void cancelWakeUpWrite() {
+        if (wakeUpWrite != null) {
+            wakeUpWrite.cancel(false);
+            wakeUpWrite = null;
+        }
     }
 
     /** The next {@code length} octets of {@link #internalBuffers}, as a receive buffer (index 0 is its start). */
@@ -192,6 +228,8 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
             return;
         }
         ByteBuf ulpdu = (ByteBuf) msg;
+        heardFromPeer = true;
+        cancelWakeUpWrite();
         try {
             if (terminated || receiver == null) {
                 return; // RFC 5041 §7.1: after an error nothing more is placed
@@ -418,6 +456,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cancelWakeUpWrite();
         terminated = true;
         failAll(WorkCompletionStatus.FLUSHED, queuePair.terminateReason());
         if (internalBuffers != null) {

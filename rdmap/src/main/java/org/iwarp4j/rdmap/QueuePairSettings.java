@@ -1,5 +1,6 @@
 package org.iwarp4j.rdmap;
 
+import java.time.Duration;
 import java.util.Objects;
 import org.iwarp4j.mpa.MpaSettings;
 
@@ -16,6 +17,7 @@ public final class QueuePairSettings {
     private final int sendQueueDepth;
     private final int receiveQueueDepth;
     private final MpaSettings mpa;
+    private final Duration wakeUpWriteAfter;
 
     private QueuePairSettings(Builder b) {
         this.protectionDomain = b.protectionDomain;
@@ -24,6 +26,7 @@ public final class QueuePairSettings {
         this.sendQueueDepth = b.sendQueueDepth;
         this.receiveQueueDepth = b.receiveQueueDepth;
         this.mpa = b.mpa;
+        this.wakeUpWriteAfter = b.wakeUpWriteAfter;
     }
 
     /** Settings with one completion queue for both queues. */
@@ -58,6 +61,15 @@ public final class QueuePairSettings {
         return mpa;
     }
 
+    /**
+     * As Initiator: how long the Responder may stay silent after we sent our first FPDU before we
+     * send one zero-length RDMA Write (STag 0, TO 0); {@link Duration#ZERO} if never. See
+     * {@link Builder#wakeUpWriteAfter(Duration)}.
+     */
+    public Duration wakeUpWriteAfter() {
+        return wakeUpWriteAfter;
+    }
+
     /** Builder for {@link QueuePairSettings}. */
     public static final class Builder {
         private final ProtectionDomain protectionDomain;
@@ -66,6 +78,7 @@ public final class QueuePairSettings {
         private int sendQueueDepth = 128;
         private int receiveQueueDepth = 128;
         private MpaSettings mpa = MpaSettings.builder().build();
+        private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -90,6 +103,28 @@ public final class QueuePairSettings {
 
         public Builder mpa(MpaSettings mpa) {
             this.mpa = Objects.requireNonNull(mpa);
+            return this;
+        }
+
+        /**
+         * As Initiator, if nothing at all has arrived from the Responder {@code after} our first
+         * FPDU of Full Operation was written, send one zero-length RDMA Write (STag 0, TO 0).
+         * Default 1 s; {@link Duration#ZERO} turns it off.
+         *
+         * <p>Why: Linux siw (seen on 6.1) sends its MPA Reply before it hands the socket to the
+         * queue pair ({@code siw_accept}). An FPDU of ours that arrives in between is left unread
+         * in siw's socket until more data arrives, so a ULP that sends one request and waits
+         * would wait forever. Any later segment makes siw read the socket again, the stranded
+         * FPDU first. A zero-length Write is the cheapest such segment any conformant peer
+         * accepts: its STag and TO are not checked (RFC 5041 §5.2) and it is not delivered to
+         * the ULP (RFC 5040 §5.1); siw ignores it ({@code siw_proc_write}). It is sent at most
+         * once per connection, with no work request and no completion.
+         */
+        public Builder wakeUpWriteAfter(Duration after) {
+            if (after.isNegative()) {
+                throw new IllegalArgumentException("negative wake-up delay: " + after);
+            }
+            this.wakeUpWriteAfter = after;
             return this;
         }
 

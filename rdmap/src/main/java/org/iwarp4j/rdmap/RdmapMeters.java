@@ -23,6 +23,9 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *       {@code layer} (rdmap, ddp, llp) and {@code type} (the error type's name in that layer's
  *       table, e.g. remote_protection_error, tagged_buffer_error, mpa). A peer's numbers are
  *       4 bits each, so a peer can create at most 256 such meters.
+ *   <li>{@code iwarp.rdmap.wake.up.writes}: zero-length RDMA Writes sent because a Responder
+ *       stayed silent after our first FPDU ({@link QueuePairSettings.Builder#wakeUpWriteAfter});
+ *       each is also counted as a sent rdma_write message.
  * </ul>
  */
 final class RdmapMeters {
@@ -38,9 +41,13 @@ final class RdmapMeters {
     private final Counter[][] completions =
             new Counter[WorkCompletionOpcode.values().length][STATUSES.length];
     private final ConcurrentMap<Integer, Counter> terminates = new ConcurrentHashMap<>();
+    private final Counter wakeUpWrites;
 
     private RdmapMeters(MeterRegistry registry) {
         this.registry = registry;
+        this.wakeUpWrites = Counter.builder("iwarp.rdmap.wake.up.writes")
+                .description("Zero-length RDMA Writes sent to a Responder silent after our first FPDU")
+                .register(registry);
         for (RdmapOpcode opcode : OPCODES) {
             sent[opcode.ordinal()] = message(registry, "tx", opcode);
             received[opcode.ordinal()] = message(registry, "rx", opcode);
@@ -74,6 +81,10 @@ final class RdmapMeters {
 
     void completed(WorkCompletion completion) {
         completions[completion.opcode().ordinal()][completion.status().ordinal()].increment();
+    }
+
+    void wakeUpWriteSent() {
+        wakeUpWrites.increment();
     }
 
     void terminateSent(TerminateReason reason) {

@@ -35,19 +35,25 @@ final class Transmitter {
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
     private final Runnable onIdle;
+    private final Runnable onFirstMessage;
     private final RdmapMeters meters;
     private NegotiatedParameters negotiated;
     private int mulpdu;
     private int untilMssCheck;
     private int ord;
     private boolean started;
+    private boolean sentAny;
 
-    /** @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that) */
-    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx, Runnable onIdle) {
+    /**
+     * @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that)
+     * @param onFirstMessage runs once, when the first message of Full Operation is written
+     */
+    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx, Runnable onIdle, Runnable onFirstMessage) {
         this.queuePair = queuePair;
         this.protectionDomain = queuePair.settings().protectionDomain();
         this.ctx = ctx;
         this.onIdle = onIdle;
+        this.onFirstMessage = onFirstMessage;
         this.meters = queuePair.rnic().meters();
     }
 
@@ -59,9 +65,7 @@ final class Transmitter {
         this.ord = negotiated.ord();
         RtrType rtr = negotiated.rtr();
         if (rtr == RtrType.WRITE) {
-            ByteBuf empty = ctx.alloc().buffer(0);
-            write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty,
-                    mulpdu), empty, null);
+            zeroLengthWrite();
         } else if (rtr == RtrType.READ) {
             issueRead(null, new ReadRequestHeader(0, 0, 0, 0, 0));
         } else if (rtr == RtrType.SEND) {
@@ -73,6 +77,13 @@ final class Transmitter {
         for (SendWorkRequest r; (r = beforeStart.poll()) != null; ) {
             post(r);
         }
+    }
+
+    /** A zero-length RDMA Write, STag 0 and TO 0 (RFC 5041 §5.2: not checked), with no work request. */
+    void zeroLengthWrite() {
+        ByteBuf empty = ctx.alloc().buffer(0);
+        write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty,
+                mulpdu), empty, null);
     }
 
     void post(SendWorkRequest request) {
@@ -204,6 +215,10 @@ final class Transmitter {
             }
         } finally {
             payload.release();
+        }
+        if (!sentAny) {
+            sentAny = true;
+            onFirstMessage.run();
         }
         if (entry != null) {
             int length = segmenter.messageLength();

@@ -1,6 +1,7 @@
 package org.iwarp4j.rdmap;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
@@ -12,19 +13,22 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.iwarp4j.mpa.ConnectRequestHandler;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiatedParameters;
 
 /**
- * A hand-driven peer: MPA only, no RDMAP. It connects as MPA Initiator, writes whatever ULPDUs a
- * test crafts and records every ULPDU the RNIC under test sends back, so tests can compare the
+ * A hand-driven peer: MPA only, no RDMAP. It connects as MPA Initiator (or, built with
+ * {@link #acceptingFrom}, accepts as Responder), writes whatever ULPDUs a test crafts and records every ULPDU the RNIC under test sends back, so tests can compare the
  * exact octets of a Terminate with the RFC's.
  */
 final class RawMpaPeer implements AutoCloseable {
@@ -32,34 +36,75 @@ final class RawMpaPeer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
-    final NegotiatedParameters negotiated;
-    private final Channel channel;
+    NegotiatedParameters negotiated;
+    private Channel channel;
     private Listener listener;
+    private Channel server;
+
+    private RawMpaPeer() {
+    }
 
     RawMpaPeer(SocketAddress rnic, MpaSettings mpa) throws Exception {
         MpaStartupHandler startup = MpaStartupHandler.initiator(mpa);
         channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(startup, new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                ByteBuf ulpdu = (ByteBuf) msg;
-                                received.add(ByteBufUtil.getBytes(ulpdu));
-                                ulpdu.release();
-                            }
-
-                            @Override
-                            public void channelInactive(ChannelHandlerContext ctx) {
-                                closed.complete(null);
-                            }
-                        });
-                    }
-                })
+                .handler(recording(startup))
                 .connect(rnic).sync().channel();
         negotiated = startup.startup().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** MPA startup, then every ULPDU copied into {@link #received}. */
+    private ChannelInitializer<SocketChannel> recording(MpaStartupHandler startup) {
+        return new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(startup, new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf ulpdu = (ByteBuf) msg;
+                        received.add(ByteBufUtil.getBytes(ulpdu));
+                        ulpdu.release();
+                    }
+
+                    @Override
+                    public void channelInactive(ChannelHandlerContext ctx) {
+                        closed.complete(null);
+                    }
+                });
+            }
+        };
+    }
+
+    /**
+     * The raw peer as MPA Responder: it listens (offering {@code peerMpa}), {@code queuePair}
+     * connects to it, and this returns once {@code queuePair} is in RTS.
+     */
+    static RawMpaPeer acceptingFrom(QueuePair queuePair, MpaSettings peerMpa) throws Exception {
+        RawMpaPeer peer = new RawMpaPeer();
+        CompletableFuture<MpaStartupHandler> startup = new CompletableFuture<>();
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        try {
+            peer.server = new ServerBootstrap().group(peer.group).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            MpaStartupHandler responder = MpaStartupHandler.responder(peerMpa,
+                                    ConnectRequestHandler.ACCEPT_ALL);
+                            ch.pipeline().addLast(peer.recording(responder));
+                            startup.complete(responder);
+                            accepted.complete(ch);
+                        }
+                    })
+                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            queuePair.connect(peer.server.localAddress()).get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            peer.channel = accepted.get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            peer.negotiated = startup.get().startup().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            peer.close();
+            throw e;
+        }
+        return peer;
     }
 
     /**
@@ -129,7 +174,12 @@ final class RawMpaPeer implements AutoCloseable {
 
     @Override
     public void close() {
-        channel.close().syncUninterruptibly();
+        if (channel != null) {
+            channel.close().syncUninterruptibly();
+        }
+        if (server != null) {
+            server.close().syncUninterruptibly();
+        }
         if (listener != null) {
             listener.close();
         }

@@ -2,6 +2,7 @@ package org.iwarp4j.interop.siw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.Rnic;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -73,6 +75,28 @@ class SiwTransferInteropTest extends SiwInteropTest {
             siw = run.siw();
             assertThat(end.queuePair().negotiated().crc()).isEqualTo(crc.negotiated());
         }
+        assertVerified(ours, siw);
+    }
+
+    @Test
+    void siwIgnoresOurWakeUpWrite() throws Exception {
+        // Our wake-up Write (QueuePairSettings.Builder#wakeUpWriteAfter, the remedy for siw's accept
+        // race) armed to go out right behind our first FPDU, before siw can answer: a zero-length
+        // RDMA Write with STag 0 (RFC 5041 §5.2: not checked; RFC 5040 §5.1: not delivered). siw
+        // must take it without a Terminate, and every transfer after it must still verify.
+        CrcMode crc = CrcMode.OFF;
+        crc.applyTo(peer);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        List<TransferResult> ours;
+        ExecResult siw;
+        try (TransferEnd end = new TransferEnd(Rnic.builder().meterRegistry(registry), mpa(crc), maxSize(), true,
+                TIMEOUT, settings -> settings.wakeUpWriteAfter(Duration.ofNanos(1)))) {
+            Transfers run = weAct(peer, end, OPS, SIZES);
+            ours = run.ours();
+            siw = run.siw();
+        }
+        assertThat(registry.get("iwarp.rdmap.wake.up.writes").counter().count()).as(siw.toString()).isEqualTo(1.0);
+        assertThat(registry.find("iwarp.rdmap.terminates").counters()).as(siw.toString()).isEmpty();
         assertVerified(ours, siw);
     }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.rdmap.CompletionQueue;
@@ -54,6 +55,12 @@ final class TransferEnd implements AutoCloseable {
      * @param timeout the longest wait for any one completion
      */
     TransferEnd(Rnic.Builder rnicBuilder, MpaSettings mpa, int maxSize, boolean guarded, Duration timeout) {
+        this(rnicBuilder, mpa, maxSize, guarded, timeout, UnaryOperator.identity());
+    }
+
+    /** @param settings adjusts the queue pair's settings beyond those this class makes */
+    TransferEnd(Rnic.Builder rnicBuilder, MpaSettings mpa, int maxSize, boolean guarded, Duration timeout,
+            UnaryOperator<QueuePairSettings.Builder> settings) {
         this.rnic = rnicBuilder.eventLoopThreads(1).build();
         this.maxSize = maxSize;
         this.guarded = guarded;
@@ -68,8 +75,8 @@ final class TransferEnd implements AutoCloseable {
         controlMr = pd.register(control, EnumSet.noneOf(Access.class));
         sendCq = rnic.createCompletionQueue(16);
         receiveCq = rnic.createCompletionQueue(16);
-        queuePair = rnic.createQueuePair(QueuePairSettings.builder(pd, sendCq).receiveCompletionQueue(receiveCq)
-                .sendQueueDepth(8).receiveQueueDepth(RECEIVES).mpa(mpa).build());
+        queuePair = rnic.createQueuePair(settings.apply(QueuePairSettings.builder(pd, sendCq)
+                .receiveCompletionQueue(receiveCq).sendQueueDepth(8).receiveQueueDepth(RECEIVES).mpa(mpa)).build());
         for (int slot = 0; slot < RECEIVES; slot++) {
             postReceive(slot);
         }
