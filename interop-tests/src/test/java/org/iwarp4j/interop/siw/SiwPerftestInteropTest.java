@@ -12,6 +12,8 @@ import org.iwarp4j.interop.peer.LinuxPeer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue 5: {@code iwarp bench write|read|send HOST -p PORT} (the command itself, in this JVM) as
@@ -21,10 +23,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * handshake) and report the size and iteration count; perftest's memory holds no known pattern,
  * so the data cannot be verified (the command says so). 20 messages of 64 KiB: short under TCG,
  * and little bulk toward siw with CRC on (siw 6.1 misreads an FPDU's CRC whose trailer arrives
- * split over two socket buffers, see interop-tests' NFS SiwTrailerWorkaround).
+ * split over two socket buffers, see interop-tests' NFS SiwTrailerWorkaround). A run that fails
+ * for one of two reasons that are siw's (see {@code siwsFault}) is run once more.
  */
 class SiwPerftestInteropTest extends SiwInteropTest {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SiwPerftestInteropTest.class);
     static final Duration TIMEOUT = Duration.ofSeconds(120);
     static final int SIZE = 65536;
     static final int ITERATIONS = 20;
@@ -42,6 +46,40 @@ class SiwPerftestInteropTest extends SiwInteropTest {
     @MethodSource("runs")
     void benchClientAgainstPerftestServer(String test, CrcMode crc) throws Exception {
         crc.applyTo(peer);
+        try {
+            run(test, crc);
+        } catch (AssertionError first) {
+            String why = siwsFault(first.getMessage());
+            if (why == null) {
+                throw first;
+            }
+            // Once more, on new connections; a second failure of any kind fails the test.
+            LOG.warn("bench {} against perftest, CRC {}: {}; once more", test, crc, why);
+            run(test, crc);
+        }
+    }
+
+    /**
+     * Why a failed run is siw's, not ours, or {@code null}: siw 6.1's false CRC error on a split
+     * trailer (its kernel log says so), or perftest's server failing its last Send after both ends
+     * had printed the report ("Bad wc status 2": 3 times in about 50 runs with CRC on, none with
+     * CRC off; no siw log line, our side ended well). The cause of the second is not known.
+     */
+    private static String siwsFault(String failure) {
+        if (failure == null) {
+            return null;
+        }
+        if (failure.contains("siw: crc error")) {
+            return "siw reported a CRC error (siw 6.1 siw_get_trailer)";
+        }
+        if (failure.contains("Failed to close connection between server and client")
+                && failure.contains("Bad wc status 2")) {
+            return "perftest's server failed its closing Send after the report";
+        }
+        return null;
+    }
+
+    private void run(String test, CrcMode crc) throws Exception {
         int port = GuestPorts.next();
         GuestLog log = GuestLog.mark(peer);
         try (BackgroundCommand perftest = peer.start("exec ib_" + test + "_bw -R -d " + peer.rdmaDevice() + " -p " + port
