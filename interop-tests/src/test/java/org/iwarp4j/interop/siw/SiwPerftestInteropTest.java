@@ -63,7 +63,8 @@ class SiwPerftestInteropTest extends SiwInteropTest {
      * Why a failed run is siw's, not ours, or {@code null}: siw 6.1's false CRC error on a split
      * trailer (its kernel log says so), or perftest's server failing its last Send after both ends
      * had printed the report ("Bad wc status 2": 3 times in about 50 runs with CRC on, none with
-     * CRC off; no siw log line, our side ended well). The cause of the second is not known.
+     * CRC off; no siw log line, our side ended well). The cause of the second is not known; our
+     * side's meters ({@code --metrics}: MPA errors, Terminates each way) are in the failure text.
      */
     private static String siwsFault(String failure) {
         if (failure == null) {
@@ -91,7 +92,7 @@ class SiwPerftestInteropTest extends SiwInteropTest {
             int status = IwarpCommand.run(console.out, console.err, "bench", test,
                     server.getAddress().getHostAddress(), "-p", Integer.toString(server.getPort()),
                     "-n", Integer.toString(ITERATIONS), "-s", Integer.toString(SIZE), "--crc", crc.weAsk ? "on" : "accept",
-                    "--no-tcp", "--warmup", "0");
+                    "--no-tcp", "--warmup", "0", "--metrics");
             assertThat(status).as(() -> console + "\nperftest: " + perftest.kill() + "\n" + log.diagnosis()).isZero();
             ExecResult linux = perftest.waitFor(TIMEOUT);
 
