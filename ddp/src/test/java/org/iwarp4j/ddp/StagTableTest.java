@@ -251,6 +251,19 @@ class StagTableTest {
     }
 
     @Test
+    void aPdWideBufferWithRemoteAccessIsSharedAcrossStreamsAndCannotBeInvalidatedRemotely() {
+        // RDMAP-R-047 (RFC 5040 §8.1.1 item 7): every stream of the PD may use it, so none may revoke it.
+        long stream = table.newStreamId();
+        int shared = table.register(PD, BASE, 256, WRITE, regionMemory).stag();
+        assertThat(table.invalidate(shared, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.lookup(shared)).as("still valid").isNotNull();
+        assertThat(table.check(shared, PD, stream, Access.REMOTE_WRITE, BASE, 1)).isEqualTo(StagCheck.VALID);
+        // No remote access: nothing a peer could reach through it, so it is not shared in that sense.
+        int local = table.register(PD, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
+        assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.VALID);
+    }
+
+    @Test
     void reRegistrationChangesTheKeySoStaleStagsFail() throws Exception {
         // DDP-R-053/054: with one slot the index is always reused; the key must change every time, so an
         // STag from the previous registration never reaches the new buffer.

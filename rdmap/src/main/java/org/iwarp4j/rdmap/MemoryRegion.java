@@ -1,6 +1,7 @@
 package org.iwarp4j.rdmap;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Optional;
 import java.util.Set;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.TaggedBuffer;
@@ -15,10 +16,12 @@ public final class MemoryRegion implements AutoCloseable {
 
     private final ProtectionDomain protectionDomain;
     private final TaggedBuffer buffer;
+    private final QueuePair queuePair;
 
-    MemoryRegion(ProtectionDomain protectionDomain, TaggedBuffer buffer) {
+    MemoryRegion(ProtectionDomain protectionDomain, TaggedBuffer buffer, QueuePair queuePair) {
         this.protectionDomain = protectionDomain;
         this.buffer = buffer;
+        this.queuePair = queuePair;
     }
 
     /** The Steering Tag: the rkey to give a peer for RDMA Write/Read, and the lkey of local work. */
@@ -41,6 +44,14 @@ public final class MemoryRegion implements AutoCloseable {
 
     public ProtectionDomain protectionDomain() {
         return protectionDomain;
+    }
+
+    /**
+     * The queue pair whose peer alone may reach this region ({@link QueuePair#register}), or empty
+     * for a region that serves every queue pair of its protection domain.
+     */
+    public Optional<QueuePair> queuePair() {
+        return Optional.ofNullable(queuePair);
     }
 
     /** Still registered and not invalidated. */
@@ -73,7 +84,7 @@ public final class MemoryRegion implements AutoCloseable {
 
     @Override
     public String toString() {
-        return String.format("MemoryRegion{STag %08x, TO %x, %d octets, %s}", stag(), baseTaggedOffset(), length(),
-                access());
+        return String.format("MemoryRegion{STag %08x, TO %x, %d octets, %s%s}", stag(), baseTaggedOffset(), length(),
+                access(), queuePair == null ? "" : ", QP " + queuePair.number());
     }
 }

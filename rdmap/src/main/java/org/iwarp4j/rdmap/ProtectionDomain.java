@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Set;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.TaggedBuffer;
 
 /**
  * A protection domain (RFC 5040 §2.1, ibv_pd): memory regions and queue pairs of one domain may
@@ -29,16 +30,32 @@ public final class ProtectionDomain {
         return rnic;
     }
 
-    /** Registers {@code memory}'s readable octets; the RNIC chooses the base tagged offset. */
+    /**
+     * Registers {@code memory}'s readable octets for every queue pair of this domain; the RNIC
+     * chooses the base tagged offset. Such a region, if it allows remote access, is shared by all
+     * the domain's connections, so no peer may invalidate it with Send with Invalidate (RFC 5040
+     * §8.1.1 item 7: the peer gets a Terminate, "STag cannot be invalidated"). For memory that one
+     * connection uses, and that its peer may invalidate, use {@link QueuePair#register}.
+     */
     public MemoryRegion register(ByteBuf memory, Set<Access> access) {
         return register(memory, access, rnic.nextBaseTaggedOffset(memory.readableBytes()));
     }
 
     /** Registers {@code memory}'s readable octets at base tagged offset {@code baseTaggedOffset}. */
     public MemoryRegion register(ByteBuf memory, Set<Access> access, long baseTaggedOffset) {
+        return register(memory, access, baseTaggedOffset, TaggedBuffer.ANY_STREAM, null);
+    }
+
+    /** A region bound to {@code queuePair}'s stream; see {@link QueuePair#register}. */
+    MemoryRegion register(ByteBuf memory, Set<Access> access, long streamId, QueuePair queuePair) {
+        return register(memory, access, rnic.nextBaseTaggedOffset(memory.readableBytes()), streamId, queuePair);
+    }
+
+    private MemoryRegion register(ByteBuf memory, Set<Access> access, long baseTaggedOffset, long streamId,
+                                  QueuePair queuePair) {
         ByteBuf region = memory.slice();
-        MemoryRegion registered = new MemoryRegion(this, rnic.stagTable().register(id, baseTaggedOffset,
-                region.readableBytes(), access, region));
+        MemoryRegion registered = new MemoryRegion(this, rnic.stagTable().register(id, streamId, baseTaggedOffset,
+                region.readableBytes(), access, region), queuePair);
         rnic.memoryRegionRegistered();
         return registered;
     }

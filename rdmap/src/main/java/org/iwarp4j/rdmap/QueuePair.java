@@ -1,10 +1,13 @@
 package org.iwarp4j.rdmap;
 
+import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.NegotiatedParameters;
 
 /**
@@ -22,6 +25,8 @@ public final class QueuePair {
     private final Rnic rnic;
     private final QueuePairSettings settings;
     private final int number;
+    /** This queue pair's RDMAP/DDP stream, for regions bound to it ({@link #register}). */
+    private final long streamId;
     final ConcurrentLinkedQueue<Object> posted = new ConcurrentLinkedQueue<>();
     final AtomicInteger outstandingSends = new AtomicInteger();
     final AtomicInteger outstandingReceives = new AtomicInteger();
@@ -37,6 +42,26 @@ public final class QueuePair {
         this.rnic = rnic;
         this.settings = settings;
         this.number = number;
+        this.streamId = rnic.stagTable().newStreamId();
+    }
+
+    /**
+     * Registers {@code memory}'s readable octets in this queue pair's protection domain, bound to
+     * this queue pair alone (RFC 5041 §8.2, RFC 5040 §8.1.1 item 7): the peer of this queue pair may
+     * write, read and remotely invalidate it as {@code access} allows, and no other connection
+     * can, not even one in the same protection domain (a Write there fails as "STag not associated
+     * with the stream", a Send with Invalidate is answered with Terminate RDMAP / remote protection
+     * error / "STag cannot be invalidated"). Local work requests of any queue pair of the domain
+     * may still use it. Use it for memory that serves one connection, such as an RPC's chunks;
+     * {@link ProtectionDomain#register} makes a region every queue pair of the domain serves,
+     * which for that reason a peer can never invalidate remotely.
+     */
+    public MemoryRegion register(ByteBuf memory, Set<Access> access) {
+        return settings.protectionDomain().register(memory, access, streamId, this);
+    }
+
+    long streamId() {
+        return streamId;
     }
 
     /** Connects to a listening peer; completes when the queue pair can send (state RTS). */

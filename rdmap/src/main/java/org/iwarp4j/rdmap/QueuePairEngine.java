@@ -73,7 +73,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         this.queuePair = queuePair;
         this.stagTable = queuePair.rnic().stagTable();
         this.protectionDomain = queuePair.settings().protectionDomain().id();
-        this.streamId = stagTable.newStreamId();
+        this.streamId = queuePair.streamId();
         this.meters = queuePair.rnic().meters();
     }
 

@@ -166,7 +166,7 @@ class TerminateOnTheWireTest {
         // RDMAP-R-023: the receive completion names the invalidated STag; the Write after it -> 11 00 c0 00.
         MemoryRegion[] region = new MemoryRegion[2];
         try (RawMpaPeer peer = peerConnectedTo(q -> {
-            region[0] = register(memory.slice(0, 1024));
+            region[0] = q.register(memory.slice(0, 1024), RdmaPair.ALL); // bound to this queue pair
             region[1] = register(memory.slice(2048, 1024));
             q.postReceive(new ReceiveWorkRequest(21, region[1].sge(0, 16)));
         })) {
@@ -220,6 +220,66 @@ class TerminateOnTheWireTest {
                     TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE);
             assertThat(region[1].isValid()).isTrue();
             assertReceivesFlushed(TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE, 41);
+        }
+    }
+
+    @Test
+    void sendWithInvalidateOfARegionSharedByTheDomainCannotInvalidateIt() throws Exception {
+        // RDMAP-R-047, RDMAP-R-024: a PD-wide region with remote access is shared on every stream of
+        // its domain, so a peer may not invalidate it: 01 09 c0 00, and the region stays valid.
+        MemoryRegion[] region = new MemoryRegion[2];
+        try (RawMpaPeer peer = peerConnectedTo(q -> {
+            region[0] = register(memory.slice(0, 1024)); // ProtectionDomain.register: every QP of pd
+            region[1] = register(memory.slice(2048, 1024), Access.LOCAL_WRITE);
+            q.postReceive(new ReceiveWorkRequest(51, region[1].sge(0, 16)));
+        })) {
+            byte[] s = send(0x44, region[0].stag(), 1, "");
+            peer.send(s);
+            assertTerminated(peer, terminate("0109c000", s, 18),
+                    TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE);
+            assertThat(region[0].isValid()).isTrue();
+            assertReceivesFlushed(TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE, 51);
+        }
+    }
+
+    @Test
+    void aRegionBoundToOneQueuePairIsOutOfReachOfAnotherConnectionInTheSameDomain() throws Exception {
+        // RDMAP-R-047 (RFC 5040 §8.1.1 item 7), DDP-R-051: two connections share pd; the region is
+        // bound to the first. The second connection's peer can neither invalidate it (01 09) nor
+        // write into it (11 02), and the first connection's peer still writes into it afterwards.
+        QueuePair first = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(MPA).build());
+        MemoryRegion bound = first.register(memory.slice(0, 1024), RdmaPair.ALL);
+        MemoryRegion receiveBuffer = register(memory.slice(2048, 1024), Access.LOCAL_WRITE);
+        first.postReceive(new ReceiveWorkRequest(71, receiveBuffer.sge(512, 16)));
+        try (RawMpaPeer firstPeer = RawMpaPeer.connectedTo(rnic, first, MPA, MPA)) {
+            try (RawMpaPeer secondPeer = peerConnectedTo(q ->
+                    q.postReceive(new ReceiveWorkRequest(61, receiveBuffer.sge(0, 16))))) {
+                byte[] s = send(0x44, bound.stag(), 1, "");
+                secondPeer.send(s);
+                assertTerminated(secondPeer, terminate("0109c000", s, 18),
+                        TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE);
+                assertReceivesFlushed(TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE, 61);
+            }
+            assertThat(bound.isValid()).isTrue();
+            assertThat(bound.queuePair()).containsSame(first);
+
+            try (RawMpaPeer thirdPeer = peerConnectedTo(q -> { })) {
+                byte[] w = write(bound.stag(), bound.baseTaggedOffset(), "616263");
+                thirdPeer.send(w);
+                assertTerminated(thirdPeer, terminate("1102c000", w, 14),
+                        TerminateReason.DDP_TAGGED_STAG_NOT_ASSOCIATED);
+            }
+            assertThat(ByteBufUtil.getBytes(memory, 0, 3)).containsOnly(0);
+
+            // The connection the region belongs to is unaffected: its peer's Write lands, as the
+            // Send behind it on the same stream proves by completing after it (RFC 5040 §5.5).
+            firstPeer.send(write(bound.stag(), bound.baseTaggedOffset(), "616263"));
+            firstPeer.send(send(0x43, 0, 1, "01"));
+            WorkCompletion received = RdmaPair.next(cq);
+            assertThat(received.workRequestId()).isEqualTo(71);
+            assertThat(received.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(memory.toString(0, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("abc");
+            assertThat(first.state()).isEqualTo(QueuePairState.RTS);
         }
     }
 

@@ -152,7 +152,7 @@ class RdmaErrorPathsTest {
     @Test
     void aReadChunkShorterThanItsLengthWordIsGarbageArgsNotATransportError() throws Exception { // RPC-R-066
         ByteBuf memory = Unpooled.directBuffer(8).writeZero(8);
-        try (MemoryRegion source = peer.pd.register(memory, EnumSet.of(Access.REMOTE_READ))) {
+        try (MemoryRegion source = peer.qp.register(memory, EnumSet.of(Access.REMOTE_READ))) {
             // SINK's length word says 100 octets, the Read chunk at Position 44 holds 8.
             byte[] m = concat(fixed(0x95, 1, 1, 0), words(1, 44, source.stag(), 8,
                     (int) (source.baseTaggedOffset() >>> 32), (int) source.baseTaggedOffset(), 0, 0, 0),
@@ -200,7 +200,7 @@ class RdmaErrorPathsTest {
     @Test
     void aWriteChunkTooSmallForTheResultIsErrChunkAndNothingIsWritten() throws Exception { // RFC 8166 §4.5.3
         ByteBuf memory = Unpooled.directBuffer(100).writeZero(100);
-        try (MemoryRegion target = peer.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+        try (MemoryRegion target = peer.qp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
             byte[] m = concat(fixed(0xE1, 1, 1, 0),
                     words(0, 1, 1, target.stag(), 100, (int) (target.baseTaggedOffset() >>> 32),
                             (int) target.baseTaggedOffset(), 0, 0),

@@ -229,9 +229,13 @@ public final class RdmaEndpoint {
 
     // ------------------------------------------------------------------ memory
 
-    /** Registers {@code memory}'s readable octets in this connection's protection domain; the caller keeps it alive. */
+    /**
+     * Registers {@code memory}'s readable octets for this connection alone; the caller keeps it
+     * alive. An RPC's chunks serve the connection its Call travels on, so only this connection's peer can
+     * reach them or invalidate them with Send with Invalidate (RFC 5040 §8.1.1 item 7).
+     */
     public MemoryRegion register(ByteBuf memory, Set<Access> access) {
-        return pd.register(memory, access);
+        return qp.register(memory, access);
     }
 
     /** Segments that describe {@code length} octets of {@code region} from {@code offset}, each at most {@code maxSegment}. */
