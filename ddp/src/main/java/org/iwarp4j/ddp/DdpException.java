@@ -11,7 +11,7 @@ import java.io.IOException;
  * {@link #hasSegment()} is {@code true}, {@link #segmentHeader()} holds its header octets exactly
  * as received (14 octets tagged, 18 untagged, reserved bits included) and {@link #segmentLength()}
  * the length of the whole segment, header plus payload, which equals the MPA ULPDU_Length
- * ({@code test-vectors.md} V-FPDU-6 carries 17 for the 17-octet segment of V-FPDU-5). Errors whose
+ * ({@code testdata/vectors/fpdus.txt} V-FPDU-6 carries 17 for the 17-octet segment of V-FPDU-5). Errors whose
  * header layout is unknown (an invalid DDP version, a segment shorter than its header) carry no
  * segment, so nothing is echoed.
  *

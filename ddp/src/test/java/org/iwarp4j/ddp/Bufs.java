@@ -41,7 +41,7 @@ final class Bufs {
         return out.toByteArray();
     }
 
-    /** The ULPDU inside a marker-free FPDU: after the 2-octet length, ULPDU_Length octets (test-vectors.md §6). */
+    /** The ULPDU inside a marker-free FPDU: after the 2-octet length, ULPDU_Length octets (testdata/vectors/fpdus.txt). */
     static byte[] ulpduOf(byte[] fpdu) {
         int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
         return Arrays.copyOfRange(fpdu, 2, 2 + length);

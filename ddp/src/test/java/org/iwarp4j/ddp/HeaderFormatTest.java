@@ -32,7 +32,7 @@ class HeaderFormatTest {
 
     @Test
     void controlOctetsOfTheFourCommonCases() {
-        // ddp-rfc5041.md A.1: untagged last 0x41, untagged not-last 0x01, tagged last 0xC1, tagged not-last 0x81.
+        // RFC 5041 §4.1: untagged last 0x41, untagged not-last 0x01, tagged last 0xC1, tagged not-last 0x81.
         assertThat(new UntaggedHeader(true, 0, 0, 0, 1, 0).control()).isEqualTo(0x41);
         assertThat(new UntaggedHeader(false, 0, 0, 0, 1, 0).control()).isEqualTo(0x01);
         assertThat(new TaggedHeader(true, 0, 0, 0).control()).isEqualTo(0xC1);
@@ -134,7 +134,7 @@ class HeaderFormatTest {
 
     @Test
     void errorNumbersAreThoseOfSection72() {
-        // DDP-R-050, ddp-rfc5041.md A.5: every assigned (type, code), and nothing else.
+        // DDP-R-050, RFC 5041 §7.2: every assigned (type, code), and nothing else.
         int[][] table = {{0, 0}, {1, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6}};
         DdpError[] names = {DdpError.LOCAL_CATASTROPHIC, DdpError.INVALID_STAG, DdpError.BASE_OR_BOUNDS_VIOLATION,
                 DdpError.STAG_NOT_ASSOCIATED, DdpError.TO_WRAP, DdpError.TAGGED_INVALID_VERSION, DdpError.INVALID_QN,
@@ -150,7 +150,7 @@ class HeaderFormatTest {
         assertThat(DdpError.of(2, 0)).as("no 0x2/0x00").isNull();
         assertThat(DdpError.of(3, 0)).as("0x3 is the LLP's").isNull();
         assertThat(DdpError.of(1, 5)).isNull();
-        // RFC 5040 §4.8 control word octets: Layer DDP, then EType and code (rdmap-rfc5040.md: "11 00 c0 00").
+        // RFC 5040 §4.8 control word octets: Layer DDP, then EType and code (V-FPDU-6 in fpdus.txt: "11 00 c0 00").
         assertThat(DdpError.INVALID_STAG.terminateBits()).isEqualTo(0x11000000);
         assertThat(DdpError.MESSAGE_TOO_LONG.terminateBits()).isEqualTo(0x12050000);
         assertThat(DdpError.NO_BUFFER.terminateBits()).isEqualTo(0x12020000);

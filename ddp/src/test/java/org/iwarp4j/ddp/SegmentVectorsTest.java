@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * test-vectors.md §6: the DDP segment inside every complete FPDU (ulpdu = fpdu[2 .. 2 +
+ * testdata/vectors/fpdus.txt: the DDP segment inside every complete FPDU (ulpdu = fpdu[2 .. 2 +
  * ULPDU_Length)). Each is decoded to the fields its "Meaning" column states, re-encoded octet for
  * octet, and rebuilt from those fields by the {@link DdpSegmenter} and framed by MPA into the very
  * FPDU of the document (DDP-R-018, DDP-R-023, DDP-R-027, DDP-R-007).
@@ -184,7 +184,7 @@ class SegmentVectorsTest {
 
     @Test
     void versionTwoInVFpdu1IsAnUntaggedVersionErrorWithoutEcho() {
-        // test-vectors.md §6 negative case: V-FPDU-1 with octet 2 = 0x42 (DV=2) -> DDP/untagged/0x06, no echo.
+        // Negative case built from V-FPDU-1 (fpdus.txt): V-FPDU-1 with octet 2 = 0x42 (DV=2) -> DDP/untagged/0x06, no echo.
         byte[] ulpdu = Bufs.ulpduOf(TestVectors.bytes("V-FPDU-1"));
         ulpdu[0] = 0x42;
         ByteBuf in = Bufs.buf(ulpdu);

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** test-vectors.md §1: the published CRC32c values, computed over heap, direct and composite buffers. MPA-R-028. */
+/** testdata/vectors/crc32c.txt: the published CRC32c values, computed over heap, direct and composite buffers. MPA-R-028. */
 class Crc32cKnownAnswerTest {
 
     static Stream<Arguments> vectors() {
@@ -52,7 +52,7 @@ class Crc32cKnownAnswerTest {
         assertThat(crcOf(composite)).isEqualTo(wire);
     }
 
-    /** The CRC field is the CRC32C value sent least-significant octet first (test-vectors.md, MPA-R-028). */
+    /** The CRC field is the CRC32C value sent least-significant octet first (RFC 5044 §4.4, MPA-R-028). */
     private static byte[] crcOf(ByteBuf buf) {
         try {
             CRC32C crc = new CRC32C();

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** test-vectors.md §6: complete FPDUs, no markers, CRC on — encoded byte for byte and decoded back. */
+/** testdata/vectors/fpdus.txt: complete FPDUs, no markers, CRC on — encoded byte for byte and decoded back. */
 class FpduVectorsTest {
 
     @ParameterizedTest(name = "{0}")

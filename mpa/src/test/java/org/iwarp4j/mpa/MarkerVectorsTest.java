@@ -10,19 +10,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.iwarp4j.testkit.Hex;
-import org.iwarp4j.testkit.SharedFiles;
+import org.iwarp4j.testkit.TestData;
 import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Markers (RFC 5044 §4.2-§4.4): RFC 5044 Figures 5 and 6 (test-vectors.md §2) and the derived
- * 1060-octet marker stream (§7), encoded byte for byte and decoded at every chunk size.
+ * Markers (RFC 5044 §4.2-§4.4): RFC 5044 Figures 5 and 6 (V-MPA-F5, V-MPA-F6 in
+ * testdata/vectors/mpa-fpdus.txt) and the derived 1060-octet marker stream
+ * (testdata/vectors/marker-stream.hex), encoded byte for byte and decoded at every chunk size.
  */
 class MarkerVectorsTest {
 
-    /** The four untagged Sends of test-vectors.md §7: DDP L=1, QN 0, MSN 1..4, MO 0, zero payloads. */
+    /** The four untagged Sends of marker-stream.hex: DDP L=1, QN 0, MSN 1..4, MO 0, zero payloads. */
     static List<byte[]> markerStreamUlpdus() {
         int[] payloads = {582, 24, 336, 8};
         List<byte[]> ulpdus = new ArrayList<>();
@@ -37,7 +38,7 @@ class MarkerVectorsTest {
     }
 
     static byte[] markerStream() throws IOException {
-        return Hex.decodeDump(Files.readString(SharedFiles.spec("test-vectors/marker-stream.hex"),
+        return Hex.decodeDump(Files.readString(TestData.vector("marker-stream.hex"),
                 StandardCharsets.US_ASCII));
     }
 
@@ -122,7 +123,7 @@ class MarkerVectorsTest {
 
     @Test
     void markerThatDisagreesWithTheLengthIsErrorThree() throws IOException {
-        // MPA-R-071 (we check every marker), test-vectors.md §7: marker at 512 = 0000 01f8 -> error 3.
+        // MPA-R-071 (we check every marker), marker stream: marker at 512 = 0000 01f8 -> error 3.
         byte[] stream = markerStream();
         replaceMarkerAndFixCrc(stream, 512, new byte[] {0, 0, 0x01, (byte) 0xF8});
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(true, true, 0xFFFF));

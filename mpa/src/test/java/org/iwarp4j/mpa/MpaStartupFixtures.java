@@ -149,7 +149,7 @@ final class MpaStartupFixtures {
         return f;
     }
 
-    /** The ULPDU of a vector FPDU of test-vectors.md §6 (no markers). */
+    /** The ULPDU of a vector FPDU of testdata/vectors/fpdus.txt (no markers). */
     static byte[] ulpdu(String vectorId) {
         return Wire.ulpduOf(TestVectors.bytes(vectorId));
     }

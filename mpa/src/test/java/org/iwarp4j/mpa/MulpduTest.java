@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** RFC 5044 §4.5 MULPDU formulas (test-vectors.md §8). MPA-R-004, MPA-R-031, MPA-R-033. */
+/** RFC 5044 §4.5 MULPDU formulas, values worked out from the RFC's formula. MPA-R-004, MPA-R-031, MPA-R-033. */
 class MulpduTest {
 
     @ParameterizedTest(name = "EMSS {0}")

@@ -17,7 +17,7 @@ import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * test-vectors.md §3: the startup frames, produced byte for byte by our handler with the matching
+ * testdata/vectors/mpa-startup.txt: the startup frames, produced byte for byte by our handler with the matching
  * settings, and accepted when they come from the peer.
  */
 class StartupFrameVectorsTest {
@@ -27,8 +27,9 @@ class StartupFrameVectorsTest {
         // MPA-R-044 / MPA-R-045: "MPA ID Req Frame" / "MPA ID Rep Frame", differing only at octet 10.
         assertThat(new String(REQUEST_KEY, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("MPA ID Req Frame");
         assertThat(new String(REPLY_KEY, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("MPA ID Rep Frame");
-        // V-MPA-KEY's table cell holds both keys; TestVectors keeps the last one (the Reply key).
-        assertThat(TestVectors.bytes("V-MPA-KEY")).isEqualTo(REPLY_KEY);
+        // The octets RFC 5044 §7.1.1 prints for each key.
+        assertThat(TestVectors.bytes("V-MPA-KEY-REQ")).isEqualTo(REQUEST_KEY);
+        assertThat(TestVectors.bytes("V-MPA-KEY-REP")).isEqualTo(REPLY_KEY);
         assertThat(MpaConstants.requestKey()).isEqualTo(REQUEST_KEY);
         assertThat(MpaConstants.replyKey()).isEqualTo(REPLY_KEY);
     }

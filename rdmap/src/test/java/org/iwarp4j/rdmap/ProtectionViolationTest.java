@@ -91,7 +91,7 @@ class ProtectionViolationTest {
 
     @Test
     void sendWithNoPostedReceiveIsNoBuffer() throws Exception {
-        // RDMAP-R-021, test-vectors.md §6: V-FPDU-1 with no Receive posted -> 12 02 c0 00 + echo.
+        // RDMAP-R-021, fpdus.txt: V-FPDU-1 with no Receive posted -> 12 02 c0 00 + echo.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
             byte[] send = RawMpaPeer.ulpduOf("V-FPDU-1");
             peer.send(send);
@@ -122,7 +122,7 @@ class ProtectionViolationTest {
 
     @Test
     void readRequestForAnUnknownSourceStagEchoesBothHeaders() throws Exception {
-        // RDMAP-R-014, test-vectors.md §6: V-FPDU-3 with unknown source STag ->
+        // RDMAP-R-014, fpdus.txt: V-FPDU-3 with unknown source STag ->
         // 01 00 e0 00 + length 0x002E + 18-octet DDP header + 28-octet RDMA header (ULPDU 70).
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
             byte[] read = RawMpaPeer.ulpduOf("V-FPDU-3");

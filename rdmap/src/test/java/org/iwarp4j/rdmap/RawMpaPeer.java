@@ -128,7 +128,7 @@ final class RawMpaPeer implements AutoCloseable {
         return peer;
     }
 
-    /** The ULPDU (DDP segment) inside one of test-vectors.md's FPDU vectors, e.g. {@code V-FPDU-5}. */
+    /** The ULPDU (DDP segment) inside one of the FPDU vectors of testdata/vectors/fpdus.txt, e.g. {@code V-FPDU-5}. */
     static byte[] ulpduOf(String vector) {
         byte[] fpdu = org.iwarp4j.testkit.TestVectors.bytes(vector);
         int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;

@@ -411,7 +411,7 @@ class TerminateOnTheWireTest {
 
     @Test
     void ddpVersion2IsInvalidDdpVersionWithoutEcho() throws Exception {
-        // DDP-R-017, test-vectors.md §6: V-FPDU-1 with DV = 2 -> 12 06 00 00, no headers.
+        // DDP-R-017, fpdus.txt: V-FPDU-1 with DV = 2 -> 12 06 00 00, no headers.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
             byte[] s = RawMpaPeer.ulpduOf("V-FPDU-1");
             s[0] = 0x42;
@@ -422,7 +422,7 @@ class TerminateOnTheWireTest {
 
     @Test
     void rdmapVersion2IsInvalidRdmapVersionWithoutEcho() throws Exception {
-        // RDMAP-R-003, test-vectors.md §6: V-FPDU-1 with RV = 2 (octet 0x83) -> 02 05 00 00.
+        // RDMAP-R-003, fpdus.txt: V-FPDU-1 with RV = 2 (octet 0x83) -> 02 05 00 00.
         try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
             byte[] s = RawMpaPeer.ulpduOf("V-FPDU-1");
             s[1] = (byte) 0x83;

@@ -42,7 +42,7 @@ public final class Hex {
 
     /**
      * Decodes a dump with one {@code "offset: octets"} line per row, such as
-     * {@code spec/test-vectors/marker-stream.hex}; the offset column is dropped.
+     * {@code testdata/vectors/marker-stream.hex}; the offset column is dropped.
      *
      * <p>Exists because {@link #decode} on such a file would read the offsets as data.
      */

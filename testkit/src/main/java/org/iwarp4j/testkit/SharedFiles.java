@@ -5,8 +5,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Locates the project's shared, read-only material: real wire captures ({@code pcaps/}) and the
- * spec extracts with their test vectors ({@code spec/}).
+ * Locates the project's shared, read-only wire captures ({@code pcaps/}). (The known-answer
+ * vectors are the repository's own, in {@code testdata/vectors}: see {@link TestVectors} and
+ * {@link TestData#vector}.)
  *
  * <p>The directory lives beside the Maven project, not inside it, so it is found in two ways:
  * the system property {@value #PROPERTY}, which surefire sets to
@@ -31,11 +32,6 @@ public final class SharedFiles {
     /** A capture in {@code shared/pcaps}, e.g. {@code pcap("rping-siw.pcap")}. */
     public static Path pcap(String name) {
         return existing(root().resolve("pcaps").resolve(name));
-    }
-
-    /** A file under {@code shared/spec}, e.g. {@code spec("test-vectors/marker-stream.hex")}. */
-    public static Path spec(String relative) {
-        return existing(root().resolve("spec").resolve(relative));
     }
 
     static Path locate(String propertyValue, Path workingDirectory) {

@@ -34,9 +34,9 @@ class HexTest {
 
     @Test
     void decodesTheMarkerStreamDumpWithoutItsOffsetColumn() throws IOException {
-        byte[] stream = Hex.decodeDump(Files.readString(SharedFiles.spec("test-vectors/marker-stream.hex")));
+        byte[] stream = Hex.decodeDump(Files.readString(TestData.vector("marker-stream.hex")));
 
-        // test-vectors.md section 7: 1060 octets; FPDU 1's CRC at 612, FPDU 4's CRC at 1056.
+        // testdata/vectors/README.md, marker stream: 1060 octets; FPDU 1's CRC at 612, FPDU 4's at 1056.
         assertEquals(1060, stream.length);
         assertEquals("028a1384", Hex.encode(java.util.Arrays.copyOfRange(stream, 612, 616)));
         assertEquals("81315c47", Hex.encode(java.util.Arrays.copyOfRange(stream, 1056, 1060)));

@@ -45,7 +45,7 @@ class RpcHeaderTest {
     }
 
     @Test
-    void nfsNullCallIsVectorVRpcNull() { // test-vectors.md V-RPC-NULL
+    void nfsNullCallIsVectorVRpcNull() { // testdata/vectors/rpc-over-rdma.txt V-RPC-NULL
         RpcCallHeader header = RpcCallHeader.of(new RpcCallInfo(0x6b8b4567, 100003, 3, 0), OpaqueAuth.NONE,
                 OpaqueAuth.NONE);
         assertThat(encode(header::encode)).isEqualTo(Hex.encode(TestVectors.bytes("V-RPC-NULL")));

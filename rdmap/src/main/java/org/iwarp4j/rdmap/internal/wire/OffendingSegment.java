@@ -18,7 +18,7 @@ import java.util.Arrays;
  *
  * <p>DDP Segment Length: RFC 5040 §4.8 calls it "the length handed up by the DDP layer". This
  * stack sends the length of the whole DDP segment (the MPA ULPDU_Length, headers included), as
- * {@code test-vectors.md} V-FPDU-6 does (17 for V-FPDU-5's 17-octet segment). Linux siw sends the
+ * {@code testdata/vectors/fpdus.txt} V-FPDU-6 does (17 for V-FPDU-5's 17-octet segment). Linux siw sends the
  * payload length instead (the segment length less the DDP and RDMAP headers); decoders must accept
  * either.
  */

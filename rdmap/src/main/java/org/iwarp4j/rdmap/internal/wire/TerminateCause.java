@@ -5,9 +5,10 @@ import org.iwarp4j.rdmap.TerminateReason;
 
 /**
  * Every error this stack ends with a Terminate, classified, with the Layer / EType / Code it
- * sends. This is the error table of {@code spec/rdmap-rfc5040.md} section (c) (and of
- * {@code ddp-rfc5041.md} section (c)), one constant per row or per code of a row; where the RFCs
- * leave the code open, the constant records the project's choice and says why.
+ * sends: the errors of RFC 5040 §7 and RFC 5041 §7 with the codes of RFC 5040 §4.8 and RFC 5041
+ * §7.2 (plus the MPA errors of RFC 5044 §8 and RFC 6581 §8), one constant per error or per code of
+ * an error; where the RFCs leave the code open, the constant records the project's choice and says
+ * why.
  *
  * <p>Which headers the Terminate echoes follows from the reason alone; see {@link
  * TerminateBuilder#headerEcho(TerminateReason)}.
@@ -32,7 +33,7 @@ public enum TerminateCause {
     OPCODE_WRONG_QUEUE(TerminateReason.RDMAP_UNEXPECTED_OPCODE),
     /**
      * A Read Response with no outstanding Read Request (RDMAP-R-018). RFC 5040 names no code;
-     * choice: Unexpected OpCode, as the checklist suggests.
+     * choice: Unexpected OpCode, the message is one the stream did not expect.
      */
     UNSOLICITED_READ_RESPONSE(TerminateReason.RDMAP_UNEXPECTED_OPCODE),
 

@@ -55,7 +55,7 @@ class RdmapControlTest {
     @CsvSource({"RDMA_WRITE, 40", "RDMA_READ_REQUEST, 41", "RDMA_READ_RESPONSE, 42", "SEND, 43",
         "SEND_WITH_INVALIDATE, 44", "SEND_WITH_SE, 45", "SEND_WITH_SE_AND_INVALIDATE, 46", "TERMINATE, 47"})
     void weSendRvOneRsvZero(RdmapOpcode op, String hex) {
-        // RDMAP-R-002: RV = 01b in every message; RDMAP-R-004: Rsv = 0 on send (rdmap-rfc5040.md A.1 values).
+        // RDMAP-R-002: RV = 01b in every message; RDMAP-R-004: Rsv = 0 on send (the values of RFC 5040 §4.1 Figure 3).
         int octet = RdmapControl.encode(op);
         assertThat(octet).isEqualTo(Integer.parseInt(hex, 16));
         assertThat(RdmapControl.version(octet)).isEqualTo(RdmapConstants.RDMAP_VERSION);
@@ -65,7 +65,7 @@ class RdmapControlTest {
 
     @Test
     void controlOctetsOfTheVectorsDecode() {
-        // test-vectors.md §6: octet 3 of each FPDU is the RDMAP control field.
+        // testdata/vectors/fpdus.txt: octet 3 of each FPDU is the RDMAP control field.
         assertThat(RdmapControl.opcode(Wire.uint8(TestVectors.bytes("V-FPDU-1"), 3))).isEqualTo(RdmapOpcode.SEND);
         assertThat(RdmapControl.opcode(Wire.uint8(TestVectors.bytes("V-FPDU-2"), 3))).isEqualTo(RdmapOpcode.SEND_WITH_INVALIDATE);
         assertThat(RdmapControl.opcode(Wire.uint8(TestVectors.bytes("V-FPDU-3"), 3))).isEqualTo(RdmapOpcode.RDMA_READ_REQUEST);

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** RFC 5040 §4.4: the 28-octet RDMA Read Request header against V-FPDU-3 and V-RTR-2. */
 class ReadRequestHeaderTest {
 
-    /** V-FPDU-3 as its row in test-vectors.md describes it. */
+    /** V-FPDU-3 as its record in testdata/vectors/fpdus.txt describes it. */
     private static final ReadRequestHeader FPDU_3 =
             new ReadRequestHeader(0x01020304, 0x10000L, 4096, 0x11223344, 0x00007F0000001000L);
 

@@ -23,9 +23,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Terminate for every error: one case per row of the error table in rdmap-rfc5040.md section
- * (c) (and per code where a row lists several), plus the rows of ddp-rfc5041.md (c) and the RFC
- * 6581 codes. Offending segments are the §6 vectors, changed where a row needs it, fed through the
+ * The Terminate for every error: one case per RDMAP error of RFC 5040 §7 (and per code where an
+ * error may take several), plus the DDP errors of RFC 5041 §7 and the RFC 6581 §8 codes.
+ * Offending segments are the vectors of testdata/vectors/fpdus.txt, changed where a case needs it, fed through the
  * same path the engine uses: capture, classify ({@link RdmapControl#check}), build.
  */
 class TerminateBuilderTest {
@@ -61,14 +61,14 @@ class TerminateBuilderTest {
         return TerminateBuilder.build(check.cause(), capture(segment));
     }
 
-    static Stream<Arguments> checklistRows() {
+    static Stream<Arguments> errorCases() {
         byte[] send = ulpdu("V-FPDU-1");
         byte[] sendInv = ulpdu("V-FPDU-2");
         byte[] read = ulpdu("V-FPDU-3");
         byte[] response = ulpdu("V-FPDU-4");
         byte[] write = ulpdu("V-FPDU-5");
         List<Arguments> rows = new ArrayList<>();
-        // --- rdmap-rfc5040.md (c) ---
+        // --- RDMAP errors, RFC 5040 §7 and §4.8 ---
         rows.add(Arguments.of("RV not supported (RDMAP-R-003): V-FPDU-1 octet 3 = 83",
                 classifyAndBuild(ulpduWithOctet("V-FPDU-1", 3, 0x83)), Wire.intBe(0x02050000)));
         rows.add(Arguments.of("Reserved opcode (RDMAP-R-006): V-FPDU-1 octet 3 = 4c -> V-FPDU-7",
@@ -135,7 +135,7 @@ class TerminateBuilderTest {
         rows.add(Arguments.of("Read Request too short (MALFORMED_READ_REQUEST): 02 ff c0 00",
                 TerminateBuilder.build(TerminateCause.MALFORMED_READ_REQUEST, capture(Wire.range(read, 0, 30))),
                 Wire.concat(Wire.intBe(0x02FFC000), Wire.shortBe(30), Wire.range(read, 0, 18))));
-        // --- ddp-rfc5041.md (c) ---
+        // --- DDP errors, RFC 5041 §7 ---
         rows.add(Arguments.of("DV != 1 untagged (DDP-R-017): V-FPDU-1 octet 2 = 42 -> 12 06 00 00",
                 TerminateBuilder.build(TerminateCause.UNTAGGED_INVALID_DDP_VERSION,
                         capture(ulpduWithOctet("V-FPDU-1", 2, 0x42))), Wire.intBe(0x12060000)));
@@ -147,7 +147,7 @@ class TerminateBuilderTest {
                 classifyAndBuild(qn7), echo(0x1201C000, qn7, DDP_UNTAGGED_HEADER_LENGTH)));
         rows.add(Arguments.of("DDP local resource failure: 10 00 00 00",
                 TerminateBuilder.build(TerminateCause.DDP_LOCAL_CATASTROPHIC, capture(send)), Wire.intBe(0x10000000)));
-        // --- mpa-enhanced-rfc6581.md ---
+        // --- MPA errors of RFC 6581 §8 ---
         rows.add(Arguments.of("MPA2-R-021 local catastrophic: 20 05 00 00",
                 TerminateBuilder.forMpaError(MpaError.LOCAL_CATASTROPHIC), Wire.intBe(0x20050000)));
         rows.add(Arguments.of("MPA2-R-006 insufficient IRD: V-FPDU-8",
@@ -159,7 +159,7 @@ class TerminateBuilderTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("checklistRows")
+    @MethodSource("errorCases")
     void eachErrorGetsItsTerminate(String row, TerminateMessage built, byte[] expected) {
         // RDMAP-R-026 (Fig. 9/10 table-driven), RDMAP-R-040 (reserved bits zero on send).
         assertThat(header(built)).isEqualTo(expected);

@@ -135,7 +135,7 @@ class TerminateMessageTest {
 
     @Test
     void theReadRequestShapeIsControlLengthDdpAndRdmaHeaders() {
-        // test-vectors.md §6 negative case: 01 00 e0 00 + 0x002E + 18-octet DDP header + 28-octet RDMA header.
+        // Negative case built from V-FPDU-3 (fpdus.txt): 01 00 e0 00 + 0x002E + 18-octet DDP header + 28-octet RDMA header.
         TerminateMessage read = TerminateMessage.of(TerminateReason.RDMAP_INVALID_STAG, true, true, true, 0, 0x2E,
                 ddpHeader("V-FPDU-3"), FPDU_3_RR);
         assertThat(Wire.written(read::encode)).isEqualTo(

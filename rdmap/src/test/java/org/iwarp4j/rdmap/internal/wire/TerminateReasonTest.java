@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The public {@link TerminateReason}: every Layer / EType / Code of RFC 5040 Fig. 9, RFC 5041 §7.2,
- * RFC 5044 §8 and RFC 6581 §8 (rdmap-rfc5040.md A.6, ddp-rfc5041.md A.5, mpa-enhanced-rfc6581.md).
+ * RFC 5044 §8 and RFC 6581 §8.
  */
 class TerminateReasonTest {
 

@@ -11,8 +11,8 @@ import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The RPC-over-RDMA known-answer vectors of shared/spec/test-vectors.md §5 (V-RR-*), decoded and
- * encoded, and the negative cases listed under them.
+ * The RPC-over-RDMA known-answer vectors of testdata/vectors/rpc-over-rdma.txt (V-RR-*), decoded
+ * and encoded, and negative cases made from them.
  */
 class RpcRdmaHeaderKnownAnswerTest {
 
