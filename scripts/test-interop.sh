@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README "Testing against Linux siw": only interop-tests (siw and NFS/RDMA against Linux), with the
+# docs/siw-interop.md: only interop-tests (siw and NFS/RDMA against Linux), with the
 # modules it needs built but their own tests not run. A missing peer is a failure here, not a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."

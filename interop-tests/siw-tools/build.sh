@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds iwarp_peer (the Linux end of the siw interop tests, see README.md) on this host and
+# Builds iwarp_peer (the Linux end of the siw interop tests, see docs/siw-interop.md) on this host and
 # prints the binary's path. The guest has no compiler; host and guest are both Debian bookworm
 # (rdma-core 44), so the dynamically linked binary runs in the guest as built here.
 #

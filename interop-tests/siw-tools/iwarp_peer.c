@@ -1,5 +1,5 @@
 /*
- * iwarp_peer: the Linux end of iwarp4j's siw interop tests (see README.md next to this file).
+ * iwarp_peer: the Linux end of iwarp4j's siw interop tests (see docs/siw-interop.md).
  *
  * One rdma_cm connection (librdmacm + libibverbs, so siw when the address is on siw's netdev).
  * The "actor" performs RDMA Write, RDMA Read and Send of the given sizes on the other end's

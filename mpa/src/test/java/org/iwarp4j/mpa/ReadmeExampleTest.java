@@ -21,14 +21,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The API example of README.md, compiled and run; keep the two in step. */
+/** The example of docs/mpa.md, compiled and run; keep the two in step. */
 class ReadmeExampleTest {
 
     @Test
     void readmeExampleRuns() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
         try {
-            // --- README example begins ---
+            // --- docs/mpa.md example begins ---
             // Responder (TCP server): accept every Request, answer with our private data.
             MpaSettings serverSettings = MpaSettings.builder()
                     .privateData("hello initiator".getBytes(StandardCharsets.US_ASCII))
@@ -61,7 +61,7 @@ class ReadmeExampleTest {
             System.out.println(negotiated); // revision, CRC, markers, MULPDU, IRD/ORD, peer's private data
             client.writeAndFlush(client.alloc().buffer().writeBytes("one ULPDU".getBytes(StandardCharsets.US_ASCII)));
             System.out.println(received.get(10, TimeUnit.SECONDS)); // "one ULPDU", framed as an FPDU with CRC32c
-            // --- README example ends ---
+            // --- docs/mpa.md example ends ---
 
             assertThat(negotiated.peerPrivateData()).isEqualTo("hello initiator".getBytes(StandardCharsets.US_ASCII));
             assertThat(negotiated.crc()).isTrue();

@@ -14,7 +14,7 @@ import org.iwarp4j.nfs.v3.NfsFh3;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The NFS example of README.md, run as a test; keep the two in step. */
+/** The example of docs/nfs.md, run as a test; keep the two in step. */
 class ReadmeNfsExampleTest {
 
     @TempDir
@@ -26,7 +26,7 @@ class ReadmeNfsExampleTest {
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         byte[] bytes = "hello over NFS".getBytes(StandardCharsets.UTF_8);
 
-        // --- README begins ---
+        // --- docs/nfs.md example begins ---
         // Server: export a directory as /export; NFSv3 and MOUNT v3 on one TCP port.
         try (NfsServer server = NfsServer.builder(directory)
                 .exportName("/export")
@@ -48,7 +48,7 @@ class ReadmeNfsExampleTest {
             out.println(nfs.remove(nfs.root(), "hello.txt").get().status()); // NFS3_OK
             out.println(nfs.getattr(file).get().status());                // NFS3ERR_STALE
         }
-        // --- README ends ---
+        // --- docs/nfs.md example ends ---
 
         assertThat(printed.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly(
                 "hello over NFS", "hello.txt 14", Nfs3Status.NFS3_OK.name(), Nfs3Status.NFS3ERR_STALE.name());

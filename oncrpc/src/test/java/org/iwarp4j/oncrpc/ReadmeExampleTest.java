@@ -15,14 +15,14 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The "ONC RPC" example of README.md, verbatim between the markers, so the README cannot rot. */
+/** The example of docs/oncrpc.md, verbatim between the markers, so the page cannot rot. */
 class ReadmeExampleTest {
 
     @Test
     void readmeExampleRuns() throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        // README begin
+        // --- docs/oncrpc.md example begins ---
         // Server: register programs with a dispatcher, serve it on TCP (record marking).
         RpcDispatcher dispatcher = new RpcDispatcher()
                 .register(EchoProgram.create())
@@ -52,7 +52,7 @@ class ReadmeExampleTest {
             out.println(data.readableBytes() + " octets back, pattern " + EchoProgram.isSource(data));
             data.release();
         }
-        // README end
+        // --- docs/oncrpc.md example ends ---
         assertThat(printed.toString(StandardCharsets.UTF_8).lines()).containsExactly(
                 "hello world from client-host",
                 "1048576 octets, CRC32c " + Integer.toHexString(EchoProgram.crc32c(Unpooled.wrappedBuffer(new byte[1 << 20]))),

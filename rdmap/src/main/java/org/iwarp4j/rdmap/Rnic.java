@@ -256,7 +256,7 @@ public final class Rnic implements AutoCloseable {
         /**
          * Meters of every layer go here: MPA's {@code iwarp.mpa.*}, DDP's {@code iwarp.ddp.placed},
          * RDMAP's {@code iwarp.rdmap.*} and the gauges {@code iwarp.rnic.queue.pairs} and
-         * {@code iwarp.rnic.memory.regions} (see README "Meters").
+         * {@code iwarp.rnic.memory.regions} (see docs/verbs.md, "Meters").
          */
         public Builder meterRegistry(MeterRegistry meterRegistry) {
             this.meterRegistry = meterRegistry;

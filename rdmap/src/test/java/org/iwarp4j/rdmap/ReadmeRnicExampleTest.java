@@ -12,12 +12,12 @@ import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
 import org.junit.jupiter.api.Test;
 
-/** README.md's RNIC example (register, connect, write, read, send), compiled and run; keep the two in step. */
+/** The RNIC example of docs/verbs.md (register, connect, write, read, send), compiled and run; keep the two in step. */
 class ReadmeRnicExampleTest {
 
     @Test
     void readmeExampleRuns() throws Exception {
-        // --- README example begins ---
+        // --- docs/verbs.md example begins ---
         try (Rnic server = Rnic.builder().build(); Rnic client = Rnic.builder().build()) {
             // Server: a region the client may write and read, a queue pair, a listener.
             ProtectionDomain serverPd = server.allocateProtectionDomain();
@@ -51,12 +51,12 @@ class ReadmeRnicExampleTest {
             System.out.println(cq.poll(10, TimeUnit.SECONDS)); // SEND, SUCCESS
             System.out.println(serverCq.poll(10, TimeUnit.SECONDS)); // RECEIVE, 12 octets
             System.out.println(memory.toString(100, 12, StandardCharsets.US_ASCII)); // hello, iWARP
-            // --- README example ends ---
+            // --- docs/verbs.md example ends ---
 
             assertThat(memory.toString(100, 12, StandardCharsets.US_ASCII)).isEqualTo("hello, iWARP");
             assertThat(serverMemory.toString(2048, 12, StandardCharsets.US_ASCII)).isEqualTo("hello, iWARP");
             assertThat(serverMemory.toString(0, 12, StandardCharsets.US_ASCII)).isEqualTo("hello, iWARP");
-            // Cleanup, as in README: close, deregister, and release the memory (it stays yours).
+            // Cleanup, as in docs/verbs.md: close, deregister, and release the memory (it stays yours).
             qp.close().get(10, TimeUnit.SECONDS);
             serverQp.closeFuture().get(10, TimeUnit.SECONDS);
             listener.close();

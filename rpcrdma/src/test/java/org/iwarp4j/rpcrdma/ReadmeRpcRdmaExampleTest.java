@@ -18,14 +18,14 @@ import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.sample.EchoBinding;
 import org.junit.jupiter.api.Test;
 
-/** The README's "RPC-over-RDMA" example, verbatim between the markers, run with the tests. */
+/** The example of docs/rpc-over-rdma.md, verbatim between the markers, run with the tests. */
 class ReadmeRpcRdmaExampleTest {
 
     @Test
     void theReadmeExampleRuns() throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        // --- README example start ---
+        // --- docs/rpc-over-rdma.md example begins ---
         try (Rnic serverRnic = Rnic.builder().build(); Rnic clientRnic = Rnic.builder().build()) {
             // Both ends: the sample program's Upper-Layer Binding and 4 KiB inline thresholds, which
             // each end announces in its RFC 8797 MPA private data (1024 octets if a peer announces none).
@@ -55,7 +55,7 @@ class ReadmeRpcRdmaExampleTest {
                         + transport.maxCallsInFlight() + " in flight");
             }
         }
-        // --- README example end ---
+        // --- docs/rpc-over-rdma.md example ends ---
         assertThat(printed.toString(StandardCharsets.UTF_8).lines()).containsExactly(
                 "inline 4096/4096, Send with Invalidate true",
                 "SINK 1048576",

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * decode DDP and RDMAP. {@code scripts/install-test-deps.sh} installs it; tests skip without it.
  *
  * <p>Every read disables the RPC-over-RDMA heuristic, which shows small Sends of non-NFS traffic
- * as malformed RPC-over-RDMA (see shared/pcaps/README.md).
+ * as malformed RPC-over-RDMA (see docs/iwarp-command.md, {@code iwarp pcap}).
  */
 public final class Tshark {
 

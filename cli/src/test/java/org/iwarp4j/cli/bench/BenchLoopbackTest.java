@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every bench end to end over loopback, as the README runs them: exit status 0, perftest's header
+ * Every bench end to end over loopback, as docs/bench.md runs them: exit status 0, perftest's header
  * and columns, positive figures and "data verified" (never their speed). Short runs, small sizes.
  */
 class BenchLoopbackTest {

@@ -103,7 +103,7 @@ class OurClientAgainstKnfsdTest {
 
     /**
      * Mounts knfsd over RDMA. One retry, on a fresh connection, when the first call gets no reply:
-     * siw 6.1's accept race (README "Testing against Linux siw") can leave our first FPDU unread in
+     * siw 6.1's accept race (docs/siw-interop.md, "What siw does") can leave our first FPDU unread in
      * knfsd's socket until more data comes, which never does (the knfsd trace then shows the call
      * decoded only when our timeout closes the connection). Any other failure, or a second timeout,
      * fails the test.
