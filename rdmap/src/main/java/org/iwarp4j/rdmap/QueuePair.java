@@ -32,6 +32,7 @@ public final class QueuePair {
     private volatile WorkQueueProcessor processor;
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
+    private volatile boolean terminateReceived;
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -76,6 +77,15 @@ public final class QueuePair {
     /** The Terminate that ended this queue pair, sent or received, or {@code null}. */
     public TerminateReason terminateReason() {
         return terminateReason;
+    }
+
+    /**
+     * {@code true} if {@link #terminateReason()} came in a Terminate from the peer (its RNIC found
+     * the error, e.g. in an RDMA Write or Read Request this end sent), {@code false} if this end sent
+     * the Terminate or there was none. Upper layers need the direction to know whose operation failed.
+     */
+    public boolean terminateReceived() {
+        return terminateReceived;
     }
 
     /** Posts send-queue work; each request produces one completion on the send completion queue. */
@@ -161,8 +171,9 @@ public final class QueuePair {
         established.completeExceptionally(cause);
     }
 
-    void terminated(TerminateReason reason) {
+    void terminated(TerminateReason reason, boolean received) {
         if (terminateReason == null) {
+            terminateReceived = received;
             terminateReason = reason;
         }
     }

@@ -390,7 +390,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         terminated = true;
         meters.terminateReceived(reason);
         receiver.stop();
-        queuePair.terminated(reason);
+        queuePair.terminated(reason, true);
         queuePair.moveTo(QueuePairState.TERMINATE);
         failAll(statusFor(reason), reason);
         ctx.close();
@@ -435,7 +435,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         if (receiver != null) {
             receiver.stop();
         }
-        queuePair.terminated(message.reason());
+        queuePair.terminated(message.reason(), false);
         queuePair.moveTo(QueuePairState.TERMINATE);
         ctx.writeAndFlush(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
     }

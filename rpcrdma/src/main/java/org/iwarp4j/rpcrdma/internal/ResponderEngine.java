@@ -13,6 +13,7 @@ import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
@@ -53,7 +54,8 @@ public final class ResponderEngine {
     private final ReplyMarshaller replies;
     private final BackwardCalls backward;
     private final RpcTransportInfo transportInfo;
-    private final java.util.ArrayDeque<Integer> recentPeerMemory = new java.util.ArrayDeque<>();
+    /** Calls whose RDMA operations against the Requester's memory may have failed, oldest first. */
+    private final java.util.ArrayDeque<AtRisk> atRisk = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong errChunk = new AtomicLong();
@@ -134,15 +136,23 @@ public final class ResponderEngine {
         }
     }
 
+    /** A Call whose RDMA Read or Write against the Requester's memory was posted. */
+    private record AtRisk(int xid, FailedXids.CallShape shape) {
+    }
+
     /** Serves one Call; {@code message} (reader index at the inline Payload stream) is consumed. */
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int xid = h.xid();
-        if (failedXids.remove(remote, xid)) {
+        boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
+        boolean usesPeerMemory = !lists.readChunks().isEmpty() || !lists.writeList().isEmpty()
+                || lists.replyChunk().isPresent();
+        FailedXids.CallShape shape = longCall ? FailedXids.CallShape.LONG_CALL : FailedXids.CallShape.of(message);
+        // RPC-R-067: only a Call that would repeat RDMA against the Requester's memory can repeat the failure.
+        if (usesPeerMemory && failedXids.takeRetransmission(remote, xid, shape)) {
             message.release();
             errorFor(xid, "its RDMA operation failed on an earlier connection (RFC 8166 §4.5.3)");
             return;
         }
-        boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         List<ReadChunk> chunks = lists.readChunks();
         long pulled = chunks.stream().mapToLong(ReadChunk::length).sum();
         if (pulled > settings.maxChunkSize()) {
@@ -167,8 +177,9 @@ public final class ResponderEngine {
             return;
         }
         calls.incrementAndGet();
-        if (!chunks.isEmpty() || !lists.writeList().isEmpty() || lists.replyChunk().isPresent()) {
-            touchedPeerMemory(xid);
+        AtRisk pulling = new AtRisk(xid, shape);
+        if (!chunks.isEmpty()) {
+            atRisk(pulling);
         }
         List<ReadChunk> toPull = new ArrayList<>(chunks);
         CallAssembler.pull(endpoint, toPull).whenComplete((data, error) -> {
@@ -177,6 +188,9 @@ public final class ResponderEngine {
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
                 endpoint.close();
                 return;
+            }
+            if (!chunks.isEmpty()) {
+                safe(pulling); // every Read Response came back: the Requester accepted those Reads
             }
             ByteBuf base;
             List<ByteBuf> others = new ArrayList<>(data);
@@ -200,39 +214,61 @@ public final class ResponderEngine {
                 errorFor(xid, e.getMessage());
                 return;
             }
-            dispatch(xid, info, lists, call);
+            dispatch(xid, info, lists, call, shape);
         });
     }
 
-    /** This XID's RPC reads or writes the Requester's memory. */
-    private void touchedPeerMemory(int xid) {
-        synchronized (recentPeerMemory) {
-            recentPeerMemory.addLast(xid);
-            while (recentPeerMemory.size() > 2 * settings.credits()) {
-                recentPeerMemory.removeFirst();
+    private void atRisk(AtRisk call) {
+        synchronized (atRisk) {
+            atRisk.addLast(call);
+            // The Requester has at most `credits` Calls outstanding (RPC-R-003); twice that covers
+            // every Call whose operations can still be in flight and bounds what one connection adds.
+            while (atRisk.size() > 2 * settings.credits()) {
+                atRisk.removeFirst();
             }
+        }
+    }
+
+    private void safe(AtRisk call) {
+        synchronized (atRisk) {
+            atRisk.removeLastOccurrence(call);
         }
     }
 
     /**
-     * RFC 8166 §4.5.3, RPC-R-067: when the Requester ended the connection with a Terminate for a
-     * protection error, an RDMA Read or Write of one of the last RPCs that used its memory caused it
-     * (an RDMA Write completes before the peer has checked it, so which one is not known). Those
-     * XIDs get ERR_CHUNK when they come again on a new connection instead of the same failure.
+     * RFC 8166 §4.5.3, RPC-R-067: once the connection is gone, records the Calls whose RDMA
+     * operation may be what killed it, so that the same Requester's retransmission on its next
+     * connection gets ERR_CHUNK instead of the same failure and connection loss again.
+     *
+     * <p>Only a Terminate <em>received</em> from the Requester with a protection error (RDMAP
+     * Remote Protection Error, RFC 5040 §4.8, or a DDP tagged-buffer error, RFC 5041 §7.2) means
+     * that one of this Responder's RDMA Reads or Writes against the Requester's memory failed, as
+     * §4.5.3 describes (e.g. a chunk no longer registered). A Terminate this end sent means the
+     * Requester was at fault (say, it wrote into memory of ours it was never given): its Calls
+     * are not to blame, retrying them loops on nothing, and nothing is recorded; nor for an orderly
+     * close, an MPA/LLP error or a Terminate of another kind.
+     *
+     * <p>Recorded are the Calls that are not known to have survived their RDMA operations: those
+     * whose Read chunks were still being pulled, and those whose Reply carried RDMA Writes (a Write
+     * completes before the Requester has checked it, and the Requester's RNIC drops everything
+     * after the segment it refuses, the Reply's Send included, so which Write failed and whether
+     * that Reply arrived is not known here). A Call whose Read chunks were all pulled and whose
+     * Reply wrote nothing cannot have caused it and is not recorded; a Call that asked for no RDMA
+     * never is. At most {@code 2 × credits} Calls per connection.
      */
     private void rememberFailedOperations() {
-        TerminateReason reason = endpoint.queuePair().terminateReason();
-        boolean protection = reason != null && reason.errorType() == 0x1
+        QueuePair qp = endpoint.queuePair();
+        TerminateReason reason = qp.terminateReason();
+        boolean peerFoundOurOperationBad = reason != null && qp.terminateReceived() && reason.errorType() == 0x1
                 && (reason.layerCode() == TerminateReason.Layer.RDMAP.code()
                         || reason.layerCode() == TerminateReason.Layer.DDP.code());
-        if (!protection) {
-            return;
-        }
-        synchronized (recentPeerMemory) {
-            for (int xid : recentPeerMemory) {
-                failedXids.add(remote, xid);
+        synchronized (atRisk) {
+            if (peerFoundOurOperationBad) {
+                for (AtRisk call : atRisk) {
+                    failedXids.add(remote, call.xid(), call.shape());
+                }
             }
-            recentPeerMemory.clear();
+            atRisk.clear();
         }
     }
 
@@ -241,17 +277,25 @@ public final class ResponderEngine {
         return info != null && b.covers(info.program(), info.version()) && b.hasDdpEligibleArgument(info);
     }
 
-    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call) {
+    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call, FailedXids.CallShape shape) {
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
             if (error != null) {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
+            }
+            AtRisk writing = new AtRisk(xid, shape);
+            boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
+            if (mayWrite) {
+                atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }
             replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
                 if (e != null) {
                     log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
                     endpoint.close(); // RFC 8166 §4.5.4
                     return;
+                }
+                if (mayWrite && form == ReplyMarshaller.Form.INLINE && lists.writeList().isEmpty()) {
+                    safe(writing); // the Reply chunk went unused: nothing was written
                 }
                 switch (form) {
                     case ERR_CHUNK -> errChunk.incrementAndGet();
