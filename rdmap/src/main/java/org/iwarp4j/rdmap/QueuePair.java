@@ -1,6 +1,7 @@
 package org.iwarp4j.rdmap;
 
 import java.net.SocketAddress;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +34,7 @@ public final class QueuePair {
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
     private volatile boolean terminateReceived;
+    private volatile OptionalInt terminatedStag = OptionalInt.empty();
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -86,6 +88,17 @@ public final class QueuePair {
      */
     public boolean terminateReceived() {
         return terminateReceived;
+    }
+
+    /**
+     * For a Terminate received from the peer that echoes the message it refused (RFC 5040 §4.8,
+     * Terminated DDP Header and Terminated RDMA Header): the STag of the peer's memory that message
+     * named, i.e. the STag of a tagged segment (an RDMA Write or Read Response this end sent) or the
+     * Data Source STag of an RDMA Read Request. Empty if this end sent the Terminate, or the peer
+     * echoed neither header. Upper layers use it to find which of their operations failed.
+     */
+    public OptionalInt terminatedStag() {
+        return terminatedStag;
     }
 
     /** Posts send-queue work; each request produces one completion on the send completion queue. */
@@ -171,9 +184,10 @@ public final class QueuePair {
         established.completeExceptionally(cause);
     }
 
-    void terminated(TerminateReason reason, boolean received) {
+    void terminated(TerminateReason reason, boolean received, OptionalInt stag) {
         if (terminateReason == null) {
             terminateReceived = received;
+            terminatedStag = stag;
             terminateReason = reason;
         }
     }

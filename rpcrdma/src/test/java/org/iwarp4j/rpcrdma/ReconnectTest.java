@@ -161,32 +161,39 @@ class ReconnectTest {
         }
     }
 
+    /** SINK from a good Read chunk and SOURCE into a good Write chunk on {@code peer}: both answered. */
+    private static void twoGoodCalls(RawPeer peer, int sinkXid, int sourceXid) throws Exception {
+        ByteBuf data = Unpooled.directBuffer(8).writeLong(0x0102030405060708L);
+        ByteBuf sink = Unpooled.directBuffer(100).writeZero(100);
+        try (MemoryRegion source = peer.pd.register(data, EnumSet.of(Access.REMOTE_READ));
+             MemoryRegion target = peer.pd.register(sink, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+            peer.send(sinkFromReadChunk(sinkXid, source.stag(), 8, source.baseTaggedOffset()));
+            assertThat(peer.receive()).startsWith(words(sinkXid, 1, GRANT, 0, 0, 0, 0, sinkXid, 1, 0, 0, 0, 0, 8));
+            peer.send(sourceIntoWriteChunk(sourceXid, target.stag(), 100, target.baseTaggedOffset(), 100));
+            assertThat(peer.receive()).startsWith(words(sourceXid, 1, GRANT, 0, 0, 1, 1, target.stag(), 100));
+        } finally {
+            data.release();
+            sink.release();
+        }
+    }
+
     @Test
-    void aCallWhoseReadsSucceededIsNotBlamedForALaterFailedWrite() throws Exception { // RPC-R-067
+    void answeredCallsAreNotBlamedForAnotherCallsFailedWrite() throws Exception { // RPC-R-067
         try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
              RpcRdmaServer server = echoServer(serverRnic)) {
-            ByteBuf data = Unpooled.directBuffer(8).writeLong(0x0102030405060708L);
-            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress());
-                 MemoryRegion source = peer.pd.register(data, EnumSet.of(Access.REMOTE_READ))) {
-                peer.send(sinkFromReadChunk(0x5656, source.stag(), 8, source.baseTaggedOffset()));
-                assertThat(peer.receive()).startsWith(words(0x5656, 1, GRANT, 0, 0, 0, 0, 0x5656, 1, 0, 0, 0, 0, 8));
+            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress())) {
+                twoGoodCalls(peer, 0x5656, 0x5658);
                 peer.send(sourceIntoAnUnregisteredChunk(0x5657)); // this one kills the connection
                 peer.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
                 assertThat(peer.qp.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
-            } finally {
-                data.release();
             }
-            ByteBuf again = Unpooled.directBuffer(8).writeLong(0x0102030405060708L);
-            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress());
-                 MemoryRegion source = peer.pd.register(again, EnumSet.of(Access.REMOTE_READ))) {
-                // Answered, and its Reads were accepted: sent again it is served, not failed.
-                peer.send(sinkFromReadChunk(0x5656, source.stag(), 8, source.baseTaggedOffset()));
-                assertThat(peer.receive()).startsWith(words(0x5656, 1, GRANT, 0, 0, 0, 0, 0x5656, 1, 0, 0, 0, 0, 8));
-                peer.send(sourceIntoAnUnregisteredChunk(0x5657)); // the failed one is still remembered
+            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress())) {
+                // Sent again (same XIDs, same shapes): served. Their RDMA Reads came back; their RDMA
+                // Writes were to another STag than the one the Requester's Terminate named.
+                twoGoodCalls(peer, 0x5656, 0x5658);
+                peer.send(sourceIntoAnUnregisteredChunk(0x5657)); // the failed one is remembered
                 assertThat(peer.receive()).isEqualTo(errChunk(0x5657));
-            } finally {
-                again.release();
             }
         }
     }

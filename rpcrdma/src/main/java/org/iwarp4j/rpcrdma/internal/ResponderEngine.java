@@ -136,8 +136,22 @@ public final class ResponderEngine {
         }
     }
 
-    /** A Call whose RDMA Read or Write against the Requester's memory was posted. */
-    private record AtRisk(int xid, FailedXids.CallShape shape) {
+    /**
+     * A Call whose RDMA Read or Write against the Requester's memory was posted, with the handles
+     * (STags) of the chunks it gave. Compared by identity: each posting is its own entry.
+     */
+    private static final class AtRisk {
+        final int xid;
+        final FailedXids.CallShape shape;
+        final java.util.Set<Integer> handles = new java.util.HashSet<>();
+
+        AtRisk(int xid, FailedXids.CallShape shape, ChunkLists lists) {
+            this.xid = xid;
+            this.shape = shape;
+            lists.readList().forEach(s -> handles.add(s.target().handle()));
+            lists.writeList().forEach(c -> c.segments().forEach(s -> handles.add(s.handle())));
+            lists.replyChunk().ifPresent(c -> c.segments().forEach(s -> handles.add(s.handle())));
+        }
     }
 
     /** Serves one Call; {@code message} (reader index at the inline Payload stream) is consumed. */
@@ -177,7 +191,7 @@ public final class ResponderEngine {
             return;
         }
         calls.incrementAndGet();
-        AtRisk pulling = new AtRisk(xid, shape);
+        AtRisk pulling = new AtRisk(xid, shape, lists);
         if (!chunks.isEmpty()) {
             atRisk(pulling);
         }
@@ -248,13 +262,19 @@ public final class ResponderEngine {
      * are not to blame, retrying them loops on nothing, and nothing is recorded; nor for an orderly
      * close, an MPA/LLP error or a Terminate of another kind.
      *
-     * <p>Recorded are the Calls that are not known to have survived their RDMA operations: those
-     * whose Read chunks were still being pulled, and those whose Reply carried RDMA Writes (a Write
+     * <p>Candidates are the Calls not known to have survived their RDMA operations: those whose
+     * Read chunks were still being pulled, and those whose Reply carried RDMA Writes (a Write
      * completes before the Requester has checked it, and the Requester's RNIC drops everything
-     * after the segment it refuses, the Reply's Send included, so which Write failed and whether
-     * that Reply arrived is not known here). A Call whose Read chunks were all pulled and whose
-     * Reply wrote nothing cannot have caused it and is not recorded; a Call that asked for no RDMA
-     * never is. At most {@code 2 × credits} Calls per connection.
+     * after the segment it refuses, the Reply's Send included, so a Reply sent is not a Reply
+     * received). A Call whose Read chunks were all pulled and whose Reply wrote nothing cannot have
+     * caused it; a Call that asked for no RDMA never is a candidate. At most {@code 2 × credits}.
+     *
+     * <p>When the Terminate echoes the refused message (RFC 5040 §4.8; our RNIC and Linux siw do),
+     * it names the STag of the Requester's memory that failed: only the candidates whose chunks
+     * carry that handle are recorded, normally exactly one Call. If it names an STag no candidate
+     * has, nothing is recorded (the operation was not one of those Calls; should a retransmission
+     * fail again, its new STag will be named then). Only a Terminate that echoes nothing leaves
+     * every candidate recorded.
      */
     private void rememberFailedOperations() {
         QueuePair qp = endpoint.queuePair();
@@ -262,10 +282,14 @@ public final class ResponderEngine {
         boolean peerFoundOurOperationBad = reason != null && qp.terminateReceived() && reason.errorType() == 0x1
                 && (reason.layerCode() == TerminateReason.Layer.RDMAP.code()
                         || reason.layerCode() == TerminateReason.Layer.DDP.code());
+        java.util.OptionalInt stag = qp.terminatedStag();
         synchronized (atRisk) {
             if (peerFoundOurOperationBad) {
                 for (AtRisk call : atRisk) {
-                    failedXids.add(remote, call.xid(), call.shape());
+                    if (stag.isEmpty() || call.handles.contains(stag.getAsInt())) {
+                        log.debug("xid 0x{} recorded as failed ({}, STag {})", Integer.toHexString(call.xid), reason, stag);
+                        failedXids.add(remote, call.xid, call.shape);
+                    }
                 }
             }
             atRisk.clear();
@@ -283,7 +307,7 @@ public final class ResponderEngine {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
             }
-            AtRisk writing = new AtRisk(xid, shape);
+            AtRisk writing = new AtRisk(xid, shape, lists);
             boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
             if (mayWrite) {
                 atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
