@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * lists beyond the limits: ERR_CHUNK; RDMA_MSGP: ERR_CHUNK; RDMA_DONE: discarded (pull completion
  * when the draft is on); RDMA_ERROR: discarded; a Read chunk for a procedure without a DDP-eligible
  * argument: ERR_CHUNK; a Call the RPC layer cannot even parse: ERR_CHUNK, so that the Requester's
- * credit comes back.
+ * credit comes back; the same Requester's retransmission of the Call whose RDMA Read or Write into
+ * its memory failed and ended the last connection: ERR_CHUNK, once (RPC-R-067, see {@link FailedXids}
+ * and {@link #rememberFailedOperations()}).
  */
 public final class ResponderEngine {
 
