@@ -271,7 +271,7 @@ public final class ResponderEngine {
      * received). A Call whose Read chunks were all pulled and whose Reply wrote nothing cannot have
      * caused it; a Call that asked for no RDMA never is a candidate. At most {@code 2 × credits}.
      *
-     * <p>When the Terminate echoes the refused message (RFC 5040 §4.8; our RNIC and Linux siw do),
+     * <p>When the Terminate echoes the refused message (RFC 5040 §4.8 and Fig. 10; our RNIC does),
      * it names the STag of the Requester's memory that failed: only the candidates whose chunks
      * carry that handle are recorded, normally exactly one Call. If it names an STag no candidate
      * has, nothing is recorded (the operation was not one of those Calls; should a retransmission
