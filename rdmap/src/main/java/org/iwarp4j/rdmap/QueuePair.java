@@ -2,6 +2,7 @@ package org.iwarp4j.rdmap;
 
 import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -37,6 +38,8 @@ public final class QueuePair {
     private volatile WorkQueueProcessor processor;
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
+    private volatile boolean terminateReceived;
+    private volatile OptionalInt terminatedStag = OptionalInt.empty();
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -101,6 +104,26 @@ public final class QueuePair {
     /** The Terminate that ended this queue pair, sent or received, or {@code null}. */
     public TerminateReason terminateReason() {
         return terminateReason;
+    }
+
+    /**
+     * {@code true} if {@link #terminateReason()} came in a Terminate from the peer (its RNIC found
+     * the error, e.g. in an RDMA Write or Read Request this end sent), {@code false} if this end sent
+     * the Terminate or there was none. Upper layers need the direction to know whose operation failed.
+     */
+    public boolean terminateReceived() {
+        return terminateReceived;
+    }
+
+    /**
+     * For a Terminate received from the peer that echoes the message it refused (RFC 5040 §4.8,
+     * Terminated DDP Header and Terminated RDMA Header): the STag of the peer's memory that message
+     * named, i.e. the STag of a tagged segment (an RDMA Write or Read Response this end sent) or the
+     * Data Source STag of an RDMA Read Request. Empty if this end sent the Terminate, or the peer
+     * echoed neither header. Upper layers use it to find which of their operations failed.
+     */
+    public OptionalInt terminatedStag() {
+        return terminatedStag;
     }
 
     /** Posts send-queue work; each request produces one completion on the send completion queue. */
@@ -186,8 +209,10 @@ public final class QueuePair {
         established.completeExceptionally(cause);
     }
 
-    void terminated(TerminateReason reason) {
+    void terminated(TerminateReason reason, boolean received, OptionalInt stag) {
         if (terminateReason == null) {
+            terminateReceived = received;
+            terminatedStag = stag;
             terminateReason = reason;
         }
     }

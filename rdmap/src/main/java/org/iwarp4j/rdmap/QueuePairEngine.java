@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -382,18 +383,33 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     private void terminateReceived(UntaggedMessage message) {
         ByteBuf buffer = message.buffer().scatterList().get(0).buffer();
         TerminateReason reason;
+        OptionalInt stag = OptionalInt.empty();
         try {
-            reason = TerminateMessage.decode(buffer.slice(0, (int) message.length())).reason();
+            TerminateMessage terminate = TerminateMessage.decode(buffer.slice(0, (int) message.length()));
+            reason = terminate.reason();
+            stag = terminatedStag(terminate);
         } catch (RuntimeException e) {
             reason = TerminateReason.rdmap(0x2, 0xFF);
         }
         terminated = true;
         meters.terminateReceived(reason);
         receiver.stop();
-        queuePair.terminated(reason);
+        queuePair.terminated(reason, true, stag);
         queuePair.moveTo(QueuePairState.TERMINATE);
         failAll(statusFor(reason), reason);
         ctx.close();
+    }
+
+    /** The peer's STag the refused message named: a tagged segment's, or a Read Request's Data Source STag. */
+    private static OptionalInt terminatedStag(TerminateMessage terminate) {
+        byte[] ddp = terminate.terminatedDdpHeader();
+        if (ddp != null && ddp.length == RdmapConstants.DDP_TAGGED_HEADER_LENGTH
+                && (ddp[0] & RdmapConstants.DDP_CONTROL_TAGGED) != 0) {
+            return OptionalInt.of(((ddp[2] & 0xFF) << 24) | ((ddp[3] & 0xFF) << 16) | ((ddp[4] & 0xFF) << 8)
+                    | (ddp[5] & 0xFF)); // RFC 5041 §4.3: control, RsvdULP, STag, TO
+        }
+        return terminate.terminatedRdmaHeader() == null ? OptionalInt.empty()
+                : OptionalInt.of(terminate.terminatedRdmaHeader().sourceStag());
     }
 
     private static WorkCompletionStatus statusFor(TerminateReason reason) {
@@ -435,7 +451,7 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         if (receiver != null) {
             receiver.stop();
         }
-        queuePair.terminated(message.reason());
+        queuePair.terminated(message.reason(), false, OptionalInt.empty());
         queuePair.moveTo(QueuePairState.TERMINATE);
         ctx.writeAndFlush(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
     }

@@ -52,6 +52,8 @@ class TwoRnicErrorAndOrdTest {
                 pair.client.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
                 assertThat(pair.client.state()).isEqualTo(QueuePairState.ERROR);
                 assertThat(pair.client.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+                assertThat(pair.client.terminateReceived()).isTrue(); // the peer found our Write bad
+                assertThat(pair.client.terminatedStag()).hasValue(unknownStag); // and echoed its header
 
                 // The server sent the Terminate: its QP is in ERROR with the reason, its receive flushed,
                 // and it never answered the Read Request that followed the bad Write (RFC 5041 §7.1).
@@ -62,6 +64,8 @@ class TwoRnicErrorAndOrdTest {
                 pair.server.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
                 assertThat(pair.server.state()).isEqualTo(QueuePairState.ERROR);
                 assertThat(pair.server.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+                assertThat(pair.server.terminateReceived()).isFalse(); // it sent the Terminate
+                assertThat(pair.server.terminatedStag()).isEmpty();
                 assertThat(ByteBufUtil.getBytes(serverMemory)).containsOnly(0);
                 assertThat(pair.clientCq.poll()).isNull();
                 assertThat(pair.serverCq.poll()).isNull();

@@ -34,7 +34,7 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings,
                           ByteBufAllocator alloc) throws InterruptedException {
-        FailedXids failed = new FailedXids(4096);
+        FailedXids failed = FailedXids.forServer();
         int receives = ResponderEngine.receivesNeeded(settings);
         SocketAddress[] local = new SocketAddress[1];
         this.listener = rnic.listen(address, settings.mpa(), request -> {

@@ -4,20 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.rpcrdma.Messages.concat;
 import static org.iwarp4j.rpcrdma.Messages.echoCall;
 import static org.iwarp4j.rpcrdma.Messages.fixed;
+import static org.iwarp4j.rpcrdma.Messages.reply;
 import static org.iwarp4j.rpcrdma.Messages.words;
 import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.iwarp4j.ddp.Access;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcReply;
 import org.iwarp4j.oncrpc.RpcTransportException;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rpcrdma.sample.EchoBinding;
 import org.junit.jupiter.api.Test;
 
@@ -91,27 +99,199 @@ class ReconnectTest {
         }
     }
 
+    private static final int GRANT = 4;
+
+    private static RpcRdmaServer echoServer(Rnic rnic) throws InterruptedException {
+        return RpcRdmaServer.listen(rnic, new InetSocketAddress("127.0.0.1", 0),
+                new RpcDispatcher().register(EchoProgram.create()),
+                RpcRdmaSettings.builder().credits(GRANT).binding(new EchoBinding()).build());
+    }
+
+    /** SOURCE of {@code count} octets into a one-segment Write chunk (handle, length, offset). */
+    private static byte[] sourceIntoWriteChunk(int xid, int handle, int length, long offset, int count) {
+        return concat(fixed(xid, 1, 1, 0), words(0, 1, 1, handle, length, (int) (offset >>> 32), (int) offset, 0, 0),
+                echoCall(xid, EchoProgram.PROC_SOURCE, words(count)));
+    }
+
+    /** SOURCE of 3000 octets into a Write chunk whose STag the Requester never registered. */
+    private static byte[] sourceIntoAnUnregisteredChunk(int xid) {
+        return sourceIntoWriteChunk(xid, 0x0BAD0BAD, 3000, 0x7f00_0000_0000L, 3000);
+    }
+
+    private static byte[] nullCall(int xid) {
+        return concat(fixed(xid, 1, 1, 0), words(0, 0, 0), echoCall(xid, EchoProgram.PROC_NULL, new byte[0]));
+    }
+
+    /** The whole answer to {@link #nullCall}: RDMA_MSG with three empty lists, then an empty accepted Reply. */
+    private static byte[] nullReply(int xid) {
+        return concat(words(xid, 1, GRANT, 0, 0, 0, 0), reply(xid, new byte[0]));
+    }
+
+    private static byte[] errChunk(int xid) {
+        return words(xid, 1, GRANT, 4, 2);
+    }
+
+    /** Connects, sends {@code call} and waits until the peer's RNIC ended the connection with a Terminate. */
+    private static void failOnce(Rnic rnic, RpcRdmaServer server, byte[] call) throws Exception {
+        try (RawPeer peer = RawPeer.requester(rnic, server.localAddress())) {
+            peer.send(call);
+            peer.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(peer.qp.terminateReason().errorType()).isEqualTo(0x1); // a protection error
+            assertThat(peer.qp.terminateReceived()).isFalse(); // our RNIC refused the server's RDMA operation
+        }
+    }
+
+    /** SINK of {@code length} octets in a Read chunk at Position 44 (after the call header and the length word). */
+    private static byte[] sinkFromReadChunk(int xid, int handle, int length, long offset) {
+        return concat(fixed(xid, 1, 1, 0), words(1, 44, handle, length, (int) (offset >>> 32), (int) offset, 0, 0, 0),
+                echoCall(xid, EchoProgram.PROC_SINK, words(length)));
+    }
+
     @Test
-    void anXidWhoseRdmaWriteKilledTheConnectionGetsErrChunkAfterTheReconnect() throws Exception { // RPC-R-067
+    void anXidWhoseRdmaReadKilledTheConnectionGetsErrChunkAfterTheReconnect() throws Exception { // RPC-R-067
         try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
-             RpcRdmaServer server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
-                     new RpcDispatcher().register(EchoProgram.create()),
-                     RpcRdmaSettings.builder().credits(4).binding(new EchoBinding()).build())) {
-            // SOURCE of 3000 octets into a Write chunk whose STag the Requester never registered.
-            byte[] call = concat(fixed(0x5151, 1, 1, 0), words(0, 1, 1, 0x0BAD0BAD, 3000, 0x7f00, 0, 0, 0),
-                    echoCall(0x5151, EchoProgram.PROC_SOURCE, words(3000)));
-            RawPeer first = RawPeer.requester(clientRnic, server.localAddress());
-            try {
-                first.send(call);
-                first.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-                assertThat(first.qp.terminateReason()).isNotNull(); // our RNIC refused the RDMA Write
-            } finally {
-                first.close();
-            }
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            byte[] call = sinkFromReadChunk(0x5555, 0x0BAD0BAD, 8, 0x1000);
+            failOnce(clientRnic, server, call);
             try (RawPeer again = RawPeer.requester(clientRnic, server.localAddress())) {
-                again.send(call); // retransmitted on the new connection
-                assertThat(again.receive()).isEqualTo(words(0x5151, 1, 4, 4, 2));
+                again.send(call);
+                assertThat(again.receive()).isEqualTo(errChunk(0x5555));
+            }
+        }
+    }
+
+    /** SINK from a good Read chunk and SOURCE into a good Write chunk on {@code peer}: both answered. */
+    private static void twoGoodCalls(RawPeer peer, int sinkXid, int sourceXid) throws Exception {
+        ByteBuf data = Unpooled.directBuffer(8).writeLong(0x0102030405060708L);
+        ByteBuf sink = Unpooled.directBuffer(100).writeZero(100);
+        try (MemoryRegion source = peer.pd.register(data, EnumSet.of(Access.REMOTE_READ));
+             MemoryRegion target = peer.pd.register(sink, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+            peer.send(sinkFromReadChunk(sinkXid, source.stag(), 8, source.baseTaggedOffset()));
+            assertThat(peer.receive()).startsWith(words(sinkXid, 1, GRANT, 0, 0, 0, 0, sinkXid, 1, 0, 0, 0, 0, 8));
+            peer.send(sourceIntoWriteChunk(sourceXid, target.stag(), 100, target.baseTaggedOffset(), 100));
+            assertThat(peer.receive()).startsWith(words(sourceXid, 1, GRANT, 0, 0, 1, 1, target.stag(), 100));
+        } finally {
+            data.release();
+            sink.release();
+        }
+    }
+
+    @Test
+    void answeredCallsAreNotBlamedForAnotherCallsFailedWrite() throws Exception { // RPC-R-067
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress())) {
+                twoGoodCalls(peer, 0x5656, 0x5658);
+                peer.send(sourceIntoAnUnregisteredChunk(0x5657)); // this one kills the connection
+                peer.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(peer.qp.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+            }
+            try (RawPeer peer = RawPeer.requester(clientRnic, server.localAddress())) {
+                // Sent again (same XIDs, same shapes): served. Their RDMA Reads came back; their RDMA
+                // Writes were to another STag than the one the Requester's Terminate named.
+                twoGoodCalls(peer, 0x5656, 0x5658);
+                peer.send(sourceIntoAnUnregisteredChunk(0x5657)); // the failed one is remembered
+                assertThat(peer.receive()).isEqualTo(errChunk(0x5657));
+            }
+        }
+    }
+
+    @Test
+    void anXidWhoseRdmaWriteKilledTheConnectionGetsErrChunkOnceAfterTheReconnect() throws Exception { // RPC-R-067
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            byte[] call = sourceIntoAnUnregisteredChunk(0x5151);
+            failOnce(clientRnic, server, call);
+            try (RawPeer again = RawPeer.requester(clientRnic, server.localAddress())) {
+                again.send(call); // retransmitted on the new connection: no second RDMA Write, ERR_CHUNK
+                assertThat(again.receive()).isEqualTo(errChunk(0x5151));
+                // Remembered for one answer only: a Requester that sends the XID once more is served
+                // (here the Write fails again, since the chunk is still bad).
+                again.send(call);
+                again.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(again.qp.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+            }
+        }
+    }
+
+    @Test
+    void anotherClientOnTheSameHostReusingAFailedXidForANullCallIsServed() throws Exception { // RPC-R-067
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            byte[] call = sourceIntoAnUnregisteredChunk(0x5252);
+            failOnce(clientRnic, server, call);
+            // A different client on the same host, whose XIDs happen to collide: its NULL Call asks
+            // for no RDMA at all, so it cannot repeat the failure, and it is answered as usual.
+            try (RawPeer other = RawPeer.requester(clientRnic, server.localAddress())) {
+                other.send(nullCall(0x5252));
+                assertThat(other.receive()).isEqualTo(nullReply(0x5252));
+            }
+            // ... and that did not use up the first client's entry: its retransmission still gets ERR_CHUNK.
+            try (RawPeer again = RawPeer.requester(clientRnic, server.localAddress())) {
+                again.send(call);
+                assertThat(again.receive()).isEqualTo(errChunk(0x5252));
+            }
+        }
+    }
+
+    @Test
+    void aCallOfAnotherShapeWithAFailedXidIsServed() throws Exception { // RPC-R-067
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            failOnce(clientRnic, server, sourceIntoAnUnregisteredChunk(0x5353));
+            // Same XID and it asks for RDMA Writes too, but it is not the failed Call: another procedure.
+            ByteBuf memory = Unpooled.directBuffer(64).writeZero(64);
+            try (RawPeer other = RawPeer.requester(clientRnic, server.localAddress());
+                 MemoryRegion target = other.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                byte[] echo = concat(fixed(0x5353, 1, 1, 0), words(0, 0, 1, 1, target.stag(), 64,
+                                (int) (target.baseTaggedOffset() >>> 32), (int) target.baseTaggedOffset()),
+                        echoCall(0x5353, EchoProgram.PROC_ECHO, words(4, 0x61626364)));
+                other.send(echo);
+                assertThat(other.receive()).isEqualTo(concat(words(0x5353, 1, GRANT, 0, 0, 0, 1, 1, target.stag(), 0,
+                        (int) (target.baseTaggedOffset() >>> 32), (int) target.baseTaggedOffset()),
+                        reply(0x5353, words(4, 0x61626364))));
+            } finally {
+                memory.release();
+            }
+        }
+    }
+
+    @Test
+    void aTerminateTheServerSentForThePeersFaultMakesNoXidFail() throws Exception { // RPC-R-067
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer server = echoServer(serverRnic)) {
+            // A hostile client: its SOURCE into a good Write chunk is answered, then it writes into
+            // server memory it was never given, and the server's RNIC ends the connection.
+            ByteBuf memory = Unpooled.directBuffer(3000).writeZero(3000);
+            ByteBuf junk = Unpooled.directBuffer(16).writeZero(16);
+            try (RawPeer hostile = RawPeer.requester(clientRnic, server.localAddress());
+                 MemoryRegion target = hostile.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                 MemoryRegion source = hostile.pd.register(junk, EnumSet.of(Access.LOCAL_WRITE))) {
+                hostile.send(sourceIntoWriteChunk(0x5454, target.stag(), 3000, target.baseTaggedOffset(), 3000));
+                assertThat(hostile.receive()).startsWith(words(0x5454, 1, GRANT, 0, 0, 1, 1, target.stag(), 3000));
+                hostile.qp.postSend(SendWorkRequest.rdmaWrite(1, 0x0BAD0BAD, 0, source.sge()));
+                hostile.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(hostile.qp.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+                assertThat(hostile.qp.terminateReceived()).isTrue(); // the server's RNIC sent it
+            } finally {
+                memory.release();
+                junk.release();
+            }
+            // Another client on the host sends the very same Call with its own good chunk: served.
+            ByteBuf mine = Unpooled.directBuffer(3000).writeZero(3000);
+            try (RawPeer other = RawPeer.requester(clientRnic, server.localAddress());
+                 MemoryRegion target = other.pd.register(mine, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                other.send(sourceIntoWriteChunk(0x5454, target.stag(), 3000, target.baseTaggedOffset(), 3000));
+                assertThat(other.receive()).startsWith(words(0x5454, 1, GRANT, 0, 0, 1, 1, target.stag(), 3000));
+                assertThat(mine.getByte(2999)).isEqualTo(EchoProgram.sourceByte(2999));
+            } finally {
+                mine.release();
             }
         }
     }

@@ -13,6 +13,7 @@ import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * lists beyond the limits: ERR_CHUNK; RDMA_MSGP: ERR_CHUNK; RDMA_DONE: discarded (pull completion
  * when the draft is on); RDMA_ERROR: discarded; a Read chunk for a procedure without a DDP-eligible
  * argument: ERR_CHUNK; a Call the RPC layer cannot even parse: ERR_CHUNK, so that the Requester's
- * credit comes back.
+ * credit comes back; the same Requester's retransmission of the Call whose RDMA Read or Write into
+ * its memory failed and ended the last connection: ERR_CHUNK, once (RPC-R-067, see {@link FailedXids}
+ * and {@link #rememberFailedOperations()}).
  */
 public final class ResponderEngine {
 
@@ -53,7 +56,8 @@ public final class ResponderEngine {
     private final ReplyMarshaller replies;
     private final BackwardCalls backward;
     private final RpcTransportInfo transportInfo;
-    private final java.util.ArrayDeque<Integer> recentPeerMemory = new java.util.ArrayDeque<>();
+    /** Calls whose RDMA operations against the Requester's memory may have failed, oldest first. */
+    private final java.util.ArrayDeque<AtRisk> atRisk = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong errChunk = new AtomicLong();
@@ -134,15 +138,37 @@ public final class ResponderEngine {
         }
     }
 
+    /**
+     * A Call whose RDMA Read or Write against the Requester's memory was posted, with the handles
+     * (STags) of the chunks it gave. Compared by identity: each posting is its own entry.
+     */
+    private static final class AtRisk {
+        final int xid;
+        final FailedXids.CallShape shape;
+        final java.util.Set<Integer> handles = new java.util.HashSet<>();
+
+        AtRisk(int xid, FailedXids.CallShape shape, ChunkLists lists) {
+            this.xid = xid;
+            this.shape = shape;
+            lists.readList().forEach(s -> handles.add(s.target().handle()));
+            lists.writeList().forEach(c -> c.segments().forEach(s -> handles.add(s.handle())));
+            lists.replyChunk().ifPresent(c -> c.segments().forEach(s -> handles.add(s.handle())));
+        }
+    }
+
     /** Serves one Call; {@code message} (reader index at the inline Payload stream) is consumed. */
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int xid = h.xid();
-        if (failedXids.remove(remote, xid)) {
+        boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
+        boolean usesPeerMemory = !lists.readChunks().isEmpty() || !lists.writeList().isEmpty()
+                || lists.replyChunk().isPresent();
+        FailedXids.CallShape shape = longCall ? FailedXids.CallShape.LONG_CALL : FailedXids.CallShape.of(message);
+        // RPC-R-067: only a Call that would repeat RDMA against the Requester's memory can repeat the failure.
+        if (usesPeerMemory && failedXids.takeRetransmission(remote, xid, shape)) {
             message.release();
             errorFor(xid, "its RDMA operation failed on an earlier connection (RFC 8166 §4.5.3)");
             return;
         }
-        boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         List<ReadChunk> chunks = lists.readChunks();
         long pulled = chunks.stream().mapToLong(ReadChunk::length).sum();
         if (pulled > settings.maxChunkSize()) {
@@ -167,8 +193,9 @@ public final class ResponderEngine {
             return;
         }
         calls.incrementAndGet();
-        if (!chunks.isEmpty() || !lists.writeList().isEmpty() || lists.replyChunk().isPresent()) {
-            touchedPeerMemory(xid);
+        AtRisk pulling = new AtRisk(xid, shape, lists);
+        if (!chunks.isEmpty()) {
+            atRisk(pulling);
         }
         List<ReadChunk> toPull = new ArrayList<>(chunks);
         CallAssembler.pull(endpoint, toPull).whenComplete((data, error) -> {
@@ -177,6 +204,9 @@ public final class ResponderEngine {
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
                 endpoint.close();
                 return;
+            }
+            if (!chunks.isEmpty()) {
+                safe(pulling); // every Read Response came back: the Requester accepted those Reads
             }
             ByteBuf base;
             List<ByteBuf> others = new ArrayList<>(data);
@@ -200,39 +230,71 @@ public final class ResponderEngine {
                 errorFor(xid, e.getMessage());
                 return;
             }
-            dispatch(xid, info, lists, call);
+            dispatch(xid, info, lists, call, shape);
         });
     }
 
-    /** This XID's RPC reads or writes the Requester's memory. */
-    private void touchedPeerMemory(int xid) {
-        synchronized (recentPeerMemory) {
-            recentPeerMemory.addLast(xid);
-            while (recentPeerMemory.size() > 2 * settings.credits()) {
-                recentPeerMemory.removeFirst();
+    private void atRisk(AtRisk call) {
+        synchronized (atRisk) {
+            atRisk.addLast(call);
+            // The Requester has at most `credits` Calls outstanding (RPC-R-003); twice that covers
+            // every Call whose operations can still be in flight and bounds what one connection adds.
+            while (atRisk.size() > 2 * settings.credits()) {
+                atRisk.removeFirst();
             }
+        }
+    }
+
+    private void safe(AtRisk call) {
+        synchronized (atRisk) {
+            atRisk.removeLastOccurrence(call);
         }
     }
 
     /**
-     * RFC 8166 §4.5.3, RPC-R-067: when the Requester ended the connection with a Terminate for a
-     * protection error, an RDMA Read or Write of one of the last RPCs that used its memory caused it
-     * (an RDMA Write completes before the peer has checked it, so which one is not known). Those
-     * XIDs get ERR_CHUNK when they come again on a new connection instead of the same failure.
+     * RFC 8166 §4.5.3, RPC-R-067: once the connection is gone, records the Calls whose RDMA
+     * operation may be what killed it, so that the same Requester's retransmission on its next
+     * connection gets ERR_CHUNK instead of the same failure and connection loss again.
+     *
+     * <p>Only a Terminate <em>received</em> from the Requester with a protection error (RDMAP
+     * Remote Protection Error, RFC 5040 §4.8, or a DDP tagged-buffer error, RFC 5041 §7.2) means
+     * that one of this Responder's RDMA Reads or Writes against the Requester's memory failed, as
+     * §4.5.3 describes (e.g. a chunk no longer registered). A Terminate this end sent means the
+     * Requester was at fault (say, it wrote into memory of ours it was never given): its Calls
+     * are not to blame, retrying them loops on nothing, and nothing is recorded; nor for an orderly
+     * close, an MPA/LLP error or a Terminate of another kind.
+     *
+     * <p>Candidates are the Calls not known to have survived their RDMA operations: those whose
+     * Read chunks were still being pulled, and those whose Reply carried RDMA Writes (a Write
+     * completes before the Requester has checked it, and the Requester's RNIC drops everything
+     * after the segment it refuses, the Reply's Send included, so a Reply sent is not a Reply
+     * received). A Call whose Read chunks were all pulled and whose Reply wrote nothing cannot have
+     * caused it; a Call that asked for no RDMA never is a candidate. At most {@code 2 × credits}.
+     *
+     * <p>When the Terminate echoes the refused message (RFC 5040 §4.8 and Fig. 10; our RNIC does),
+     * it names the STag of the Requester's memory that failed: only the candidates whose chunks
+     * carry that handle are recorded, normally exactly one Call. If it names an STag no candidate
+     * has, nothing is recorded (the operation was not one of those Calls; should a retransmission
+     * fail again, its new STag will be named then). Only a Terminate that echoes nothing leaves
+     * every candidate recorded.
      */
     private void rememberFailedOperations() {
-        TerminateReason reason = endpoint.queuePair().terminateReason();
-        boolean protection = reason != null && reason.errorType() == 0x1
+        QueuePair qp = endpoint.queuePair();
+        TerminateReason reason = qp.terminateReason();
+        boolean peerFoundOurOperationBad = reason != null && qp.terminateReceived() && reason.errorType() == 0x1
                 && (reason.layerCode() == TerminateReason.Layer.RDMAP.code()
                         || reason.layerCode() == TerminateReason.Layer.DDP.code());
-        if (!protection) {
-            return;
-        }
-        synchronized (recentPeerMemory) {
-            for (int xid : recentPeerMemory) {
-                failedXids.add(remote, xid);
+        java.util.OptionalInt stag = qp.terminatedStag();
+        synchronized (atRisk) {
+            if (peerFoundOurOperationBad) {
+                for (AtRisk call : atRisk) {
+                    if (stag.isEmpty() || call.handles.contains(stag.getAsInt())) {
+                        log.debug("xid 0x{} recorded as failed ({}, STag {})", Integer.toHexString(call.xid), reason, stag);
+                        failedXids.add(remote, call.xid, call.shape);
+                    }
+                }
             }
-            recentPeerMemory.clear();
+            atRisk.clear();
         }
     }
 
@@ -241,17 +303,25 @@ public final class ResponderEngine {
         return info != null && b.covers(info.program(), info.version()) && b.hasDdpEligibleArgument(info);
     }
 
-    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call) {
+    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call, FailedXids.CallShape shape) {
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
             if (error != null) {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
+            }
+            AtRisk writing = new AtRisk(xid, shape, lists);
+            boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
+            if (mayWrite) {
+                atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }
             replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
                 if (e != null) {
                     log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
                     endpoint.close(); // RFC 8166 §4.5.4
                     return;
+                }
+                if (mayWrite && form == ReplyMarshaller.Form.INLINE && lists.writeList().isEmpty()) {
+                    safe(writing); // the Reply chunk went unused: nothing was written
                 }
                 switch (form) {
                     case ERR_CHUNK -> errChunk.incrementAndGet();
