@@ -5,14 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.iwarp4j.nfs.NfsTcpFixture.ascii;
 import static org.iwarp4j.nfs.NfsTcpFixture.get;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.nfs.v3.Access3Res;
@@ -323,6 +329,67 @@ class NfsServerTcpTest {
         assertThat(get(client.getattr(new NfsFh3(forged))).status()).isEqualTo(Nfs3Status.NFS3ERR_STALE);
         assertThat(get(client.getattr(new NfsFh3(new byte[] {1, 2, 3}))).status())
                 .isEqualTo(Nfs3Status.NFS3ERR_BADHANDLE);
+    }
+
+    /**
+     * A handle with the export id of the mounted root and a made-up inode number, sent as a raw
+     * AUTH_NONE GETATTR: the reply on the wire is exactly an accepted RPC reply with NFS3ERR_STALE
+     * (70) and nothing else (GETATTR3res carries no attributes on failure, RFC 1813 §3.3.1). The
+     * export holds 10,000 files; what one such request costs the server is counted in
+     * FileHandlesTest and FileHandlesOverTcpTest (a few file-system calls, no search).
+     */
+    @Test
+    void forgedHandleIsStaleOnTheWire() throws Exception {
+        for (int d = 0; d < 4; d++) {
+            Path sub = Files.createDirectory(dir.resolve("d" + d));
+            for (int i = 0; i < 2500; i++) {
+                Files.createFile(sub.resolve(Integer.toString(i)));
+            }
+        }
+        Set<Long> real = new HashSet<>();
+        try (var all = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                real.add((Long) Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS));
+            }
+        }
+        SplittableRandom random = new SplittableRandom(70);
+        try (Socket socket = new Socket("127.0.0.1", nfs.server.tcpPort())) {
+            socket.setSoTimeout(20_000);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            for (int xid = 1; xid <= 200; xid++) {
+                long ino = random.nextLong(1, Long.MAX_VALUE);
+                if (real.contains(ino)) {
+                    continue;
+                }
+                byte[] fh = nfs.root().data();
+                ByteBuffer.wrap(fh).putLong(20, ino);
+                int padded = (fh.length + 3) & ~3;
+                out.writeInt(0x8000_0000 | (44 + padded)); // last fragment; 11 words of header and length
+                out.writeInt(xid);
+                out.writeInt(0);       // CALL
+                out.writeInt(2);       // RPC version
+                out.writeInt(100003);  // NFS
+                out.writeInt(3);
+                out.writeInt(1);       // GETATTR
+                out.writeLong(0);      // AUTH_NONE credential
+                out.writeLong(0);      // AUTH_NONE verifier
+                out.writeInt(fh.length);
+                out.write(fh);
+                out.write(new byte[padded - fh.length]);
+                out.flush();
+                int mark = in.readInt();
+                assertThat(mark & 0x8000_0000).as("last fragment").isNotZero();
+                byte[] reply = new byte[Math.min(mark & 0x7fff_ffff, 1024)];
+                in.readFully(reply);
+                ByteBuffer expected = ByteBuffer.allocate(28).putInt(xid).putInt(1) // REPLY
+                        .putInt(0).putLong(0).putInt(0) // MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS
+                        .putInt(Nfs3Status.NFS3ERR_STALE.value());
+                assertThat(HexFormat.of().formatHex(reply)).as("reply to xid %d", xid)
+                        .isEqualTo(HexFormat.of().formatHex(expected.array()));
+            }
+        }
+        assertThat(get(client.getattr(nfs.root())).status()).isEqualTo(Nfs3Status.NFS3_OK);
     }
 
     /** READDIR and READDIRPLUS over 300 entries in many calls: every name exactly once, cookies continue. */

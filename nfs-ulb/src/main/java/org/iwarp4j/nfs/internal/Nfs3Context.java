@@ -31,8 +31,13 @@ public final class Nfs3Context implements AutoCloseable {
     private final long writeVerifier = new SecureRandom().nextLong();
 
     public Nfs3Context(Export export, Nfs3Limits limits) {
+        this(export, limits, new FileHandles(export));
+    }
+
+    /** With the file handles given: tests count the file-system calls a request costs. */
+    Nfs3Context(Export export, Nfs3Limits limits, FileHandles handles) {
         this.export = export;
-        this.handles = new FileHandles(export);
+        this.handles = handles;
         this.openFiles = new OpenFiles(64);
         this.limits = limits;
     }
