@@ -32,6 +32,7 @@ public final class QueuePair {
     private volatile WorkQueueProcessor processor;
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
+    private volatile boolean terminateWithheld;
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -73,9 +74,22 @@ public final class QueuePair {
         return negotiated;
     }
 
-    /** The Terminate that ended this queue pair, sent or received, or {@code null}. */
+    /**
+     * Why this queue pair was terminated: the Terminate sent or received, or the one that was due
+     * but could not be sent ({@link #terminateWithheld()}); {@code null} if none.
+     */
     public TerminateReason terminateReason() {
         return terminateReason;
+    }
+
+    /**
+     * {@code true} if a fatal error called for a Terminate ({@link #terminateReason()}) that was
+     * never put on the wire because MPA forbade sending: as Responder, before the Initiator's
+     * first FPDU has arrived intact nothing may be sent (RFC 5044 §7.1.2, MPA-R-061), and after an
+     * MPA error in that FPDU none ever will. The connection was closed at once instead.
+     */
+    public boolean terminateWithheld() {
+        return terminateWithheld;
     }
 
     /** Posts send-queue work; each request produces one completion on the send completion queue. */
@@ -165,6 +179,10 @@ public final class QueuePair {
         if (terminateReason == null) {
             terminateReason = reason;
         }
+    }
+
+    void withheldTerminate() {
+        terminateWithheld = true;
     }
 
     void moveTo(QueuePairState next) {
