@@ -151,6 +151,7 @@ class FirstFpduErrorTest {
             assertThat(c.isSuccess()).isFalse();
             assertThat(c.terminateReason()).isEqualTo(reason);
         });
+        assertThat(cq.poll()).as("one completion per work request").isNull();
     }
 
     @Test
@@ -222,6 +223,8 @@ class FirstFpduErrorTest {
             }
             qp.postSend(sends);
             unwritable.get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            // Behind the task that framed the Sends: from here the loop is free to read the bad FPDU.
+            connection.get().eventLoop().submit(() -> { }).get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
             long sent = System.nanoTime();
             byte[] bad = fpdu(null, ZERO_LENGTH_WRITE.length, ZERO_LENGTH_WRITE);
             bad[bad.length - 1] ^= 0x01;
