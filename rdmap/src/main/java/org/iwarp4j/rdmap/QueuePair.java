@@ -40,6 +40,7 @@ public final class QueuePair {
     private volatile TerminateReason terminateReason;
     private volatile boolean terminateReceived;
     private volatile OptionalInt terminatedStag = OptionalInt.empty();
+    private volatile boolean terminateWithheld;
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -101,7 +102,10 @@ public final class QueuePair {
         return negotiated;
     }
 
-    /** The Terminate that ended this queue pair, sent or received, or {@code null}. */
+    /**
+     * Why this queue pair was terminated: the Terminate sent or received, or the one that was due
+     * but could not be sent ({@link #terminateWithheld()}); {@code null} if none.
+     */
     public TerminateReason terminateReason() {
         return terminateReason;
     }
@@ -124,6 +128,16 @@ public final class QueuePair {
      */
     public OptionalInt terminatedStag() {
         return terminatedStag;
+    }
+
+    /**
+     * {@code true} if a fatal error called for a Terminate ({@link #terminateReason()}) that was
+     * never put on the wire because MPA forbade sending: as Responder, before the Initiator's
+     * first FPDU has arrived intact nothing may be sent (RFC 5044 §7.1.2, MPA-R-061), and after an
+     * MPA error in that FPDU none ever will. The connection was closed at once instead.
+     */
+    public boolean terminateWithheld() {
+        return terminateWithheld;
     }
 
     /** Posts send-queue work; each request produces one completion on the send completion queue. */
@@ -215,6 +229,10 @@ public final class QueuePair {
             terminatedStag = stag;
             terminateReason = reason;
         }
+    }
+
+    void withheldTerminate() {
+        terminateWithheld = true;
     }
 
     void moveTo(QueuePairState next) {

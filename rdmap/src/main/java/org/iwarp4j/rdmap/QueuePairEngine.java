@@ -3,6 +3,7 @@ package org.iwarp4j.rdmap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,10 @@ import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.ddp.UntaggedMessage;
 import org.iwarp4j.ddp.UntaggedQueue;
 import org.iwarp4j.mpa.MpaException;
+import org.iwarp4j.mpa.MpaFrameEncoder;
 import org.iwarp4j.mpa.MpaRole;
 import org.iwarp4j.mpa.MpaStartupEvent;
+import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.rdmap.internal.wire.OffendingSegment;
 import org.iwarp4j.rdmap.internal.wire.RdmapConstants;
@@ -40,6 +43,12 @@ import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
  * Read Requests answered within IRD, Terminates decoded. Any error ends in exactly one Terminate
  * with the layer, type and code RFC 5040 §7 names, then a graceful TCP close; the queue pair goes
  * to ERROR and every outstanding work request completes (RFC 5040 §6.2.1).
+ *
+ * <p>The close after a fatal error is bounded, whatever the peer or the ULP does (RFC 5040 §7,
+ * RDMAP-R-046): a Terminate that MPA may not send (a Responder before the Initiator's first
+ * valid FPDU, MPA-R-061) is withheld and the connection closed at once; one that was written is
+ * given {@link QueuePairSettings#terminateCloseTimeout()} to leave, then the connection is closed
+ * anyway.
  *
  * <p>Each inbound ULPDU is released here. Placement copies payload once into registered memory.
  */
@@ -67,6 +76,8 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     private boolean closing;
     /** Pending until the peer's first ULPDU; see {@link QueuePairSettings.Builder#wakeUpWriteAfter}. */
     private ScheduledFuture<?> wakeUpWrite;
+    /** Pending while a written Terminate has not left; closes the connection when it runs. */
+    private ScheduledFuture<?> terminateCloseTimer;
     private boolean heardFromPeer;
     private MpaRole role;
 
@@ -441,19 +452,58 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         failAll(WorkCompletionStatus.FATAL, message.reason());
     }
 
-    /** Exactly one Terminate, then no more messages and a graceful close (RDMAP-R-027). */
+    /**
+     * Exactly one Terminate, then no more messages and a graceful close (RDMAP-R-027), which must
+     * happen (RDMAP-R-046, RFC 5044 §8: closing after errors 2 and 3 is this layer's duty,
+     * MPA-R-075). A Responder whose MPA encoder is still fenced cannot send the Terminate: the
+     * fence opens only once the Initiator's first FPDU has passed MPA's checks (MPA-R-061), and
+     * MPA opens it before that FPDU reaches us, so a Terminate meets the fence only for an MPA
+     * error (CRC, marker, ULPDU_Length) in that first FPDU, after which MPA delivers nothing more
+     * on that half connection (MPA-R-074) and the fence can never open. Sending is "not always
+     * possible" (RFC 5040 §6.2.1, RDMAP-R-036's best effort): the Terminate is withheld and the
+     * connection closed at once. Otherwise the close follows the Terminate's write, or {@link
+     * QueuePairSettings#terminateCloseTimeout()}, whichever comes first.
+     */
     private void sendTerminate(TerminateMessage message) {
         if (terminated) {
             return;
         }
         terminated = true;
-        meters.terminateSent(message.reason());
         if (receiver != null) {
             receiver.stop();
         }
         queuePair.terminated(message.reason(), false, OptionalInt.empty());
         queuePair.moveTo(QueuePairState.TERMINATE);
+        if (mpaFenced()) {
+            meters.terminateWithheld();
+            queuePair.withheldTerminate();
+            ctx.close();
+            return;
+        }
+        meters.terminateSent(message.reason());
         ctx.writeAndFlush(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
+        long timeout = queuePair.settings().terminateCloseTimeout().toNanos();
+        if (timeout == 0) {
+            ctx.close();
+        } else if (ctx.channel().isOpen()) {
+            terminateCloseTimer = ctx.executor().schedule(this::terminateCloseTimedOut, timeout,
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Whether MPA still holds back everything this end writes (a Responder, MPA-R-061). */
+    private boolean mpaFenced() {
+        ChannelHandler encoder = ctx.pipeline().get(MpaStartupHandler.FRAME_ENCODER_NAME);
+        return encoder instanceof MpaFrameEncoder && ((MpaFrameEncoder) encoder).isFenced();
+    }
+
+    /** The Terminate did not leave in time (the peer stopped reading): give up on it and close. */
+    private void terminateCloseTimedOut() {
+        terminateCloseTimer = null;
+        if (ctx.channel().isOpen()) {
+            meters.terminateCloseTimedOut();
+            ctx.close();
+        }
     }
 
     @Override
@@ -473,6 +523,10 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         cancelWakeUpWrite();
+        if (terminateCloseTimer != null) {
+            terminateCloseTimer.cancel(false);
+            terminateCloseTimer = null;
+        }
         terminated = true;
         failAll(WorkCompletionStatus.FLUSHED, queuePair.terminateReason());
         if (internalBuffers != null) {

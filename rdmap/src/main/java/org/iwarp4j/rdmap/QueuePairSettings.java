@@ -11,6 +11,11 @@ import org.iwarp4j.mpa.MpaSettings;
  */
 public final class QueuePairSettings {
 
+    /** Default of {@link Builder#terminateCloseTimeout(Duration)}, in seconds. */
+    public static final int DEFAULT_TERMINATE_CLOSE_SECONDS = 2;
+    /** Default of {@link Builder#terminateCloseTimeout(Duration)}. */
+    public static final Duration DEFAULT_TERMINATE_CLOSE_TIMEOUT = Duration.ofSeconds(DEFAULT_TERMINATE_CLOSE_SECONDS);
+
     private final ProtectionDomain protectionDomain;
     private final CompletionQueue sendCompletionQueue;
     private final CompletionQueue receiveCompletionQueue;
@@ -18,6 +23,7 @@ public final class QueuePairSettings {
     private final int receiveQueueDepth;
     private final MpaSettings mpa;
     private final Duration wakeUpWriteAfter;
+    private final Duration terminateCloseTimeout;
 
     private QueuePairSettings(Builder b) {
         this.protectionDomain = b.protectionDomain;
@@ -27,6 +33,7 @@ public final class QueuePairSettings {
         this.receiveQueueDepth = b.receiveQueueDepth;
         this.mpa = b.mpa;
         this.wakeUpWriteAfter = b.wakeUpWriteAfter;
+        this.terminateCloseTimeout = b.terminateCloseTimeout;
     }
 
     /** Settings with one completion queue for both queues. */
@@ -70,6 +77,14 @@ public final class QueuePairSettings {
         return wakeUpWriteAfter;
     }
 
+    /**
+     * The longest the TCP connection stays open after a fatal error while our Terminate is on its
+     * way out; see {@link Builder#terminateCloseTimeout(Duration)}.
+     */
+    public Duration terminateCloseTimeout() {
+        return terminateCloseTimeout;
+    }
+
     /** Builder for {@link QueuePairSettings}. */
     public static final class Builder {
         private final ProtectionDomain protectionDomain;
@@ -79,6 +94,7 @@ public final class QueuePairSettings {
         private int receiveQueueDepth = 128;
         private MpaSettings mpa = MpaSettings.builder().build();
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
+        private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -125,6 +141,28 @@ public final class QueuePairSettings {
                 throw new IllegalArgumentException("negative wake-up delay: " + after);
             }
             this.wakeUpWriteAfter = after;
+            return this;
+        }
+
+        /**
+         * After a fatal error (RFC 5040 §7), the longest the TCP connection may stay open while
+         * our Terminate waits to be written; then it is closed whether or not the Terminate left.
+         * Default {@value QueuePairSettings#DEFAULT_TERMINATE_CLOSE_SECONDS} s; {@link
+         * Duration#ZERO} closes right after writing the Terminate, which then leaves only if the
+         * socket takes it at once.
+         *
+         * <p>Why: the Terminate is best effort (RFC 5040 §6.2.1) but the teardown is not: the
+         * streams of a failed connection must be torn down (RFC 5040 §7, RDMAP-R-046) whatever
+         * the ULP does. A peer that stops reading keeps our Terminate, and the close that follows
+         * its write, waiting for ever; this bounds that. When MPA does not let the Terminate be
+         * sent at all (a Responder whose Initiator's first FPDU failed, MPA-R-061) there is
+         * nothing to wait for and the connection is closed at once.
+         */
+        public Builder terminateCloseTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("negative terminate close timeout: " + timeout);
+            }
+            this.terminateCloseTimeout = timeout;
             return this;
         }
 

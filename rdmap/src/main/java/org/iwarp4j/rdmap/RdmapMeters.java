@@ -26,6 +26,12 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *   <li>{@code iwarp.rdmap.wake.up.writes}: zero-length RDMA Writes sent because a Responder
  *       stayed silent after our first FPDU ({@link QueuePairSettings.Builder#wakeUpWriteAfter});
  *       each is also counted as a sent rdma_write message.
+ *   <li>{@code iwarp.rdmap.terminates.withheld}: Terminates that were due but not sent because
+ *       MPA forbade it (a Responder before the Initiator's first valid FPDU, MPA-R-061); the
+ *       connection is closed at once instead. Not counted in {@code iwarp.rdmap.terminates}.
+ *   <li>{@code iwarp.rdmap.terminate.close.timeouts}: connections closed by {@link
+ *       QueuePairSettings.Builder#terminateCloseTimeout} because the Terminate had not been
+ *       written by then.
  * </ul>
  */
 final class RdmapMeters {
@@ -42,11 +48,19 @@ final class RdmapMeters {
             new Counter[WorkCompletionOpcode.values().length][STATUSES.length];
     private final ConcurrentMap<Integer, Counter> terminates = new ConcurrentHashMap<>();
     private final Counter wakeUpWrites;
+    private final Counter terminatesWithheld;
+    private final Counter terminateCloseTimeouts;
 
     private RdmapMeters(MeterRegistry registry) {
         this.registry = registry;
         this.wakeUpWrites = Counter.builder("iwarp.rdmap.wake.up.writes")
                 .description("Zero-length RDMA Writes sent to a Responder silent after our first FPDU")
+                .register(registry);
+        this.terminatesWithheld = Counter.builder("iwarp.rdmap.terminates.withheld")
+                .description("Terminates due but not sent: MPA did not yet allow this Responder to send")
+                .register(registry);
+        this.terminateCloseTimeouts = Counter.builder("iwarp.rdmap.terminate.close.timeouts")
+                .description("Connections closed because their Terminate was not written in time")
                 .register(registry);
         for (RdmapOpcode opcode : OPCODES) {
             sent[opcode.ordinal()] = message(registry, "tx", opcode);
@@ -85,6 +99,14 @@ final class RdmapMeters {
 
     void wakeUpWriteSent() {
         wakeUpWrites.increment();
+    }
+
+    void terminateWithheld() {
+        terminatesWithheld.increment();
+    }
+
+    void terminateCloseTimedOut() {
+        terminateCloseTimeouts.increment();
     }
 
     void terminateSent(TerminateReason reason) {

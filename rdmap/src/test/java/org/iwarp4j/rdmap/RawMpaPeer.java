@@ -36,6 +36,10 @@ final class RawMpaPeer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** Every octet that arrived, startup frame included, before MPA saw it. */
+    private final java.util.concurrent.atomic.AtomicLong octetsReceived = new java.util.concurrent.atomic.AtomicLong();
+    /** The first octets that arrived: the startup frame's 20-octet header and its private data. */
+    private final java.io.ByteArrayOutputStream startupOctets = new java.io.ByteArrayOutputStream();
     NegotiatedParameters negotiated;
     private Channel channel;
     private Listener listener;
@@ -58,6 +62,19 @@ final class RawMpaPeer implements AutoCloseable {
         return new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf octets = (ByteBuf) msg;
+                        octetsReceived.addAndGet(octets.readableBytes());
+                        int wanted = 20 + 512 - startupOctets.size();
+                        if (wanted > 0) {
+                            startupOctets.writeBytes(ByteBufUtil.getBytes(octets, octets.readerIndex(),
+                                    Math.min(wanted, octets.readableBytes())));
+                        }
+                        ctx.fireChannelRead(msg);
+                    }
+                });
                 ch.pipeline().addLast(startup, new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -133,6 +150,22 @@ final class RawMpaPeer implements AutoCloseable {
         byte[] fpdu = org.iwarp4j.testkit.TestVectors.bytes(vector);
         int length = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
         return java.util.Arrays.copyOfRange(fpdu, 2, 2 + length);
+    }
+
+    /**
+     * Octets that arrived after the RNIC's startup frame (20 octets and PD_Length octets of private
+     * data, RFC 5044 §7.1.1): everything it sent in Full Operation, whether MPA could parse it or not.
+     */
+    long octetsAfterStartupFrame() {
+        byte[] frame = startupOctets.toByteArray();
+        int privateDataLength = (frame[18] & 0xFF) << 8 | frame[19] & 0xFF;
+        return octetsReceived.get() - 20 - privateDataLength;
+    }
+
+    /** Writes {@code octets} as they are, under MPA: a test's hand-made FPDU, right or wrong. */
+    void sendRaw(byte[] octets) {
+        channel.pipeline().firstContext().writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(octets))
+                .syncUninterruptibly();
     }
 
     /** Sends one ULPDU (a DDP segment) as one FPDU. */
