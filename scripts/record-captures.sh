@@ -317,7 +317,8 @@ big() { # STREAM FROM-SERVER(0|1) N...
 }
 dropped=$(echo $(big 0 0 3 4) $(big 1 1 2 5))
 [ "$(echo $dropped | wc -w)" = 4 ] || die "could not pick the 4 frames to remove ($dropped)"
-editcap "$out/$nfs" "$out/nfs3-rdma-siw-lost.pcap" $dropped || die editcap
+# -F pcap: editcap writes pcapng by default, and the tests' PcapReader reads classic pcap only.
+editcap -F pcap "$out/$nfs" "$out/nfs3-rdma-siw-lost.pcap" $dropped || die editcap
 [ "$(count "$out/nfs3-rdma-siw-lost.pcap" tcp.analysis.lost_segment)" -ge 2 ] \
   || die "nfs3-rdma-siw-lost.pcap shows no lost segments"
 
@@ -358,7 +359,7 @@ $(describe ib_write_bw-siw.pcap '`ib_write_bw -R -n 5 -s 64 -F -d siw0 -p 18515`
 $(describe ib_read_bw-siw.pcap '`ib_read_bw`, the same options')
 $(describe ib_send_bw-siw.pcap '`ib_send_bw`, the same options')
 $(describe nfs3-rdma-siw.pcap 'knfsd exporting a tmpfs (`exportfs -o rw,insecure,no_root_squash,no_subtree_check,fsid=4049 *:/export`, `rpc.nfsd -N 4 4`, `echo rdma 20049 > /proc/fs/nfsd/portlist`); `mount -t nfs -o vers=3,proto=rdma,port=20049,nolock 10.0.2.15:/export /mnt`, `cp pattern /mnt/test-nfs3.bin`, `umount /mnt`; mount again, `cat /mnt/test-nfs3.bin`, `ls -l /mnt`, `umount /mnt`; filter `tcp port 20049`')
-$(describe nfs3-rdma-siw-lost.pcap "\`editcap nfs3-rdma-siw.pcap nfs3-rdma-siw-lost.pcap $dropped\`")
+$(describe nfs3-rdma-siw-lost.pcap "\`editcap -F pcap nfs3-rdma-siw.pcap nfs3-rdma-siw-lost.pcap $dropped\`")
 
 What is in them:
 

@@ -13,8 +13,8 @@ import org.iwarp4j.ddp.SiwCaptures.Decoded;
 import org.junit.jupiter.api.Test;
 
 /**
- * DDP headers of real Linux siw traffic (shared/pcaps, perftest {@code -R -n 5 -s 64}, CRC off, no
- * markers, MPA rev 2). Every expected value below was read from tshark 4.0
+ * DDP headers of real Linux siw traffic ({@code testdata/captures}, perftest
+ * {@code -R -n 5 -s 64 -F -d siw0 -p 18515}, CRC off, no markers, MPA rev 2). Every expected value below was read from tshark 4.0
  * ({@code --disable-heuristic rpcrdma_iwarp}, fields iwarp_ddp.*, iwarp_rdma.*, iwarp_mpa.ulpdulength)
  * and checked by hand against what this module decodes. Each capture has two TCP connections:
  * connection 0 carries perftest's parameter exchange as Sends both ways, connection 1 the benchmark.
@@ -36,16 +36,16 @@ class SiwCaptureTest {
 
     @Test
     void writeCapture() throws Exception {
-        // ib_write_bw-siw.pcap. Connection 0 (43285 <-> 18515): 16 Sends each way, frames 8..57.
+        // ib_write_bw-siw.pcap. Connection 0 (47397 <-> 18515): 16 Sends each way, frames 8..64.
         assertSendExchange(SiwCaptures.segments("ib_write_bw-siw.pcap", 0, true), EXCHANGE);
         assertSendExchange(SiwCaptures.segments("ib_write_bw-siw.pcap", 0, false), EXCHANGE);
-        // Connection 1 (54426 -> 18515), frames 34-40: five RDMA Writes (RsvdULP 0x40), tagged, L=1, STag
-        // 0x10a6a700, TO 0x5560475de000 + 64 i, ULPDU 78 = 14 + 64; siw's TOs are virtual addresses.
+        // Connection 1 (56002 -> 18515), frames 38-47: five RDMA Writes (RsvdULP 0x40), tagged, L=1, STag
+        // 0x6b3b4100, TO 0x5556e0db2000 + 64 i, ULPDU 78 = 14 + 64; siw's TOs are virtual addresses.
         List<Decoded> writes = SiwCaptures.segments("ib_write_bw-siw.pcap", 1, true);
         assertThat(writes).extracting(Decoded::header).containsExactly(
-                write(0x40, 0x10a6a700, 0x5560475de000L), write(0x40, 0x10a6a700, 0x5560475de040L),
-                write(0x40, 0x10a6a700, 0x5560475de080L), write(0x40, 0x10a6a700, 0x5560475de0c0L),
-                write(0x40, 0x10a6a700, 0x5560475de100L));
+                write(0x40, 0x6b3b4100, 0x5556e0db2000L), write(0x40, 0x6b3b4100, 0x5556e0db2040L),
+                write(0x40, 0x6b3b4100, 0x5556e0db2080L), write(0x40, 0x6b3b4100, 0x5556e0db20c0L),
+                write(0x40, 0x6b3b4100, 0x5556e0db2100L));
         assertThat(writes).extracting(Decoded::segmentLength).containsOnly(78);
         assertThat(SiwCaptures.segments("ib_write_bw-siw.pcap", 1, false)).as("the server sends no FPDU").isEmpty();
 
@@ -53,7 +53,7 @@ class SiwCaptureTest {
         StagTable table = new StagTable(4);
         ByteBuf memory = ByteBufAllocator.DEFAULT.buffer(320).writeZero(320);
         try {
-            int stag = table.register(1, 0x5560475de000L, 320, EnumSet.of(Access.REMOTE_WRITE), memory).stag();
+            int stag = table.register(1, 0x5556e0db2000L, 320, EnumSet.of(Access.REMOTE_WRITE), memory).stag();
             byte[] expected = new byte[0];
             for (Decoded w : writes) {
                 ByteBuf payload = Bufs.buf(w.payload());
@@ -69,14 +69,14 @@ class SiwCaptureTest {
 
     @Test
     void readCapture() throws Exception {
-        // ib_read_bw-siw.pcap. Connection 0 (35582 <-> 18515): the same 16-Send exchange each way.
+        // ib_read_bw-siw.pcap. Connection 0 (50482 <-> 18515): the same 16-Send exchange each way.
         assertSendExchange(SiwCaptures.segments("ib_read_bw-siw.pcap", 0, true), EXCHANGE);
         assertSendExchange(SiwCaptures.segments("ib_read_bw-siw.pcap", 0, false), EXCHANGE);
-        // Connection 1, client 38751 (frames 33-41): five RDMA Read Requests (RsvdULP 0x41), untagged, QN 1,
+        // Connection 1, client 32934 (frames 38-55): five RDMA Read Requests (RsvdULP 0x41), untagged, QN 1,
         // MSN 1..5 (QN 1 has its own sequence from 1), MO 0, ULPDU 46 = 18 + 28-octet RDMAP header whose
-        // Data Sink STag/TO tshark shows as 0x68577400 / 0x55cc72c0c000 + 64 i, size 64.
+        // Data Sink STag/TO tshark shows as 0x04868b00 / 0x556fffac0000 + 64 i, size 64.
         List<Decoded> requests = SiwCaptures.segments("ib_read_bw-siw.pcap", 1, true);
-        // Server 18515 (frames 34-42): five Read Responses (RsvdULP 0x42), tagged, L=1, at exactly those STag/TOs.
+        // Server 18515 (frames 46-56): five Read Responses (RsvdULP 0x42), tagged, L=1, at exactly those STag/TOs.
         List<Decoded> responses = SiwCaptures.segments("ib_read_bw-siw.pcap", 1, false);
         assertThat(requests).hasSize(5);
         assertThat(responses).hasSize(5);
@@ -86,8 +86,8 @@ class SiwCaptureTest {
             ByteBuffer rdmap = ByteBuffer.wrap(requests.get(i).payload());
             int sinkStag = rdmap.getInt();
             long sinkTo = rdmap.getLong();
-            assertThat(sinkStag).isEqualTo(0x68577400);
-            assertThat(sinkTo).isEqualTo(0x55cc72c0c000L + 64L * i);
+            assertThat(sinkStag).isEqualTo(0x04868b00);
+            assertThat(sinkTo).isEqualTo(0x556fffac0000L + 64L * i);
             assertThat(rdmap.getInt()).as("RDMA Read Message Size").isEqualTo(64);
             assertThat(responses.get(i).header()).isEqualTo(write(0x42, sinkStag, sinkTo));
             assertThat(responses.get(i).payload()).hasSize(64);
@@ -96,21 +96,21 @@ class SiwCaptureTest {
 
     @Test
     void sendCapture() throws Exception {
-        // ib_send_bw-siw.pcap. Connection 0 (44834 <-> 18515): 11 Sends from the client, 10 from the server
-        // (the capture ends there), lengths 34, 22, 22, 20, then 74s.
+        // ib_send_bw-siw.pcap. Connection 0 (54748 <-> 18515), frames 8..53: 11 Sends each way, lengths
+        // 34, 22, 22, 20, then 74s.
         assertSendExchange(SiwCaptures.segments("ib_send_bw-siw.pcap", 0, true),
                 new int[] {34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 74});
         assertSendExchange(SiwCaptures.segments("ib_send_bw-siw.pcap", 0, false),
-                new int[] {34, 22, 22, 20, 74, 74, 74, 74, 74, 74});
-        // Connection 1, client 40336 (frames 35-41): five 64-octet Sends, QN 0, MSN 1..5, ULPDU 82 = 18 + 64.
+                new int[] {34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 74});
+        // Connection 1, client 50426 (frames 39-45): five 64-octet Sends, QN 0, MSN 1..5, ULPDU 82 = 18 + 64.
         List<Decoded> sends = SiwCaptures.segments("ib_send_bw-siw.pcap", 1, true);
         int[] eighty = new int[5];
         Arrays.fill(eighty, 82);
         assertSendExchange(sends, eighty);
-        // Server 18515 (frames 42, 44): two 4-octet RDMA Writes to STag 0x10c09700, TO 0x5593e7693524, payloads
+        // Server 18515 (frames 46, 48): two 4-octet RDMA Writes to STag 0x856b0c00, TO 0x56023f80ad44, payloads
         // 02000000 and 04000000 (ULPDU 18 = 14 + 4, MPA PAD 2).
         List<Decoded> writes = SiwCaptures.segments("ib_send_bw-siw.pcap", 1, false);
-        assertThat(writes).extracting(Decoded::header).containsOnly(write(0x40, 0x10c09700, 0x5593e7693524L));
+        assertThat(writes).extracting(Decoded::header).containsOnly(write(0x40, 0x856b0c00, 0x56023f80ad44L));
         assertThat(writes).extracting(Decoded::payload)
                 .containsExactly(new byte[] {2, 0, 0, 0}, new byte[] {4, 0, 0, 0});
 

@@ -9,13 +9,14 @@ import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
 import org.iwarp4j.testkit.TcpDirection;
 import org.iwarp4j.testkit.TcpSegment;
+import org.iwarp4j.testkit.TestData;
 
 /**
- * The DDP segments Linux siw sent in a capture of shared/pcaps: one direction of one TCP
+ * The DDP segments Linux siw sent in a capture of {@code testdata/captures} (recorded by
+ * {@code scripts/record-captures.sh}, see its README): one direction of one TCP
  * connection replayed, TCP segment by TCP segment, through our MPA Responder (for the client's
  * bytes) or Initiator (for the server's), each ULPDU then decoded by {@link DdpSegment#decode}.
  */
@@ -29,7 +30,7 @@ final class SiwCaptures {
     }
 
     static List<TcpConnection> connections(String file) throws Exception {
-        return PcapReader.read(SharedFiles.pcap(file)).connections();
+        return PcapReader.read(TestData.capture(file)).connections();
     }
 
     /** Every DDP segment one side of connection {@code index} sent, in order. */

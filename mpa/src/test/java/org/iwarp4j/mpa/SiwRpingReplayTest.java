@@ -10,14 +10,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
 import org.iwarp4j.testkit.TcpSegment;
+import org.iwarp4j.testkit.TestData;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Real Linux bytes: both directions of Linux siw's rping captures (shared/pcaps) replayed, TCP
+ * Real Linux bytes: both directions of Linux siw's rping captures ({@code testdata/captures}, recorded
+ * by {@code scripts/record-captures.sh}: {@code rping -c -a 10.0.2.15 -p 7174 -C 10 -v}) replayed, TCP
  * segment by TCP segment as captured, through our Responder (fed siw's client side) and our
  * Initiator (fed siw's server side). siw sends MPA rev 2 with the RFC 6581 word 00010001 (IRD 1,
  * ORD 1); CRC off in rping-siw.pcap, on in rping-siw-crc.pcap. The expected FPDU lengths are what
@@ -30,7 +31,7 @@ class SiwRpingReplayTest {
     private static final int ITERATIONS = 10;
 
     private static TcpConnection connection(String file) throws IOException {
-        List<TcpConnection> connections = PcapReader.read(SharedFiles.pcap(file)).connections();
+        List<TcpConnection> connections = PcapReader.read(TestData.capture(file)).connections();
         assertThat(connections).hasSize(1);
         return connections.get(0);
     }
@@ -95,7 +96,9 @@ class SiwRpingReplayTest {
     @ParameterizedTest(name = "segment {0}")
     @CsvSource({"1", "7", "30"})
     void aCorruptedOctetInSiwsCrcCaptureIsCaught(int segmentIndex) throws Exception {
-        // MPA-R-030 on real bytes: proof that the CRCs above were really checked.
+        // MPA-R-030 on real bytes: proof that the CRCs above were really checked. tshark: after the
+        // Request, siw's client sends one whole FPDU per segment (40 or 84 bytes), so the FPDUs before
+        // the corrupted segment are delivered and no more.
         EmbeddedChannel channel = new EmbeddedChannel(MpaStartupHandler.responder(
                 MpaSettings.builder().crc(NegotiationMode.ACCEPT).build(), ConnectRequestHandler.ACCEPT_ALL));
         List<TcpSegment> segments = connection("rping-siw-crc.pcap").clientToServer().segments();

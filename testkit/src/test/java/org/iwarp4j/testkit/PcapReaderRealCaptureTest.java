@@ -19,9 +19,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The reader against the real siw captures in {@code shared/pcaps}. Every expected value here was
- * taken from tshark 4.0.17 ({@code -z conv,tcp}, {@code -z follow,tcp,raw,N}, and the fields
- * {@code frame.number tcp.seq tcp.len}), not from this reader, so the tests do not need tshark.
+ * The reader against the project's siw captures in {@code testdata/captures} (recorded by
+ * {@code scripts/record-captures.sh}, see that directory's README). Every expected value here was
+ * taken from tshark 4.0 ({@code -z conv,tcp}, {@code -z follow,tcp,raw,N}, and the fields
+ * {@code frame.number tcp.seq tcp.len tcp.payload}), not from this reader, so the tests do not need
+ * tshark.
  */
 class PcapReaderRealCaptureTest {
 
@@ -29,26 +31,27 @@ class PcapReaderRealCaptureTest {
     private static final byte[] REPLY_KEY = "MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * Per connection and direction: segment count, payload bytes, and the SHA-256 of tshark's
-     * {@code follow,tcp,raw} bytes for that direction with its "[N bytes missing in capture file]"
-     * notices removed.
+     * Per connection and direction: segment count, payload bytes, and the SHA-256 of those payload
+     * bytes in sequence order. For the complete captures that is tshark's {@code follow,tcp,raw}
+     * output for the direction; for {@code nfs3-rdma-siw-lost.pcap}, whose follow output tshark
+     * pads around the holes, it is the concatenated {@code tcp.payload} fields of the direction's
+     * segments ({@code -Y "tcp.stream==N && tcp.len>0 && tcp.dstport==20049" -T fields -e tcp.payload}),
+     * which give the same digest as follow on the complete captures.
      */
     @ParameterizedTest(name = "{0} stream {1}")
     @CsvSource({
-        "host-mpa-probe.pcap, 0, 44974, 7174, 1, 24, 6e8eefc3828db13355db00323206017bca93d173c8f4a7214526bf4a8b1900ff, 1, 24, 190c1396da3556f56fe3a589d7a55a9b8609e87a70b8a386825af166c69f5197",
-        "host-mpa-probe.pcap, 1, 44990, 7174, 1, 20, 9dcd11ee8e0cdabf63c68ef226ea161e5adbd40ebd5214ad714eeaf5c0d34379, 1, 20, b17e3a96f15025acfdf9f23d08e6b6d65aeb84f5fea9044fcab4e25d78c733d5",
-        "host-mpa-probe.pcap, 2, 44994, 7174, 1, 24, 4c478bd82331f8d26b8ad42b853365d643dafb3e92e16e69bac7f6092642a872, 1, 24, 74e2b5518999fb976f0db0354431748eece8e05372e73126015180165035d55f",
-        "host-mpa-probe.pcap, 3, 45008, 7174, 1, 24, 7cdf3e5fa2f0ad27dff8ad1cc6824e0471582c1405face8890c4b4d5b0d5fba9, 1, 24, 74bfb0696bf467c9acf740c86afb660bcfc496d6499fcaeb4d56491ee4761169",
-        "ib_read_bw-siw.pcap, 0, 35582, 18515, 17, 868, b4f147a3ab3afec6be6f867a9c55b3f728f73e4de647c428bdad82bad375d2fc, 17, 868, ccce0d538ea993b166e5adcc88ccca5ce39286773e0a36f29ddfb7b496000a5d",
-        "ib_read_bw-siw.pcap, 1, 38751, 18515, 6, 284, d42d0d02d401019827f50917a5c79fdfd0004ef5795b75be0422b2479349bdb8, 6, 444, b04dd8f919699f7f3d011649218a9b7be5922c841e7af553034017226a600f00",
-        "ib_send_bw-siw.pcap, 0, 44834, 18515, 12, 708, c0202b4c3d787cba668a6b33376d50da02f4afd7ccfe63e3d59c5c1b3eb8261b, 11, 628, 102d11713f318128bf258a801752af9b729648fb8dc7e013d0c8fab314671240",
-        "ib_send_bw-siw.pcap, 1, 40336, 18515, 6, 464, 38711aeb26ae599e54fe73867a07a43d47a2752838997ab85edc67f0cbae1744, 3, 72, a22ba638c59a24567410a51953078ee60f8e743fcc92f3f22488bbd360806d7a",
-        "ib_write_bw-siw.pcap, 0, 43285, 18515, 17, 868, 6d94e49080c3215a8e8fd824ac710e83a63c65e51533b94b06114fc43e428f0c, 17, 868, 0e828893092fdcb8736b47809e83d88a482e9563886a5dd17e2e72ff5c5d8474",
-        "ib_write_bw-siw.pcap, 1, 54426, 18515, 6, 444, 424ffbf5969dbd8f7e9aa7c705298508c2115bfe50218f5bfff4c020c402fe8e, 1, 24, 17822b650e6437ca0eda6e0f0e428674e68dcb95ce4e0125296e50ea3543017e",
-        "nfs3-rdma-siw.pcap, 0, 50916, 20049, 23, 166300, 0a640962bd442b5cb9f0c1458fb6e9b3d084ff4bb51c606c74af84e6ff49e481, 19, 2668, e9e9035d88e94a08825fcb929c5fcef9c6ae4d9dbd0227a6eeb90f214998c1fd",
-        "nfs3-rdma-siw.pcap, 1, 49923, 20049, 17, 2720, f255f8d9b45199000ff0333325d7090ba65c9022c80bdb16a77754ddc493ea66, 56, 142576, cda2ca383de55291dd1864335ace0ea48d603b4229988e65879f6957ce247adc",
-        "rping-siw-crc.pcap, 0, 47780, 7174, 31, 1664, 4f16bf3adaa8b115631f21598a719278eb7b5d91658ffc8d075c92f7435cb2a4, 41, 2184, 1192ccd62440b56f3e2ec3c22cd6d3e239bde0ab7ebee2f823769e2ee78e1c53",
-        "rping-siw.pcap, 0, 58701, 7174, 31, 1664, 98a886840c45c8fdbabfc32450e1c965ec0f7fede85288f36ba9ac59797e1fbb, 41, 2184, 514b49e0416f915322b79a29fa299dcad4323ab197a0a8918606a7e5d855dbac",
+        "ib_read_bw-siw.pcap, 0, 50482, 18515, 17, 868, 2d269fd2701188e57716de3329d5a606ae20f46caf1ec9d9be4e4eac90b98528, 17, 868, cba193fe9f69261e20576b6273aa2c37e7bc6ddf2d913e0977949d0f0c5b5e70",
+        "ib_read_bw-siw.pcap, 1, 32934, 18515, 6, 284, 7eac2a1cc3a7dbc79bbf21cada37a0bb1228452254fd587657f8b76aadc8ef58, 6, 444, cc58d2cb566ff316d5e7de568f6da8620294266e6fa23a069e86a880117ea2d0",
+        "ib_send_bw-siw.pcap, 0, 54748, 18515, 12, 708, 2d7b4e904fbbc12c557888a59540e2622b1830199e56190811c3b74ad4049769, 12, 708, 08c56d6cfda654447a8233c34efc979a191781a0221c4b6539612f810fa34448",
+        "ib_send_bw-siw.pcap, 1, 50426, 18515, 6, 464, cf4a457b10e4fa8518451c346f77bb69b3eb3dfd0d96eddb586dd798a8d76c4e, 3, 72, 5fd0443b8672f048aba01e728ff287e08cd1067870f229dfea117283dc4bcad3",
+        "ib_write_bw-siw.pcap, 0, 47397, 18515, 17, 868, 318f5e74c3bd94815eb5d4b2ffe8fe94818124e85c7a3ae453d4f5c56ff02f83, 17, 868, 655e7099acdeef284d7e9b20d47df8c200ce548ee4caca8505124de63d03a99b",
+        "ib_write_bw-siw.pcap, 1, 56002, 18515, 6, 444, 48d6b2591a73b0ad10c19864039f905d93ca40182fe32a3e3a13d623197df89d, 1, 24, 17822b650e6437ca0eda6e0f0e428674e68dcb95ce4e0125296e50ea3543017e",
+        "nfs3-rdma-siw.pcap, 0, 34353, 20049, 26, 309668, 157b30e0384e0d2b6a6cd681cc07dc0b2618956e9d2b6280ca7e951706e3089e, 19, 2652, 71ef0f1199821c251274002055762d8e9b23f4f37a923eaca8c83b94358172d1",
+        "nfs3-rdma-siw.pcap, 1, 57562, 20049, 17, 2512, 9d0f570d4e87a29da7a1a0143b02ec22bff34245e7d609fb104109459f906df1, 38, 310836, 642794568266bdb12ca16eadbf65a57e526956709d6a30bf2007a4cae1bc550d",
+        "nfs3-rdma-siw-lost.pcap, 0, 34353, 20049, 24, 215384, 281e14eb2b2a69038d05ce02e4cd6688a8951e336665a803b29a5ba8feae9cbf, 19, 2652, 71ef0f1199821c251274002055762d8e9b23f4f37a923eaca8c83b94358172d1",
+        "nfs3-rdma-siw-lost.pcap, 1, 57562, 20049, 17, 2512, 9d0f570d4e87a29da7a1a0143b02ec22bff34245e7d609fb104109459f906df1, 36, 269836, 5c1ac0740a6cd7f701e80045703df54c576cff431fd52d767d601a00ef851bd6",
+        "rping-siw-crc.pcap, 0, 48304, 7174, 31, 1664, fad5c1fa884dbcbbc924f40eca1c0a3afcc188c12b36717d6593758210fb3398, 41, 2184, db2a1479d76d939de3ee430e5ca07ae6e8537b404bb188f292602bf87c566294",
+        "rping-siw.pcap, 0, 58566, 7174, 31, 1664, 5de3df0de40b9e65106ffadace82d3f69f33e01a7ddf8356575e41f73c8353c8, 41, 2184, 7642222c6b4609fbad2987491b1044500e8495ee47ff7d4d53a385489a3551e8",
     })
     void directionsMatchTsharkFollow(String pcap, int stream, int clientPort, int serverPort,
             int requestSegments, long requestBytes, String requestSha256,
@@ -64,13 +67,13 @@ class PcapReaderRealCaptureTest {
 
     @ParameterizedTest
     @CsvSource({
-        "host-mpa-probe.pcap, 41, 4",
-        "ib_read_bw-siw.pcap, 65, 2",
-        "ib_send_bw-siw.pcap, 53, 2",
-        "ib_write_bw-siw.pcap, 63, 2",
-        "nfs3-rdma-siw.pcap, 161, 2",
-        "rping-siw-crc.pcap, 90, 1",
-        "rping-siw.pcap, 90, 1",
+        "ib_read_bw-siw.pcap, 79, 2",
+        "ib_send_bw-siw.pcap, 60, 2",
+        "ib_write_bw-siw.pcap, 71, 2",
+        "nfs3-rdma-siw.pcap, 152, 2",
+        "nfs3-rdma-siw-lost.pcap, 148, 2",
+        "rping-siw-crc.pcap, 91, 1",
+        "rping-siw.pcap, 91, 1",
     })
     void countsFramesAndConnectionsLikeTshark(String pcap, int frames, int connections) throws IOException {
         PcapReader capture = read(pcap);
@@ -87,7 +90,7 @@ class PcapReaderRealCaptureTest {
     void rpingIsOneLoopbackConnectionWithWholeFpdusPerSegment() throws IOException {
         TcpConnection rping = read("rping-siw.pcap").onlyConnection();
 
-        assertEquals("10.0.2.15:58701", rping.client().toString());
+        assertEquals("10.0.2.15:58566", rping.client().toString());
         assertEquals("10.0.2.15:7174", rping.server().toString());
         assertEquals(OptionalInt.of(65495), rping.clientToServer().announcedMss());
         // MPA rev 2, flags 0x10 (enhanced), private data length 4: the RFC 6581 word 00010001.
@@ -98,6 +101,10 @@ class PcapReaderRealCaptureTest {
         assertTrue(rping.serverToClient().segments().stream().allMatch(s -> s.length() >= 24));
         assertEquals(List.of(40, 84, 40), lengths(rping.clientToServer().segments().subList(1, 4)));
         assertEquals(List.of(52, 40, 84, 40), lengths(rping.serverToClient().segments().subList(1, 5)));
+        // tshark -t ud: the MPA Request is frame 4, 2026-11-25 18:42:57.223494 (a microsecond pcap).
+        TcpSegment request = rping.clientToServer().segments().get(0);
+        assertEquals(4, request.frameNumber());
+        assertEquals(Instant.parse("2026-11-25T18:42:57.223494Z"), request.timestamp());
     }
 
     @Test
@@ -123,21 +130,37 @@ class PcapReaderRealCaptureTest {
     }
 
     @Test
+    void completeNfsCaptureHasNoGaps() throws IOException {
+        for (TcpConnection connection : read("nfs3-rdma-siw.pcap").connections()) {
+            assertEquals(List.of(), connection.clientToServer().gaps(), connection::toString);
+            assertEquals(List.of(), connection.serverToClient().gaps(), connection::toString);
+            assertEquals(connection.clientToServer().byteCount(), connection.clientToServer().stream().length);
+            assertEquals(connection.serverToClient().byteCount(), connection.serverToClient().stream().length);
+        }
+    }
+
+    @Test
     void nfsCaptureIsMissingSegmentsAndSaysWhere() throws IOException {
-        List<TcpConnection> nfs = read("nfs3-rdma-siw.pcap").connections();
-        TcpDirection firstWrite = nfs.get(0).clientToServer();
-        TcpDirection secondReadReplies = nfs.get(1).serverToClient();
+        List<TcpConnection> nfs = read("nfs3-rdma-siw-lost.pcap").connections();
+        TcpDirection writeData = nfs.get(0).clientToServer();
+        TcpDirection readData = nfs.get(1).serverToClient();
 
-        // tshark: "[143560 bytes missing in capture file]" after 166124 bytes.
-        assertEquals(List.of(new SequenceGap(166124, 143560)), firstWrite.gaps());
-        assertEquals(166124, firstWrite.streamBeforeFirstGap().length);
-        assertThrows(IllegalStateException.class, firstWrite::stream);
+        // tshark on the complete capture: the removed frames 49 (seq 67505, 32768 bytes) and 51
+        // (seq 100273, 61516 bytes) are adjacent, one hole of 94284 bytes at stream offset 67504.
+        assertEquals(List.of(new SequenceGap(67504, 94284)), writeData.gaps());
+        assertEquals(67504, writeData.streamBeforeFirstGap().length);
+        assertThrows(IllegalStateException.class, writeData::stream);
 
-        assertEquals(List.of(77900L, 16404L, 4L, 4096L, 4112L, 4096L, 4100L, 8192L, 4100L, 20500L, 8192L, 4L, 16612L),
-                secondReadReplies.gaps().stream().map(SequenceGap::length).toList());
-        assertEquals(42524, secondReadReplies.gaps().get(0).streamOffset());
+        // Removed frames 106 (seq 22009) and 111 (seq 83509), 20500 bytes each: two holes.
+        assertEquals(List.of(new SequenceGap(22008, 20500), new SequenceGap(83508, 20500)), readData.gaps());
+        assertEquals(22008, readData.streamBeforeFirstGap().length);
+        assertThrows(IllegalStateException.class, readData::stream);
+
         assertEquals(0, nfs.get(0).serverToClient().gaps().size());
         assertEquals(0, nfs.get(1).clientToServer().gaps().size());
+        // The bytes before the hole are the complete capture's bytes.
+        byte[] complete = read("nfs3-rdma-siw.pcap").connections().get(0).clientToServer().stream();
+        assertArrayEquals(Arrays.copyOf(complete, 67504), writeData.streamBeforeFirstGap());
     }
 
     @Test
@@ -151,31 +174,25 @@ class PcapReaderRealCaptureTest {
     }
 
     @Test
-    void nfsSendsFpduCrcsAsSegmentsOfTheirOwn() throws IOException {
+    void nfsCanSendAnFpduCrcAsASegmentOfItsOwn() throws IOException {
         TcpDirection writes = read("nfs3-rdma-siw.pcap").connections().get(0).clientToServer();
 
-        // tshark: frames 42/43, 45/46, 48/50 are a 32764-byte segment followed by a 4-byte one.
+        // tshark: frames 51 (61516 bytes), 53 (3960) and 54 (4) carry one FPDU of the WRITE data;
+        // frame 54 is the only 4-byte segment and holds just that FPDU's CRC field.
         List<TcpSegment> crcSegments = writes.segments().stream().filter(s -> s.length() == 4).toList();
-        assertEquals(List.of(43, 46, 50), crcSegments.stream().map(TcpSegment::frameNumber).toList());
-        assertEquals(List.of(35109L, 67877L, 100645L), crcSegments.stream().map(TcpSegment::relativeSequence).toList());
-    }
+        assertEquals(List.of(54), crcSegments.stream().map(TcpSegment::frameNumber).toList());
+        TcpSegment crc = crcSegments.get(0);
+        assertEquals(165749L, crc.relativeSequence());
+        assertEquals(165748L, crc.streamOffset());
+        // No CRC negotiated (MPA flags 0x10): the field is present and zero.
+        assertArrayEquals(new byte[4], crc.payload());
 
-    @Test
-    void hostProbeCameThroughQemuUserNetworkingWithMss1460() throws IOException {
-        List<TcpConnection> probes = read("host-mpa-probe.pcap").connections();
-
-        for (TcpConnection probe : probes) {
-            assertEquals("10.0.2.2", probe.client().address().getHostAddress());
-            assertEquals("10.0.2.15:7174", probe.server().toString());
-            assertEquals(OptionalInt.of(1460), probe.clientToServer().announcedMss());
-            assertEquals(OptionalInt.of(1460), probe.serverToClient().announcedMss());
-        }
-        // Request and reply header words (flags, revision, private data length), per probe.
-        assertEquals(List.of("10020004/10020004", "00010000/00010000", "50020004/50020004", "90020004/30020004"),
-                probes.stream().map(p -> headerWord(p.clientToServer()) + "/" + headerWord(p.serverToClient())).toList());
-        TcpSegment firstRequest = probes.get(0).clientToServer().segments().get(0);
-        assertEquals(4, firstRequest.frameNumber());
-        assertEquals(Instant.parse("2026-11-22T02:32:09.884809Z"), firstRequest.timestamp());
+        // The FPDU at stream offset 100272: ULPDU_Length 0xffc2 (65474), 2 + 65474 is a multiple of
+        // 4 (no pad), so its CRC field is the 4 bytes right before offset 165752.
+        byte[] stream = writes.stream();
+        int ulpduLength = ((stream[100272] & 0xff) << 8) | (stream[100273] & 0xff);
+        assertEquals(65474, ulpduLength);
+        assertEquals(crc.streamOffset() + 4, 100272 + 2 + ulpduLength + 4);
     }
 
     private static void assertDirection(TcpDirection direction, int segments, long bytes, String sha256, byte[] key) {
@@ -191,10 +208,6 @@ class PcapReaderRealCaptureTest {
         return out.toByteArray();
     }
 
-    private static String headerWord(TcpDirection direction) {
-        return Hex.encode(Arrays.copyOfRange(direction.stream(), 16, 20));
-    }
-
     private static List<Integer> lengths(List<TcpSegment> segments) {
         return segments.stream().map(TcpSegment::length).toList();
     }
@@ -208,6 +221,6 @@ class PcapReaderRealCaptureTest {
     }
 
     private static PcapReader read(String pcap) throws IOException {
-        return PcapReader.read(SharedFiles.pcap(pcap));
+        return PcapReader.read(TestData.capture(pcap));
     }
 }

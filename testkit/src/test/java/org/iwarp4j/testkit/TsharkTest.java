@@ -10,10 +10,13 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link Tshark} on Linux's rping capture: 3 pings of 7 RDMAP messages, CRC on. */
+/**
+ * {@link Tshark} on Linux's rping capture {@code testdata/captures/rping-siw-crc.pcap}: 10 rounds of
+ * 7 RDMAP messages, CRC on.
+ */
 class TsharkTest {
 
-    private static final Path RPING_CRC = SharedFiles.pcap("rping-siw-crc.pcap");
+    private static final Path RPING_CRC = TestData.capture("rping-siw-crc.pcap");
 
     @Test
     void readsTheDecodedCaptureAndCountsGoodCrcs() throws Exception {
@@ -22,6 +25,7 @@ class TsharkTest {
         assertTrue(verbose.contains("ID Req frame") && verbose.contains("ID Rep frame"));
         assertTrue(!verbose.contains("Running as user"), "tshark's warnings are not in the output");
         List<String> opcodes = Tshark.values(RPING_CRC, "iwarp_rdma", "iwarp_rdma.opcode");
+        assertEquals(70, opcodes.size());
         assertEquals(opcodes.size(), Tshark.count(verbose, "(Good CRC32)"));
         assertEquals(List.of("0x03", "0x01", "0x02", "0x03", "0x03", "0x00", "0x03"), opcodes.subList(0, 7));
     }

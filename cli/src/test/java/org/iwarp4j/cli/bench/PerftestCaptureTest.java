@@ -32,8 +32,8 @@ import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
+import org.iwarp4j.testkit.TestData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -41,7 +41,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Our perftest client against Linux perftest's own bytes: a scripted server answers our client's
  * control messages with exactly the ULPDUs {@code ib_*_bw -R} sent over siw in
- * {@code ../shared/pcaps/ib_*_bw-siw.pcap} (run with {@code -n 5 -s 64}), and our client's
+ * {@code testdata/captures/ib_*_bw-siw.pcap} (run with {@code -R -n 5 -s 64 -F -d siw0 -p 18515}, see
+ * that directory's README), and our client's
  * messages are compared with the captured client's, ULPDU by ULPDU: the same count, the same
  * DDP/RDMAP headers (Send, QN 0, the same MSNs), the same lengths, the same fixed contents.
  * RDMAP-R-001 (Send), DDP untagged QN 0 / MSN order.
@@ -75,7 +76,7 @@ class PerftestCaptureTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"ib_write_bw-siw.pcap, WRITE", "ib_read_bw-siw.pcap, READ", "ib_send_bw-siw.pcap, SEND"})
     void ourClientSpeaksPerftestsExchange(String pcap, BenchTest test) throws Exception {
-        List<TcpConnection> connections = PcapReader.read(SharedFiles.pcap(pcap)).connections();
+        List<TcpConnection> connections = PcapReader.read(TestData.capture(pcap)).connections();
         List<byte[]> capturedClient = ulpdus(connections.get(0).clientToServer().stream());
         List<byte[]> capturedServer = ulpdus(connections.get(0).serverToClient().stream());
         List<byte[]> capturedData = ulpdus(connections.get(1).clientToServer().stream());

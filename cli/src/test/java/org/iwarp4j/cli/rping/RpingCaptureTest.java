@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What Linux rping over siw put on the wire (shared/pcaps/rping-siw*.pcap), read as rping's
+ * What Linux rping over siw put on the wire ({@code testdata/captures/rping-siw*.pcap}), read as rping's
  * messages: the 16-octet {@code {addr, rkey, len}} Sends, the RDMA Read of the start buffer, the
  * RDMA Write back, the zero "go ahead" Sends, and the ping data. The same facts as tshark shows
  * with {@code tshark -r FILE --disable-heuristic rpcrdma_iwarp -V} (frames 8 to 14 are one ping).
@@ -71,9 +71,10 @@ class RpingCaptureTest {
             assertThat(SiwRpingCapture.int32(write, SiwRpingCapture.TAGGED_STAG)).isEqualTo(sink.rkey());
             assertThat(SiwRpingCapture.int64(write, SiwRpingCapture.TAGGED_TO)).isEqualTo(sink.buf());
         }
-        // Frame 8 of rping-siw.pcap, the first Send's payload.
+        // Frame 8 of rping-siw.pcap, the first Send's payload (tshark -x): buf 0x000055ed28b99450, rkey
+        // 0x7ec87f00, len 64, which the server's first Read Request names as its source.
         if (file.equals("rping-siw.pcap")) {
-            assertThat(payload(capture.fromClient.get(0))).isEqualTo(Hex.decode("0000565430542b70670d2f0000000040"));
+            assertThat(payload(capture.fromClient.get(0))).isEqualTo(Hex.decode("000055ed28b99450 7ec87f00 00000040"));
         }
     }
 

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Our rping against Linux rping's side of a real siw exchange, byte for byte: a raw MPA peer
- * replays what siw's rping sent in shared/pcaps/rping-siw*.pcap (only the STags and tagged offsets
+ * replays what siw's rping sent in testdata/captures/rping-siw*.pcap (only the STags and tagged offsets
  * of our buffers substituted where siw's rping would have used ours), and every ULPDU our rping
  * sends back is compared with what siw's rping sent in the same place. Same MPA frames, same
  * message order (Send / Read / Send / Write / Send per ping), same headers and MSNs, same 16-octet

@@ -15,13 +15,14 @@ import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
 import org.iwarp4j.testkit.TcpDirection;
 import org.iwarp4j.testkit.TcpSegment;
+import org.iwarp4j.testkit.TestData;
 
 /**
- * One of the rping captures of Linux siw ({@code rping -s} / {@code rping -c -C 10 -v}, shared/pcaps),
+ * One of the rping captures of Linux siw in {@code testdata/captures} ({@code rping -s -a 10.0.2.15 -p 7174}
+ * / {@code rping -c -a 10.0.2.15 -p 7174 -C 10 -v}, recorded by {@code scripts/record-captures.sh}),
  * read back as rping's two peers sent it: each side's MPA startup frame, and each side's ULPDUs
  * (DDP segment with RDMAP header), which the iwarp4j MPA decoder recovers from the captured TCP
  * segments. The DDP offsets below are RFC 5041 §4.2/§4.3 and RFC 5040 §4.4.
@@ -65,7 +66,7 @@ final class SiwRpingCapture {
     }
 
     static SiwRpingCapture load(String file) throws Exception {
-        TcpConnection c = PcapReader.read(SharedFiles.pcap(file)).onlyConnection();
+        TcpConnection c = PcapReader.read(TestData.capture(file)).onlyConnection();
         return new SiwRpingCapture(file, startupFrame(c.clientToServer()), startupFrame(c.serverToClient()),
                 ulpdus(c.clientToServer(), true), ulpdus(c.serverToClient(), false));
     }

@@ -22,10 +22,10 @@ import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
 import org.iwarp4j.testkit.TcpDirection;
 import org.iwarp4j.testkit.TcpSegment;
+import org.iwarp4j.testkit.TestData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -33,8 +33,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every RDMAP header Linux siw put on the wire in shared/pcaps, parsed with this package and
- * compared with what tshark 4.0.17 shows for the same files. The facts below were read once with
+ * Every RDMAP header Linux siw put on the wire in the captures of {@code testdata/captures} (rping
+ * and perftest {@code -R -n 5 -s 64 -F -d siw0 -p 18515}, recorded by {@code scripts/record-captures.sh}),
+ * parsed with this package and compared with what tshark 4.0 shows for the same files. The facts below were read once with
  * {@code tshark -r FILE --disable-heuristic rpcrdma_iwarp -Y iwarp_rdma -T fields -e tcp.stream
  * -e tcp.srcport -e iwarp_ddp.tagged_flag -e iwarp_ddp.qn -e iwarp_ddp.msn -e iwarp_rdma.opcode
  * -e iwarp_rdma.sinkstag -e iwarp_rdma.sinkto -e iwarp_rdma.rdmardsz -e iwarp_rdma.srcstag -e
@@ -84,13 +85,14 @@ class SiwCaptureTest {
     }
 
     private static TcpConnection connection(String file, int stream) throws Exception {
-        return PcapReader.read(SharedFiles.pcap(file)).connections().get(stream);
+        return PcapReader.read(TestData.capture(file)).connections().get(stream);
     }
 
     /** The DDP segments one side sent on TCP stream {@code stream} (tshark's {@code tcp.stream}). */
     private static List<Segment> segments(String file, int stream, boolean fromClient) throws Exception {
         TcpConnection c = connection(file, stream);
-        // IRD/ORD 128 as siw offers in ib_read_bw's data connection; CRC as the peer asks.
+        // IRD/ORD 128 as siw offers in ib_read_bw's data connection (MPA private data 00800080); CRC as
+        // the peer asks.
         MpaSettings settings = MpaSettings.builder().crc(NegotiationMode.ACCEPT).ird(128).ord(128).build();
         MpaStartupHandler handler = fromClient
                 ? MpaStartupHandler.responder(settings, request -> CompletableFuture.completedFuture(MpaDecision.accept()))
@@ -167,7 +169,7 @@ class SiwCaptureTest {
         "ib_read_bw-siw.pcap, 1, true, RDMA_READ_REQUEST=5",
         "ib_read_bw-siw.pcap, 1, false, RDMA_READ_RESPONSE=5",
         "ib_send_bw-siw.pcap, 0, true, SEND=11",
-        "ib_send_bw-siw.pcap, 0, false, SEND=10",
+        "ib_send_bw-siw.pcap, 0, false, SEND=11",
         "ib_send_bw-siw.pcap, 1, true, SEND=5",
         "ib_send_bw-siw.pcap, 1, false, RDMA_WRITE=2",
         "rping-siw.pcap, 0, true, RDMA_READ_RESPONSE=10 SEND=20",
@@ -202,8 +204,8 @@ class SiwCaptureTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({
         // tshark iwarp_rdma.sinkstag, sinkto, rdmardsz, srcstag, srcto: the same request ten times.
-        "rping-siw.pcap, 78117600, 000055d3e7c91540, 670d2f00, 0000565430542b70",
-        "rping-siw-crc.pcap, c9579f00, 000055d228ef5540, 759be500, 000055da3ecd0b70",
+        "rping-siw.pcap, ff944500, 00005592c8eff130, 7ec87f00, 000055ed28b99450",
+        "rping-siw-crc.pcap, df617000, 0000563e304c2130, 2a2d1400, 0000564060df8450",
     })
     void rpingReadRequestsAndResponsesAreTsharks(String file, String sinkStag, String sinkTo, String sourceStag,
                                                   String sourceTo) throws Exception {
@@ -228,16 +230,16 @@ class SiwCaptureTest {
 
     @Test
     void ibReadBwRequestsAdvanceBy64AndResponsesFollowThem() throws Exception {
-        // tshark: sink STag 0x68577400 at 0x000055cc72c0c000 + 0x40 i, size 64,
-        // source STag 0x523e5f00 at 0x000055f259819000 + 0x40 i, MSN 1..5; responses 78 octets.
+        // tshark: sink STag 0x04868b00 at 0x0000556fffac0000 + 0x40 i, size 64,
+        // source STag 0x2b843b00 at 0x000055957c434000 + 0x40 i, MSN 1..5; responses 78 octets.
         List<Segment> requests = segments("ib_read_bw-siw.pcap", 1, true);
         List<Segment> responses = segments("ib_read_bw-siw.pcap", 1, false);
         assertThat(requests).hasSize(5);
         assertThat(responses).hasSize(5);
         for (int i = 0; i < 5; i++) {
             ReadRequestHeader rr = requests.get(i).readRequest;
-            assertThat(rr).isEqualTo(new ReadRequestHeader(0x68577400, 0x000055cc72c0c000L + 0x40L * i, 64,
-                    0x523e5f00, 0x000055f259819000L + 0x40L * i));
+            assertThat(rr).isEqualTo(new ReadRequestHeader(0x04868b00, 0x0000556fffac0000L + 0x40L * i, 64,
+                    0x2b843b00, 0x000055957c434000L + 0x40L * i));
             assertThat(requests.get(i).msn).isEqualTo(i + 1);
             assertThat(responses.get(i).opcode()).isEqualTo(RDMA_READ_RESPONSE);
             assertThat(responses.get(i).stag).isEqualTo(rr.sinkStag());
@@ -249,10 +251,10 @@ class SiwCaptureTest {
     @ParameterizedTest(name = "{0} stream {1}")
     @CsvSource({
         // tshark iwarp_ddp.stag, tagged_offset of the first Write, TO step, count, ULPDU length.
-        "rping-siw.pcap, 0, false, 33a31a00, 000056543053f540, 0, 10, 78",
-        "rping-siw-crc.pcap, 0, false, 2f321400, 000055da3eccd540, 0, 10, 78",
-        "ib_write_bw-siw.pcap, 1, true, 10a6a700, 00005560475de000, 64, 5, 78",
-        "ib_send_bw-siw.pcap, 1, false, 10c09700, 00005593e7693524, 0, 2, 18",
+        "rping-siw.pcap, 0, false, 2a452a00, 000055ed28b96130, 0, 10, 78",
+        "rping-siw-crc.pcap, 0, false, ab784700, 0000564060df5130, 0, 10, 78",
+        "ib_write_bw-siw.pcap, 1, true, 6b3b4100, 00005556e0db2000, 64, 5, 78",
+        "ib_send_bw-siw.pcap, 1, false, 856b0c00, 000056023f80ad44, 0, 2, 18",
     })
     void writesAreTsharks(String file, int stream, boolean fromClient, String stag, String firstTo, long step,
                           int count, int length) throws Exception {
@@ -267,8 +269,10 @@ class SiwCaptureTest {
     }
 
     @Test
-    void siwControlOctetsAreTheChecklistValues() throws Exception {
-        // rdmap-rfc5040.md A.1: Write 0x40, Read Request 0x41, Read Response 0x42, Send 0x43 — as siw sends them.
+    void siwControlOctetsAreTheRfc5040Values() throws Exception {
+        // RFC 5040 section 4.1 (Figure 3: RV 01b, Rsv 00b, then the opcode of Figure 4; catalogue
+        // docs/requirements/rfc5040-rdmap.md RDMAP-R-002, RDMAP-R-004, RDMAP-R-006): Write 0x40,
+        // Read Request 0x41, Read Response 0x42, Send 0x43, as siw sends them.
         Map<RdmapOpcode, Integer> octets = new EnumMap<>(RdmapOpcode.class);
         for (boolean fromClient : new boolean[] {true, false}) {
             for (Segment s : segments("rping-siw.pcap", 0, fromClient)) {
