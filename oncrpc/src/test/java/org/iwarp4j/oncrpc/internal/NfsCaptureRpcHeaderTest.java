@@ -31,11 +31,12 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The RPC headers Linux's NFS client and server exchanged in shared/pcaps/nfs3-rdma-siw.pcap
+ * The RPC headers Linux's NFS client and server exchanged in testdata/captures/nfs3-rdma-siw.pcap
  * (behind RPC-over-RDMA headers), as tshark 4.0.17 dissects them; the table is checked in as
  * {@code nfs3-rdma-siw-rpc.psv} next to this class, with the command that made it, so the test
- * does not need tshark. Every call and reply is decoded by our header decoders, compared field
- * by field with tshark, and re-encoded by our encoders to the same octets.
+ * does not need tshark. The capture is complete, so the table holds every one of the 31 calls and
+ * 31 replies. Every call and reply is decoded by our header decoders, compared field by field
+ * with tshark, and re-encoded by our encoders to the same octets.
  */
 class NfsCaptureRpcHeaderTest {
 
@@ -109,8 +110,8 @@ class NfsCaptureRpcHeaderTest {
             assertThat(reencode(header::encode)).as("frame %d", row.frame()).isEqualTo(Hex.encode(row.raw()));
             calls++;
         }
-        assertThat(calls).isEqualTo(29);
-        assertThat(authSys).isEqualTo(25);
+        assertThat(calls).isEqualTo(31);
+        assertThat(authSys).isEqualTo(27); // all but the NULL calls of NFS and NFSACL on both connections
     }
 
     @Test
@@ -132,7 +133,7 @@ class NfsCaptureRpcHeaderTest {
             assertThat(reencode(header::encode)).isEqualTo(Hex.encode(row.raw()));
             replies++;
         }
-        assertThat(replies).isEqualTo(25);
+        assertThat(replies).isEqualTo(31);
     }
 
     @Test
@@ -174,11 +175,11 @@ class NfsCaptureRpcHeaderTest {
                 reply.release();
             }
         }
-        // 23 pairs: tshark shows no call for replies 0x93a9cb9c and 0x94a9cb9c (WRITE calls whose
-        // Read chunks it does not reassemble), and no reply for six calls at the end of the capture.
-        assertThat(compared).isEqualTo(23);
-        assertThat(seen).hasSize(29);
-        assertThat(seen.get(1).authSys().machineName()).isEqualTo("siwvm");
+        // Every call has its reply in the capture: 31 pairs.
+        assertThat(compared).isEqualTo(31);
+        assertThat(replies).hasSize(31);
+        assertThat(seen).hasSize(31);
+        assertThat(seen.get(1).authSys().machineName()).isEqualTo("iwarp4j-peer");
         assertThat(seen.get(1).call().procedure()).isEqualTo(19); // FSINFO
         assertThat(AcceptStat.SUCCESS.code()).isZero();
     }

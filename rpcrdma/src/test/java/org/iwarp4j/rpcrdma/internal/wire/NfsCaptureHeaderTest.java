@@ -13,20 +13,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
 import org.iwarp4j.testkit.TcpDirection;
+import org.iwarp4j.testkit.TestData;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every RPC-over-RDMA message Linux xprtrdma and svcrdma sent in shared/pcaps/nfs3-rdma-siw.pcap,
+ * Every RPC-over-RDMA message Linux xprtrdma and svcrdma sent in testdata/captures/nfs3-rdma-siw.pcap,
  * decoded with {@link RpcRdmaHeaderDecoder} and compared field by field with what tshark 4.0.17
  * shows. tshark's view is checked in as {@code nfs3-rdma-siw-rpcordma.psv} next to this class; its
  * first lines are the command that made it, so the test does not need tshark.
  *
- * <p>The capture lost TCP segments; each direction is read up to its first gap only, and every
- * message tshark shows wholly before that gap must be found, in order, with the same fields.
- * Sends are taken from the byte stream by hand (MPA without markers, CRC field present but zero,
+ * <p>The capture is complete (no lost segment): each direction is read to its end, and every
+ * message tshark shows must be found, in order, with the same fields, and nothing else. Sends are taken from the byte stream by hand (MPA without markers, CRC field present but zero,
  * DDP untagged QN 0, reassembled by MSN and MO) so that this test depends on no other module's
  * decoder.
  */
@@ -37,19 +36,20 @@ class NfsCaptureHeaderTest {
 
     /** One row of the tshark table. */
     private record Row(int frame, int stream, int srcPort, long seq, long len, String fields) {
-        long endOffset() {
-            return seq - 1 + len; // tshark's relative sequence numbers start at 1
-        }
     }
 
     /** A decoded direction: the RFC 8797 block seen in its MPA frame and every header after it. */
-    private record Direction(byte[] mpaPrivateData, List<RpcRdmaHeader> headers, long bytesRead) {
+    private record Direction(byte[] mpaPrivateData, List<RpcRdmaHeader> headers, long bytesRead, long streamLength) {
+    }
+
+    private static List<TcpConnection> connections() throws IOException {
+        return PcapReader.read(TestData.capture("nfs3-rdma-siw.pcap")).connections();
     }
 
     @Test
-    void everyMessageBeforeTheFirstGapDecodesToTsharksFields() throws IOException { // RPC-R-036, RPC-R-039
+    void everyMessageDecodesToTsharksFields() throws IOException { // RPC-R-036, RPC-R-039
         List<Row> rows = table();
-        List<TcpConnection> connections = PcapReader.read(SharedFiles.pcap("nfs3-rdma-siw.pcap")).connections();
+        List<TcpConnection> connections = connections();
         assertThat(connections).hasSize(2);
         int compared = 0;
         for (int stream = 0; stream < connections.size(); stream++) {
@@ -58,8 +58,10 @@ class NfsCaptureHeaderTest {
                 Direction decoded = decode(d);
                 int port = d.source().port();
                 int s = stream;
+                assertThat(decoded.bytesRead()).as("stream %d from port %d read to its end", stream, port)
+                        .isEqualTo(decoded.streamLength());
                 List<String> expected = rows.stream()
-                        .filter(r -> r.stream() == s && r.srcPort() == port && r.endOffset() <= decoded.bytesRead())
+                        .filter(r -> r.stream() == s && r.srcPort() == port)
                         .map(Row::fields).collect(Collectors.toList());
                 List<String> actual = decoded.headers().stream().map(NfsCaptureHeaderTest::fields)
                         .collect(Collectors.toList());
@@ -67,31 +69,51 @@ class NfsCaptureHeaderTest {
                 compared += actual.size();
             }
         }
-        // tshark shows 56; only frame 56 (COMMIT, connection 0) lies after a gap (its client lost
-        // segments of the WRITE data), so 55 are compared.
-        assertThat(rows).hasSize(56);
-        assertThat(compared).as("messages compared").isEqualTo(55);
+        // 15 calls and 15 replies on connection 0 (the copy), 16 and 16 on connection 1 (the read-back).
+        assertThat(rows).hasSize(62);
+        assertThat(compared).as("messages compared").isEqualTo(62);
     }
 
     @Test
     void theCaptureHoldsTheChunkShapesLinuxUses() throws IOException { // RPC-R-022, RPC-R-028, RPC-R-034, RPC-R-056
-        TcpConnection c0 = PcapReader.read(SharedFiles.pcap("nfs3-rdma-siw.pcap")).connections().get(0);
+        List<TcpConnection> connections = connections();
+        TcpConnection c0 = connections.get(0);
         List<RpcRdmaHeader> calls = decode(c0.clientToServer()).headers();
         List<RpcRdmaHeader> replies = decode(c0.serverToClient()).headers();
-        // Frame 36: NFSv3 WRITE of 262144 octets, its data in a Read chunk at Position 132.
-        RpcRdmaHeader.RdmaMsg write = (RpcRdmaHeader.RdmaMsg) calls.stream()
-                .filter(h -> h.xid() == 0x93a9cb9c).findFirst().orElseThrow();
-        assertThat(write.chunks().readChunks()).singleElement().satisfies(chunk -> {
-            assertThat(chunk.position()).isEqualTo(132);
-            assertThat(chunk.length()).isEqualTo(262144);
-        });
-        // Frame 30: GETACL's reply went through the Reply chunk as RDMA_NOMSG, 136 octets in segment 0.
+        // Frames 42 and 60: NFSv3 WRITEs of 262144 and 45056 octets, their data in a Read chunk at Position 120.
+        for (int[] xidAndLength : new int[][] {{0xad37727f, 262144}, {0xae37727f, 45056}}) {
+            RpcRdmaHeader.RdmaMsg write = (RpcRdmaHeader.RdmaMsg) calls.stream()
+                    .filter(h -> h.xid() == xidAndLength[0]).findFirst().orElseThrow();
+            assertThat(write.chunks().readChunks()).singleElement().satisfies(chunk -> {
+                assertThat(chunk.position()).isEqualTo(120);
+                assertThat(chunk.length()).isEqualTo(xidAndLength[1]);
+            });
+        }
+        // Frame 35: GETACL's reply went through the Reply chunk as RDMA_NOMSG, 136 octets in segment 0.
         RpcRdmaHeader.RdmaNomsg longReply = (RpcRdmaHeader.RdmaNomsg) replies.stream()
-                .filter(h -> h.xid() == 0x90a9cb9c).findFirst().orElseThrow();
+                .filter(h -> h.xid() == 0xaa37727f).findFirst().orElseThrow();
         assertThat(longReply.chunks().replyChunk()).hasValueSatisfying(
                 rc -> assertThat(rc.segments()).extracting(RdmaSegment::length).containsExactly(136L, 0L, 0L));
         assertThat(longReply.chunks().readList()).isEmpty(); // RPC-R-047
         assertThat(replies).allSatisfy(h -> assertThat(Integer.toUnsignedLong(h.credits())).isPositive()); // RPC-R-005
+
+        TcpConnection c1 = connections.get(1);
+        List<RpcRdmaHeader> readCalls = decode(c1.clientToServer()).headers();
+        List<RpcRdmaHeader> readReplies = decode(c1.serverToClient()).headers();
+        // Frames 104 and 125: READ of 262144 octets offers one Write chunk of one 262144-octet
+        // segment, and the reply (RDMA_MSG) gives the same chunk back with the length written.
+        RpcRdmaHeader.RdmaMsg read = (RpcRdmaHeader.RdmaMsg) readCalls.stream()
+                .filter(h -> h.xid() == 0x1d2f65b5).findFirst().orElseThrow();
+        RpcRdmaHeader.RdmaMsg readReply = (RpcRdmaHeader.RdmaMsg) readReplies.stream()
+                .filter(h -> h.xid() == 0x1d2f65b5).findFirst().orElseThrow();
+        assertThat(read.chunks().writeList()).singleElement().satisfies(
+                w -> assertThat(w.segments()).extracting(RdmaSegment::length).containsExactly(262144L));
+        assertThat(readReply.chunks().writeList()).isEqualTo(read.chunks().writeList());
+        // Frames 139 and 144: READDIRPLUS's 332-octet reply came back in segment 1 of its Reply chunk.
+        RpcRdmaHeader.RdmaNomsg readdirplus = (RpcRdmaHeader.RdmaNomsg) readReplies.stream()
+                .filter(h -> h.xid() == 0x212f65b5).findFirst().orElseThrow();
+        assertThat(readdirplus.chunks().replyChunk()).hasValueSatisfying(
+                rc -> assertThat(rc.segments()).extracting(RdmaSegment::length).containsExactly(124L, 332L, 0L));
     }
 
     // ------------------------------------------------------------------ the tshark table
@@ -153,7 +175,7 @@ class NfsCaptureHeaderTest {
     // ------------------------------------------------------------------ MPA / DDP by hand
 
     private static Direction decode(TcpDirection direction) {
-        byte[] stream = direction.streamBeforeFirstGap();
+        byte[] stream = direction.stream(); // throws if the capture lost a segment of this direction
         ByteBuf in = Unpooled.wrappedBuffer(stream);
         int pdLength = in.getUnsignedShort(MPA_KEY_LENGTH + 2);
         int flags = in.getUnsignedByte(MPA_KEY_LENGTH);
@@ -169,7 +191,7 @@ class NfsCaptureHeaderTest {
             int ulpduLength = in.getUnsignedShort(fpduStart);
             int fpduLength = (2 + ulpduLength + 3) / 4 * 4 + 4; // length, ULPDU, pad, CRC
             if (in.readableBytes() < fpduLength) {
-                break; // cut by the gap
+                break; // an FPDU cut short: bytesRead stays below the stream's length
             }
             ByteBuf ulpdu = in.slice(fpduStart + 2, ulpduLength);
             in.readerIndex(fpduStart + fpduLength);
@@ -192,7 +214,7 @@ class NfsCaptureHeaderTest {
                 headers.add(((HeaderDecodeResult.Decoded) r).header());
             }
         }
-        return new Direction(privateData, headers, in.readerIndex());
+        return new Direction(privateData, headers, in.readerIndex(), stream.length);
     }
 
     static byte[] mpaPrivateData(TcpDirection direction) {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import org.iwarp4j.testkit.Hex;
 import org.iwarp4j.testkit.PcapReader;
-import org.iwarp4j.testkit.SharedFiles;
 import org.iwarp4j.testkit.TcpConnection;
+import org.iwarp4j.testkit.TestData;
 import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,7 +31,7 @@ class RpcRdmaPrivateDataTest {
 
     @Test
     void linuxMpaRequestAndReplyOfTheNfsCapture() throws Exception { // CMPD-R-013, MPA2-R-016
-        TcpConnection c = PcapReader.read(SharedFiles.pcap("nfs3-rdma-siw.pcap")).connections().get(0);
+        TcpConnection c = PcapReader.read(TestData.capture("nfs3-rdma-siw.pcap")).connections().get(0);
         byte[] request = NfsCaptureHeaderTest.mpaPrivateData(c.clientToServer());
         byte[] reply = NfsCaptureHeaderTest.mpaPrivateData(c.serverToClient());
         // The RFC 6581 IRD/ORD word first, then the block at offset 4.
