@@ -165,8 +165,8 @@ class ReconnectTest {
     private static void twoGoodCalls(RawPeer peer, int sinkXid, int sourceXid) throws Exception {
         ByteBuf data = Unpooled.directBuffer(8).writeLong(0x0102030405060708L);
         ByteBuf sink = Unpooled.directBuffer(100).writeZero(100);
-        try (MemoryRegion source = peer.pd.register(data, EnumSet.of(Access.REMOTE_READ));
-             MemoryRegion target = peer.pd.register(sink, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+        try (MemoryRegion source = peer.qp.register(data, EnumSet.of(Access.REMOTE_READ));
+             MemoryRegion target = peer.qp.register(sink, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
             peer.send(sinkFromReadChunk(sinkXid, source.stag(), 8, source.baseTaggedOffset()));
             assertThat(peer.receive()).startsWith(words(sinkXid, 1, GRANT, 0, 0, 0, 0, sinkXid, 1, 0, 0, 0, 0, 8));
             peer.send(sourceIntoWriteChunk(sourceXid, target.stag(), 100, target.baseTaggedOffset(), 100));
@@ -247,7 +247,7 @@ class ReconnectTest {
             // Same XID and it asks for RDMA Writes too, but it is not the failed Call: another procedure.
             ByteBuf memory = Unpooled.directBuffer(64).writeZero(64);
             try (RawPeer other = RawPeer.requester(clientRnic, server.localAddress());
-                 MemoryRegion target = other.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                 MemoryRegion target = other.qp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
                 byte[] echo = concat(fixed(0x5353, 1, 1, 0), words(0, 0, 1, 1, target.stag(), 64,
                                 (int) (target.baseTaggedOffset() >>> 32), (int) target.baseTaggedOffset()),
                         echoCall(0x5353, EchoProgram.PROC_ECHO, words(4, 0x61626364)));
@@ -271,7 +271,7 @@ class ReconnectTest {
             ByteBuf memory = Unpooled.directBuffer(3000).writeZero(3000);
             ByteBuf junk = Unpooled.directBuffer(16).writeZero(16);
             try (RawPeer hostile = RawPeer.requester(clientRnic, server.localAddress());
-                 MemoryRegion target = hostile.pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                 MemoryRegion target = hostile.qp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
                  MemoryRegion source = hostile.pd.register(junk, EnumSet.of(Access.LOCAL_WRITE))) {
                 hostile.send(sourceIntoWriteChunk(0x5454, target.stag(), 3000, target.baseTaggedOffset(), 3000));
                 assertThat(hostile.receive()).startsWith(words(0x5454, 1, GRANT, 0, 0, 1, 1, target.stag(), 3000));
@@ -286,7 +286,7 @@ class ReconnectTest {
             // Another client on the host sends the very same Call with its own good chunk: served.
             ByteBuf mine = Unpooled.directBuffer(3000).writeZero(3000);
             try (RawPeer other = RawPeer.requester(clientRnic, server.localAddress());
-                 MemoryRegion target = other.pd.register(mine, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                 MemoryRegion target = other.qp.register(mine, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
                 other.send(sourceIntoWriteChunk(0x5454, target.stag(), 3000, target.baseTaggedOffset(), 3000));
                 assertThat(other.receive()).startsWith(words(0x5454, 1, GRANT, 0, 0, 1, 1, target.stag(), 3000));
                 assertThat(mine.getByte(2999)).isEqualTo(EchoProgram.sourceByte(2999));
