@@ -5,6 +5,9 @@
 #
 #   scripts/check-consumer.sh          # install, then build the throwaway project offline and run it
 #   scripts/check-consumer.sh -o       # the install too without network (every plugin already present)
+#   MAVEN_OPTS=-Dmaven.repo.local=DIR scripts/check-consumer.sh -o
+#                                      # install into, and build from, another local repository (e.g. a copy
+#                                      # of ~/.m2/repository), leaving ~/.m2 as it was
 #
 # Extra arguments go to the install. Prints the program's output; exits non-zero unless it printed the
 # four successful completions and "hello, iWARP".
