@@ -14,7 +14,7 @@ import java.util.Objects;
  *       ({@link #remoteStag()}, {@link #remoteTaggedOffset()}).</li>
  *   <li>An RDMA Read fills the one local segment (the Data Sink) from the peer's buffer at
  *       ({@link #remoteStag()}, {@link #remoteTaggedOffset()}); the local region needs
- *       {@link Access#LOCAL_WRITE}. A zero-length Read is allowed (RFC 5040 §5.2.1).</li>
+ *       {@link org.iwarp4j.ddp.Access#LOCAL_WRITE}. A zero-length Read is allowed (RFC 5040 §5.2.1).</li>
  * </ul>
  */
 public final class SendWorkRequest {

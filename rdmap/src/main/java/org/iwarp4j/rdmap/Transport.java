@@ -13,14 +13,25 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 
 /** The TCP implementation an {@link Rnic} runs its connections on. */
 public enum Transport {
-    /** Linux's native epoll (fewer copies and syscalls than NIO); needs Linux on x86_64. */
+    /**
+     * Linux's native epoll (fewer copies and syscalls than NIO). Needs Netty's native library for the
+     * platform: the rdmap artifact brings the Linux x86_64 and aarch64 ones.
+     */
     EPOLL,
     /** Java NIO: works everywhere. */
     NIO;
 
-    /** EPOLL where it is available, NIO otherwise. */
+    /**
+     * EPOLL where its native library loaded, NIO otherwise: on macOS, Windows, another CPU, or where
+     * {@code -Dio.netty.transport.noNative=true} turns native transports off.
+     */
     public static Transport best() {
-        return Epoll.isAvailable() ? EPOLL : NIO;
+        return choose(Epoll.isAvailable());
+    }
+
+    /** The choice {@link #best()} makes, given whether epoll is available. */
+    static Transport choose(boolean epollAvailable) {
+        return epollAvailable ? EPOLL : NIO;
     }
 
     IoHandlerFactory ioHandlerFactory() {

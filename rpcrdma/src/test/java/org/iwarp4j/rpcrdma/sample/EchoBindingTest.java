@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcCallInfo;
+import org.iwarp4j.oncrpc.RpcConstants;
 import org.iwarp4j.oncrpc.XdrEncoder;
 import org.iwarp4j.oncrpc.XdrMessage;
-import org.iwarp4j.oncrpc.internal.RpcCallHeader;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
 import org.iwarp4j.rpcrdma.UpperLayerBinding.ReplyEstimate;
@@ -27,7 +27,13 @@ class EchoBindingTest {
     /** A call as RpcClient encodes it: header with AUTH_NONE, then the arguments. */
     static XdrMessage call(int procedure, Consumer<XdrEncoder> args) {
         XdrEncoder out = XdrEncoder.create();
-        RpcCallHeader.of(info(procedure), OpaqueAuth.NONE, OpaqueAuth.NONE).encode(out);
+        // The call header (RFC 5531 §9), written here field by field: the encoder that RpcClient uses
+        // lives in oncrpc's internal package, which that module does not export.
+        RpcCallInfo info = info(procedure);
+        out.writeInt(info.xid()).writeEnum(RpcConstants.CALL).writeInt(RpcConstants.RPC_VERSION)
+                .writeInt(info.program()).writeInt(info.version()).writeInt(info.procedure());
+        OpaqueAuth.NONE.encode(out);
+        OpaqueAuth.NONE.encode(out);
         args.accept(out);
         return out.toMessage();
     }

@@ -1,0 +1,18 @@
+/**
+ * MPA (RFC 5044) with the RFC 6581 enhanced connection setup: the startup handshake, FPDU framing,
+ * markers and CRC32c, as Netty channel handlers.
+ *
+ * <p>{@code org.iwarp4j.mpa.internal} is not exported: its framing helpers are free to change.
+ */
+module org.iwarp4j.mpa {
+    // Netty and Micrometer types appear in the API (ByteBuf, Channel, handlers, MeterRegistry).
+    requires transitive io.netty.buffer;
+    requires transitive io.netty.common;
+    requires transitive io.netty.transport;
+    requires transitive io.netty.codec;
+    requires transitive micrometer.core;
+    // Reads a connected epoll socket's MSS (classes only; the native library is optional).
+    requires io.netty.transport.classes.epoll;
+
+    exports org.iwarp4j.mpa;
+}

@@ -1,0 +1,16 @@
+/**
+ * ONC RPC (RFC 5531) over XDR (RFC 4506) on Netty ByteBufs, with a TCP record-marking transport.
+ *
+ * <p>{@code org.iwarp4j.oncrpc.internal} is not exported.
+ */
+module org.iwarp4j.oncrpc {
+    requires transitive io.netty.buffer;
+    requires transitive io.netty.common;
+    requires transitive io.netty.transport;
+    requires transitive io.netty.codec;
+    requires transitive micrometer.core;
+    requires org.slf4j;
+
+    exports org.iwarp4j.oncrpc;
+    exports org.iwarp4j.oncrpc.sample;
+}

@@ -1,0 +1,14 @@
+/**
+ * RDMAP (RFC 5040) and the verbs API: {@link org.iwarp4j.rdmap.Rnic}, protection domains, memory
+ * regions, queue pairs, completion queues.
+ *
+ * <p>{@code org.iwarp4j.rdmap.internal.wire} (the RDMAP header codecs) is not exported.
+ */
+module org.iwarp4j.rdmap {
+    requires transitive org.iwarp4j.ddp;
+    requires transitive org.iwarp4j.mpa;
+    // Transport.best() asks Epoll whether the native library loaded; the NIO fallback needs nothing more.
+    requires io.netty.transport.classes.epoll;
+
+    exports org.iwarp4j.rdmap;
+}
