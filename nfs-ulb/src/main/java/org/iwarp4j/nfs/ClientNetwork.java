@@ -46,11 +46,12 @@ public final class ClientNetwork {
         }
         int slash = s.indexOf('/');
         String addressText = slash < 0 ? s : s.substring(0, slash);
-        if (addressText.isEmpty() || !addressText.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == '.' || c == ':')
-                || (addressText.indexOf(':') < 0 && !addressText.chars().allMatch(c -> c == '.' || Character.isDigit(c)))) {
+        boolean ipv6 = addressText.indexOf(':') >= 0;
+        if (addressText.isEmpty() || !addressText.chars().allMatch(c -> c == '.' || c == ':'
+                || (ipv6 ? Character.digit(c, 16) >= 0 : Character.isDigit(c)))) {
             throw new IllegalArgumentException("an IPv4 or IPv6 address, optionally /PREFIX, or *: " + spec);
         }
-        byte[] address = addressText.indexOf(':') < 0 ? ipv4(addressText, spec) : ipv6(addressText, spec);
+        byte[] address = ipv6 ? ipv6(addressText, spec) : ipv4(addressText, spec);
         int bits = address.length * 8;
         int prefix = bits;
         if (slash >= 0) {

@@ -177,7 +177,11 @@ public final class NfsServer implements AutoCloseable {
         return Nfs3Context.canChown();
     }
 
-    /** The dispatcher serving NFSv3 and MOUNT v3, for further transports (RPC-over-RDMA). */
+    /**
+     * The dispatcher serving NFSv3 and MOUNT v3, for further transports (RPC-over-RDMA). A
+     * transport that reports no {@code InetSocketAddress} for the caller gets it refused unless the
+     * export admits every client ({@code *}).
+     */
     public RpcDispatcher dispatcher() {
         return dispatcher;
     }

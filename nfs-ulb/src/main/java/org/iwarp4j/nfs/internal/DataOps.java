@@ -103,8 +103,8 @@ public final class DataOps {
         try {
             r = ctx.resolve(args.file(), caller);
             before = r.stat().toWccAttr();
-            ctx.requireWritable();
             checkRegular(r);
+            ctx.requireWritable();
             Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
             if (args.offset() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
@@ -148,8 +148,8 @@ public final class DataOps {
         try {
             r = ctx.resolve(args.file(), caller);
             before = r.stat().toWccAttr();
-            ctx.requireWritable();
             checkRegular(r);
+            ctx.requireWritable();
             Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
             ctx.openFiles().channel(r.stat().ino(), r.path(), false).force(true);
             return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), ctx.writeVerifier());
