@@ -34,6 +34,7 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * <pre>{@code
  * try (NfsServer server = NfsServer.builder(Path.of("/srv/data"))
  *         .exportName("/export")
+ *         .exportOptions(ExportOptions.builder().readWrite().client("192.0.2.0/24").build())
  *         .tcpAddress(new InetSocketAddress(2049))
  *         .rdmaAddress(new InetSocketAddress(20049))
  *         .start()) {

@@ -26,14 +26,18 @@ import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.v3.Create3Args;
 import org.iwarp4j.nfs.v3.Create3Res;
 import org.iwarp4j.nfs.v3.DirOpArgs3;
+import org.iwarp4j.nfs.v3.EntryPlus3;
 import org.iwarp4j.nfs.v3.Fsinfo3Res;
 import org.iwarp4j.nfs.v3.Getattr3Res;
 import org.iwarp4j.nfs.v3.Lookup3Res;
 import org.iwarp4j.nfs.v3.Nfs3Constants;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.NfsTime3;
 import org.iwarp4j.nfs.v3.Read3Res;
 import org.iwarp4j.nfs.v3.Readdir3Args;
+import org.iwarp4j.nfs.v3.Readdirplus3Args;
+import org.iwarp4j.nfs.v3.Readdirplus3Res;
 import org.iwarp4j.nfs.v3.Sattr3;
 import org.iwarp4j.nfs.v3.SetTime3;
 import org.iwarp4j.nfs.v3.Setattr3Args;
@@ -346,6 +350,16 @@ class NfsAccessControlTest {
         assertThat(get(alice.lookup(dirHandle, "inside")).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
         assertThat(get(alice.readdir(new Readdir3Args(dirHandle, 0, 0, 4096))).status())
                 .isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        // a directory others may read but not search: names, but no attributes or handles
+        own(bobsDir, BOB, BOB, "rwxr--r--");
+        Readdirplus3Res listing = get(alice.readdirplus(new Readdirplus3Args(dirHandle, 0, 0, 4096, 32768)));
+        assertThat(listing.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(listing.entries()).extracting(EntryPlus3::name).contains("inside");
+        assertThat(listing.entries()).allSatisfy(e -> {
+            assertThat(e.nameAttributes()).isNull();
+            assertThat(e.nameHandle()).isNull();
+        });
+        assertThat(get(alice.lookup(dirHandle, "inside")).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
     }
 
     @ParameterizedTest
@@ -369,6 +383,12 @@ class NfsAccessControlTest {
                 .isEqualTo(Nfs3Status.NFS3ERR_PERM);
         assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, null, null, SetTime3.DONT_CHANGE,
                 SetTime3.DONT_CHANGE), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, null, null, null, SetTime3.DONT_CHANGE,
+                SetTime3.client(new NfsTime3(1, 0))), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        // "now" needs ownership or write permission: bob's 0644 file is neither alice's
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, null, null, null, SetTime3.SERVER_TIME,
+                SetTime3.SERVER_TIME), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(Files.getLastModifiedTime(bobs).toMillis()).isNotEqualTo(1000L);
         assertThat(Files.readString(bobs)).isEqualTo("bob's");
         assertThat(Files.getPosixFilePermissions(bobs)).isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
         assertThat(uidOf(bobs)).isEqualTo(BOB);

@@ -160,6 +160,8 @@ final class NfsServeCommand implements Callable<Integer> {
         String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localHostName();
         int tcp = server.tcpPort();
         ExportOptions options = server.exportOptions();
+        // a read-only export mounted read-only: the client refuses writes itself, before any ROFS
+        String ro = options.readOnly() ? ",ro" : "";
         out.printf("# iwarp nfs serve: exporting %s as %s%n", server.directory(), server.exportName());
         out.printf("# export %s: %s%n", server.exportName(), options.describe());
         out.println("# each call acts as its AUTH_SYS uid/gid after squashing (AUTH_NONE as the anonymous ids); "
@@ -175,12 +177,12 @@ final class NfsServeCommand implements Callable<Integer> {
         if (!noRdma) {
             out.println("# Linux client over RDMA (needs an iWARP device, e.g. siw: rdma link add siw0 type siw "
                     + "netdev eth0):");
-            out.printf("mount -t nfs -o vers=3,proto=rdma,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
-                    server.rdmaPort(), tcp, host, server.exportName());
+            out.printf("mount -t nfs -o vers=3,proto=rdma,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
+                    server.rdmaPort(), tcp, ro, host, server.exportName());
         }
         out.println("# Linux client over TCP:");
-        out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
-                tcp, tcp, host, server.exportName());
+        out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
+                tcp, tcp, ro, host, server.exportName());
         String ports = (tcp == NfsBindingConstants.NFS_TCP_PORT ? "" : " --port " + tcp)
                 + (noRdma || server.rdmaPort() == NfsBindingConstants.NFS_RDMA_PORT ? "" : " --rdma-port "
                 + server.rdmaPort());

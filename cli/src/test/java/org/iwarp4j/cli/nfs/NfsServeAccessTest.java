@@ -81,7 +81,11 @@ class NfsServeAccessTest {
         assertThat(serverOut.toString())
                 .contains("# export /export: read-only, root squash (anonuid 65534, anongid 65534), "
                         + "clients 127.0.0.0/8 ::1/128")
-                .contains("# each call acts as its AUTH_SYS uid/gid after squashing");
+                .contains("# each call acts as its AUTH_SYS uid/gid after squashing")
+                .containsPattern("mount -t nfs -o vers=3,proto=rdma,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
+                        + "127\\.0\\.0\\.1:/export /mnt")
+                .containsPattern("mount -t nfs -o vers=3,proto=tcp,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
+                        + "127\\.0\\.0\\.1:/export /mnt");
         String t = ports + " --transport " + transport;
 
         assertThat(iwarp("nfs ls 127.0.0.1:/export" + t)).as(err.toString()).isZero();
