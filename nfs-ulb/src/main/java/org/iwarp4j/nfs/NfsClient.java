@@ -59,6 +59,7 @@ import org.iwarp4j.nfs.v3.WccRes3;
 import org.iwarp4j.nfs.v3.Write3Args;
 import org.iwarp4j.nfs.v3.Write3Res;
 import org.iwarp4j.oncrpc.AuthSys;
+import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcTcpClientTransport;
@@ -465,7 +466,7 @@ public final class NfsClient implements AutoCloseable {
         private final InetSocketAddress server;
         private int mountPort = -1;
         private String export = "/export";
-        private AuthSys credential = new AuthSys(0, "iwarp4j", 0, 0, new int[0]);
+        private OpaqueAuth credential = new AuthSys(0, "iwarp4j", 0, 0, new int[0]).toOpaqueAuth();
         private Duration timeout = Duration.ofSeconds(30);
         private RpcClientTransport transport;
         private int maxTransfer = 1 << 20;
@@ -492,7 +493,16 @@ public final class NfsClient implements AutoCloseable {
 
         /** The AUTH_SYS credential of every call (default uid 0, gid 0). */
         public Builder credential(AuthSys credential) {
-            this.credential = credential;
+            this.credential = credential.toOpaqueAuth();
+            return this;
+        }
+
+        /**
+         * The credential of every call, of any flavor, e.g. {@link OpaqueAuth#NONE} for AUTH_NONE
+         * (which a server maps to its anonymous user).
+         */
+        public Builder credential(OpaqueAuth credential) {
+            this.credential = Objects.requireNonNull(credential, "credential");
             return this;
         }
 

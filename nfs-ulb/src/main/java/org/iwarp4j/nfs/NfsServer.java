@@ -34,6 +34,7 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * <pre>{@code
  * try (NfsServer server = NfsServer.builder(Path.of("/srv/data"))
  *         .exportName("/export")
+ *         .exportOptions(ExportOptions.builder().readWrite().client("192.0.2.0/24").build())
  *         .tcpAddress(new InetSocketAddress(2049))
  *         .rdmaAddress(new InetSocketAddress(20049))
  *         .start()) {
@@ -50,9 +51,16 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes, and errors mapped
  * from the operating system's. No path ever leaves the export: names are single components,
  * ".." stops at the root, the server never follows a symbolic link, and a handle whose path no
- * longer lies in the export is stale. Operations run with the server process's own permissions
- * (a server running as root gives new objects to the caller's AUTH_SYS uid and gid). NLM and NSM
- * are not provided: clients mount with {@code nolock}.
+ * longer lies in the export is stale. NLM and NSM are not provided: clients mount with
+ * {@code nolock}.
+ *
+ * <p>Access control is {@link ExportOptions}, knfsd's exports(5) rules: by default the export is
+ * read-only, root is squashed and only loopback clients are admitted (at MNT and on every NFS
+ * call). Every call acts as its AUTH_SYS uid, gid and groups after squashing (AUTH_NONE as
+ * {@code anonuid}); the server checks each file's mode, owner and group itself, as the kernel
+ * would for that user, since a Java process cannot take the caller's identity. A server running
+ * as root gives new objects to their creator; any other keeps them its own and is further limited
+ * by its own permissions.
  */
 public final class NfsServer implements AutoCloseable {
 
@@ -64,7 +72,7 @@ public final class NfsServer implements AutoCloseable {
     private final RpcRdmaServer rdma;
 
     private NfsServer(Builder b) throws IOException {
-        this.context = new Nfs3Context(new Export(b.directory, b.exportName), b.limits);
+        this.context = new Nfs3Context(new Export(b.directory, b.exportName), b.exportOptions, b.limits);
         this.workers = workerPool(b.workerThreads);
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
@@ -160,7 +168,24 @@ public final class NfsServer implements AutoCloseable {
         return context.export().name();
     }
 
-    /** The dispatcher serving NFSv3 and MOUNT v3, for further transports (RPC-over-RDMA). */
+    /** Who may use the export and as whom. */
+    public ExportOptions exportOptions() {
+        return context.options();
+    }
+
+    /**
+     * Whether new files, directories and links get their creator's (squashed) uid and gid: only a
+     * server running as root can chown; otherwise they belong to the server's user.
+     */
+    public boolean givesNewFilesToCallers() {
+        return Nfs3Context.canChown();
+    }
+
+    /**
+     * The dispatcher serving NFSv3 and MOUNT v3, for further transports (RPC-over-RDMA). A
+     * transport that reports no {@code InetSocketAddress} for the caller gets it refused unless the
+     * export admits every client ({@code *}).
+     */
     public RpcDispatcher dispatcher() {
         return dispatcher;
     }
@@ -192,6 +217,7 @@ public final class NfsServer implements AutoCloseable {
         private String exportName = "/export";
         private SocketAddress tcpAddress = new InetSocketAddress(NfsBindingConstants.NFS_TCP_PORT);
         private Nfs3Limits limits = Nfs3Limits.defaults();
+        private ExportOptions exportOptions = ExportOptions.defaults();
         private int workerThreads = 4;
         private SocketAddress rdmaAddress;
         private Rnic rnic;
@@ -207,6 +233,15 @@ public final class NfsServer implements AutoCloseable {
                 throw new IllegalArgumentException("an export name is an absolute path: " + name);
             }
             this.exportName = name;
+            return this;
+        }
+
+        /**
+         * Who may use the export and as whom (default {@link ExportOptions#defaults()}: read-only,
+         * root squash, loopback clients only).
+         */
+        public Builder exportOptions(ExportOptions options) {
+            this.exportOptions = Objects.requireNonNull(options, "options");
             return this;
         }
 

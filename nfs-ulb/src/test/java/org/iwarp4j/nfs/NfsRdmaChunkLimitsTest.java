@@ -45,7 +45,8 @@ class NfsRdmaChunkLimitsTest {
         NfsUpperLayerBinding shortPaths = new NfsUpperLayerBinding(
                 new ReplySizeLimits(16, ReplySizeLimits.DEFAULT_UNPREDICTABLE_ITEM_OCTETS, OptionalLong.empty()));
         try (Rnic serverRnic = Rnic.builder().build(); Rnic clientRnic = Rnic.builder().build();
-             NfsServer server = NfsServer.builder(dir).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+             NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                     .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                      .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic).start()) {
             RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic,
                     new InetSocketAddress("127.0.0.1", server.rdmaPort()),
@@ -102,7 +103,8 @@ class NfsRdmaChunkLimitsTest {
             }
         };
         try (Rnic serverRnic = Rnic.builder().build(); Rnic clientRnic = Rnic.builder().build();
-             NfsServer server = NfsServer.builder(dir).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+             NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                     .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                      .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic).start()) {
             RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic,
                     new InetSocketAddress("127.0.0.1", server.rdmaPort()),

@@ -52,7 +52,8 @@ class NfsRdmaTest {
     void start() throws Exception {
         serverRnic = Rnic.builder().name("server").meterRegistry(serverMeters).build();
         clientRnic = Rnic.builder().name("client").build();
-        server = NfsServer.builder(dir).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                 .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic).workerThreads(2).start();
         client = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
                 .rdma(clientRnic, new InetSocketAddress("127.0.0.1", server.rdmaPort()))

@@ -13,6 +13,12 @@ import org.iwarp4j.nfs.v3.NfsFh3;
 /** Test helper: an {@link NfsServer} on loopback TCP exporting a directory, and a client mounted on it. */
 final class NfsTcpFixture implements AutoCloseable {
 
+    /**
+     * What the tests of the procedures need: their client is AUTH_SYS uid 0 and writes, so the
+     * export is read-write without root squash (exports(5) {@code rw,no_root_squash}).
+     */
+    static final ExportOptions TRUSTED_ROOT = ExportOptions.builder().readWrite().rootSquash(false).build();
+
     final NfsServer server;
     final NfsClient client;
 
@@ -22,7 +28,8 @@ final class NfsTcpFixture implements AutoCloseable {
     }
 
     static NfsTcpFixture start(Path directory) throws IOException {
-        NfsServer server = NfsServer.builder(directory).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+        NfsServer server = NfsServer.builder(directory).exportOptions(TRUSTED_ROOT)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                 .workerThreads(2).start();
         try {
             NfsClient client = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort())).connect();

@@ -38,7 +38,8 @@ class NfsTransferTcpTest {
     void uploadAndDownloadOneMebibyteWithChecksums() throws Exception {
         byte[] data = new byte[(1 << 20) + 4321];
         new Random(7).nextBytes(data);
-        try (NfsServer server = NfsServer.builder(dir).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+        try (NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                 .maxReadWrite(64 * 1024, 64 * 1024).workerThreads(2).start();
              NfsClient client = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort())).connect()) {
             assertThat(client.readSize()).isEqualTo(64 * 1024);
@@ -66,7 +67,8 @@ class NfsTransferTcpTest {
     @Test
     void emptyFileAndSubdirectoryPaths() throws Exception {
         Files.createDirectories(dir.resolve("a/b"));
-        try (NfsServer server = NfsServer.builder(dir).tcpAddress(new InetSocketAddress("127.0.0.1", 0)).start();
+        try (NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0)).start();
              NfsClient client = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort())).connect()) {
             assertThat(client.upload(new ByteArrayInputStream(new byte[0]), "a/b/empty")).isZero();
             assertThat(Files.size(dir.resolve("a/b/empty"))).isZero();
@@ -79,7 +81,8 @@ class NfsTransferTcpTest {
     /** MOUNT v3 (RFC 1813 Appendix I) over TCP, as RFC 8267 §5.1 requires (ULB-R-010). */
     @Test
     void mountProtocol() throws Exception {
-        try (NfsServer server = NfsServer.builder(dir).exportName("/data").tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+        try (NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .exportName("/data").tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                 .start()) {
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.tcpPort());
             assertThatThrownBy(() -> NfsClient.builder(address).export("/other").connect())
@@ -91,7 +94,8 @@ class NfsTransferTcpTest {
             try (RpcClient mount = RpcClient.builder(RpcTcpClientTransport.connect(address).get()).build()) {
                 List<ExportNode> exports = mount.call(MountConstants.PROGRAM, MountConstants.VERSION,
                         MountConstants.MOUNTPROC3_EXPORT, o -> { }, ExportNode::decodeList).get();
-                assertThat(exports).containsExactly(new ExportNode("/data", List.of("*")));
+                // the groups are the admitted client networks (loopback by default)
+                assertThat(exports).containsExactly(new ExportNode("/data", List.of("127.0.0.0/8", "::1/128")));
                 List<MountBody> dump = mount.call(MountConstants.PROGRAM, MountConstants.VERSION,
                         MountConstants.MOUNTPROC3_DUMP, o -> { }, MountBody::decodeList).get();
                 assertThat(dump).containsExactly(new MountBody("127.0.0.1", "/data"));

@@ -30,6 +30,9 @@ class ReadmeNfsExampleTest {
         // Server: export a directory as /export; NFSv3 and MOUNT v3 on one TCP port.
         try (NfsServer server = NfsServer.builder(directory)
                 .exportName("/export")
+                // read-write, and trust uid 0 (NfsClient's default); the default is read-only,
+                // root squashed, loopback clients only
+                .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
                 .tcpAddress(new InetSocketAddress("127.0.0.1", 0))    // 2049 by default
                 .start();
              // Client: MNT over TCP, then NFS; FSINFO sets the transfer sizes.

@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.iwarp4j.cli.bench.MeterPrinter;
+import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.rdmap.Rnic;
 import picocli.CommandLine.Command;
@@ -145,6 +146,8 @@ final class NfsBenchCommand implements Callable<Integer> {
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
                 .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
              NfsServer nfs = NfsServer.builder(dir).exportName("/export")
+                     // its own client in this process is uid 0 and writes: rw,no_root_squash, loopback only
+                     .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
                      .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
                      .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(rnic)
                      .maxReadWrite(Math.max(1 << 20, settings.rsize()), Math.max(1 << 20, settings.wsize()))

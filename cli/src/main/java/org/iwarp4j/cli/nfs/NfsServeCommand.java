@@ -6,8 +6,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.iwarp4j.cli.UntilStopped;
+import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
 import org.iwarp4j.rdmap.Rnic;
@@ -26,8 +29,12 @@ import picocli.CommandLine.Spec;
         description = {"Export DIR over NFSv3: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA (RFC 8267)",
                 "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C or SIGTERM: it closes and exits 0);",
                 "prints the mount lines."},
-        footer = {"", "No NLM/NSM: Linux clients mount with nolock. Files are accessed with this",
-                "process's permissions.",
+        footer = {"", "Access control as knfsd's exports(5): read-only unless --rw; root squash unless",
+                "--no-root-squash; only loopback clients unless --client names others (--client '*' admits",
+                "everyone). Each call acts as its AUTH_SYS uid/gid after squashing (AUTH_NONE as --anonuid);",
+                "the server checks every file's mode, owner and group for it. Running as root, new files",
+                "belong to their creator; otherwise to this process's user.",
+                "No NLM/NSM: Linux clients mount with nolock.",
                 "Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
 final class NfsServeCommand implements Callable<Integer> {
 
@@ -59,6 +66,28 @@ final class NfsServeCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "threads running file-system calls (default: ${DEFAULT-VALUE})")
     int threads = 4;
 
+    @Option(names = "--rw", description = "allow changes (default: read-only, every change is NFS3ERR_ROFS)")
+    boolean readWrite;
+
+    @Option(names = "--no-root-squash",
+            description = "trust AUTH_SYS uid 0 (default: uid/gid 0 act as --anonuid/--anongid)")
+    boolean noRootSquash;
+
+    @Option(names = "--all-squash", description = "every caller acts as --anonuid/--anongid")
+    boolean allSquash;
+
+    @Option(names = "--anonuid", paramLabel = "UID",
+            description = "uid of squashed and AUTH_NONE callers (default: ${DEFAULT-VALUE})")
+    int anonUid = ExportOptions.NOBODY;
+
+    @Option(names = "--anongid", paramLabel = "GID",
+            description = "gid of squashed and AUTH_NONE callers (default: ${DEFAULT-VALUE})")
+    int anonGid = ExportOptions.NOBODY;
+
+    @Option(names = "--client", paramLabel = "ADDR[/PREFIX]", description = "admit this client address or network, "
+            + "or * for every client; repeatable (default: loopback only, 127.0.0.0/8 and ::1)")
+    List<String> clients = new ArrayList<>();
+
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(directory)) {
@@ -72,6 +101,7 @@ final class NfsServeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "ports must be 0..65535, --threads positive, --max-io 4k..16m");
         }
+        ExportOptions options = exportOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         InetAddress address = bind == null ? null : InetAddress.getByName(bind);
@@ -81,7 +111,7 @@ final class NfsServeCommand implements Callable<Integer> {
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
                     .tcpAddress(new InetSocketAddress(address, tcpPort)).maxReadWrite((int) maxIo, (int) maxIo)
-                    .workerThreads(threads);
+                    .workerThreads(threads).exportOptions(options);
             if (rnic != null) {
                 b.rdmaAddress(new InetSocketAddress(address, rdmaPort)).rnic(rnic);
             }
@@ -110,21 +140,49 @@ final class NfsServeCommand implements Callable<Integer> {
         return 0;
     }
 
+    private ExportOptions exportOptions() {
+        if (anonUid < 0 || anonGid < 0) {
+            throw new ParameterException(spec.commandLine(), "--anonuid and --anongid are 0..2147483647");
+        }
+        ExportOptions.Builder b = ExportOptions.builder().readOnly(!readWrite).rootSquash(!noRootSquash)
+                .allSquash(allSquash).anonUid(anonUid).anonGid(anonGid);
+        for (String c : clients) {
+            try {
+                b.client(c);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--client " + c + ": " + e.getMessage());
+            }
+        }
+        return b.build();
+    }
+
     private void printBanner(PrintWriter out, NfsServer server, InetAddress address) {
         String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localHostName();
         int tcp = server.tcpPort();
+        ExportOptions options = server.exportOptions();
+        // a read-only export mounted read-only: the client refuses writes itself, before any ROFS
+        String ro = options.readOnly() ? ",ro" : "";
         out.printf("# iwarp nfs serve: exporting %s as %s%n", server.directory(), server.exportName());
+        out.printf("# export %s: %s%n", server.exportName(), options.describe());
+        out.println("# each call acts as its AUTH_SYS uid/gid after squashing (AUTH_NONE as the anonymous ids); "
+                + "file modes, owners and groups are checked for it");
+        out.println(server.givesNewFilesToCallers() ? "# new files belong to their creator (after squashing)"
+                : "# new files belong to this server's user, not their creator: not running as root, it cannot chown");
+        if (options.clients().equals(ExportOptions.defaults().clients())
+                && (address == null || !address.isLoopbackAddress())) {
+            out.println("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others");
+        }
         out.printf("# NFSv3 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
                 : "; NFSv3 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port " + server.rdmaPort());
         if (!noRdma) {
             out.println("# Linux client over RDMA (needs an iWARP device, e.g. siw: rdma link add siw0 type siw "
                     + "netdev eth0):");
-            out.printf("mount -t nfs -o vers=3,proto=rdma,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
-                    server.rdmaPort(), tcp, host, server.exportName());
+            out.printf("mount -t nfs -o vers=3,proto=rdma,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
+                    server.rdmaPort(), tcp, ro, host, server.exportName());
         }
         out.println("# Linux client over TCP:");
-        out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock %s:%s /mnt%n",
-                tcp, tcp, host, server.exportName());
+        out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
+                tcp, tcp, ro, host, server.exportName());
         String ports = (tcp == NfsBindingConstants.NFS_TCP_PORT ? "" : " --port " + tcp)
                 + (noRdma || server.rdmaPort() == NfsBindingConstants.NFS_RDMA_PORT ? "" : " --rdma-port "
                 + server.rdmaPort());

@@ -49,6 +49,10 @@ class NfsCommandLineTest {
         assertThat(out.toString()).contains("Usage: iwarp nfs serve").contains("DIR").contains("--tcp-port")
                 .contains("2049").contains("--rdma-port").contains("20049").contains("--export").contains("/export")
                 .contains("--no-rdma").contains("--bind").contains("--max-io").contains("nolock");
+        // access control, as knfsd's exports(5)
+        assertThat(out.toString()).contains("--rw").contains("--no-root-squash").contains("--all-squash")
+                .contains("--anonuid").contains("--anongid").contains("--client").contains("read-only")
+                .contains("loopback");
     }
 
     @ParameterizedTest
@@ -96,6 +100,9 @@ class NfsCommandLineTest {
             "nfs serve DIR/missing | not a directory",
             "nfs serve DIR --export export | absolute path",
             "nfs serve DIR --max-io 100 | --max-io 4k..16m",
+            "nfs serve DIR --client nfs.example.org | --client nfs.example.org: an IPv4 or IPv6 address",
+            "nfs serve DIR --client 10.0.0.0/33 | prefix length 0..32",
+            "nfs serve DIR --anonuid -1 | --anonuid and --anongid are 0..2147483647",
             "nfs bench server:/export --loopback | not both",
             "nfs bench --rsize 1000 | --rsize and --wsize 4k..16m",
             "nfs bench -n 2 -D 1 | -n or -D",

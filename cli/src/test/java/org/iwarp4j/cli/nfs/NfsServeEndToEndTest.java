@@ -24,6 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code iwarp nfs serve} in this process on ephemeral loopback ports, and the client commands
  * against it over RPC-over-RDMA and over TCP: put (read back, SHA-256), ls, get (SHA-256 against
  * the local copy), errors and their exit statuses. MOUNT goes over TCP in both cases (ULB-R-010).
+ * The client commands act as uid 0, so the export is {@code --rw --no-root-squash};
+ * {@link NfsServeAccessTest} has the defaults.
  */
 class NfsServeEndToEndTest {
 
@@ -49,7 +51,8 @@ class NfsServeEndToEndTest {
         serving = new CompletableFuture<>();
         serverThread = new Thread(() -> serving.complete(IwarpCommand.run(new PrintWriter(serverOut, true),
                 new PrintWriter(serverErr, true), "nfs", "serve", exported.toString(), "--tcp-port", "0",
-                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2")), "nfs-serve");
+                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2", "--rw", "--no-root-squash")),
+                "nfs-serve");
         serverThread.start();
         serverOut.line("# serving").get(60, TimeUnit.SECONDS);
         Matcher m = PORTS.matcher(serverOut.toString());
@@ -76,6 +79,10 @@ class NfsServeEndToEndTest {
     void bannerPrintsTheLinuxMountLinesForTheseExactPorts() throws Exception {
         String banner = serverOut.toString();
         assertThat(banner).contains("# iwarp nfs serve: exporting " + exported.toRealPath() + " as /export")
+                .contains("# export /export: read-write, no root squash, clients 127.0.0.0/8 ::1/128")
+                .contains("root".equals(System.getProperty("user.name"))
+                        ? "# new files belong to their creator (after squashing)"
+                        : "# new files belong to this server's user, not their creator")
                 .contains("mount -t nfs -o vers=3,proto=rdma,port=" + rdmaPort + ",mountport=" + tcpPort
                         + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
                 .contains("mount -t nfs -o vers=3,proto=tcp,port=" + tcpPort + ",mountport=" + tcpPort

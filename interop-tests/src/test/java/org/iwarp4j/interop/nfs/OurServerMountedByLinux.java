@@ -15,6 +15,8 @@ import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.nfs.ClientNetwork;
+import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
@@ -79,6 +81,11 @@ final class OurServerMountedByLinux implements AutoCloseable {
         String mountPoint = null;
         try {
             server = NfsServer.builder(directory).exportName(EXPORT)
+                    // the peer's kernel client writes as root, from an address that depends on the
+                    // peer (a VM's forwarded connections arrive from loopback): knfsd's
+                    // rw,no_root_squash for '*', on an address only the peer reaches
+                    .exportOptions(ExportOptions.builder().readWrite().rootSquash(false)
+                            .client(ClientNetwork.EVERYONE).build())
                     .tcpAddress(new InetSocketAddress(peer.hostBindAddress(), 0))
                     .rdmaAddress(new InetSocketAddress(peer.hostBindAddress(), 0))
                     .rnic(rnic)

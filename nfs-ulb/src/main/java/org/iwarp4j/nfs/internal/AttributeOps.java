@@ -49,9 +49,10 @@ public final class AttributeOps {
         this.ctx = ctx;
     }
 
-    public Getattr3Res getattr(NfsFh3 object) {
+    /** GETATTR needs no permission on the object (as stat(2) needs none on the file itself). */
+    public Getattr3Res getattr(NfsFh3 object, Caller caller) {
         try {
-            return new Getattr3Res(Nfs3Status.NFS3_OK, ctx.attributes(ctx.resolve(object).stat()));
+            return new Getattr3Res(Nfs3Status.NFS3_OK, ctx.attributes(ctx.resolve(object, caller).stat()));
         } catch (RuntimeException e) {
             return Getattr3Res.fail(NfsErrors.statusOf(e));
         }
@@ -62,27 +63,66 @@ public final class AttributeOps {
      * owner and group go through the {@code unix} attribute view, size through truncate (or a
      * zero octet written at the new end to extend), times through utimensat without following a
      * symbolic link.
+     *
+     * <p>Permissions, as the kernel's chmod, chown, truncate and utimensat (knfsd's nfsd_setattr):
+     * a read-only export refuses with NFS3ERR_ROFS; mode, and times set to the client's values,
+     * only by the owner or root (NFS3ERR_PERM); uid only by root, gid by root or by the owner to a
+     * group it is in (NFS3ERR_PERM); size needs write permission (NFS3ERR_ACCES; the owner may,
+     * knfsd's owner override); times set to the server's "now" need ownership or write permission.
      */
-    public WccRes3 setattr(Setattr3Args args) {
+    public WccRes3 setattr(Setattr3Args args, Caller caller) {
         WccAttr before = null;
         Path path = null;
         try {
-            FileHandles.Resolved r = ctx.resolve(args.object());
+            FileHandles.Resolved r = ctx.resolve(args.object(), caller);
             path = r.path();
             before = r.stat().toWccAttr();
+            ctx.requireWritable();
             if (args.guardCtime() != null && !args.guardCtime().equals(before.ctime())) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard");
             }
-            apply(r, args.newAttributes());
+            apply(r, args.newAttributes(), caller, false);
             return new WccRes3(Nfs3Status.NFS3_OK, ctx.wcc(before, path));
         } catch (IOException | RuntimeException e) {
             return new WccRes3(NfsErrors.statusOf(e), path == null ? WccData.EMPTY : ctx.wcc(before, path));
         }
     }
 
-    /** Applies sattr3 to a resolved object; used by SETATTR, CREATE, MKDIR and SYMLINK. */
-    void apply(FileHandles.Resolved r, Sattr3 s) throws IOException {
+    /**
+     * Applies sattr3 to a resolved object as {@code caller}; used by SETATTR and CREATE, MKDIR. All
+     * permission checks come before any change. For an object the caller just created
+     * ({@code created}), mode and times are the creator's to set, and uid and gid are ignored
+     * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE).
+     */
+    void apply(FileHandles.Resolved r, Sattr3 s, Caller caller, boolean created) throws IOException {
         Path path = r.path();
+        FileStat st = r.stat();
+        boolean owner = created || Permissions.isOwnerOrRoot(caller, st);
+        Integer uid = s.uid();
+        Integer gid = s.gid();
+        if (created && !caller.isRoot()) {
+            uid = null;
+            gid = null;
+        }
+        if (s.size() != null && !created) {
+            Permissions.requireOrOwner(caller, st, Permissions.WRITE, path);
+        }
+        if (s.mode() != null && !owner) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chmod " + path);
+        }
+        if (uid != null && !caller.isRoot() && uid != st.uid()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not give away " + path);
+        }
+        if (gid != null && !caller.isRoot() && gid != st.gid()
+                && !(caller.uid() == st.uid() && caller.inGroup(gid))) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chgrp " + path + " to " + gid);
+        }
+        if ((s.atime().how() == TimeHow.SET_TO_CLIENT_TIME || s.mtime().how() == TimeHow.SET_TO_CLIENT_TIME) && !owner) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not set the times of " + path);
+        }
+        if ((s.atime().how() == TimeHow.SET_TO_SERVER_TIME || s.mtime().how() == TimeHow.SET_TO_SERVER_TIME) && !owner) {
+            Permissions.require(caller, st, Permissions.WRITE, path);
+        }
         if (s.size() != null) {
             if (r.stat().type() == Ftype3.NF3DIR) {
                 throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "size of a directory");
@@ -93,13 +133,13 @@ public final class AttributeOps {
             setSize(r, s.size());
         }
         if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
-            setMode(path, s.mode() & 07777);
+            setMode(path, Permissions.chmodMode(caller, st, s.mode() & 07777));
         }
-        if (s.uid() != null) {
-            Files.setAttribute(path, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
+        if (uid != null) {
+            Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
         }
-        if (s.gid() != null) {
-            Files.setAttribute(path, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
+        if (gid != null) {
+            Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
         }
         if (s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE) {
             Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
@@ -143,39 +183,44 @@ public final class AttributeOps {
     }
 
     /**
-     * ACCESS: the asked bits this server can honour for the object — the server acts with its own
-     * permissions, so those are what decide (RFC 1813 §3.3.4 allows a server to be
-     * conservative; the operations themselves still check).
+     * ACCESS (RFC 1813 §3.3.4): the asked bits the caller really has, by the same rules the
+     * operations apply — READ from read permission, LOOKUP and EXECUTE from execute (search)
+     * permission, MODIFY, EXTEND and (on a directory) DELETE from write permission, none of those
+     * three on a read-only export. A symbolic link grants READ only. A server not running as root
+     * also grants only what its own process may do, as that limits the operations too.
      */
-    public Access3Res access(Access3Args args) {
+    public Access3Res access(Access3Args args, Caller caller) {
         try {
-            FileHandles.Resolved r = ctx.resolve(args.object());
+            FileHandles.Resolved r = ctx.resolve(args.object(), caller);
             Path p = r.path();
+            FileStat st = r.stat();
             boolean dir = r.isDirectory();
+            boolean asRoot = Nfs3Context.canChown();
             int granted = 0;
-            if (Files.isReadable(p)) {
+            if (Permissions.permits(caller, st, Permissions.READ) && (asRoot || Files.isReadable(p))) {
                 granted |= ACCESS3_READ;
             }
-            if (Files.isWritable(p)) {
+            if (!ctx.options().readOnly() && Permissions.permits(caller, st, Permissions.WRITE)
+                    && (asRoot || Files.isWritable(p))) {
                 granted |= ACCESS3_MODIFY | ACCESS3_EXTEND | (dir ? ACCESS3_DELETE : 0);
             }
-            if (Files.isExecutable(p)) {
+            if (Permissions.permits(caller, st, Permissions.EXECUTE) && (asRoot || Files.isExecutable(p))) {
                 granted |= dir ? ACCESS3_LOOKUP : ACCESS3_EXECUTE;
             }
-            if (r.stat().type() == Ftype3.NF3LNK) {
+            if (st.type() == Ftype3.NF3LNK) {
                 granted = ACCESS3_READ;
             }
-            return new Access3Res(Nfs3Status.NFS3_OK, ctx.attributes(r.stat()), granted & args.access());
+            return new Access3Res(Nfs3Status.NFS3_OK, ctx.attributes(st), granted & args.access());
         } catch (RuntimeException e) {
             return new Access3Res(NfsErrors.statusOf(e), null, 0);
         }
     }
 
     /** FSSTAT from the export's FileStore. java.nio has no inode counts: file slots are reported as 2^32-1. */
-    public Fsstat3Res fsstat(NfsFh3 root) {
+    public Fsstat3Res fsstat(NfsFh3 root, Caller caller) {
         Fattr3 attrs = null;
         try {
-            FileHandles.Resolved r = ctx.resolve(root);
+            FileHandles.Resolved r = ctx.resolve(root, caller);
             attrs = ctx.attributes(r.stat());
             FileStore store = Files.getFileStore(r.path());
             long files = 0xFFFF_FFFFL;
@@ -187,9 +232,9 @@ public final class AttributeOps {
     }
 
     /** FSINFO: this server's limits; nanosecond times; hard and symbolic links; settable times. */
-    public Fsinfo3Res fsinfo(NfsFh3 root) {
+    public Fsinfo3Res fsinfo(NfsFh3 root, Caller caller) {
         try {
-            Fattr3 attrs = ctx.attributes(ctx.resolve(root).stat());
+            Fattr3 attrs = ctx.attributes(ctx.resolve(root, caller).stat());
             Nfs3Limits l = ctx.limits();
             return new Fsinfo3Res(Nfs3Status.NFS3_OK, attrs, l.maxRead(), l.maxRead(), 4096, l.maxWrite(),
                     l.maxWrite(), 4096, l.preferredReaddir(), Long.MAX_VALUE, new NfsTime3(0, 1),
@@ -205,9 +250,9 @@ public final class AttributeOps {
      * sensitive and preserving. java.nio cannot ask the file system for LINK_MAX; 32000 is what Linux
      * reports for ext4.
      */
-    public Pathconf3Res pathconf(NfsFh3 object) {
+    public Pathconf3Res pathconf(NfsFh3 object, Caller caller) {
         try {
-            Fattr3 attrs = ctx.attributes(ctx.resolve(object).stat());
+            Fattr3 attrs = ctx.attributes(ctx.resolve(object, caller).stat());
             return new Pathconf3Res(Nfs3Status.NFS3_OK, attrs, 32000, Nfs3Limits.NAME_MAX, true, true, false, true);
         } catch (RuntimeException e) {
             return Pathconf3Res.fail(NfsErrors.statusOf(e), null);

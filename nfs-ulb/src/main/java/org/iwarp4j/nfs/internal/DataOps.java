@@ -44,13 +44,15 @@ public final class DataOps {
 
     /**
      * READ of at most rtmax octets (RFC 1813 §3.3.6) into a direct buffer, which the result then
-     * owns (the file channel reads straight into it: no copy besides the kernel's).
+     * owns (the file channel reads straight into it: no copy besides the kernel's). The caller needs
+     * read permission (or execute, or to own the file: {@link Permissions#requireRead}).
      */
-    public Read3Res read(Read3Args args) {
+    public Read3Res read(Read3Args args, Caller caller) {
         FileHandles.Resolved r = null;
         try {
-            r = ctx.resolve(args.file());
+            r = ctx.resolve(args.file(), caller);
             checkRegular(r);
+            Permissions.requireRead(caller, r.stat(), r.path());
             int count = (int) Math.min(args.count(), ctx.limits().maxRead());
             ByteBuf data = readBuffers.directBuffer(count, count);
             try {
@@ -91,14 +93,19 @@ public final class DataOps {
         }
     }
 
-    /** WRITE; consumes the arguments' data. */
-    public Write3Res write(Write3Args args) {
+    /**
+     * WRITE; consumes the arguments' data. NFS3ERR_ROFS on a read-only export; the caller needs
+     * write permission or to own the file (knfsd's owner override).
+     */
+    public Write3Res write(Write3Args args, Caller caller) {
         FileHandles.Resolved r = null;
         WccAttr before = null;
         try {
-            r = ctx.resolve(args.file());
+            r = ctx.resolve(args.file(), caller);
             before = r.stat().toWccAttr();
             checkRegular(r);
+            ctx.requireWritable();
+            Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
             if (args.offset() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
             }
@@ -134,13 +141,16 @@ public final class DataOps {
         }
     }
 
-    public Commit3Res commit(Commit3Args args) {
+    /** COMMIT: as WRITE, a writable export and write permission (or ownership). */
+    public Commit3Res commit(Commit3Args args, Caller caller) {
         FileHandles.Resolved r = null;
         WccAttr before = null;
         try {
-            r = ctx.resolve(args.file());
+            r = ctx.resolve(args.file(), caller);
             before = r.stat().toWccAttr();
             checkRegular(r);
+            ctx.requireWritable();
+            Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
             ctx.openFiles().channel(r.stat().ino(), r.path(), false).force(true);
             return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), ctx.writeVerifier());
         } catch (IOException | RuntimeException e) {

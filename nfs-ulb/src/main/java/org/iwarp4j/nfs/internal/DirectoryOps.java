@@ -41,10 +41,12 @@ public final class DirectoryOps {
     private record Listed(String name, Path path, long cookie) {
     }
 
-    public Readdir3Res readdir(Readdir3Args args) {
+    /** READDIR needs read permission on the directory (NFS3ERR_ACCES). */
+    public Readdir3Res readdir(Readdir3Args args, Caller caller) {
         FileHandles.Resolved dir = null;
         try {
-            dir = ctx.resolveDirectory(args.dir());
+            dir = ctx.resolveDirectory(args.dir(), caller);
+            Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
             List<Listed> entries = after(list(dir), args.cookie());
             long budget = args.count() - Readdir3Res.RESOK_OVERHEAD;
             List<Entry3> out = new ArrayList<>();
@@ -66,10 +68,17 @@ public final class DirectoryOps {
         }
     }
 
-    public Readdirplus3Res readdirplus(Readdirplus3Args args) {
+    /**
+     * READDIRPLUS needs read permission on the directory; the entries' attributes and handles
+     * also need search permission (what LOOKUP would need), else they are left out — the client
+     * still gets the names, as from READDIR.
+     */
+    public Readdirplus3Res readdirplus(Readdirplus3Args args, Caller caller) {
         FileHandles.Resolved dir = null;
         try {
-            dir = ctx.resolveDirectory(args.dir());
+            dir = ctx.resolveDirectory(args.dir(), caller);
+            Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
+            boolean search = Permissions.permits(caller, dir.stat(), Permissions.EXECUTE);
             List<Listed> entries = after(list(dir), args.cookie());
             long budget = args.maxcount() - Readdirplus3Res.RESOK_OVERHEAD;
             long dirBudget = args.dircount();
@@ -81,8 +90,8 @@ public final class DirectoryOps {
                 } catch (IOException vanished) {
                     continue;
                 }
-                Fattr3 attrs = ctx.attributes(stat);
-                NfsFh3 fh = ctx.handles().handleOf(l.path, stat);
+                Fattr3 attrs = search ? ctx.attributes(stat) : null;
+                NfsFh3 fh = search ? ctx.handles().handleOf(l.path, stat) : null;
                 EntryPlus3 e = new EntryPlus3(stat.ino(), l.name, l.cookie, attrs, fh);
                 if (e.encodedLength() > budget || (!out.isEmpty() && e.directoryInfoLength() > dirBudget)) {
                     break;

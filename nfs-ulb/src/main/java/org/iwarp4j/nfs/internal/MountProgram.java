@@ -18,9 +18,11 @@ import org.iwarp4j.oncrpc.RpcProgram;
 
 /**
  * MOUNT version 3 (RFC 1813 Appendix I) for one export: MNT hands out the root file handle for
- * the export's name and accepts AUTH_SYS; UMNT, UMNTALL and DUMP keep the advisory list of who
- * mounted what; EXPORT lists the export, open to everyone. RFC 8267 §5.1: a server offering NFS
- * over RPC-over-RDMA offers MOUNT over TCP.
+ * the export's name and accepts AUTH_SYS, to admitted client addresses only (MNT3ERR_ACCES
+ * otherwise, as mountd answers a host its exports do not name); UMNT, UMNTALL and DUMP keep the
+ * advisory list of who mounted what; EXPORT lists the export with its client networks as the
+ * groups, open to everyone (as showmount -e is). RFC 8267 §5.1: a server offering NFS over
+ * RPC-over-RDMA offers MOUNT over TCP.
  */
 public final class MountProgram {
 
@@ -43,13 +45,17 @@ public final class MountProgram {
                 .procedure(MountConstants.MOUNTPROC3_UMNTALL, RpcProcedure.of((c, in, out) ->
                         mounts.removeIf(m -> m.hostname().equals(host(c)))))
                 .procedure(MountConstants.MOUNTPROC3_EXPORT, RpcProcedure.of((c, in, out) ->
-                        ExportNode.encodeList(out, List.of(new ExportNode(ctx.export().name(), List.of("*"))))))
+                        ExportNode.encodeList(out, List.of(new ExportNode(ctx.export().name(),
+                                ctx.options().clients().stream().map(Object::toString).toList())))))
                 .build();
     }
 
     private Mountres3 mnt(RpcCallContext c, String dirpath) {
         if (!normalise(dirpath).equals(normalise(ctx.export().name()))) {
             return Mountres3.fail(MountStat3.MNT3ERR_NOENT);
+        }
+        if (!ctx.caller(c).admitted()) {
+            return Mountres3.fail(MountStat3.MNT3ERR_ACCES);
         }
         try {
             Mountres3 res = new Mountres3(MountStat3.MNT3_OK, ctx.handles().rootHandle(), List.of(RpcConstants.AUTH_SYS));

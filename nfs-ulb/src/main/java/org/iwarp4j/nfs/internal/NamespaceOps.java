@@ -30,7 +30,6 @@ import org.iwarp4j.nfs.v3.Symlink3Args;
 import org.iwarp4j.nfs.v3.WccAttr;
 import org.iwarp4j.nfs.v3.WccData;
 import org.iwarp4j.nfs.v3.WccRes3;
-import org.iwarp4j.oncrpc.AuthSys;
 
 /**
  * The operations on names: LOOKUP, READLINK, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME
@@ -48,10 +47,12 @@ public final class NamespaceOps {
         this.attributes = attributes;
     }
 
-    public Lookup3Res lookup(DirOpArgs3 what) {
+    /** LOOKUP needs search permission on the directory (NFS3ERR_ACCES). */
+    public Lookup3Res lookup(DirOpArgs3 what, Caller caller) {
         FileHandles.Resolved dir = null;
         try {
-            dir = ctx.resolveDirectory(what.dir());
+            dir = ctx.resolveDirectory(what.dir(), caller);
+            Permissions.require(caller, dir.stat(), Permissions.EXECUTE, dir.path());
             Path path = ctx.lookupPath(dir, what.name());
             FileStat stat = FileStat.of(path);
             return new Lookup3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
@@ -61,10 +62,11 @@ public final class NamespaceOps {
         }
     }
 
-    public Readlink3Res readlink(NfsFh3 symlink) {
+    /** READLINK needs no permission (readlink(2) needs none on the link itself). */
+    public Readlink3Res readlink(NfsFh3 symlink, Caller caller) {
         FileHandles.Resolved r = null;
         try {
-            r = ctx.resolve(symlink);
+            r = ctx.resolve(symlink, caller);
             if (r.stat().type() != Ftype3.NF3LNK) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link: " + r.path());
             }
@@ -81,27 +83,30 @@ public final class NamespaceOps {
      * mtime (high word, seconds) and atime (low word), so that a retransmitted CREATE finds its own
      * file and succeeds while anyone else's gets NFS3ERR_EXIST. The client then sets the real
      * attributes with SETATTR, as Linux does.
+     *
+     * <p>CREATE, MKDIR and SYMLINK need a writable export and write and search permission on the
+     * directory; the new object belongs to the caller ({@link Nfs3Context#chownToCaller}).
      */
-    public Create3Res create(Create3Args args, AuthSys caller) {
-        return newObject(args.where(), caller, (path) -> {
+    public Create3Res create(Create3Args args, Caller caller) {
+        return newObject(args.where(), caller, (path, dir) -> {
             try {
                 Files.createFile(path);
             } catch (FileAlreadyExistsException e) {
-                return existing(path, args);
+                return existing(path, args, caller);
             }
-            ctx.chownToCaller(path, caller);
+            ctx.chownToCaller(path, caller, dir.stat());
             if (args.mode() == CreateMode3.EXCLUSIVE) {
                 Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
                         FileTime.from(args.verf() >>> 32, TimeUnit.SECONDS),
                         FileTime.from(args.verf() & 0xFFFF_FFFFL, TimeUnit.SECONDS), null);
             } else {
-                attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.objAttributes());
+                attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.objAttributes(), caller, true);
             }
             return FileStat.of(path);
         });
     }
 
-    private FileStat existing(Path path, Create3Args args) throws IOException {
+    private FileStat existing(Path path, Create3Args args, Caller caller) throws IOException {
         FileStat stat = FileStat.of(path);
         switch (args.mode()) {
             case UNCHECKED -> {
@@ -110,7 +115,7 @@ public final class NamespaceOps {
                 }
                 Sattr3 a = args.objAttributes();
                 if (a.size() != null) {
-                    attributes.apply(new FileHandles.Resolved(path, stat), Sattr3.size(a.size()));
+                    attributes.apply(new FileHandles.Resolved(path, stat), Sattr3.size(a.size()), caller, false);
                 }
                 return FileStat.of(path);
             }
@@ -125,17 +130,17 @@ public final class NamespaceOps {
         }
     }
 
-    public Create3Res mkdir(Mkdir3Args args, AuthSys caller) {
-        return newObject(args.where(), caller, path -> {
+    public Create3Res mkdir(Mkdir3Args args, Caller caller) {
+        return newObject(args.where(), caller, (path, dir) -> {
             Files.createDirectory(path);
-            ctx.chownToCaller(path, caller);
-            attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.attributes());
+            ctx.chownToCaller(path, caller, dir.stat());
+            attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.attributes(), caller, true);
             return FileStat.of(path);
         });
     }
 
-    public Create3Res symlink(Symlink3Args args, AuthSys caller) {
-        return newObject(args.where(), caller, path -> {
+    public Create3Res symlink(Symlink3Args args, Caller caller) {
+        return newObject(args.where(), caller, (path, dir) -> {
             Path target;
             try {
                 target = Path.of(args.symlinkData());
@@ -143,17 +148,21 @@ public final class NamespaceOps {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link target: " + e.getMessage());
             }
             Files.createSymbolicLink(path, target);
-            ctx.chownToCaller(path, caller);
+            ctx.chownToCaller(path, caller, dir.stat());
             return FileStat.of(path);
         });
     }
 
-    /** MKNOD (§3.3.11): java.nio cannot make device files, sockets or FIFOs. */
-    public Create3Res mknod(Mknod3Args args) {
+    /**
+     * MKNOD (§3.3.11): java.nio cannot make device files, sockets or FIFOs; a read-only export or a
+     * directory the caller may not change refuses first, as it would any creation.
+     */
+    public Create3Res mknod(Mknod3Args args, Caller caller) {
         WccData wcc = WccData.EMPTY;
         try {
-            FileHandles.Resolved dir = ctx.resolveDirectory(args.where().dir());
+            FileHandles.Resolved dir = ctx.resolveDirectory(args.where().dir(), caller);
             wcc = ctx.wcc(dir.stat().toWccAttr(), dir.path());
+            ctx.requireDirectoryChange(dir, caller);
             return switch (args.type()) {
                 case NF3CHR, NF3BLK, NF3SOCK, NF3FIFO -> Create3Res.fail(Nfs3Status.NFS3ERR_NOTSUPP, wcc);
                 default -> Create3Res.fail(Nfs3Status.NFS3ERR_BADTYPE, wcc);
@@ -165,17 +174,18 @@ public final class NamespaceOps {
 
     @FunctionalInterface
     private interface Creator {
-        FileStat create(Path path) throws IOException;
+        FileStat create(Path path, FileHandles.Resolved dir) throws IOException;
     }
 
-    private Create3Res newObject(DirOpArgs3 where, AuthSys caller, Creator creator) {
+    private Create3Res newObject(DirOpArgs3 where, Caller caller, Creator creator) {
         FileHandles.Resolved dir = null;
         WccAttr before = null;
         try {
-            dir = ctx.resolveDirectory(where.dir());
+            dir = ctx.resolveDirectory(where.dir(), caller);
             before = dir.stat().toWccAttr();
+            ctx.requireDirectoryChange(dir, caller);
             Path path = ctx.child(dir, where.name(), Nfs3Status.NFS3ERR_EXIST);
-            FileStat stat = creator.create(path);
+            FileStat stat = creator.create(path, dir);
             return new Create3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
                     ctx.wcc(before, dir.path()));
         } catch (IOException | RuntimeException e) {
@@ -183,24 +193,30 @@ public final class NamespaceOps {
         }
     }
 
-    /** REMOVE (§3.3.12): not a directory (NFS3ERR_ISDIR, as Linux's unlink(2)). */
-    public WccRes3 remove(DirOpArgs3 what) {
-        return removeEntry(what, false);
+    /**
+     * REMOVE (§3.3.12): not a directory (NFS3ERR_ISDIR, as Linux's unlink(2)). REMOVE and RMDIR need
+     * a writable export, write and search permission on the directory, and in a sticky directory
+     * ownership of the entry or the directory ({@link Permissions#requireMayDelete}).
+     */
+    public WccRes3 remove(DirOpArgs3 what, Caller caller) {
+        return removeEntry(what, false, caller);
     }
 
     /** RMDIR (§3.3.13): only an empty directory. */
-    public WccRes3 rmdir(DirOpArgs3 what) {
-        return removeEntry(what, true);
+    public WccRes3 rmdir(DirOpArgs3 what, Caller caller) {
+        return removeEntry(what, true, caller);
     }
 
-    private WccRes3 removeEntry(DirOpArgs3 what, boolean directory) {
+    private WccRes3 removeEntry(DirOpArgs3 what, boolean directory, Caller caller) {
         FileHandles.Resolved dir = null;
         WccAttr before = null;
         try {
-            dir = ctx.resolveDirectory(what.dir());
+            dir = ctx.resolveDirectory(what.dir(), caller);
             before = dir.stat().toWccAttr();
+            ctx.requireDirectoryChange(dir, caller);
             Path path = ctx.child(dir, what.name(), directory ? Nfs3Status.NFS3ERR_INVAL : Nfs3Status.NFS3ERR_ACCES);
             FileStat stat = FileStat.of(path);
+            Permissions.requireMayDelete(caller, dir.stat(), stat, path);
             if (directory && stat.type() != Ftype3.NF3DIR) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory: " + path);
             }
@@ -225,27 +241,39 @@ public final class NamespaceOps {
     /**
      * RENAME (§3.3.14) with rename(2)'s semantics: an existing target is replaced if it is of a
      * compatible type (a file by a file, a directory by an empty directory); a directory cannot
-     * move below itself (NFS3ERR_INVAL).
+     * move below itself (NFS3ERR_INVAL). Permissions as rename(2): a writable export, write and
+     * search permission on both directories, the sticky-directory rule for the moved and any
+     * replaced entry, and write permission on a directory that moves to another parent (its ".."
+     * changes).
      */
-    public Rename3Res rename(Rename3Args args) {
+    public Rename3Res rename(Rename3Args args, Caller caller) {
         FileHandles.Resolved fromDir = null;
         FileHandles.Resolved toDir = null;
         WccAttr fromBefore = null;
         WccAttr toBefore = null;
         try {
-            fromDir = ctx.resolveDirectory(args.from().dir());
+            fromDir = ctx.resolveDirectory(args.from().dir(), caller);
             fromBefore = fromDir.stat().toWccAttr();
-            toDir = ctx.resolveDirectory(args.to().dir());
+            toDir = ctx.resolveDirectory(args.to().dir(), caller);
             toBefore = toDir.stat().toWccAttr();
+            ctx.requireDirectoryChange(fromDir, caller);
+            ctx.requireDirectoryChange(toDir, caller);
             Path from = ctx.child(fromDir, args.from().name(), Nfs3Status.NFS3ERR_INVAL);
             Path to = ctx.child(toDir, args.to().name(), Nfs3Status.NFS3ERR_INVAL);
             FileStat moving = FileStat.of(from);
+            Permissions.requireMayDelete(caller, fromDir.stat(), moving, from);
             FileStat replaced = null;
             if (!from.equals(to)) {
                 try {
                     replaced = FileStat.of(to);
                 } catch (java.nio.file.NoSuchFileException e) {
                     replaced = null;
+                }
+                if (replaced != null) {
+                    Permissions.requireMayDelete(caller, toDir.stat(), replaced, to);
+                }
+                if (moving.type() == Ftype3.NF3DIR && !fromDir.path().equals(toDir.path())) {
+                    Permissions.require(caller, moving, Permissions.WRITE, from);
                 }
                 Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
                 if (replaced != null && replaced.ino() != moving.ino()) {
@@ -262,18 +290,24 @@ public final class NamespaceOps {
         }
     }
 
-    /** LINK (§3.3.15): a hard link; directories cannot be linked. */
-    public Link3Res link(Link3Args args) {
+    /**
+     * LINK (§3.3.15): a hard link; directories cannot be linked. Needs a writable export, write and
+     * search permission on the directory, and for another's file Linux's protected_hardlinks rule
+     * ({@link Permissions#requireMayLink}).
+     */
+    public Link3Res link(Link3Args args, Caller caller) {
         FileHandles.Resolved file = null;
         FileHandles.Resolved dir = null;
         WccAttr before = null;
         try {
-            file = ctx.resolve(args.file());
+            file = ctx.resolve(args.file(), caller);
             if (file.isDirectory()) {
                 throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "hard link to a directory");
             }
-            dir = ctx.resolveDirectory(args.link().dir());
+            dir = ctx.resolveDirectory(args.link().dir(), caller);
             before = dir.stat().toWccAttr();
+            ctx.requireDirectoryChange(dir, caller);
+            Permissions.requireMayLink(caller, file.stat(), file.path());
             Path link = ctx.child(dir, args.link().name(), Nfs3Status.NFS3ERR_EXIST);
             Files.createLink(link, file.path());
             return new Link3Res(Nfs3Status.NFS3_OK, ctx.attributes(file.path()), ctx.wcc(before, dir.path()));

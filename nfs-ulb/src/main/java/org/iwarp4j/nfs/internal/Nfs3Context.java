@@ -12,31 +12,39 @@ import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v3.WccAttr;
 import org.iwarp4j.nfs.v3.WccData;
-import org.iwarp4j.oncrpc.AuthSys;
+import org.iwarp4j.nfs.ExportOptions;
+import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.RpcGarbageArgsException;
 
 /**
- * What every NFSv3 operation of one export shares: the export, its file handles, the open-file
- * cache, the limits and the write verifier (RFC 1813 §3.3.7), which is random per server start so
- * that a client learns of a restart and resends uncommitted writes.
+ * What every NFSv3 operation of one export shares: the export, its access options, its file
+ * handles, the open-file cache, the limits and the write verifier (RFC 1813 §3.3.7), which is
+ * random per server start so that a client learns of a restart and resends uncommitted writes.
+ *
+ * <p>Access control follows knfsd's order: the handle is resolved and the client's address
+ * checked first (an address the export does not admit gets NFS3ERR_ACCES for every call but NULL,
+ * whatever handle it presents), then a read-only export refuses any change with NFS3ERR_ROFS, then
+ * the {@link Permissions} of the squashed {@link Caller} decide.
  */
 public final class Nfs3Context implements AutoCloseable {
 
     private static final boolean RUNNING_AS_ROOT = "root".equals(System.getProperty("user.name"));
 
     private final Export export;
+    private final ExportOptions options;
     private final FileHandles handles;
     private final OpenFiles openFiles;
     private final Nfs3Limits limits;
     private final long writeVerifier = new SecureRandom().nextLong();
 
-    public Nfs3Context(Export export, Nfs3Limits limits) {
-        this(export, limits, new FileHandles(export));
+    public Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits) {
+        this(export, options, limits, new FileHandles(export));
     }
 
     /** With the file handles given: tests count the file-system calls a request costs. */
-    Nfs3Context(Export export, Nfs3Limits limits, FileHandles handles) {
+    Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits, FileHandles handles) {
         this.export = export;
+        this.options = options;
         this.handles = handles;
         this.openFiles = new OpenFiles(64);
         this.limits = limits;
@@ -44,6 +52,20 @@ public final class Nfs3Context implements AutoCloseable {
 
     public Export export() {
         return export;
+    }
+
+    public ExportOptions options() {
+        return options;
+    }
+
+    /** Whether new objects can be given to their creator (the server runs as root). */
+    public static boolean canChown() {
+        return RUNNING_AS_ROOT;
+    }
+
+    /** Whom a call acts as, under this export's options. */
+    public Caller caller(RpcCallContext call) {
+        return Caller.of(call, options);
     }
 
     public FileHandles handles() {
@@ -62,13 +84,24 @@ public final class Nfs3Context implements AutoCloseable {
         return writeVerifier;
     }
 
-    public FileHandles.Resolved resolve(NfsFh3 fh) {
+    /**
+     * The object a handle names, for a caller whose address the export admits. A handle is no
+     * secret (it can be guessed or overheard), so the address is checked on every call, not only
+     * at MNT; a caller outside the client list gets NFS3ERR_ACCES ("the caller does not have the
+     * correct permission", RFC 1813 §2.6) before the handle is even looked at. knfsd, whose export
+     * table is keyed by client, finds no export for such a caller and refuses the call too;
+     * ACCES says why without making a client retry.
+     */
+    public FileHandles.Resolved resolve(NfsFh3 fh, Caller caller) {
+        if (!caller.admitted()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ACCES, "client " + caller.address() + " is not admitted");
+        }
         return handles.resolve(fh);
     }
 
     /** A handle that must name a directory (NFS3ERR_NOTDIR otherwise). */
-    public FileHandles.Resolved resolveDirectory(NfsFh3 fh) {
-        FileHandles.Resolved r = handles.resolve(fh);
+    public FileHandles.Resolved resolveDirectory(NfsFh3 fh, Caller caller) {
+        FileHandles.Resolved r = resolve(fh, caller);
         if (!r.isDirectory()) {
             throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory: " + r.path());
         }
@@ -129,6 +162,22 @@ public final class Nfs3Context implements AutoCloseable {
         }
     }
 
+    /** NFS3ERR_ROFS on a read-only export (before any permission check, as knfsd's nfsd_permission). */
+    public void requireWritable() {
+        if (options.readOnly()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ROFS, "read-only export " + export.name());
+        }
+    }
+
+    /**
+     * Adding, removing or renaming entries of {@code dir}: a writable export, and write and search
+     * permission on the directory (NFS3ERR_ACCES).
+     */
+    public void requireDirectoryChange(FileHandles.Resolved dir, Caller caller) {
+        requireWritable();
+        Permissions.require(caller, dir.stat(), Permissions.WRITE | Permissions.EXECUTE, dir.path());
+    }
+
     /** Attributes for a post_op_attr: null when they cannot be read. */
     public Fattr3 attributes(Path path) {
         try {
@@ -156,16 +205,18 @@ public final class Nfs3Context implements AutoCloseable {
     }
 
     /**
-     * Gives a new object to the caller's AUTH_SYS uid and gid, as a kernel server does. Only a
-     * server running as root can; otherwise objects belong to the server's user.
+     * Gives a new object to its creator, as a kernel server does: the caller's (squashed) uid, and
+     * its gid — or the directory's gid if the directory is setgid (BSD group semantics, as Linux
+     * does). Only a server running as root can; otherwise objects belong to the server's user.
      */
-    public void chownToCaller(Path path, AuthSys caller) {
-        if (caller == null || !RUNNING_AS_ROOT) {
+    public void chownToCaller(Path path, Caller caller, FileStat dir) {
+        if (!RUNNING_AS_ROOT) {
             return;
         }
+        int gid = (dir.mode() & 02000) != 0 ? dir.gid() : caller.gid();
         try {
             Files.setAttribute(path, "unix:uid", caller.uid(), LinkOption.NOFOLLOW_LINKS);
-            Files.setAttribute(path, "unix:gid", caller.gid(), LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             // the object stays the server's; attributes tell the client who owns it
         }

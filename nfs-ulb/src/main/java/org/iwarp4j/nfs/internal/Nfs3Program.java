@@ -23,7 +23,6 @@ import org.iwarp4j.nfs.v3.Rename3Args;
 import org.iwarp4j.nfs.v3.Setattr3Args;
 import org.iwarp4j.nfs.v3.Symlink3Args;
 import org.iwarp4j.nfs.v3.Write3Args;
-import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.RpcProcedure;
 import org.iwarp4j.oncrpc.RpcProgram;
 import org.iwarp4j.oncrpc.XdrDecoder;
@@ -32,7 +31,9 @@ import org.iwarp4j.oncrpc.XdrEncoder;
 /**
  * NFS version 3 as an ONC RPC program (RFC 1813 §3.3): each procedure decodes its arguments on the
  * transport's thread (an undecodable call is GARBAGE_ARGS at once), runs on the worker executor
- * (file-system calls block), and encodes its results with the transport's allocator.
+ * (file-system calls block), and encodes its results with the transport's allocator. Every
+ * procedure but NULL acts as the call's {@link Caller} (its squashed AUTH_SYS identity and
+ * whether its address is admitted), which the operations check.
  */
 public final class Nfs3Program {
 
@@ -56,35 +57,35 @@ public final class Nfs3Program {
         int maxWrite = ctx.limits().maxWrite();
         return RpcProgram.builder(PROGRAM, VERSION)
                 .procedure(NFSPROC3_NULL, RpcProcedure.nullProcedure())
-                .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, (a, c) -> attributes.getattr(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a),
+                .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, (a, c) -> attributes.getattr(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a, c),
                         (r, o) -> r.encode(o), a -> { }))
-                .procedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a),
+                .procedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a, c),
                         (r, o) -> r.encode(o), Write3Args::release))
-                .procedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c.authSys()),
+                .procedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c.authSys()),
+                .procedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c.authSys()),
+                .procedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, (a, c) -> directories.readdir(a),
+                .procedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, (a, c) -> directories.readdir(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, (a, c) -> directories.readdirplus(a),
+                .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, (a, c) -> directories.readdirplus(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_FSSTAT, proc(NfsFh3::decode, (a, c) -> attributes.fsstat(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_FSINFO, proc(NfsFh3::decode, (a, c) -> attributes.fsinfo(a), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_PATHCONF, proc(NfsFh3::decode, (a, c) -> attributes.pathconf(a),
+                .procedure(NFSPROC3_FSSTAT, proc(NfsFh3::decode, (a, c) -> attributes.fsstat(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_FSINFO, proc(NfsFh3::decode, (a, c) -> attributes.fsinfo(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_PATHCONF, proc(NfsFh3::decode, (a, c) -> attributes.pathconf(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_COMMIT, proc(Commit3Args::decode, (a, c) -> data.commit(a), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_COMMIT, proc(Commit3Args::decode, (a, c) -> data.commit(a, c), (r, o) -> r.encode(o)))
                 .build();
     }
 
@@ -97,7 +98,7 @@ public final class Nfs3Program {
         return args;
     }
 
-    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, RpcCallContext, R> op,
+    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, Caller, R> op,
                                      BiConsumer<R, XdrEncoder> encode) {
         return proc(decode, op, encode, a -> { });
     }
@@ -106,13 +107,14 @@ public final class Nfs3Program {
      * @param releaseUnrun releases the arguments if the operation never runs (the executor refused
      *     it); an operation that runs owns its arguments
      */
-    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, RpcCallContext, R> op,
+    private <A, R> RpcProcedure proc(Function<XdrDecoder, A> decode, BiFunction<A, Caller, R> op,
                                      BiConsumer<R, XdrEncoder> encode, Consumer<A> releaseUnrun) {
         return (context, args) -> {
             A decoded = decode.apply(args);
+            Caller caller = ctx.caller(context);
             try {
                 return CompletableFuture.supplyAsync(() -> {
-                    R result = op.apply(decoded, context);
+                    R result = op.apply(decoded, caller);
                     XdrEncoder out = context.newEncoder();
                     try {
                         encode.accept(result, out);

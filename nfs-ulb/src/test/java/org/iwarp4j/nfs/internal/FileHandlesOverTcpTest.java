@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTcpServer;
@@ -43,7 +44,7 @@ class FileHandlesOverTcpTest {
         byte[] root = handles.rootHandle().data();
         ExecutorService workers = Executors.newSingleThreadExecutor();
         RpcTcpServer server = null;
-        try (Nfs3Context ctx = new Nfs3Context(export, Nfs3Limits.defaults(), handles)) {
+        try (Nfs3Context ctx = new Nfs3Context(export, ExportOptions.defaults(), Nfs3Limits.defaults(), handles)) {
             RpcDispatcher dispatcher = new RpcDispatcher().register(new Nfs3Program(ctx, workers).toRpcProgram());
             server = RpcTcpServer.builder(dispatcher).bind(new InetSocketAddress("127.0.0.1", 0));
             try (Socket socket = new Socket("127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort())) {

@@ -1,0 +1,118 @@
+package org.iwarp4j.cli.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.iwarp4j.cli.IwarpCommand;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code iwarp nfs serve}'s access control from the command line: the defaults (read-only, root
+ * squash, loopback clients) printed and enforced over RPC-over-RDMA and TCP, and {@code --client}
+ * shutting out a client that is not listed.
+ */
+class NfsServeAccessTest {
+
+    private static final Pattern PORTS = Pattern.compile(
+            "over TCP on port (\\d+); NFSv3 over RPC-over-RDMA \\(iWARP, iwarp4j software RNIC\\) on port (\\d+)");
+
+    @TempDir
+    Path exported;
+    @TempDir
+    Path local;
+    private final WatchedWriter serverOut = new WatchedWriter();
+    private final StringWriter serverErr = new StringWriter();
+    private CompletableFuture<Integer> serving;
+    private Thread serverThread;
+    private String ports;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private void serve(String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("nfs", "serve", exported.toString(), "--tcp-port", "0",
+                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2"));
+        args.addAll(List.of(extra));
+        serving = new CompletableFuture<>();
+        serverThread = new Thread(() -> serving.complete(IwarpCommand.run(new PrintWriter(serverOut, true),
+                new PrintWriter(serverErr, true), args.toArray(String[]::new))), "nfs-serve");
+        serverThread.start();
+        serverOut.line("# serving").get(60, TimeUnit.SECONDS);
+        Matcher m = PORTS.matcher(serverOut.toString());
+        assertThat(m.find()).as(serverOut.toString()).isTrue();
+        ports = " --port " + m.group(1) + " --rdma-port " + m.group(2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (serverThread != null) {
+            serverThread.interrupt();
+            assertThat(serving.get(30, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        }
+    }
+
+    private int iwarp(String line) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rdma", "tcp"})
+    void byDefaultTheExportIsReadOnlyWithRootSquashedAndSaysSo(String transport) throws Exception {
+        Files.writeString(exported.resolve("readme.txt"), "hello");
+        // a squashed root is "other" to the root-owned directory: let others list it
+        Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path original = Files.writeString(local.resolve("data.bin"), "data");
+        serve();
+        assertThat(serverOut.toString())
+                .contains("# export /export: read-only, root squash (anonuid 65534, anongid 65534), "
+                        + "clients 127.0.0.0/8 ::1/128")
+                .contains("# each call acts as its AUTH_SYS uid/gid after squashing")
+                .containsPattern("mount -t nfs -o vers=3,proto=rdma,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
+                        + "127\\.0\\.0\\.1:/export /mnt")
+                .containsPattern("mount -t nfs -o vers=3,proto=tcp,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
+                        + "127\\.0\\.0\\.1:/export /mnt");
+        String t = ports + " --transport " + transport;
+
+        assertThat(iwarp("nfs ls 127.0.0.1:/export" + t)).as(err.toString()).isZero();
+        assertThat(out.toString().strip()).isEqualTo("readme.txt");
+        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export" + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("NFS3ERR_ROFS");
+        assertThat(exported.resolve("data.bin")).doesNotExist();
+    }
+
+    @Test
+    void rootSquashedOnAReadWriteExportMayNotWriteRootsDirectory() throws Exception {
+        Path original = Files.writeString(local.resolve("data.bin"), "data");
+        serve("--rw", "--anonuid", "4000", "--anongid", "4001");
+        assertThat(serverOut.toString()).contains("# export /export: read-write, root squash (anonuid 4000, "
+                + "anongid 4001)");
+        // the export's directory is root's, mode 0700 (a temporary directory): uid 0 acts as 4000
+        Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwx------"));
+        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export" + ports + " --transport tcp")).isEqualTo(1);
+        assertThat(err.toString()).contains("NFS3ERR_ACCES");
+        assertThat(exported.resolve("data.bin")).doesNotExist();
+    }
+
+    @Test
+    void aClientNotListedCannotMount() throws Exception {
+        serve("--client", "192.0.2.0/24", "--client", "2001:db8::/32");
+        assertThat(serverOut.toString()).contains("clients 192.0.2.0/24 2001:db8::/32");
+        assertThat(iwarp("nfs ls 127.0.0.1:/export" + ports + " --transport tcp")).isEqualTo(1);
+        assertThat(err.toString()).contains("MNT /export: MNT3ERR_ACCES");
+    }
+}

@@ -1,0 +1,416 @@
+package org.iwarp4j.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.iwarp4j.nfs.NfsTcpFixture.ascii;
+import static org.iwarp4j.nfs.NfsTcpFixture.get;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_DELETE;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_EXTEND;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_LOOKUP;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_MODIFY;
+import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_READ;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.iwarp4j.nfs.internal.NfsRdmaSettings;
+import org.iwarp4j.nfs.mount.MountStat3;
+import org.iwarp4j.nfs.v3.Create3Args;
+import org.iwarp4j.nfs.v3.Create3Res;
+import org.iwarp4j.nfs.v3.DirOpArgs3;
+import org.iwarp4j.nfs.v3.EntryPlus3;
+import org.iwarp4j.nfs.v3.Fsinfo3Res;
+import org.iwarp4j.nfs.v3.Getattr3Res;
+import org.iwarp4j.nfs.v3.Lookup3Res;
+import org.iwarp4j.nfs.v3.Nfs3Constants;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.NfsTime3;
+import org.iwarp4j.nfs.v3.Read3Res;
+import org.iwarp4j.nfs.v3.Readdir3Args;
+import org.iwarp4j.nfs.v3.Readdirplus3Args;
+import org.iwarp4j.nfs.v3.Readdirplus3Res;
+import org.iwarp4j.nfs.v3.Sattr3;
+import org.iwarp4j.nfs.v3.SetTime3;
+import org.iwarp4j.nfs.v3.Setattr3Args;
+import org.iwarp4j.nfs.v3.StableHow;
+import org.iwarp4j.oncrpc.AuthSys;
+import org.iwarp4j.oncrpc.OpaqueAuth;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcClientTransport;
+import org.iwarp4j.oncrpc.RpcTcpClientTransport;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.RpcRdmaRequester;
+import org.iwarp4j.rpcrdma.RpcRdmaSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The export's access control ({@link ExportOptions}, knfsd's exports(5) rules) seen by clients,
+ * each rule over TCP and over RPC-over-RDMA (MOUNT over TCP in both, RFC 8267 §5.1): the statuses
+ * are the ones decoded from the server's replies, the files' owners the ones on disk. The tests
+ * run as root, so they give files to other users with chown; each rule has a control showing the
+ * same call succeeding where the rule allows it.
+ */
+class NfsAccessControlTest {
+
+    enum Transport { TCP, RDMA }
+
+    private static final int ALICE = 1000;
+    private static final int BOB = 1001;
+
+    @TempDir
+    Path dir;
+    private Rnic serverRnic;
+    private Rnic clientRnic;
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private NfsServer server;
+
+    @BeforeEach
+    void rnics() throws IOException {
+        serverRnic = Rnic.builder().name("server").build();
+        clientRnic = Rnic.builder().name("client").build();
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        clientRnic.close();
+        serverRnic.close();
+    }
+
+    private NfsServer serve(ExportOptions options) throws IOException {
+        server = NfsServer.builder(dir).exportOptions(options).tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+                .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic).workerThreads(2).start();
+        open.add(server);
+        return server;
+    }
+
+    private NfsClient.Builder clientBuilder(Transport transport) {
+        NfsClient.Builder b = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                .timeout(Duration.ofSeconds(20));
+        if (transport == Transport.RDMA) {
+            b.rdma(clientRnic, new InetSocketAddress("127.0.0.1", server.rdmaPort()));
+        }
+        return b;
+    }
+
+    private NfsClient client(Transport transport, int uid, int gid) throws IOException {
+        NfsClient c = clientBuilder(transport).credential(new AuthSys(0, "test", uid, gid, new int[0])).connect();
+        open.add(c);
+        return c;
+    }
+
+    private NfsClient client(Transport transport, OpaqueAuth credential) throws IOException {
+        NfsClient c = clientBuilder(transport).credential(credential).connect();
+        open.add(c);
+        return c;
+    }
+
+    /** An RPC client for NFS alone, without MNT: a caller that has a handle from elsewhere. */
+    private RpcClient rawNfs(Transport transport) {
+        CompletableFuture<? extends RpcClientTransport> connecting = transport == Transport.TCP
+                ? RpcTcpClientTransport.connect(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                : RpcRdmaRequester.connect(clientRnic, new InetSocketAddress("127.0.0.1", server.rdmaPort()),
+                        NfsRdmaSettings.forNfs(RpcRdmaSettings.defaults()));
+        RpcClient rpc = RpcClient.builder(get(connecting)).credential(new AuthSys(0, "test", ALICE, ALICE, new int[0]))
+                .timeout(Duration.ofSeconds(20)).build();
+        open.add(rpc);
+        return rpc;
+    }
+
+    private Path file(String name, String content, int uid, int gid, String mode) throws IOException {
+        Path p = Files.writeString(dir.resolve(name), content);
+        own(p, uid, gid, mode);
+        return p;
+    }
+
+    private static void own(Path p, int uid, int gid, String mode) throws IOException {
+        Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(mode));
+    }
+
+    private static int uidOf(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static int gidOf(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** READ's status; the data read, if any, as text in {@code text[0]}. */
+    private static Nfs3Status read(NfsClient c, NfsFh3 fh, String[] text) {
+        Read3Res r = get(c.read(fh, 0, 4096));
+        try {
+            if (r.data() != null && text != null) {
+                text[0] = r.data().toString(StandardCharsets.UTF_8);
+            }
+            return r.status();
+        } finally {
+            if (r.data() != null) {
+                r.data().release();
+            }
+        }
+    }
+
+    private static Create3Res create(NfsClient c, NfsFh3 dir, String name) {
+        return get(c.create(Create3Args.guarded(new DirOpArgs3(dir, name), Sattr3.mode(0644))));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void readOnlyExportRefusesEveryChangeWithRofs(Transport transport) throws Exception {
+        Path f = file("f", "unchanged", 0, 0, "rw-rw-rw-");
+        Files.createDirectory(dir.resolve("d"));
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().rootSquash(false).build());
+        NfsClient c = client(transport, 0, 0);
+        NfsFh3 root = c.root();
+        NfsFh3 fh = c.lookupPath("f");
+
+        assertThat(get(c.write(fh, 0, ascii("changed"), StableHow.FILE_SYNC)).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(create(c, root, "new").status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.mkdir(root, "newdir", Sattr3.mode(0755))).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.symlink(root, "ln", "f")).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.remove(root, "f")).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.rmdir(root, "d")).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.rename(root, "f", root, "g")).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.link(fh, root, "hard")).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.setattr(new Setattr3Args(fh, Sattr3.mode(0600), null))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.setattr(new Setattr3Args(fh, Sattr3.size(0), null))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        assertThat(get(c.commit(fh, 0, 0)).status()).isEqualTo(Nfs3Status.NFS3ERR_ROFS);
+        // ACCESS tells the truth: reading yes, changing no
+        assertThat(get(c.access(fh, ACCESS3_READ | ACCESS3_MODIFY | ACCESS3_EXTEND)).access()).isEqualTo(ACCESS3_READ);
+        assertThat(get(c.access(root, ACCESS3_LOOKUP | ACCESS3_MODIFY | ACCESS3_DELETE)).access())
+                .isEqualTo(ACCESS3_LOOKUP);
+        String[] text = new String[1];
+        assertThat(read(c, fh, text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("unchanged");
+
+        assertThat(Files.readString(f)).isEqualTo("unchanged");
+        assertThat(Files.getPosixFilePermissions(f)).isEqualTo(PosixFilePermissions.fromString("rw-rw-rw-"));
+        try (var entries = Files.list(dir)) {
+            assertThat(entries.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("f", "d");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void rootSquashMakesUidZeroNobody(Transport transport) throws Exception {
+        file("alices", "alice's secret", ALICE, ALICE, "rw-------");
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        own(shared, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient root = client(transport, 0, 0);
+
+        NfsFh3 secret = root.lookupPath("alices");
+        assertThat(read(root, secret, null)).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(root.access(secret, ACCESS3_READ | ACCESS3_MODIFY)).access()).isZero();
+        assertThat(get(root.write(secret, 0, ascii("x"), StableHow.FILE_SYNC)).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(root.setattr(new Setattr3Args(secret, Sattr3.mode(0666), null))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        // the export root is root's 0755: a squashed root may not create there
+        assertThat(create(root, root.root(), "x").status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+
+        Create3Res made = create(root, root.lookupPath("shared"), "made-by-root");
+        assertThat(made.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(made.objAttributes().uid()).isEqualTo(ExportOptions.NOBODY);
+        assertThat(made.objAttributes().gid()).isEqualTo(ExportOptions.NOBODY);
+        assertThat(uidOf(shared.resolve("made-by-root"))).isEqualTo(ExportOptions.NOBODY);
+        assertThat(gidOf(shared.resolve("made-by-root"))).isEqualTo(ExportOptions.NOBODY);
+        assertThat(Files.readString(dir.resolve("alices"))).isEqualTo("alice's secret");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void withoutRootSquashUidZeroIsRoot(Transport transport) throws Exception {
+        file("alices", "alice's secret", ALICE, ALICE, "rw-------");
+        serve(ExportOptions.builder().readWrite().rootSquash(false).build());
+        NfsClient root = client(transport, 0, 0);
+
+        String[] text = new String[1];
+        assertThat(read(root, root.lookupPath("alices"), text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("alice's secret");
+        Create3Res made = create(root, root.root(), "made-by-root");
+        assertThat(made.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(dir.resolve("made-by-root"))).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void allSquashMakesEveryoneTheAnonymousUser(Transport transport) throws Exception {
+        file("alices", "alice's secret", ALICE, ALICE, "rw-------");
+        file("anons", "anon's", 2000, 3000, "rw-------");
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().allSquash(true).anonUid(2000).anonGid(3000).build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+
+        assertThat(read(alice, alice.lookupPath("alices"), null)).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        String[] text = new String[1];
+        assertThat(read(alice, alice.lookupPath("anons"), text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("anon's");
+        assertThat(create(alice, alice.root(), "made").status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(dir.resolve("made"))).isEqualTo(2000);
+        assertThat(gidOf(dir.resolve("made"))).isEqualTo(3000);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void authNoneActsAsTheAnonymousUser(Transport transport) throws Exception {
+        file("roots", "root's", 0, 0, "rw-------");
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().rootSquash(false).anonUid(4000).anonGid(4001).build());
+        NfsClient anonymous = client(transport, OpaqueAuth.NONE);
+
+        assertThat(read(anonymous, anonymous.lookupPath("roots"), null)).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(create(anonymous, anonymous.root(), "made").status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(dir.resolve("made"))).isEqualTo(4000);
+        assertThat(gidOf(dir.resolve("made"))).isEqualTo(4001);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aClientOutsideTheListIsRefusedAtMountAndOnEveryCall(Transport transport) throws Exception {
+        file("f", "data", 0, 0, "rw-r--r--");
+        serve(ExportOptions.builder().readWrite().rootSquash(false).client("192.0.2.0/24").build());
+
+        assertThatThrownBy(() -> client(transport, ALICE, ALICE)).isInstanceOf(NfsMountException.class)
+                .extracting(e -> ((NfsMountException) e).status()).isEqualTo(MountStat3.MNT3ERR_ACCES);
+        // a valid handle obtained elsewhere does not help
+        NfsFh3 root = server.rootHandle();
+        RpcClient rpc = rawNfs(transport);
+        assertThat(get(rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_GETATTR,
+                root::encode, Getattr3Res::decode)).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_FSINFO,
+                root::encode, Fsinfo3Res::decode)).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_LOOKUP,
+                new DirOpArgs3(root, "f")::encode, Lookup3Res::decode)).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        Create3Args create = Create3Args.unchecked(new DirOpArgs3(root, "planted"), Sattr3.NONE);
+        assertThat(get(rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_CREATE,
+                create::encode, Create3Res::decode)).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(dir.resolve("planted")).doesNotExist();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aListedClientIsAdmitted(Transport transport) throws Exception {
+        file("f", "data", 0, 0, "rw-r--r--");
+        serve(ExportOptions.builder().client("192.0.2.0/24").client("127.0.0.1").build());
+        NfsClient c = client(transport, ALICE, ALICE);
+        String[] text = new String[1];
+        assertThat(read(c, c.lookupPath("f"), text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("data");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void anAuthSysUserMayReadItsOwnFileAndNotAnothers(Transport transport) throws Exception {
+        file("alices", "alice's", ALICE, ALICE, "rw-------");
+        file("bobs", "bob's", BOB, BOB, "rw-------");
+        file("group", "group's", BOB, 500, "rw-r-----");
+        Path bobsDir = Files.createDirectory(dir.resolve("bobsdir"));
+        file("bobsdir/inside", "x", BOB, BOB, "rw-r--r--");
+        own(bobsDir, BOB, BOB, "rwx------");
+        serve(ExportOptions.defaults());
+        NfsClient alice = client(transport, ALICE, ALICE);
+        NfsClient aliceInGroup = connect(transport, new AuthSys(0, "test", ALICE, ALICE, new int[] {500}));
+
+        String[] text = new String[1];
+        assertThat(read(alice, alice.lookupPath("alices"), text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("alice's");
+        NfsFh3 bobs = alice.lookupPath("bobs");
+        assertThat(read(alice, bobs, null)).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(alice.access(bobs, ACCESS3_READ)).access()).isZero();
+        assertThat(get(alice.access(alice.lookupPath("alices"), ACCESS3_READ)).access()).isEqualTo(ACCESS3_READ);
+        // group permission through an auxiliary gid
+        NfsFh3 group = alice.lookupPath("group");
+        assertThat(read(alice, group, null)).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(read(aliceInGroup, group, text)).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(text[0]).isEqualTo("group's");
+        // another's 0700 directory: no search, no listing
+        NfsFh3 dirHandle = alice.lookupPath("bobsdir");
+        assertThat(get(alice.lookup(dirHandle, "inside")).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(alice.readdir(new Readdir3Args(dirHandle, 0, 0, 4096))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        // a directory others may read but not search: names, but no attributes or handles
+        own(bobsDir, BOB, BOB, "rwxr--r--");
+        Readdirplus3Res listing = get(alice.readdirplus(new Readdirplus3Args(dirHandle, 0, 0, 4096, 32768)));
+        assertThat(listing.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(listing.entries()).extracting(EntryPlus3::name).contains("inside");
+        assertThat(listing.entries()).allSatisfy(e -> {
+            assertThat(e.nameAttributes()).isNull();
+            assertThat(e.nameHandle()).isNull();
+        });
+        assertThat(get(alice.lookup(dirHandle, "inside")).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void onlyTheOwnerMayChangeModeAndTimesAndOnlyWritersTheData(Transport transport) throws Exception {
+        Path bobs = file("bobs", "bob's", BOB, BOB, "rw-r--r--");
+        file("alices", "alice's", ALICE, ALICE, "r--------");
+        Path sticky = Files.createDirectory(dir.resolve("tmp"));
+        own(sticky, 0, 0, "rwxrwxrwx");
+        Files.setAttribute(sticky, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        file("tmp/bobs", "b", BOB, BOB, "rw-rw-rw-");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+
+        NfsFh3 fh = alice.lookupPath("bobs");
+        assertThat(get(alice.write(fh, 0, ascii("alice"), StableHow.FILE_SYNC)).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, Sattr3.size(0), null))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, Sattr3.mode(0666), null))).status())
+                .isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, null, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, null, null, null, SetTime3.DONT_CHANGE,
+                SetTime3.client(new NfsTime3(1, 0))), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        // "now" needs ownership or write permission: bob's 0644 file is neither alice's
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, null, null, null, SetTime3.SERVER_TIME,
+                SetTime3.SERVER_TIME), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        assertThat(Files.getLastModifiedTime(bobs).toMillis()).isNotEqualTo(1000L);
+        assertThat(Files.readString(bobs)).isEqualTo("bob's");
+        assertThat(Files.getPosixFilePermissions(bobs)).isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+        assertThat(uidOf(bobs)).isEqualTo(BOB);
+        // in a sticky directory, a world-writable entry is still only its owner's to remove
+        NfsFh3 tmp = alice.lookupPath("tmp");
+        assertThat(get(alice.remove(tmp, "bobs")).status()).isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(sticky.resolve("bobs")).exists();
+
+        // the owner may chmod, and write its own 0400 file (knfsd's owner override)
+        NfsFh3 mine = alice.lookupPath("alices");
+        assertThat(get(alice.write(mine, 0, ascii("ALICE"), StableHow.FILE_SYNC)).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(alice.setattr(new Setattr3Args(mine, Sattr3.mode(0640), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(Files.readString(dir.resolve("alices"))).isEqualTo("ALICE's");
+        assertThat(Files.getPosixFilePermissions(dir.resolve("alices")))
+                .isEqualTo(PosixFilePermissions.fromString("rw-r-----"));
+    }
+
+    private NfsClient connect(Transport transport, AuthSys credential) throws IOException {
+        NfsClient c = clientBuilder(transport).credential(credential).connect();
+        open.add(c);
+        return c;
+    }
+}
