@@ -26,6 +26,9 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *   <li>{@code iwarp.rdmap.wake.up.writes}: zero-length RDMA Writes sent because a Responder
  *       stayed silent after our first FPDU ({@link QueuePairSettings.Builder#wakeUpWriteAfter});
  *       each is also counted as a sent rdma_write message.
+ *   <li>{@code iwarp.rdmap.connections.refused}: connections a {@link Listener} closed as soon as
+ *       they were accepted because a cap was reached, tag {@code cap} ({@code listener},
+ *       {@code address}; see {@link Rnic.Builder#maxConnectionsPerListener}).
  * </ul>
  */
 final class RdmapMeters {
@@ -42,12 +45,16 @@ final class RdmapMeters {
             new Counter[WorkCompletionOpcode.values().length][STATUSES.length];
     private final ConcurrentMap<Integer, Counter> terminates = new ConcurrentHashMap<>();
     private final Counter wakeUpWrites;
+    private final Counter refusedByListenerCap;
+    private final Counter refusedByAddressCap;
 
     private RdmapMeters(MeterRegistry registry) {
         this.registry = registry;
         this.wakeUpWrites = Counter.builder("iwarp.rdmap.wake.up.writes")
                 .description("Zero-length RDMA Writes sent to a Responder silent after our first FPDU")
                 .register(registry);
+        this.refusedByListenerCap = refused(registry, "listener");
+        this.refusedByAddressCap = refused(registry, "address");
         for (RdmapOpcode opcode : OPCODES) {
             sent[opcode.ordinal()] = message(registry, "tx", opcode);
             received[opcode.ordinal()] = message(registry, "rx", opcode);
@@ -69,6 +76,16 @@ final class RdmapMeters {
     private static Counter message(MeterRegistry registry, String direction, RdmapOpcode opcode) {
         return Counter.builder("iwarp.rdmap.messages").tag("direction", direction).tag("opcode", name(opcode))
                 .description("RDMA Messages").register(registry);
+    }
+
+    private static Counter refused(MeterRegistry registry, String cap) {
+        return Counter.builder("iwarp.rdmap.connections.refused").tag("cap", cap)
+                .description("Connections closed at accept: a listener's connection cap was reached")
+                .register(registry);
+    }
+
+    void connectionRefused(ConnectionLimits.Cap cap) {
+        (cap == ConnectionLimits.Cap.SERVER ? refusedByListenerCap : refusedByAddressCap).increment();
     }
 
     void sent(RdmapOpcode opcode) {
