@@ -55,6 +55,7 @@ public final class ResponderEngine {
     private final RpcTransportInfo transportInfo;
     private final java.util.ArrayDeque<Integer> recentPeerMemory = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger inService = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong errChunk = new AtomicLong();
     private final AtomicLong errVers = new AtomicLong();
@@ -242,7 +243,9 @@ public final class ResponderEngine {
     }
 
     private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call) {
+        inService.incrementAndGet(); // the idle timeout leaves a connection with a Call in service alone
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
+            inService.decrementAndGet();
             if (error != null) {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
@@ -280,6 +283,11 @@ public final class ResponderEngine {
 
     private static Throwable unwrap(Throwable t) {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    /** Calls handed to the dispatcher and not yet answered by it. */
+    public int callsInService() {
+        return inService.get();
     }
 
     public long callsReceived() {
