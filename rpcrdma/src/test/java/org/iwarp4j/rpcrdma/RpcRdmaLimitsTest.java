@@ -1,6 +1,7 @@
 package org.iwarp4j.rpcrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.iwarp4j.rpcrdma.Messages.call;
 import static org.iwarp4j.rpcrdma.Messages.concat;
 import static org.iwarp4j.rpcrdma.Messages.echoCall;
@@ -14,9 +15,12 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcTransportException;
 import org.iwarp4j.oncrpc.RpcProgram;
 import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
@@ -119,6 +123,42 @@ class RpcRdmaLimitsTest {
             assertThat(responder.queuePair().state()).isEqualTo(QueuePairState.ERROR);
         } finally {
             memory.release();
+        }
+    }
+
+    @Test
+    void aResponderReadChunkTheResponderNeverServesFailsTheCallAtTheRequester() throws Exception {
+        CompletableFuture<Channel> rawChannel = new CompletableFuture<>();
+        try (Rnic rawRnic = Rnic.builder().eventLoopThreads(1).channelInitializer(rawChannel::complete).build();
+             RawPeer raw = RawPeer.responder(rawRnic, new byte[0])) {
+            RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic, raw.address(), RpcRdmaSettings.builder()
+                    .binding(new EchoBinding()).responderReadChunks(true).reconnect(false)
+                    .rdmaReadTimeout(Duration.ofMillis(300)).build()).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            ByteBuf memory = Unpooled.directBuffer(64).writeZero(64);
+            try (MemoryRegion reply = raw.qp.register(memory, EnumSet.of(Access.REMOTE_READ))) {
+                raw.accepted().get(WAIT_SECONDS, TimeUnit.SECONDS);
+                CompletableFuture<XdrMessage> call = requester.call(
+                        new RpcCallInfo(0x61, EchoProgram.PROGRAM, EchoProgram.VERSION, 0),
+                        XdrMessage.of(Unpooled.wrappedBuffer(echoCall(0x61, 0, new byte[0]))));
+                raw.receive();
+                // The Responder stops reading its connection, then offers the Reply in a Position-Zero
+                // Read chunk (RDMA_NOMSG): the Requester's Read Request is never served.
+                Channel channel = rawChannel.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                channel.eventLoop().submit(() -> channel.config().setAutoRead(false)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                raw.send(concat(fixed(0x61, 1, 4, 1), words(1, 0, reply.stag(), 64,
+                        (int) (reply.baseTaggedOffset() >>> 32), (int) reply.baseTaggedOffset(), 0, 0, 0)));
+                Throwable failure = catchThrowable(() -> call.get(WAIT_SECONDS, TimeUnit.SECONDS));
+                assertThat(failure).isInstanceOf(ExecutionException.class);
+                assertThat(failure.getCause()).isInstanceOf(RpcTransportException.class)
+                        .hasMessageContaining("not answered within");
+            } finally {
+                memory.release();
+                requester.close();
+                Channel channel = rawChannel.getNow(null);
+                if (channel != null) {
+                    channel.config().setAutoRead(true); // lets the raw peer see the close and shut down
+                }
+            }
         }
     }
 }
