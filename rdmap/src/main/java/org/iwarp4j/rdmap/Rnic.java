@@ -173,6 +173,7 @@ public final class Rnic implements AutoCloseable {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
                             ConnectionDecision decision = handler.onConnectionRequest(connectionRequest);
                             if (decision == null || !decision.isAccept()) {
+                                closeAfterReply(ch);
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
@@ -185,6 +186,16 @@ public final class Rnic implements AutoCloseable {
                 .bind(local).sync().channel();
         channels.add(server);
         return new Listener(server);
+    }
+
+    /**
+     * After a reject the TCP connection is the ULP's (RFC 5044 §7.1.2); a listener's ULP has no
+     * other use for it, so it is closed once the MPA Reply (R=1), written just before, has gone
+     * out, instead of staying open as long as the Initiator likes.
+     */
+    private static void closeAfterReply(Channel ch) {
+        ch.eventLoop().execute(() -> ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE));
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {

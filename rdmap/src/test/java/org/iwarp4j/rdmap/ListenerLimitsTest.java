@@ -152,4 +152,16 @@ class ListenerLimitsTest {
         assertThat(second.state()).isEqualTo(QueuePairState.ERROR);
         assertThat(first.state()).isEqualTo(QueuePairState.RTS);
     }
+
+    @Test
+    void aRejectedConnectionIsClosedAfterItsMpaReply() throws Exception {
+        server = Rnic.builder().eventLoopThreads(1).build();
+        Listener listener = rejectingListener();
+        Socket s = connect(listener, "127.0.0.1");
+        sendMpaRequest(s);
+        assertThat(firstOctets(s)).isEqualTo(REPLY_KEY);
+        byte[] rest = s.getInputStream().readNBytes(4); // flags, revision, PD_Length: the rest of the Reply
+        assertThat(rest[0] & 0x20).as("R bit").isNotZero();
+        assertThat(s.getInputStream().read()).as("end of stream after the Reply").isEqualTo(-1);
+    }
 }
