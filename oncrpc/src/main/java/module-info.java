@@ -10,6 +10,8 @@ module org.iwarp4j.oncrpc {
     requires transitive io.netty.codec;
     requires transitive micrometer.core;
     requires org.slf4j;
+    // IdleStateHandler: RpcTcpServer closes idle connections and records that take too long.
+    requires io.netty.handler;
 
     exports org.iwarp4j.oncrpc;
     exports org.iwarp4j.oncrpc.sample;

@@ -3,9 +3,13 @@ package org.iwarp4j.oncrpc;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reassembles records from a TCP byte stream with record marking (RFC 5531 §11): every
@@ -19,23 +23,57 @@ import java.util.List;
  * octets is refused as soon as a record mark announces it — before its octets are buffered —
  * with a {@link TooLongFrameException}, and the connection is closed (a peer that sends it
  * cannot be resynchronised). Zero-length fragments are accepted.
+ *
+ * <p>Reassembly is also bounded in time when {@code maxRecordTime} is positive: a record whose
+ * first octet (of its first record mark) has arrived must be complete within that time, else the
+ * connection is closed and a {@link RecordTimeoutException} is fired. Without it a peer could keep
+ * a connection and its partial record alive forever by sending one octet now and then, which no
+ * idle timeout notices. The clock restarts with every record that completes.
  */
 public final class RecordMarkingDecoder extends ByteToMessageDecoder {
 
     private final int maxRecordSize;
+    private final long maxRecordNanos;
     private ByteBuf record;
     private boolean failed;
+    private ScheduledFuture<?> recordTimer;
 
-    /** @param maxRecordSize largest record accepted, in octets (excluding record marks) */
+    /** @param maxRecordSize largest record accepted, in octets (excluding record marks); no time bound */
     public RecordMarkingDecoder(int maxRecordSize) {
+        this(maxRecordSize, Duration.ZERO);
+    }
+
+    /**
+     * @param maxRecordSize largest record accepted, in octets (excluding record marks)
+     * @param maxRecordTime longest time from a record's first octet to its last; zero for no bound
+     */
+    public RecordMarkingDecoder(int maxRecordSize, Duration maxRecordTime) {
         if (maxRecordSize < 0) {
             throw new IllegalArgumentException("maxRecordSize < 0");
         }
+        if (maxRecordTime.isNegative()) {
+            throw new IllegalArgumentException("maxRecordTime < 0");
+        }
         this.maxRecordSize = maxRecordSize;
+        this.maxRecordNanos = maxRecordTime.toNanos();
     }
 
     public int maxRecordSize() {
         return maxRecordSize;
+    }
+
+    /** The time bound of one record; zero if there is none. */
+    public Duration maxRecordTime() {
+        return Duration.ofNanos(maxRecordNanos);
+    }
+
+    /** Fired (and the connection closed) when a record took longer than the decoder's time bound. */
+    public static final class RecordTimeoutException extends DecoderException {
+        private static final long serialVersionUID = 1L;
+
+        RecordTimeoutException(String message) {
+            super(message);
+        }
     }
 
     @Override
@@ -44,6 +82,19 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        boolean completed = false;
+        try {
+            completed = decodeRecords(ctx, in, out);
+        } finally {
+            if (!failed) {
+                timeRecord(ctx, completed, in.isReadable() || record != null);
+            }
+        }
+    }
+
+    /** Emits the records complete in {@code in}; true if at least one was. */
+    private boolean decodeRecords(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        boolean completed = false;
         while (in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH) {
             int mark = in.getInt(in.readerIndex());
             boolean last = (mark & RpcConstants.LAST_FRAGMENT) != 0;
@@ -51,14 +102,15 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             long recordSoFar = record == null ? 0 : record.readableBytes();
             if (recordSoFar + length > maxRecordSize) {
                 fail(ctx, in, recordSoFar + length);
-                return;
+                return completed;
             }
             if (in.readableBytes() < RpcConstants.RECORD_MARK_LENGTH + length) {
-                return;
+                return completed;
             }
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
                 out.add(in.readRetainedSlice(length));
+                completed = true;
                 continue;
             }
             if (record == null) {
@@ -68,12 +120,51 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             if (last) {
                 out.add(record);
                 record = null;
+                completed = true;
             }
+        }
+        return completed;
+    }
+
+    /**
+     * Starts the clock when a record is partly here and no clock runs; a record that completed
+     * stops it (what is left, if anything, is the next record, which started just now).
+     */
+    private void timeRecord(ChannelHandlerContext ctx, boolean completed, boolean partial) {
+        if (maxRecordNanos == 0) {
+            return;
+        }
+        if (completed || !partial || !ctx.channel().isActive()) {
+            cancelTimer();
+        }
+        if (partial && recordTimer == null && ctx.channel().isActive()) {
+            recordTimer = ctx.executor().schedule(() -> recordTimedOut(ctx), maxRecordNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void recordTimedOut(ChannelHandlerContext ctx) {
+        recordTimer = null;
+        if (failed || !ctx.channel().isActive()) {
+            return;
+        }
+        failed = true;
+        releaseRecord();
+        // Told before the close, so that whoever counts it has done so when the peer sees the close.
+        ctx.fireExceptionCaught(new RecordTimeoutException("RPC record not complete within " + maxRecordTime()
+                + " of its first octet; connection closed"));
+        ctx.close();
+    }
+
+    private void cancelTimer() {
+        if (recordTimer != null) {
+            recordTimer.cancel(false);
+            recordTimer = null;
         }
     }
 
     private void fail(ChannelHandlerContext ctx, ByteBuf in, long announced) {
         failed = true;
+        cancelTimer();
         in.skipBytes(in.readableBytes());
         releaseRecord();
         ctx.close();
@@ -89,7 +180,14 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     }
 
     @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cancelTimer();
+        super.channelInactive(ctx);
+    }
+
+    @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        cancelTimer();
         releaseRecord();
     }
 }

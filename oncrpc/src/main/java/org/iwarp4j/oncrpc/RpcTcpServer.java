@@ -15,26 +15,45 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import org.iwarp4j.oncrpc.internal.ConnectionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An ONC RPC server on plain TCP with record marking (RFC 5531 §11): accepts any number of
- * connections and hands every call record to an {@link RpcDispatcher}, writing each reply as
- * one record when its procedure completes (replies may leave in a different order than the
- * calls arrived; the client matches them by xid).
+ * An ONC RPC server on plain TCP with record marking (RFC 5531 §11): accepts connections and
+ * hands every call record to an {@link RpcDispatcher}, writing each reply as one record when its
+ * procedure completes (replies may leave in a different order than the calls arrived; the client
+ * matches them by xid).
  *
  * <p>Memory per connection is bounded: one record of at most {@code maxRecordSize} octets is
  * reassembled at a time, and when {@code maxOutstandingCalls} calls of one connection are
  * being served the server stops reading from it until one completes.
+ *
+ * <p>What a client can hold is bounded too (see the {@link Builder}): connections per server and
+ * per client address (one over a cap is closed as soon as it is accepted, before anything is read),
+ * an idle timeout (a connection with no call in service that sent nothing for that long is closed)
+ * and a time bound for each record (a record that started must complete in time, else the
+ * connection is closed: a client sending one octet a second cannot keep it forever).
+ *
+ * <p>Meters, when {@link Builder#meterRegistry} is set: {@code iwarp.oncrpc.connections.refused}
+ * (tag {@code cap}: {@code server}, {@code address}) and {@code iwarp.oncrpc.connections.closed}
+ * (tag {@code reason}: {@code idle}, {@code record_time}).
  */
 public final class RpcTcpServer implements AutoCloseable {
 
@@ -47,11 +66,16 @@ public final class RpcTcpServer implements AutoCloseable {
     private final ChannelGroup connections;
     private final EventLoopGroup ownGroup;
     private final AtomicLong dropped = new AtomicLong();
+    private final ConnectionLimits limits;
+    private final Limits counters;
 
-    private RpcTcpServer(Channel serverChannel, ChannelGroup connections, EventLoopGroup ownGroup) {
+    private RpcTcpServer(Channel serverChannel, ChannelGroup connections, EventLoopGroup ownGroup,
+                         ConnectionLimits limits, Limits counters) {
         this.serverChannel = serverChannel;
         this.connections = connections;
         this.ownGroup = ownGroup;
+        this.limits = limits;
+        this.counters = counters;
     }
 
     /** A builder for a server that serves {@code dispatcher}'s programs. */
@@ -74,6 +98,46 @@ public final class RpcTcpServer implements AutoCloseable {
         return dropped.get();
     }
 
+    /** Connections refused at accept because a connection cap was reached. */
+    public long refusedConnections() {
+        return counters.refused();
+    }
+
+    /** Connections closed by the idle timeout. */
+    public long idleClosedConnections() {
+        return (long) counters.idle.count();
+    }
+
+    /** Connections closed because a record did not complete within the time bound. */
+    public long recordTimeoutClosedConnections() {
+        return (long) counters.recordTime.count();
+    }
+
+    /** Counters of the limits; they count nowhere visible when no registry was given. */
+    private static final class Limits {
+        private final Map<ConnectionLimits.Cap, Counter> refused = new EnumMap<>(ConnectionLimits.Cap.class);
+        private final Counter idle;
+        private final Counter recordTime;
+
+        Limits(MeterRegistry registry) {
+            MeterRegistry r = registry == null ? new CompositeMeterRegistry() : registry;
+            for (ConnectionLimits.Cap cap : ConnectionLimits.Cap.values()) {
+                refused.put(cap, Counter.builder("iwarp.oncrpc.connections.refused")
+                        .tag("cap", cap.name().toLowerCase(java.util.Locale.ROOT))
+                        .description("RPC/TCP connections closed at accept: a connection cap was reached")
+                        .register(r));
+            }
+            idle = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "idle")
+                    .description("RPC/TCP connections closed by a limit").register(r);
+            recordTime = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_time")
+                    .description("RPC/TCP connections closed by a limit").register(r);
+        }
+
+        long refused() {
+            return refused.values().stream().mapToLong(c -> (long) c.count()).sum();
+        }
+    }
+
     /** Stops listening and closes every connection; waits for the own event loop to stop. */
     @Override
     public void close() {
@@ -84,6 +148,35 @@ public final class RpcTcpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Default cap on connections open at once: 1024. Each connection holds socket buffers, a
+     * pipeline and up to {@code maxOutstandingCalls} calls; 1024 is the common default soft limit
+     * of open files per process, so a busier server raises both. Linux knfsd's comparable
+     * default is lower ((threads + 3) * 20, 220 with 8 threads); Netty itself has no cap.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+
+    /**
+     * Default cap on connections from one client IP address: 64. An NFS client uses one connection
+     * per server, up to 16 with Linux's {@code nconnect}; 64 leaves room for a few such clients
+     * behind one NAT address while one host alone cannot take the whole server.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+
+    /**
+     * Default idle timeout: 6 minutes, as Linux knfsd (which closes a TCP transport idle for
+     * about 6 minutes); Linux NFS clients close their own idle transports after 5, so a
+     * well-behaved client normally leaves first.
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(6);
+
+    /**
+     * Default time bound of one record: 30 seconds. A record of the default 8 MiB limit takes
+     * under a second on any link an RPC server is reached over; 30 s leaves room for a congested
+     * one and cuts off a client trickling octets well before it can hold many connections.
+     */
+    public static final Duration DEFAULT_MAX_RECORD_TIME = Duration.ofSeconds(30);
+
     /** Options of an {@link RpcTcpServer}. */
     public static final class Builder {
         private final RpcDispatcher dispatcher;
@@ -92,6 +185,11 @@ public final class RpcTcpServer implements AutoCloseable {
         private int maxOutstandingCalls = 128;
         private EventLoopGroup group;
         private Class<? extends ServerChannel> channelClass = NioServerSocketChannel.class;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration maxRecordTime = DEFAULT_MAX_RECORD_TIME;
+        private MeterRegistry meterRegistry;
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -118,6 +216,56 @@ public final class RpcTcpServer implements AutoCloseable {
             return this;
         }
 
+        /** Connections open at once; one more is closed when accepted (default 1024). */
+        public Builder maxConnections(int connections) {
+            this.maxConnections = atLeastOne(connections, "maxConnections");
+            return this;
+        }
+
+        /** Connections open at once from one client IP address; one more is closed when accepted (default 64). */
+        public Builder maxConnectionsPerAddress(int connections) {
+            this.maxConnectionsPerAddress = atLeastOne(connections, "maxConnectionsPerAddress");
+            return this;
+        }
+
+        /**
+         * A connection with no call in service that received nothing for this long is closed
+         * (default 6 minutes, {@link #DEFAULT_IDLE_TIMEOUT}); {@link Duration#ZERO} never closes one.
+         */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = notNegative(timeout, "idleTimeout");
+            return this;
+        }
+
+        /**
+         * A record must be complete this long after its first octet arrived, else the connection
+         * is closed (default 30 s, {@link #DEFAULT_MAX_RECORD_TIME}); {@link Duration#ZERO} for no bound.
+         */
+        public Builder maxRecordTime(Duration time) {
+            this.maxRecordTime = notNegative(time, "maxRecordTime");
+            return this;
+        }
+
+        /** Where the limit meters go (see the class comment); none by default. */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        private static int atLeastOne(int n, String what) {
+            if (n < 1) {
+                throw new IllegalArgumentException(what + " < 1");
+            }
+            return n;
+        }
+
+        private static Duration notNegative(Duration d, String what) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(what + " < 0");
+            }
+            return d;
+        }
+
         /**
          * Runs on {@code group} (not shut down by {@link #close()}) with server channels of
          * {@code channelClass}; by default the server has its own NIO event loop.
@@ -134,20 +282,30 @@ public final class RpcTcpServer implements AutoCloseable {
             EventLoopGroup runOn = group == null ? ownGroup : group;
             ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             RpcTcpServer[] server = new RpcTcpServer[1];
+            Limits counters = new Limits(meterRegistry);
+            ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress, log,
+                    "RPC/TCP server", cap -> counters.refused.get(cap).increment());
+            long idleNanos = idleTimeout.toNanos();
             ServerBootstrap bootstrap = new ServerBootstrap().group(runOn).channel(channelClass)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (!limits.admit(ch)) {
+                                return;
+                            }
                             connections.add(ch);
-                            ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize),
+                            if (idleNanos > 0) {
+                                ch.pipeline().addLast(new IdleStateHandler(idleNanos, 0, 0, TimeUnit.NANOSECONDS));
+                            }
+                            ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize, maxRecordTime),
                                     new RecordMarkingEncoder(maxFragmentSize),
-                                    new ServerHandler(dispatcher, maxOutstandingCalls, server));
+                                    new ServerHandler(dispatcher, maxOutstandingCalls, server, counters));
                         }
                     });
             try {
                 Channel channel = bootstrap.bind(address).syncUninterruptibly().channel();
-                server[0] = new RpcTcpServer(channel, connections, ownGroup);
+                server[0] = new RpcTcpServer(channel, connections, ownGroup, limits, counters);
                 return server[0];
             } catch (RuntimeException e) {
                 if (ownGroup != null) {
@@ -167,14 +325,33 @@ public final class RpcTcpServer implements AutoCloseable {
         private final RpcDispatcher dispatcher;
         private final int maxOutstanding;
         private final RpcTcpServer[] server;
+        private final Limits counters;
         private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
         private RpcTransportInfo info;
         private int outstanding;
 
-        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server) {
+        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server, Limits counters) {
             this.dispatcher = dispatcher;
             this.maxOutstanding = maxOutstanding;
             this.server = server;
+            this.counters = counters;
+        }
+
+        /**
+         * Nothing received for the idle timeout: closed unless a call is in service (its reply
+         * still to come, or waiting for a slot). The event comes again after another timeout.
+         */
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent) {
+                if (outstanding == 0 && waiting.isEmpty()) {
+                    log.debug("RPC/TCP connection from {} idle; closing it", ctx.channel().remoteAddress());
+                    counters.idle.increment();
+                    ctx.close();
+                }
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override
@@ -253,6 +430,13 @@ public final class RpcTcpServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof RecordMarkingDecoder.RecordTimeoutException) {
+                // Not a warning: a client can cause it at will, and would fill the log.
+                log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
+                counters.recordTime.increment();
+                ctx.close();
+                return;
+            }
             log.warn("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
             ctx.close();
         }

@@ -181,6 +181,22 @@ public final class QueuePair {
         return closed;
     }
 
+    /**
+     * Abortive close: TCP is closed at once, without waiting for posted work; every outstanding
+     * and posted request completes as flushed. For a peer that stopped answering (an RDMA Read
+     * Request it never responds to keeps {@link #close()} waiting forever).
+     */
+    public CompletableFuture<QueuePair> abort() {
+        WorkQueueProcessor p = processor;
+        if (p == null) {
+            moveTo(QueuePairState.ERROR);
+            closed.complete(this);
+        } else {
+            p.abort();
+        }
+        return closed;
+    }
+
     private void checkPostable() {
         QueuePairState s = state;
         if (s != QueuePairState.IDLE && s != QueuePairState.RTS) {
@@ -260,6 +276,9 @@ public final class QueuePair {
         void flush();
 
         void closeGracefully();
+
+        /** Closes the connection now; its teardown flushes everything outstanding. */
+        void abort();
     }
 
     @Override

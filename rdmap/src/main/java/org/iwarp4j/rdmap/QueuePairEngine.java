@@ -134,6 +134,14 @@ final class QueuePairEngine extends ChannelDuplexHandler implements QueuePair.Wo
         });
     }
 
+    @Override
+    public void abort() {
+        ctx.executor().execute(() -> {
+            closing = true;
+            ctx.close(); // channelInactive flushes the outstanding work
+        });
+    }
+
     private void closeWhenIdle() {
         if (closing && transmitter.idle()) {
             ctx.close();

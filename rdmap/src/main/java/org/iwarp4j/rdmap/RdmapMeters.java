@@ -32,6 +32,9 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *   <li>{@code iwarp.rdmap.terminate.close.timeouts}: connections closed by {@link
  *       QueuePairSettings.Builder#terminateCloseTimeout} because the Terminate had not been
  *       written by then.
+ *   <li>{@code iwarp.rdmap.connections.refused}: connections a {@link Listener} closed as soon as
+ *       they were accepted because a cap was reached, tag {@code cap} ({@code listener},
+ *       {@code address}; see {@link Rnic.Builder#maxConnectionsPerListener}).
  * </ul>
  */
 final class RdmapMeters {
@@ -50,6 +53,8 @@ final class RdmapMeters {
     private final Counter wakeUpWrites;
     private final Counter terminatesWithheld;
     private final Counter terminateCloseTimeouts;
+    private final Counter refusedByListenerCap;
+    private final Counter refusedByAddressCap;
 
     private RdmapMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -62,6 +67,8 @@ final class RdmapMeters {
         this.terminateCloseTimeouts = Counter.builder("iwarp.rdmap.terminate.close.timeouts")
                 .description("Connections closed because their Terminate was not written in time")
                 .register(registry);
+        this.refusedByListenerCap = refused(registry, "listener");
+        this.refusedByAddressCap = refused(registry, "address");
         for (RdmapOpcode opcode : OPCODES) {
             sent[opcode.ordinal()] = message(registry, "tx", opcode);
             received[opcode.ordinal()] = message(registry, "rx", opcode);
@@ -83,6 +90,16 @@ final class RdmapMeters {
     private static Counter message(MeterRegistry registry, String direction, RdmapOpcode opcode) {
         return Counter.builder("iwarp.rdmap.messages").tag("direction", direction).tag("opcode", name(opcode))
                 .description("RDMA Messages").register(registry);
+    }
+
+    private static Counter refused(MeterRegistry registry, String cap) {
+        return Counter.builder("iwarp.rdmap.connections.refused").tag("cap", cap)
+                .description("Connections closed at accept: a listener's connection cap was reached")
+                .register(registry);
+    }
+
+    void connectionRefused(ConnectionLimits.Cap cap) {
+        (cap == ConnectionLimits.Cap.SERVER ? refusedByListenerCap : refusedByAddressCap).increment();
     }
 
     void sent(RdmapOpcode opcode) {

@@ -25,6 +25,8 @@ import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A software RNIC: event loops that run the connections, the STag table shared by its
@@ -43,6 +45,24 @@ import org.iwarp4j.mpa.MpaStartupHandler;
  */
 public final class Rnic implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(Rnic.class);
+
+    /**
+     * Default cap on the connections one {@link Listener} has open: 1024. Each costs a socket,
+     * a queue pair with its IRD slots and whatever the ULP posts (an RPC-over-RDMA connection:
+     * about 70 KiB of Receive and Send buffers with the defaults); 1024 is also the usual soft limit of
+     * open files per process. Linux knfsd's comparable default is lower ((threads + 3) * 20).
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_LISTENER = 1024;
+
+    /**
+     * Default cap on the connections one {@link Listener} has open from one client IP address: 64.
+     * An NFS client uses one connection per server, up to 16 with Linux's {@code nconnect}; a
+     * perftest-style benchmark a few; 64 leaves room for several clients behind one NAT address
+     * while one host cannot take a whole listener.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+
     /** Base tagged offsets the RNIC chooses start here: user-space-like virtual addresses. */
     private static final long FIRST_BASE_TAGGED_OFFSET = 0x7f00_0000_0000L;
     private static final long PAGE = 4096;
@@ -58,6 +78,8 @@ public final class Rnic implements AutoCloseable {
     private final String name;
     private final MeterRegistry meterRegistry;
     private final Consumer<? super Channel> channelInitializer;
+    private final int maxConnectionsPerListener;
+    private final int maxConnectionsPerAddress;
     private final RdmapMeters meters;
     private final DdpMeters ddpMeters;
     private final AtomicInteger protectionDomains = new AtomicInteger();
@@ -72,6 +94,8 @@ public final class Rnic implements AutoCloseable {
         this.name = b.name != null ? b.name : "rnic" + RNICS.getAndIncrement();
         this.meterRegistry = b.meterRegistry;
         this.channelInitializer = b.channelInitializer;
+        this.maxConnectionsPerListener = b.maxConnectionsPerListener;
+        this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         this.meters = RdmapMeters.of(meterRegistry);
         this.ddpMeters = DdpMeters.of(meterRegistry);
         if (meterRegistry != null) {
@@ -121,21 +145,35 @@ public final class Rnic implements AutoCloseable {
      * Listens for MPA connections. {@code handler} sees each valid MPA Request (private data,
      * RFC 6581 IRD/ORD) on an event loop and accepts it with a queue pair or rejects it.
      * {@code mpa} is this end's MPA offer (revision, CRC, markers, IRD/ORD, timeout).
+     *
+     * <p>A connection over one of the caps of {@link Builder#maxConnectionsPerListener} and
+     * {@link Builder#maxConnectionsPerAddress} is closed as soon as TCP accepted it, before its MPA
+     * Request is read: the Initiator sees the connection closed with no MPA Reply, which ends its
+     * startup in failure (RFC 5044 §7.1.2). An MPA Reply with the Rejected Connection bit would be
+     * politer, but that bit answers the Request's Private Data, and sending it means reading and
+     * checking a Request and waiting up to the startup timeout for it: work a flood of connections
+     * would make this end do. Counted in {@code iwarp.rdmap.connections.refused}.
      */
     public Listener listen(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler)
             throws InterruptedException {
+        ConnectionLimits limits = new ConnectionLimits(maxConnectionsPerListener, maxConnectionsPerAddress, log,
+                name + " listener", meters::connectionRefused);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (!limits.admit(ch)) {
+                            return;
+                        }
                         channels.add(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
                             ConnectionDecision decision = handler.onConnectionRequest(connectionRequest);
                             if (decision == null || !decision.isAccept()) {
+                                closeAfterReply(ch);
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
@@ -148,6 +186,16 @@ public final class Rnic implements AutoCloseable {
                 .bind(local).sync().channel();
         channels.add(server);
         return new Listener(server);
+    }
+
+    /**
+     * After a reject the TCP connection is the ULP's (RFC 5044 §7.1.2); a listener's ULP has no
+     * other use for it, so it is closed once the MPA Reply (R=1), written just before, has gone
+     * out, instead of staying open as long as the Initiator likes.
+     */
+    private static void closeAfterReply(Channel ch) {
+        ch.eventLoop().execute(() -> ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE));
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
@@ -229,8 +277,35 @@ public final class Rnic implements AutoCloseable {
         private MeterRegistry meterRegistry;
         private Consumer<? super Channel> channelInitializer = ch -> { };
         private Transport transport = Transport.best();
+        private int maxConnectionsPerListener = DEFAULT_MAX_CONNECTIONS_PER_LISTENER;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
 
         private Builder() {
+        }
+
+        /**
+         * Connections each {@link Listener} has open at once; one more is closed when TCP accepted
+         * it (default {@value Rnic#DEFAULT_MAX_CONNECTIONS_PER_LISTENER}). Connections this RNIC
+         * makes with {@link QueuePair#connect} do not count.
+         */
+        public Builder maxConnectionsPerListener(int connections) {
+            if (connections < 1) {
+                throw new IllegalArgumentException("maxConnectionsPerListener < 1");
+            }
+            this.maxConnectionsPerListener = connections;
+            return this;
+        }
+
+        /**
+         * Connections each {@link Listener} has open at once from one client IP address; one more
+         * is closed when TCP accepted it (default {@value Rnic#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS}).
+         */
+        public Builder maxConnectionsPerAddress(int connections) {
+            if (connections < 1) {
+                throw new IllegalArgumentException("maxConnectionsPerAddress < 1");
+            }
+            this.maxConnectionsPerAddress = connections;
+            return this;
         }
 
         /** The TCP implementation; default {@link Transport#best()}: epoll on Linux, NIO elsewhere. */

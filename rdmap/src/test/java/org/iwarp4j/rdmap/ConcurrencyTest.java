@@ -134,7 +134,8 @@ class ConcurrencyTest {
         for (int i = 0; i < connections; i++) {
             clientMemory.setBytes(2 * i * size, data, i * size, size);
         }
-        Rnic serverRnic = Rnic.builder().eventLoopThreads(serverThreads).build();
+        // All 256 connections come from 127.0.0.1: above the default cap per client address.
+        Rnic serverRnic = Rnic.builder().eventLoopThreads(serverThreads).maxConnectionsPerAddress(connections).build();
         Rnic clientRnic = Rnic.builder().eventLoopThreads(clientThreads).build();
         try {
             ProtectionDomain serverPd = serverRnic.allocateProtectionDomain();

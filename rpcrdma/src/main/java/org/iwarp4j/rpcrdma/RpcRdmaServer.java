@@ -10,6 +10,7 @@ import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.internal.FailedXids;
+import org.iwarp4j.rpcrdma.internal.IdleTimeout;
 import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
 import org.iwarp4j.rpcrdma.internal.ResponderEngine;
 
@@ -17,6 +18,11 @@ import org.iwarp4j.rpcrdma.internal.ResponderEngine;
  * Serves an {@link RpcDispatcher} over RPC-over-RDMA Version 1 (RFC 8166): listens on an iWARP
  * {@link Rnic}, answers each MPA Request with this end's RFC 8797 private data and makes one
  * {@link RpcRdmaResponder} per connection.
+ *
+ * <p>Limits: the connection caps of the {@link Rnic} ({@link Rnic.Builder#maxConnectionsPerListener},
+ * {@link Rnic.Builder#maxConnectionsPerAddress}); a connection idle for
+ * {@link RpcRdmaSettings#idleTimeout()} is closed; an RDMA Read the Requester does not answer within
+ * {@link RpcRdmaSettings#rdmaReadTimeout()} fails its Call and aborts the connection.
  *
  * <pre>{@code
  * RpcDispatcher dispatcher = new RpcDispatcher().register(EchoProgram.create());
@@ -31,6 +37,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final Listener listener;
     private final List<RpcRdmaResponder> responders = new CopyOnWriteArrayList<>();
     private volatile Consumer<RpcRdmaResponder> onConnection = r -> { };
+    private final java.util.concurrent.atomic.AtomicLong idleClosed = new java.util.concurrent.atomic.AtomicLong();
 
     private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings,
                           ByteBufAllocator alloc) throws InterruptedException {
@@ -44,7 +51,11 @@ public final class RpcRdmaServer implements AutoCloseable {
             RpcRdmaResponder responder = new RpcRdmaResponder(engine, request.remoteAddress());
             responders.add(responder);
             endpoint.closeFuture().whenComplete((q, e) -> responders.remove(responder));
-            endpoint.queuePair().established().thenRun(() -> onConnection.accept(responder));
+            endpoint.queuePair().established().thenRun(() -> {
+                IdleTimeout.watch(endpoint, () -> engine.callsInService() > 0, settings.idleTimeout(),
+                        idleClosed::incrementAndGet);
+                onConnection.accept(responder);
+            });
             return request.accept(endpoint.queuePair(), endpoint.localPrivateData());
         });
         local[0] = listener.localAddress();
@@ -69,6 +80,11 @@ public final class RpcRdmaServer implements AutoCloseable {
     /** The connections now open. */
     public List<RpcRdmaResponder> responders() {
         return List.copyOf(responders);
+    }
+
+    /** Connections closed by the idle timeout ({@link RpcRdmaSettings#idleTimeout()}). */
+    public long idleClosedConnections() {
+        return idleClosed.get();
     }
 
     /** Called with each new connection once it is established (e.g. to make backward Calls). */

@@ -26,6 +26,10 @@ import org.iwarp4j.mpa.MpaSettings;
  *   <li>{@link #responderReadChunks()}: the responder-provided Read chunks of
  *       draft-cel-nfsv4-rpcrdma-reliable-reply-02 (Experimental; both ends must turn it on,
  *       RRC-R-015). Default off.</li>
+ *   <li>{@link #idleTimeout()}: a Responder closes a connection with no Call in service that
+ *       received nothing for this long. Default 6 minutes; {@link Duration#ZERO} never.</li>
+ *   <li>{@link #rdmaReadTimeout()}: an RDMA Read this end posted (pulling a Read chunk) that the
+ *       peer has not answered in this time fails its RPC and ends the connection. Default 30 s.</li>
  * </ul>
  */
 public final class RpcRdmaSettings {
@@ -46,7 +50,22 @@ public final class RpcRdmaSettings {
     private final boolean responderReadChunks;
     private final Duration responderReadChunkTimeout;
     private final boolean reconnect;
+    private final Duration idleTimeout;
+    private final Duration rdmaReadTimeout;
     private final MpaSettings mpa;
+
+    /**
+     * Default idle timeout: 6 minutes, what Linux knfsd allows an idle transport (its Linux NFS
+     * clients close their own after 5, so a well-behaved client leaves first).
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(6);
+
+    /**
+     * Default bound of one RDMA Read: 30 seconds. A Read of the largest chunk accepted (16 MiB by
+     * default) takes milliseconds on any link that carries RDMA; a peer silent for 30 s has stopped
+     * serving Read Requests, and RFC 8166 has no way to ask again on the same connection.
+     */
+    public static final Duration DEFAULT_RDMA_READ_TIMEOUT = Duration.ofSeconds(30);
 
     private RpcRdmaSettings(Builder b) {
         this.credits = b.credits;
@@ -65,6 +84,8 @@ public final class RpcRdmaSettings {
         this.responderReadChunks = b.responderReadChunks;
         this.responderReadChunkTimeout = b.responderReadChunkTimeout;
         this.reconnect = b.reconnect;
+        this.idleTimeout = b.idleTimeout;
+        this.rdmaReadTimeout = b.rdmaReadTimeout;
         this.mpa = b.mpa;
     }
 
@@ -95,6 +116,8 @@ public final class RpcRdmaSettings {
         b.responderReadChunks = responderReadChunks;
         b.responderReadChunkTimeout = responderReadChunkTimeout;
         b.reconnect = reconnect;
+        b.idleTimeout = idleTimeout;
+        b.rdmaReadTimeout = rdmaReadTimeout;
         b.mpa = mpa;
         return b;
     }
@@ -175,6 +198,25 @@ public final class RpcRdmaSettings {
         return reconnect;
     }
 
+    /**
+     * A Responder closes a connection (gracefully) that has had no Call in service, no RDMA work
+     * outstanding and received nothing for this long; measured from establishment, so a
+     * connection that never sends its first message is closed too. {@link Duration#ZERO}: never.
+     */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    /**
+     * How long an RDMA Read this end posts (a Responder pulling a Call's Read chunks, a Requester
+     * pulling a responder-provided Read chunk) may stay unanswered; then its RPC fails and the
+     * connection is closed at once (abortively: the Read cannot be taken back, and its sink is
+     * released only once the connection is gone).
+     */
+    public Duration rdmaReadTimeout() {
+        return rdmaReadTimeout;
+    }
+
     /** The MPA options of the connection; the RFC 8797 block is added to its private data. */
     public MpaSettings mpa() {
         return mpa;
@@ -198,6 +240,8 @@ public final class RpcRdmaSettings {
         private boolean responderReadChunks;
         private Duration responderReadChunkTimeout = Duration.ofSeconds(5);
         private boolean reconnect = true;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration rdmaReadTimeout = DEFAULT_RDMA_READ_TIMEOUT;
         private MpaSettings mpa = MpaSettings.builder().build();
 
         private Builder() {
@@ -304,6 +348,24 @@ public final class RpcRdmaSettings {
 
         public Builder reconnect(boolean reconnect) {
             this.reconnect = reconnect;
+            return this;
+        }
+
+        /** Default 6 minutes ({@link RpcRdmaSettings#DEFAULT_IDLE_TIMEOUT}); {@link Duration#ZERO} turns it off. */
+        public Builder idleTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("idle timeout must not be negative: " + timeout);
+            }
+            this.idleTimeout = timeout;
+            return this;
+        }
+
+        /** Default 30 s ({@link RpcRdmaSettings#DEFAULT_RDMA_READ_TIMEOUT}); must be positive. */
+        public Builder rdmaReadTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("RDMA Read timeout must be positive: " + timeout);
+            }
+            this.rdmaReadTimeout = timeout;
             return this;
         }
 

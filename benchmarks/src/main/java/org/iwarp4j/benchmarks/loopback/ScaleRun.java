@@ -48,7 +48,10 @@ final class ScaleRun {
         byte[] pattern = new byte[size];
         new Random(7).nextBytes(pattern);
         source.writeBytes(pattern);
-        try (Rnic serverRnic = Rnic.builder().transport(transport).meterRegistry(serverMeters).name("server").build();
+        try (Rnic serverRnic = Rnic.builder().transport(transport).meterRegistry(serverMeters).name("server")
+                     // every connection comes from 127.0.0.1: the listener's caps must admit them all
+                     .maxConnectionsPerListener(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_LISTENER, qps))
+                     .maxConnectionsPerAddress(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, qps)).build();
              Rnic clientRnic = Rnic.builder().transport(transport).meterRegistry(clientMeters).name("client").build()) {
             ProtectionDomain serverPd = serverRnic.allocateProtectionDomain();
             ProtectionDomain clientPd = clientRnic.allocateProtectionDomain();

@@ -90,7 +90,10 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
 
     /** An RNIC for one end: {@code threads} event loops on the chosen transport, meters into {@code meters}. */
     public Rnic rnic(int threads, MeterRegistry meters) {
+        // -q connections all come from one client address: the listener's caps must admit them.
         Rnic.Builder b = Rnic.builder().transport(transport).eventLoopThreads(threads)
+                .maxConnectionsPerListener(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_LISTENER, queuePairs))
+                .maxConnectionsPerAddress(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, queuePairs))
                 .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer());
         if (meters != null) {
             b.meterRegistry(meters);

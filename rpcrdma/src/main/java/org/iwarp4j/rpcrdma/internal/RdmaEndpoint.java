@@ -84,6 +84,9 @@ public final class RdmaEndpoint {
     private final AtomicLong nextId = new AtomicLong(1);
     private final Map<Long, CompletableFuture<WorkCompletion>> pending = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final long readTimeoutNanos;
+    private final AtomicLong readsTimedOut = new AtomicLong();
+    private volatile long lastActivityNanos = System.nanoTime();
     private volatile Consumer<Received> handler = m -> m.message().release();
     private volatile Consumer<Tapped> tap;
     private volatile InlineThresholds thresholds = InlineThresholds.DEFAULT;
@@ -91,6 +94,7 @@ public final class RdmaEndpoint {
 
     private RdmaEndpoint(Rnic rnic, RpcRdmaSettings settings, int receiveCount, boolean client) {
         this.client = client;
+        this.readTimeoutNanos = settings.rdmaReadTimeout().toNanos();
         this.pd = rnic.allocateProtectionDomain();
         this.sendCq = rnic.createCompletionQueue(SEND_QUEUE_DEPTH);
         this.receiveCq = rnic.createCompletionQueue(receiveCount + 1);
@@ -328,7 +332,64 @@ public final class RdmaEndpoint {
             all.add(post(id, SendWorkRequest.rdmaRead(id, s.handle(), s.offset(), sink.sge(at, (int) s.length()))));
             at += s.length();
         }
-        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+        return bounded(CompletableFuture.allOf(all.toArray(new CompletableFuture[0])), at - offset);
+    }
+
+    /**
+     * Reads the peer has not answered within the RDMA Read timeout fail, and the connection is
+     * aborted: RFC 8166 offers no way to ask again on it, and the Read Request cannot be taken back.
+     * The returned future completes only after the queue pair flushed the Reads (its connection is
+     * gone by then), so that a caller may release the sink memory: a late Read Response can no
+     * longer be placed in it.
+     */
+    private CompletableFuture<Void> bounded(CompletableFuture<Void> reads, long octets) {
+        AtomicBoolean timedOut = new AtomicBoolean();
+        io.netty.util.Timeout timer = LimitTimers.TIMER.newTimeout(t -> {
+            if (!reads.isDone() && timedOut.compareAndSet(false, true)) {
+                readsTimedOut.incrementAndGet();
+                log.debug("RDMA Read of {} octets on {} not answered within {} ms; aborting the connection", octets,
+                        qp, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos));
+                qp.abort();
+            }
+        }, readTimeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        return reads.handle((v, error) -> {
+            timer.cancel();
+            if (timedOut.get()) {
+                throw new java.util.concurrent.CompletionException(new RpcTransportException("RDMA Read of " + octets
+                        + " octets not answered within " + java.time.Duration.ofNanos(readTimeoutNanos)
+                        + "; connection aborted"));
+            }
+            if (error != null) {
+                throw error instanceof java.util.concurrent.CompletionException c ? c
+                        : new java.util.concurrent.CompletionException(error);
+            }
+            return null;
+        });
+    }
+
+    /** RDMA Reads that were not answered in time (each aborted the connection). */
+    public long readsTimedOut() {
+        return readsTimedOut.get();
+    }
+
+    /** Work requests posted and not yet completed. */
+    public int outstandingWork() {
+        return pending.size();
+    }
+
+    /** When something was last received or a posted work request last completed ({@link System#nanoTime()}). */
+    public long lastActivityNanos() {
+        return lastActivityNanos;
+    }
+
+    /** Counts as activity now (e.g. the connection was just established). */
+    void active() {
+        lastActivityNanos = System.nanoTime();
+    }
+
+    /** Closes the connection at once; outstanding work completes as flushed (see {@link QueuePair#abort()}). */
+    public CompletableFuture<QueuePair> abort() {
+        return qp.abort();
     }
 
     /** Invalidates one of this end's STags after the work posted before it (RFC 8166 §4.4.1 fencing). */
@@ -361,6 +422,7 @@ public final class RdmaEndpoint {
     }
 
     private void sendCompleted(WorkCompletion c) {
+        lastActivityNanos = System.nanoTime();
         CompletableFuture<WorkCompletion> f = pending.remove(c.workRequestId());
         if (f != null) {
             f.complete(c);
@@ -371,6 +433,7 @@ public final class RdmaEndpoint {
         if (!c.isSuccess() || closed.get()) {
             return; // flushed when the connection ends
         }
+        lastActivityNanos = System.nanoTime();
         int slot = (int) c.workRequestId();
         ByteBuf copy = PooledByteBufAllocator.DEFAULT.heapBuffer(c.byteLength());
         copy.writeBytes(receiveMemory, slot * receiveSize, c.byteLength());

@@ -59,6 +59,7 @@ public final class ResponderEngine {
     /** Calls whose RDMA operations against the Requester's memory may have failed, oldest first. */
     private final java.util.ArrayDeque<AtRisk> atRisk = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger inService = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong errChunk = new AtomicLong();
     private final AtomicLong errVers = new AtomicLong();
@@ -304,7 +305,9 @@ public final class ResponderEngine {
     }
 
     private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call, FailedXids.CallShape shape) {
+        inService.incrementAndGet(); // the idle timeout leaves a connection with a Call in service alone
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
+            inService.decrementAndGet();
             if (error != null) {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
@@ -350,6 +353,11 @@ public final class ResponderEngine {
 
     private static Throwable unwrap(Throwable t) {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    /** Calls handed to the dispatcher and not yet answered by it. */
+    public int callsInService() {
+        return inService.get();
     }
 
     public long callsReceived() {

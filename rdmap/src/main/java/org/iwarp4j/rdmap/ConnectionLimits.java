@@ -1,0 +1,135 @@
+package org.iwarp4j.rdmap;
+
+import io.netty.channel.Channel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+
+/**
+ * Admission of accepted connections against two caps: connections open on one server and
+ * connections open from one client IP address. A connection is admitted before any of its octets
+ * is read and counted until it closes; one over either cap is refused, which the caller does by
+ * closing it at once (the client sees its connection closed before any answer).
+ *
+ * <p>Refusals are logged at most once per {@link #LOG_INTERVAL_SECONDS} seconds, with the number
+ * suppressed since the last message, so that a flood of connections cannot flood the log.
+ * Thread-safe: connections of one server may run on several event loops.
+ */
+final class ConnectionLimits {
+
+    /** Refusals are logged at most this often. */
+    static final long LOG_INTERVAL_SECONDS = 60;
+
+    /** Which cap refused a connection. */
+    enum Cap {
+        /** The server's cap. */
+        SERVER,
+        /** The cap per client IP address. */
+        ADDRESS
+    }
+
+    private final int maxConnections;
+    private final int maxPerAddress;
+    private final Logger log;
+    private final String what;
+    private final Consumer<Cap> onRefused;
+    private final AtomicInteger open = new AtomicInteger();
+    private final ConcurrentMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+    private final AtomicLong suppressed = new AtomicLong();
+
+    /**
+     * @param what      names the server in log messages
+     * @param onRefused told of each refusal (e.g. to count it in a meter)
+     */
+    ConnectionLimits(int maxConnections, int maxPerAddress, Logger log, String what, Consumer<Cap> onRefused) {
+        if (maxConnections < 1 || maxPerAddress < 1) {
+            throw new IllegalArgumentException("connection caps must be positive: " + maxConnections + ", "
+                    + maxPerAddress);
+        }
+        this.maxConnections = maxConnections;
+        this.maxPerAddress = maxPerAddress;
+        this.log = log;
+        this.what = what;
+        this.onRefused = onRefused;
+    }
+
+    /**
+     * Admits {@code connection} (counted until its close future completes) or refuses it, closing
+     * it. Returns whether it was admitted. Call on the connection's event loop, before reading it.
+     */
+    boolean admit(Channel connection) {
+        SocketAddress remote = connection.remoteAddress();
+        InetAddress address = remote instanceof InetSocketAddress inet ? inet.getAddress() : null;
+        Cap refused = take(address);
+        if (refused != null) {
+            refused(refused, connection.localAddress(), remote);
+            connection.close();
+            return false;
+        }
+        connection.closeFuture().addListener(f -> give(address));
+        return true;
+    }
+
+    private Cap take(InetAddress address) {
+        if (open.incrementAndGet() > maxConnections) {
+            open.decrementAndGet();
+            return Cap.SERVER;
+        }
+        if (address == null) {
+            return null;
+        }
+        boolean[] taken = new boolean[1];
+        perAddress.compute(address, (a, n) -> {
+            int now = n == null ? 0 : n;
+            if (now >= maxPerAddress) {
+                return n;
+            }
+            taken[0] = true;
+            return now + 1;
+        });
+        if (!taken[0]) {
+            open.decrementAndGet();
+            return Cap.ADDRESS;
+        }
+        return null;
+    }
+
+    private void give(InetAddress address) {
+        open.decrementAndGet();
+        if (address != null) {
+            perAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+        }
+    }
+
+    private void refused(Cap cap, SocketAddress local, SocketAddress remote) {
+        onRefused.accept(cap);
+        long now = System.nanoTime();
+        long next = nextLog.get();
+        if (now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(LOG_INTERVAL_SECONDS))) {
+            long before = suppressed.getAndSet(0);
+            log.warn("{} on {}: refused a connection from {}: {} ({} more refused and not logged since the last message)",
+                    what, local, remote, cap == Cap.SERVER ? "already " + maxConnections + " connections open"
+                            : "already " + maxPerAddress + " connections open from that address", before);
+        } else {
+            suppressed.incrementAndGet();
+        }
+    }
+
+    /** Connections admitted and still open. */
+    int open() {
+        return open.get();
+    }
+
+    /** Connections admitted and still open from {@code address}. */
+    int open(InetAddress address) {
+        return perAddress.getOrDefault(address, 0);
+    }
+}
