@@ -40,6 +40,12 @@ final class HardwarePeer implements AutoCloseable {
          */
         CHELSIO,
         /**
+         * Chelsio with {@code peer2peer=0}: offers no peer-to-peer (A=0, no RTR option) and
+         * replies without A whatever the Request asked ({@code send_mpa_req}, {@code
+         * send_mpa_reply}); no RTR either way. Same STag rule as {@link #CHELSIO}.
+         */
+        CHELSIO_NO_P2P,
+        /**
          * Intel E810/X722, {@code irdma}: sets A in every frame, offers Write and Read, replies
          * with Read if offered, else Write ({@code irdma_build_mpa_v2},
          * {@code irdma_negotiate_mpa_v2_ird_ord}); a revision 2 frame without A resets the TCP
@@ -75,7 +81,7 @@ final class HardwarePeer implements AutoCloseable {
     String rtr;
     int ird;
     int ord;
-    /** Zero-length RDMA Writes received after the RTR (our wake-up Write), skipped by {@link #take}. */
+    /** Zero-length RDMA Writes received other than as the RTR (our wake-up Write), skipped by {@link #take}. */
     final List<byte[]> zeroLengthWrites = new ArrayList<>();
     private int sendMsn = 1;
     private int readMsn = 1;
@@ -128,18 +134,22 @@ final class HardwarePeer implements AutoCloseable {
         boolean peerToPeer = (irdHalf & A) != 0;
         int replyIrdHalf;
         int replyOrdHalf;
-        if (profile == Profile.CHELSIO) {
+        boolean replyA;
+        if (profile != Profile.INTEL) {
             // process_mpa_request: Write is looked at first; c4iw_accept_cr, relaxed: ORD down to the
             // Initiator's IRD, IRD up to the Initiator's ORD; IRD 1 for the (module default) Read RTR.
-            String p2p = !peerToPeer ? null : (ordHalf & C) != 0 ? "WRITE" : (ordHalf & D) != 0 ? "READ" : null;
+            boolean p2pModule = profile == Profile.CHELSIO;
+            String p2p = !peerToPeer || !p2pModule ? null
+                    : (ordHalf & C) != 0 ? "WRITE" : (ordHalf & D) != 0 ? "READ" : null;
             ird = Math.max(localIrd, Math.min(initiatorOrd, CHELSIO_MAX_READ_DEPTH));
             ord = Math.min(localOrd, Math.min(initiatorIrd, CHELSIO_MAX_READ_DEPTH));
             if (p2p != null && ird == 0) {
                 ird = 1;
             }
             // send_mpa_reply: A and the module's own p2p_type (Read), not what the Request offered.
-            replyIrdHalf = ird | (p2p != null ? A : 0);
-            replyOrdHalf = ord | (p2p != null ? D : 0);
+            replyA = p2p != null;
+            replyIrdHalf = ird | (replyA ? A : 0);
+            replyOrdHalf = ord | (replyA ? D : 0);
         } else {
             // irdma_negotiate_mpa_v2_ird_ord: no A at revision 2 is -EOPNOTSUPP -> reset.
             if (!peerToPeer) {
@@ -156,11 +166,12 @@ final class HardwarePeer implements AutoCloseable {
                 reset("irdma: no RTR offered");
                 return false;
             }
+            replyA = true;
             replyIrdHalf = ird | A;
             replyOrdHalf = ord | (chosen.equals("READ") ? D : C);
         }
         writeFrame(KEY_REP, FLAG_CRC | FLAG_ENHANCED, replyIrdHalf, replyOrdHalf);
-        if (peerToPeer) {
+        if (replyA) {
             receiveRtr();
         }
         return true;
@@ -168,7 +179,7 @@ final class HardwarePeer implements AutoCloseable {
 
     /** Responder: the first FPDU must be a zero-length Write or Read Request (RFC 6581 §9.2). */
     private void receiveRtr() throws IOException {
-        byte[] first = take();
+        byte[] first = take(false);
         check(first != null, "connection closed before the RTR");
         ByteBuffer b = ByteBuffer.wrap(first);
         int opcode = first[1] & 0x0F;
@@ -198,7 +209,9 @@ final class HardwarePeer implements AutoCloseable {
         peer.attach(s);
         peer.ird = localIrd;
         peer.ord = localOrd;
-        if (profile == Profile.CHELSIO) {
+        if (profile == Profile.CHELSIO_NO_P2P) {
+            peer.writeFrame(KEY_REQ, FLAG_CRC | FLAG_ENHANCED, localIrd, localOrd);
+        } else if (profile == Profile.CHELSIO) {
             // send_mpa_req: A, and only the module's p2p_type (Read) among the RTR options.
             peer.writeFrame(KEY_REQ, FLAG_CRC | FLAG_ENHANCED, localIrd | A, localOrd | D);
         } else {
@@ -223,7 +236,7 @@ final class HardwarePeer implements AutoCloseable {
         int responderIrd = irdHalf & MASK;
         int responderOrd = ordHalf & MASK;
         boolean peerToPeer = (irdHalf & A) != 0;
-        if (profile == Profile.CHELSIO) {
+        if (profile != Profile.INTEL) {
             String p2p = !peerToPeer ? null : (ordHalf & C) != 0 ? "WRITE" : (ordHalf & D) != 0 ? "READ" : null;
             if (ird < responderOrd && responderOrd <= CHELSIO_MAX_READ_DEPTH) {
                 ird = responderOrd; // RELAXED_IRD_NEGOTIATION
@@ -231,6 +244,9 @@ final class HardwarePeer implements AutoCloseable {
                 ird = responderOrd;
             }
             ord = Math.min(ord, responderIrd);
+            if (profile == Profile.CHELSIO_NO_P2P) {
+                return true; // no peer2peer: no RTR check, no RTR (process_mpa_reply)
+            }
             if (!"READ".equals(p2p)) {
                 // process_mpa_reply: "RTR mismatch, sending TERM": LLP, MPA, code 7 (RFC 6581 §8).
                 terminate(0x20, 0x07, "cxgb4: RTR mismatch (Reply " + (peerToPeer ? "" : "without A, ")
@@ -313,9 +329,13 @@ final class HardwarePeer implements AutoCloseable {
     /**
      * The next ULPDU, CRC checked, or {@code null} at end of stream. Zero-length RDMA Writes (our
      * wake-up Write) are recorded in {@link #zeroLengthWrites} and skipped. The profile's STag rule
-     * applies first: a {@link Profile#CHELSIO} peer Terminates and closes on STag 0.
+     * applies first: a Chelsio-like peer Terminates and closes on STag 0.
      */
     byte[] take() throws IOException {
+        return take(true);
+    }
+
+    private byte[] take(boolean skipZeroLengthWrites) throws IOException {
         while (true) {
             int length;
             try {
@@ -332,12 +352,12 @@ final class HardwarePeer implements AutoCloseable {
             check(Integer.reverseBytes((int) crc.getValue()) == ByteBuffer.wrap(rest, length + pad, 4).getInt(),
                     "CRC error");
             byte[] ulpdu = java.util.Arrays.copyOf(rest, length);
-            if (profile == Profile.CHELSIO && stagZero(ulpdu)) {
+            if (profile != Profile.INTEL && stagZero(ulpdu)) {
                 // DDP, tagged buffer error, invalid STag (RFC 5041 §7.2: 0x1/0x1/0x00).
                 terminate(0x11, 0x00, "cxgb4: tagged message with STag 0: " + Hex.encode(ulpdu));
                 return null;
             }
-            if (rtr != null && (ulpdu[0] & 0x80) != 0 && (ulpdu[1] & 0x0F) == 0 && ulpdu.length == 14) {
+            if (skipZeroLengthWrites && (ulpdu[0] & 0x80) != 0 && (ulpdu[1] & 0x0F) == 0 && ulpdu.length == 14) {
                 zeroLengthWrites.add(ulpdu);
                 continue;
             }

@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufUtil;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -182,11 +183,62 @@ class HardwarePeerInteropTest {
         }
     }
 
+    @Test
+    void chelsioLikeResponderWithoutPeerToPeer() throws Exception {
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.CHELSIO_NO_P2P)) {
+            QueuePair qp = initiate(peer, DEFAULTS);
+            assertThat(qp.negotiated().peerToPeer()).isFalse();
+            assertThat(peer.rtr).isNull();
+            // Client-server model: the Initiator's first FPDU opens the Responder (RFC 5044 §7.1.2).
+            usToPeer(peer, qp, 1);
+            peerToUs(peer, qp);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void chelsioLikeInitiatorWithoutPeerToPeer() throws Exception {
+        QueuePair qp = queuePair(DEFAULTS);
+        try (HardwarePeer peer = respond(Profile.CHELSIO_NO_P2P, qp, DEFAULTS)) {
+            assertThat(peer.completeAsInitiator()).as(peer.rejection).isTrue();
+            qp.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(qp.negotiated().peerToPeer()).isFalse();
+            peerToUs(peer, qp);
+            usToPeer(peer, qp, 1);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void ourPeerToPeerRequestToAResponderWithoutIt() throws Exception {
+        // MPA2-R-010: we asked for peer-to-peer, the Reply has A=0 (cxgb4 with peer2peer=0):
+        // we Terminate with LLP/MPA code 7 (RFC 6581 §8) and close. Users reaching such a peer
+        // leave peerToPeer off (docs/interop.md).
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.CHELSIO_NO_P2P)) {
+            QueuePair qp = queuePair(P2P);
+            qp.connect(peer.address());
+            assertThat(peer.acceptAsResponder(4, 4)).isTrue();
+            byte[] terminate = peer.take();
+            assertThat(terminate).isNotNull();
+            assertThat(Arrays.copyOf(terminate, 20)).isEqualTo(ByteBuffer.allocate(20).put((byte) 0x41)
+                    .put((byte) 0x47).putInt(0).putInt(2).putInt(1).putInt(0).put((byte) 0x20).put((byte) 0x07)
+                    .array());
+            qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(qp.terminateReason()).isEqualTo(TerminateReason.LLP_NO_MATCHING_RTR);
+        }
+    }
+
     /**
      * Send, Write and Read from the peer to us, then from us to the peer, each checked on the wire
      * and in memory. {@code ourReadMsn}: the MSN of our first RDMA Read (2 after our Read RTR).
      */
     private void moveData(HardwarePeer peer, QueuePair qp, int ourReadMsn) throws Exception {
+        peerToUs(peer, qp);
+        usToPeer(peer, qp, ourReadMsn);
+    }
+
+    /** Send, Write and Read from the peer to us: the Receives 10 and 11 fill, our memory is read. */
+    private void peerToUs(HardwarePeer peer, QueuePair qp) throws Exception {
         long base = mr.baseTaggedOffset();
         // Peer -> us: a Send into the first posted Receive.
         byte[] hello = ascii("hello from peer!");
@@ -209,7 +261,12 @@ class HardwarePeerInteropTest {
         memory.setBytes(128, pattern);
         peer.send(peer.readRequest(PEER_STAG, 0x1000, 16, mr.stag(), base + 128));
         assertThat(peer.take()).isEqualTo(HardwarePeer.tagged(2, PEER_STAG, 0x1000, pattern));
+        assertThat(cq.poll()).isNull();
+    }
 
+    /** Send, Write and Read from us to the peer; {@code ourReadMsn}: the MSN of our Read Request. */
+    private void usToPeer(HardwarePeer peer, QueuePair qp, int ourReadMsn) throws Exception {
+        long base = mr.baseTaggedOffset();
         // Us -> peer: a Send (QN 0, MSN 1).
         byte[] ours = ascii("from us!");
         memory.setBytes(192, ours);
