@@ -171,14 +171,14 @@ final class HardwarePeer implements AutoCloseable {
             replyOrdHalf = ord | (chosen.equals("READ") ? D : C);
         }
         writeFrame(KEY_REP, FLAG_CRC | FLAG_ENHANCED, replyIrdHalf, replyOrdHalf);
-        if (replyA) {
-            receiveRtr();
-        }
-        return true;
+        return !replyA || receiveRtr();
     }
 
-    /** Responder: the first FPDU must be a zero-length Write or Read Request (RFC 6581 §9.2). */
-    private void receiveRtr() throws IOException {
+    /**
+     * Responder: the first FPDU must be a zero-length Write or Read Request (RFC 6581 §9.2), of
+     * the type the Reply named for a Chelsio-like peer. {@code false}: Terminated.
+     */
+    private boolean receiveRtr() throws IOException {
         byte[] first = take(false);
         check(first != null, "connection closed before the RTR");
         ByteBuffer b = ByteBuffer.wrap(first);
@@ -193,6 +193,12 @@ final class HardwarePeer implements AutoCloseable {
         } else {
             throw new AssertionError("first FPDU is no RTR: " + Hex.encode(first));
         }
+        if (profile == Profile.CHELSIO && !rtr.equals("READ")) {
+            // zrlio/softiwarp#20: its Reply named Read; a Write RTR drew a Terminate (0/0/0 on the wire).
+            terminate(0x00, 0x00, "cxgb4: RTR " + rtr + " although the Reply named READ");
+            return false;
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- MPA startup, Initiator
