@@ -352,6 +352,29 @@ class EnhancedNegotiationTest {
     }
 
     @Test
+    void relaxedIrdRaisesOurIrdToTheResponderOrdWithinTheLimit() {
+        // docs/interop.md: as iw_cxgb4 (RELAXED_IRD_NEGOTIATION), an opt-in limit lets the Reply's
+        // ORD 32 raise our IRD 16 instead of Terminating with code 6. Our Request still offered 16.
+        MpaSettings relaxed = DEFAULTS.toBuilder().relaxedIrdLimit(64).build();
+        Replied r = new Replied(relaxed, enhancedReply(16, 32, new byte[0]));
+        assertThat(java.util.Arrays.copyOfRange(r.request, 20, 24)).isEqualTo(word(16, 16));
+        NegotiatedParameters p = success(r.handler);
+        assertThat(p.ird()).isEqualTo(32);
+        assertThat(p.ord()).isEqualTo(16);
+        assertThat(Wire.outbound(r.ch)).as("no Terminate").isEmpty();
+        r.finish();
+    }
+
+    @Test
+    void relaxedIrdStillTerminatesAboveTheLimit() {
+        // MPA2-R-006 holds beyond the limit: Reply ORD 33 > limit 32 -> insufficient IRD (6).
+        MpaSettings relaxed = DEFAULTS.toBuilder().relaxedIrdLimit(32).build();
+        Replied r = new Replied(relaxed, enhancedReply(16, 33, new byte[0]));
+        assertTerminateRequired(r, MpaError.INSUFFICIENT_IRD);
+        r.finish();
+    }
+
+    @Test
     void mpa2R018_allOnesRequestWordIsEchoedAndLocalValuesStay() {
         // MPA2-R-018: Initiator IRD and ORD 0x3FFF -> Reply IRD and ORD 0x3FFF, our queues unchanged.
         MpaSettings ours = MpaSettings.builder().ird(6).ord(9).build();
