@@ -38,6 +38,7 @@ public final class MpaSettings {
     private final int ord;
     private final boolean peerToPeer;
     private final int relaxedIrdLimit;
+    private final RtrType preferredRtr;
     private final Set<RtrType> rtrTypes;
     private final Duration startupTimeout;
     /** 0: not fixed, the connection's MSS where known, else {@link #DEFAULT_EMSS}. */
@@ -56,6 +57,7 @@ public final class MpaSettings {
         this.ord = b.ord;
         this.peerToPeer = b.peerToPeer;
         this.relaxedIrdLimit = b.relaxedIrdLimit;
+        this.preferredRtr = b.preferredRtr;
         this.rtrTypes = Collections.unmodifiableSet(b.rtrTypes.isEmpty()
                 ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(b.rtrTypes));
         this.startupTimeout = b.startupTimeout;
@@ -81,6 +83,7 @@ public final class MpaSettings {
         b.ord = ord;
         b.peerToPeer = peerToPeer;
         b.relaxedIrdLimit = relaxedIrdLimit;
+        b.preferredRtr = preferredRtr;
         b.rtrTypes = rtrTypes.isEmpty() ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(rtrTypes);
         b.startupTimeout = startupTimeout;
         b.emss = emss;
@@ -131,6 +134,14 @@ public final class MpaSettings {
      */
     public int relaxedIrdLimit() {
         return relaxedIrdLimit;
+    }
+
+    /**
+     * Initiator: the RTR to send when the Reply names several that this end can send, or {@code
+     * null} (the default) for Write, then Read, then Send. See {@link Builder#preferredRtr}.
+     */
+    public RtrType preferredRtr() {
+        return preferredRtr;
     }
 
     /** The RTR messages this end can send (Initiator) or receive (Responder). */
@@ -213,6 +224,7 @@ public final class MpaSettings {
         private int ord = DEFAULT_IRD_ORD;
         private boolean peerToPeer;
         private int relaxedIrdLimit;
+        private RtrType preferredRtr;
         private Set<RtrType> rtrTypes = EnumSet.of(RtrType.WRITE, RtrType.READ);
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private int emss;
@@ -274,6 +286,19 @@ public final class MpaSettings {
          */
         public Builder relaxedIrdLimit(int limit) {
             this.relaxedIrdLimit = checkIrdOrd(limit);
+            return this;
+        }
+
+        /**
+         * Initiator: which RTR to send when the Reply names more than one that is in {@link
+         * #rtrTypes} (RFC 6581 §9.2 leaves the choice to the Initiator); {@code null} restores the
+         * default order Write, Read, Send. The RTR is still always one the Reply names
+         * (zrlio/softiwarp#20: sending another drew a Terminate from Chelsio). A Reply from Intel's
+         * irdma or Chelsio's iw_cxgb4 names one type only; Marvell's qed replies with every type
+         * both ends share, where this choice applies (docs/interop.md).
+         */
+        public Builder preferredRtr(RtrType preferred) {
+            this.preferredRtr = preferred;
             return this;
         }
 

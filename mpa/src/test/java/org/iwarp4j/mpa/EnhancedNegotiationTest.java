@@ -525,6 +525,33 @@ class EnhancedNegotiationTest {
     }
 
     @Test
+    void preferredRtrIsChosenAmongSeveralTheReplyNames() {
+        // A Reply naming Write and Read (as Marvell's qed may): our default is Write; with
+        // preferredRtr(READ) the Read RTR. The Request still offers both (C and D).
+        MpaSettings preferRead = P2P.toBuilder().preferredRtr(RtrType.READ).build();
+        Replied r = new Replied(preferRead, enhancedReply(A | 16, CW | D | 16, new byte[0]));
+        Replied plain = new Replied(P2P, enhancedReply(A | 16, CW | D | 16, new byte[0]));
+        assertThat(r.request).isEqualTo(plain.request);
+        assertThat(success(r.handler).rtr()).isEqualTo(RtrType.READ);
+        assertThat(success(plain.handler).rtr()).isEqualTo(RtrType.WRITE);
+        r.finish();
+        plain.finish();
+    }
+
+    @Test
+    void preferredRtrNeverOverridesWhatTheReplyAllows() {
+        // softiwarp#20: only an RTR the Reply names. Reply names Write only -> Write despite READ.
+        MpaSettings preferRead = P2P.toBuilder().preferredRtr(RtrType.READ).build();
+        Replied writeOnly = new Replied(preferRead, enhancedReply(A | 16, CW | 16, new byte[0]));
+        assertThat(success(writeOnly.handler).rtr()).isEqualTo(RtrType.WRITE);
+        writeOnly.finish();
+        // Reply names both but IRD 0: no Read is possible -> Write.
+        Replied noIrd = new Replied(preferRead, enhancedReply(A, CW | D | 16, new byte[0]));
+        assertThat(success(noIrd.handler).rtr()).isEqualTo(RtrType.WRITE);
+        noIrd.finish();
+    }
+
+    @Test
     void mpa2R010_unrequestedExtraOptionIsNotAnError() {
         Replied r = new Replied(P2P.toBuilder().rtrTypes(Set.of(RtrType.WRITE)).build(),
                 enhancedReply(A | B | 16, CW | 16, new byte[0]));

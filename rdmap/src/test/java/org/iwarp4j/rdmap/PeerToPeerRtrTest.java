@@ -113,4 +113,25 @@ class PeerToPeerRtrTest {
             }
         }
     }
+
+    /**
+     * {@link MpaSettings.Builder#preferredRtr}: the Responder's Reply names Write and Read; the
+     * default would send the Write RTR, preferring Read puts the Read RTR on the wire first.
+     */
+    @Test
+    void aPreferredReadRtrGoesOutWhenTheReplyNamesBoth() throws Exception {
+        MpaSettings both = MpaSettings.builder().peerToPeer(true).rtrTypes(EnumSet.of(RtrType.WRITE, RtrType.READ))
+                .build();
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build()) {
+            CompletionQueue cq = rnic.createCompletionQueue(8);
+            QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(rnic.allocateProtectionDomain(), cq)
+                    .mpa(both.toBuilder().preferredRtr(RtrType.READ).build())
+                    .wakeUpWriteAfter(java.time.Duration.ZERO).build());
+            try (RawMpaPeer responder = RawMpaPeer.acceptingFrom(qp, both)) {
+                assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.READ);
+                assertThat(responder.take()).isEqualTo(Hex.decode("4141 00000000 00000001 00000001 00000000"
+                        + " 00000001 0000000000000000 00000000 00000001 0000000000000000"));
+            }
+        }
+    }
 }

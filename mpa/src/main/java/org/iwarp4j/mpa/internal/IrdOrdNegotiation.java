@@ -15,7 +15,10 @@ import org.iwarp4j.mpa.RtrType;
  */
 public final class IrdOrdNegotiation {
 
-    /** The Initiator's preference among RTR options: a Write costs no buffer and no IRD slot. */
+    /**
+     * The Initiator's default preference among the Reply's RTR options ({@link
+     * MpaSettings#preferredRtr()} comes first): a Write costs no buffer and no IRD slot.
+     */
     private static final RtrType[] RTR_PREFERENCE = {RtrType.WRITE, RtrType.READ, RtrType.SEND};
 
     private IrdOrdNegotiation() {
@@ -113,6 +116,11 @@ public final class IrdOrdNegotiation {
                     "peer-to-peer was requested but the Reply has A=0");
         }
         boolean readPossible = reply.ird() == IRD_ORD_NO_NEGOTIATION || reply.ird() > 0;
+        RtrType preferred = local.preferredRtr();
+        if (preferred != null && reply.rtrTypes().contains(preferred) && local.rtrTypes().contains(preferred)
+                && (preferred != RtrType.READ || readPossible)) {
+            return new Outcome(null, ird, ord, true, preferred, null, null);
+        }
         for (RtrType candidate : RTR_PREFERENCE) {
             if (reply.rtrTypes().contains(candidate) && local.rtrTypes().contains(candidate)
                     && (candidate != RtrType.READ || readPossible)) {
