@@ -77,6 +77,8 @@ final class HardwarePeer implements AutoCloseable {
     private OutputStream out;
     /** Why this peer ended the connection, or {@code null}: its rejection, as its driver logs it. */
     String rejection;
+    /** A Terminate that came where the RTR should have (Responder), or {@code null}. */
+    byte[] receivedTerminate;
     /** The RTR this peer sent (Initiator) or received (Responder): "WRITE" or "READ". */
     String rtr;
     int ird;
@@ -183,7 +185,10 @@ final class HardwarePeer implements AutoCloseable {
         check(first != null, "connection closed before the RTR");
         ByteBuffer b = ByteBuffer.wrap(first);
         int opcode = first[1] & 0x0F;
-        if ((first[0] & 0x80) != 0 && opcode == 0 && first.length == 14) {
+        if ((first[0] & 0x80) == 0 && opcode == 7) {
+            receivedTerminate = first; // the Initiator gave up instead of sending an RTR
+            return false;
+        } else if ((first[0] & 0x80) != 0 && opcode == 0 && first.length == 14) {
             rtr = "WRITE";
         } else if ((first[0] & 0x80) == 0 && opcode == 1 && first.length == 46 && b.getInt(30) == 0) {
             rtr = "READ";

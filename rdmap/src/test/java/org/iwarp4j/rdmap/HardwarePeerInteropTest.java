@@ -133,6 +133,23 @@ class HardwarePeerInteropTest {
     }
 
     @Test
+    void ourWriteOnlyInitiatorMeetsAReadOnlyResponder() throws Exception {
+        // We offer only the Write RTR; cxgb4's Reply names Read all the same (send_mpa_reply). We
+        // cannot send it: MPA2-R-010, Terminate LLP/MPA code 7 instead of an RTR, and close.
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.CHELSIO)) {
+            QueuePair qp = queuePair(P2P.toBuilder().rtrTypes(EnumSet.of(RtrType.WRITE)).build());
+            qp.connect(peer.address());
+            assertThat(peer.acceptAsResponder(4, 4)).isFalse();
+            assertThat(peer.receivedTerminate).isNotNull();
+            assertThat(Arrays.copyOf(peer.receivedTerminate, 20)).isEqualTo(ByteBuffer.allocate(20)
+                    .put((byte) 0x41).put((byte) 0x47).putInt(0).putInt(2).putInt(1).putInt(0).put((byte) 0x20)
+                    .put((byte) 0x07).array());
+            qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(qp.terminateReason()).isEqualTo(TerminateReason.LLP_NO_MATCHING_RTR);
+        }
+    }
+
+    @Test
     void intelLikeResponder() throws Exception {
         try (HardwarePeer peer = HardwarePeer.listening(Profile.INTEL)) {
             QueuePair qp = initiate(peer, P2P);
