@@ -37,6 +37,8 @@ public final class MpaSettings {
     private final int ird;
     private final int ord;
     private final boolean peerToPeer;
+    private final int relaxedIrdLimit;
+    private final RtrType preferredRtr;
     private final Set<RtrType> rtrTypes;
     private final Duration startupTimeout;
     /** 0: not fixed, the connection's MSS where known, else {@link #DEFAULT_EMSS}. */
@@ -54,6 +56,8 @@ public final class MpaSettings {
         this.ird = b.ird;
         this.ord = b.ord;
         this.peerToPeer = b.peerToPeer;
+        this.relaxedIrdLimit = b.relaxedIrdLimit;
+        this.preferredRtr = b.preferredRtr;
         this.rtrTypes = Collections.unmodifiableSet(b.rtrTypes.isEmpty()
                 ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(b.rtrTypes));
         this.startupTimeout = b.startupTimeout;
@@ -78,6 +82,8 @@ public final class MpaSettings {
         b.ird = ird;
         b.ord = ord;
         b.peerToPeer = peerToPeer;
+        b.relaxedIrdLimit = relaxedIrdLimit;
+        b.preferredRtr = preferredRtr;
         b.rtrTypes = rtrTypes.isEmpty() ? EnumSet.noneOf(RtrType.class) : EnumSet.copyOf(rtrTypes);
         b.startupTimeout = startupTimeout;
         b.emss = emss;
@@ -119,6 +125,23 @@ public final class MpaSettings {
     /** Initiator: ask for the peer-to-peer model (an RTR after the Reply, RFC 6581 §9.2). */
     public boolean peerToPeer() {
         return peerToPeer;
+    }
+
+    /**
+     * Initiator: the highest IRD this end raises itself to when the Responder's ORD exceeds
+     * {@link #ird()}; 0 (the default) = never, Terminate with code 6 as RFC 6581 §9.1 says. See
+     * {@link Builder#relaxedIrdLimit(int)}.
+     */
+    public int relaxedIrdLimit() {
+        return relaxedIrdLimit;
+    }
+
+    /**
+     * Initiator: the RTR to send when the Reply names several that this end can send, or {@code
+     * null} (the default) for Write, then Read, then Send. See {@link Builder#preferredRtr}.
+     */
+    public RtrType preferredRtr() {
+        return preferredRtr;
     }
 
     /** The RTR messages this end can send (Initiator) or receive (Responder). */
@@ -200,6 +223,8 @@ public final class MpaSettings {
         private int ird = DEFAULT_IRD_ORD;
         private int ord = DEFAULT_IRD_ORD;
         private boolean peerToPeer;
+        private int relaxedIrdLimit;
+        private RtrType preferredRtr;
         private Set<RtrType> rtrTypes = EnumSet.of(RtrType.WRITE, RtrType.READ);
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private int emss;
@@ -247,6 +272,33 @@ public final class MpaSettings {
 
         public Builder peerToPeer(boolean peerToPeer) {
             this.peerToPeer = peerToPeer;
+            return this;
+        }
+
+        /**
+         * Relaxed IRD negotiation as Initiator: a Responder ORD above our IRD but at most {@code
+         * limit} raises our IRD to it instead of failing the connection with Terminate code 6
+         * (MPA2-R-006). Chelsio's iw_cxgb4 does the same up to its device maximum
+         * ({@code RELAXED_IRD_NEGOTIATION} in {@code process_mpa_reply}); a Responder that does
+         * not clamp its ORD to our IRD, as Linux svcrdma on siw (ORD 128), then still connects.
+         * Inbound Read Requests are queued in software here, so a higher IRD costs only memory.
+         * 0 (the default) keeps RFC 6581's strict rule.
+         */
+        public Builder relaxedIrdLimit(int limit) {
+            this.relaxedIrdLimit = checkIrdOrd(limit);
+            return this;
+        }
+
+        /**
+         * Initiator: which RTR to send when the Reply names more than one that is in {@link
+         * #rtrTypes} (RFC 6581 §9.2 leaves the choice to the Initiator); {@code null} restores the
+         * default order Write, Read, Send. The RTR is still always one the Reply names
+         * (zrlio/softiwarp#20: sending another drew a Terminate from Chelsio). A Reply from Intel's
+         * irdma or Chelsio's iw_cxgb4 names one type only; Marvell's qed replies with every type
+         * both ends share, where this choice applies (docs/interop.md).
+         */
+        public Builder preferredRtr(RtrType preferred) {
+            this.preferredRtr = preferred;
             return this;
         }
 

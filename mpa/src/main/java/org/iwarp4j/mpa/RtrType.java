@@ -7,8 +7,16 @@ package org.iwarp4j.mpa;
 public enum RtrType {
     /** B: a zero-length Send, which consumes a posted Receive at the Responder. */
     SEND,
-    /** C: a zero-length RDMA Write (siw sends STag 0, TO 0). */
+    /**
+     * C: a zero-length RDMA Write. iwarp4j sends it with STag 1 and TO 0, as Linux siw does
+     * ({@code siw_qp_mpa_rts}): a receiver must not check them (RFC 5041 §5.2), but some hardware
+     * treats STag 0 specially (docs/interop.md).
+     */
     WRITE,
-    /** D: a zero-length RDMA Read Request, answered with a zero-length Read Response. */
+    /**
+     * D: a zero-length RDMA Read Request, answered with a zero-length Read Response. iwarp4j
+     * sends sink and source STag 1 (docs/interop.md). Chelsio's iw_cxgb4 offers this type only by
+     * default ({@code p2p_type} module parameter, {@code send_mpa_req}).
+     */
     READ
 }

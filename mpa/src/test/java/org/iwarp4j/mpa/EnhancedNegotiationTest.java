@@ -352,6 +352,29 @@ class EnhancedNegotiationTest {
     }
 
     @Test
+    void relaxedIrdRaisesOurIrdToTheResponderOrdWithinTheLimit() {
+        // docs/interop.md: as iw_cxgb4 (RELAXED_IRD_NEGOTIATION), an opt-in limit lets the Reply's
+        // ORD 32 raise our IRD 16 instead of Terminating with code 6. Our Request still offered 16.
+        MpaSettings relaxed = DEFAULTS.toBuilder().relaxedIrdLimit(64).build();
+        Replied r = new Replied(relaxed, enhancedReply(16, 32, new byte[0]));
+        assertThat(java.util.Arrays.copyOfRange(r.request, 20, 24)).isEqualTo(word(16, 16));
+        NegotiatedParameters p = success(r.handler);
+        assertThat(p.ird()).isEqualTo(32);
+        assertThat(p.ord()).isEqualTo(16);
+        assertThat(Wire.outbound(r.ch)).as("no Terminate").isEmpty();
+        r.finish();
+    }
+
+    @Test
+    void relaxedIrdStillTerminatesAboveTheLimit() {
+        // MPA2-R-006 holds beyond the limit: Reply ORD 33 > limit 32 -> insufficient IRD (6).
+        MpaSettings relaxed = DEFAULTS.toBuilder().relaxedIrdLimit(32).build();
+        Replied r = new Replied(relaxed, enhancedReply(16, 33, new byte[0]));
+        assertTerminateRequired(r, MpaError.INSUFFICIENT_IRD);
+        r.finish();
+    }
+
+    @Test
     void mpa2R018_allOnesRequestWordIsEchoedAndLocalValuesStay() {
         // MPA2-R-018: Initiator IRD and ORD 0x3FFF -> Reply IRD and ORD 0x3FFF, our queues unchanged.
         MpaSettings ours = MpaSettings.builder().ird(6).ord(9).build();
@@ -499,6 +522,33 @@ class EnhancedNegotiationTest {
                 enhancedReply(A | 16, CW | D | 16, new byte[0]));
         assertThat(success(readOnly.handler).rtr()).isEqualTo(RtrType.READ);
         readOnly.finish();
+    }
+
+    @Test
+    void preferredRtrIsChosenAmongSeveralTheReplyNames() {
+        // A Reply naming Write and Read (as Marvell's qed may): our default is Write; with
+        // preferredRtr(READ) the Read RTR. The Request still offers both (C and D).
+        MpaSettings preferRead = P2P.toBuilder().preferredRtr(RtrType.READ).build();
+        Replied r = new Replied(preferRead, enhancedReply(A | 16, CW | D | 16, new byte[0]));
+        Replied plain = new Replied(P2P, enhancedReply(A | 16, CW | D | 16, new byte[0]));
+        assertThat(r.request).isEqualTo(plain.request);
+        assertThat(success(r.handler).rtr()).isEqualTo(RtrType.READ);
+        assertThat(success(plain.handler).rtr()).isEqualTo(RtrType.WRITE);
+        r.finish();
+        plain.finish();
+    }
+
+    @Test
+    void preferredRtrNeverOverridesWhatTheReplyAllows() {
+        // softiwarp#20: only an RTR the Reply names. Reply names Write only -> Write despite READ.
+        MpaSettings preferRead = P2P.toBuilder().preferredRtr(RtrType.READ).build();
+        Replied writeOnly = new Replied(preferRead, enhancedReply(A | 16, CW | 16, new byte[0]));
+        assertThat(success(writeOnly.handler).rtr()).isEqualTo(RtrType.WRITE);
+        writeOnly.finish();
+        // Reply names both but IRD 0: no Read is possible -> Write.
+        Replied noIrd = new Replied(preferRead, enhancedReply(A, CW | D | 16, new byte[0]));
+        assertThat(success(noIrd.handler).rtr()).isEqualTo(RtrType.WRITE);
+        noIrd.finish();
     }
 
     @Test

@@ -70,7 +70,7 @@ public final class QueuePairSettings {
 
     /**
      * As Initiator: how long the Responder may stay silent after we sent our first FPDU before we
-     * send one zero-length RDMA Write (STag 0, TO 0); {@link Duration#ZERO} if never. See
+     * send one zero-length RDMA Write (STag 1, TO 0); {@link Duration#ZERO} if never. See
      * {@link Builder#wakeUpWriteAfter(Duration)}.
      */
     public Duration wakeUpWriteAfter() {
@@ -124,7 +124,8 @@ public final class QueuePairSettings {
 
         /**
          * As Initiator, if nothing at all has arrived from the Responder {@code after} our first
-         * FPDU of Full Operation was written, send one zero-length RDMA Write (STag 0, TO 0).
+         * FPDU of Full Operation was written, send one zero-length RDMA Write (STag 1, TO 0: not 0,
+         * which some hardware peers treat specially; see docs/interop.md).
          * Default 1 s; {@link Duration#ZERO} turns it off.
          *
          * <p>Why: Linux siw (seen on 6.1) sends its MPA Reply before it hands the socket to the

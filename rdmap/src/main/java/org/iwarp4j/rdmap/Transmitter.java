@@ -22,6 +22,18 @@ import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
  */
 final class Transmitter {
 
+    /**
+     * The STag of every zero-length tagged message we originate: the Write RTR, both STags of the
+     * Read RTR and the wake-up Write. RFC 5041 §5.2 and RFC 5040 §5.2.1 say a receiver does not
+     * check them, but hardware peers are not all that lenient with 0: Linux siw sends 1 for this
+     * reason ({@code siw_qp_mpa_rts}: "some HW may treat STag 0 special"), and Intel irdma's own
+     * Read RTR carries non-zero STags ({@code irdma_sc_send_rtt}); Chelsio T5/T6 were reported
+     * to fail an inbound zero-length tagged message with STag 0 (zrlio/softiwarp#21; see
+     * docs/interop.md). 1 is what siw sends to all of them, and we check no STag of a zero-length
+     * tagged message either.
+     */
+    static final int ZERO_LENGTH_STAG = 1;
+
     /** Messages between two looks at the connection's MSS, when MULPDU follows it (a system call each). */
     private static final int MSS_CHECK_INTERVAL = 16;
 
@@ -67,7 +79,8 @@ final class Transmitter {
         if (rtr == RtrType.WRITE) {
             zeroLengthWrite();
         } else if (rtr == RtrType.READ) {
-            issueRead(null, new ReadRequestHeader(0, 0, 0, 0, 0));
+            // RFC 6581 §9.2 D: a zero-length Read; non-zero STags as ZERO_LENGTH_STAG says why.
+            issueRead(null, new ReadRequestHeader(ZERO_LENGTH_STAG, 0, 0, ZERO_LENGTH_STAG, 0));
         } else if (rtr == RtrType.SEND) {
             ByteBuf empty = ctx.alloc().buffer(0);
             write(RdmapOpcode.SEND, DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.SEND), 0, 0, sendMsn.next(),
@@ -79,11 +92,14 @@ final class Transmitter {
         }
     }
 
-    /** A zero-length RDMA Write, STag 0 and TO 0 (RFC 5041 §5.2: not checked), with no work request. */
+    /**
+     * A zero-length RDMA Write, STag {@link #ZERO_LENGTH_STAG} and TO 0 (RFC 5041 §5.2: not
+     * checked), with no work request: the Write RTR and the wake-up Write.
+     */
     void zeroLengthWrite() {
         ByteBuf empty = ctx.alloc().buffer(0);
-        write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, empty,
-                mulpdu), empty, null);
+        write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE),
+                ZERO_LENGTH_STAG, 0, empty, mulpdu), empty, null);
     }
 
     void post(SendWorkRequest request) {

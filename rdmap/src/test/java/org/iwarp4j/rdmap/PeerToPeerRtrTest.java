@@ -8,6 +8,8 @@ import io.netty.buffer.ByteBufUtil;
 import java.util.EnumSet;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.RtrType;
+import org.iwarp4j.testkit.Hex;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -56,6 +58,80 @@ class PeerToPeerRtrTest {
         } finally {
             serverMemory.release();
             clientMemory.release();
+        }
+    }
+
+    /**
+     * The RTR octets on the wire (docs/interop.md, "what iwarp4j sends and accepts"): a zero-length
+     * Write with STag 1 and TO 0, as Linux siw sends it ({@code siw_qp_mpa_rts}), not the STag 0 of
+     * the RFC-derived vector V-RTR-1, because some hardware treats STag 0 specially.
+     */
+    @Test
+    void theWriteRtrCarriesStagOne() throws Exception {
+        MpaSettings mpa = MpaSettings.builder().peerToPeer(true).rtrTypes(EnumSet.of(RtrType.WRITE)).build();
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build()) {
+            CompletionQueue cq = rnic.createCompletionQueue(8);
+            QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(rnic.allocateProtectionDomain(), cq)
+                    .mpa(mpa).wakeUpWriteAfter(java.time.Duration.ZERO).build());
+            try (RawMpaPeer responder = RawMpaPeer.acceptingFrom(qp, mpa)) {
+                assertThat(responder.negotiated.rtr()).isNull();
+                assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.WRITE);
+                assertThat(responder.take()).isEqualTo(Hex.decode("c140 00000001 00000000 00000000"));
+            }
+        }
+    }
+
+    /**
+     * The Read RTR: a zero-length Read Request whose sink and source STags are 1 (TOs and size 0),
+     * QN 1, MSN 1; the peer's zero-length Read Response completes it without any completion.
+     */
+    @Test
+    void theReadRtrCarriesStagOneAsSinkAndSource() throws Exception {
+        MpaSettings mpa = MpaSettings.builder().peerToPeer(true).rtrTypes(EnumSet.of(RtrType.READ)).build();
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build()) {
+            CompletionQueue cq = rnic.createCompletionQueue(8);
+            ProtectionDomain pd = rnic.allocateProtectionDomain();
+            QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq)
+                    .mpa(mpa).wakeUpWriteAfter(java.time.Duration.ZERO).build());
+            ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(8).writeZero(8);
+            try (RawMpaPeer responder = RawMpaPeer.acceptingFrom(qp, mpa);
+                 MemoryRegion mr = pd.register(memory, RdmaPair.ALL)) {
+                assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.READ);
+                assertThat(responder.take()).isEqualTo(Hex.decode("4141 00000000 00000001 00000001 00000000"
+                        + " 00000001 0000000000000000 00000000 00000001 0000000000000000"));
+                responder.send(Hex.decode("c142 00000001 00000000 00000000"));
+                // The queue pair goes on: a Send after the answered RTR arrives, and only it completes.
+                memory.setBytes(0, "abcdefgh".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                qp.postSend(SendWorkRequest.send(7, mr.sge(0, 8)));
+                assertThat(responder.take()).isEqualTo(Hex.decode("4143 00000000 00000000 00000001 00000000"
+                        + " 6162636465666768"));
+                assertThat(RdmaPair.next(cq).workRequestId()).isEqualTo(7);
+                assertThat(cq.poll()).isNull();
+                assertThat(qp.state()).isEqualTo(QueuePairState.RTS);
+            } finally {
+                memory.release();
+            }
+        }
+    }
+
+    /**
+     * {@link MpaSettings.Builder#preferredRtr}: the Responder's Reply names Write and Read; the
+     * default would send the Write RTR, preferring Read puts the Read RTR on the wire first.
+     */
+    @Test
+    void aPreferredReadRtrGoesOutWhenTheReplyNamesBoth() throws Exception {
+        MpaSettings both = MpaSettings.builder().peerToPeer(true).rtrTypes(EnumSet.of(RtrType.WRITE, RtrType.READ))
+                .build();
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build()) {
+            CompletionQueue cq = rnic.createCompletionQueue(8);
+            QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(rnic.allocateProtectionDomain(), cq)
+                    .mpa(both.toBuilder().preferredRtr(RtrType.READ).build())
+                    .wakeUpWriteAfter(java.time.Duration.ZERO).build());
+            try (RawMpaPeer responder = RawMpaPeer.acceptingFrom(qp, both)) {
+                assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.READ);
+                assertThat(responder.take()).isEqualTo(Hex.decode("4141 00000000 00000001 00000001 00000000"
+                        + " 00000001 0000000000000000 00000000 00000001 0000000000000000"));
+            }
         }
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The wake-up Write ({@link QueuePairSettings.Builder#wakeUpWriteAfter}): our Initiator, having
  * sent its first FPDU to a Responder that stays silent, sends exactly one zero-length RDMA Write
- * (STag 0, TO 0; RFC 5041 §5.2, RFC 5040 §5.1), so that a Linux siw caught in its accept race
+ * (STag 1, TO 0; RFC 5041 §5.2, RFC 5040 §5.1; not STag 0, see docs/interop.md), so that a Linux siw caught in its accept race
  * reads the FPDU it left in its socket. A hand-driven MPA peer ({@link RawMpaPeer}) is the
  * Responder and records the octets. Where a test shows the Write was <em>not</em> sent, the next
  * FPDU is posted by a task on the connection's own event loop scheduled for after the wake-up's
@@ -26,8 +26,11 @@ import org.junit.jupiter.api.Test;
 class WakeUpWriteTest {
 
     private static final MpaSettings MPA = MpaSettings.builder().build();
-    /** ULPDU of a zero-length RDMA Write: DDP tagged, L=1, RDMAP opcode 0, STag 0, TO 0. */
-    private static final byte[] WAKE_UP_WRITE = Hex.decode("c140 00000000 00000000 00000000");
+    /**
+     * ULPDU of a zero-length RDMA Write: DDP tagged, L=1, RDMAP opcode 0, STag 1, TO 0. STag 1,
+     * not 0, as Linux siw's RTR ({@code siw_qp_mpa_rts}): some hardware treats STag 0 specially.
+     */
+    private static final byte[] WAKE_UP_WRITE = Hex.decode("c140 00000001 00000000 00000000");
     private static final Duration WAKE_UP = Duration.ofMillis(300);
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();

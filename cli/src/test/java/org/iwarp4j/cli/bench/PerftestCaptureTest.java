@@ -127,8 +127,8 @@ class PerftestCaptureTest {
                 Arrays.copyOfRange(capturedServer.get(6), 18, 18 + PingPongDest.LENGTH));
         // The scripted server never answers on the data connection (ib_send_bw's does not either),
         // so our queue pair may add its one wake-up Write (QueuePairSettings.Builder#wakeUpWriteAfter):
-        // a zero-length RDMA Write, STag 0, TO 0. It is no part of perftest's exchange.
-        byte[] wakeUpWrite = org.iwarp4j.testkit.Hex.decode("c140 00000000 00000000 00000000");
+        // a zero-length RDMA Write, STag 1, TO 0. It is no part of perftest's exchange.
+        byte[] wakeUpWrite = org.iwarp4j.testkit.Hex.decode("c140 00000001 00000000 00000000");
         List<byte[]> data = server.dataReceived.stream().filter(u -> !Arrays.equals(u, wakeUpWrite)).toList();
         assertThat(server.dataReceived.size() - data.size()).as("wake-up Writes").isBetween(0, 1);
         assertThat(data).hasSameSizeAs(capturedData);

@@ -82,7 +82,7 @@ class SiwTransferInteropTest extends SiwInteropTest {
     void siwIgnoresOurWakeUpWrite() throws Exception {
         // Our wake-up Write (QueuePairSettings.Builder#wakeUpWriteAfter, the remedy for siw's accept
         // race) armed to go out right behind our first FPDU, before siw can answer: a zero-length
-        // RDMA Write with STag 0 (RFC 5041 §5.2: not checked; RFC 5040 §5.1: not delivered). siw
+        // RDMA Write with STag 1 (RFC 5041 §5.2: not checked; RFC 5040 §5.1: not delivered). siw
         // must take it without a Terminate, and every transfer after it must still verify.
         CrcMode crc = CrcMode.OFF;
         crc.applyTo(peer);

@@ -15,7 +15,10 @@ import org.iwarp4j.mpa.RtrType;
  */
 public final class IrdOrdNegotiation {
 
-    /** The Initiator's preference among RTR options: a Write costs no buffer and no IRD slot. */
+    /**
+     * The Initiator's default preference among the Reply's RTR options ({@link
+     * MpaSettings#preferredRtr()} comes first): a Write costs no buffer and no IRD slot.
+     */
     private static final RtrType[] RTR_PREFERENCE = {RtrType.WRITE, RtrType.READ, RtrType.SEND};
 
     private IrdOrdNegotiation() {
@@ -89,13 +92,18 @@ public final class IrdOrdNegotiation {
 
     /**
      * Initiator: IRD/ORD and the RTR to send after an accepting enhanced Reply. IRD must be at
-     * least the Responder ORD, or Terminate code 6 (MPA2-R-006); ORD is lowered to the Responder
+     * least the Responder ORD, or Terminate code 6 (MPA2-R-006), unless {@link
+     * MpaSettings#relaxedIrdLimit()} allows raising it; ORD is lowered to the Responder
      * IRD; in the peer-to-peer model the RTR is chosen from the Reply's options, none usable =
      * Terminate code 7 (MPA2-R-010).
      */
     public static Outcome accept(EnhancedConnectionData reply, MpaSettings local, boolean requestedPeerToPeer) {
         int ird = local.ird();
         int ord = reply.ird() == IRD_ORD_NO_NEGOTIATION ? local.ord() : Math.min(local.ord(), reply.ird());
+        if (reply.ord() != IRD_ORD_NO_NEGOTIATION && reply.ord() > ird && reply.ord() <= local.relaxedIrdLimit()) {
+            // Relaxed, as iw_cxgb4's process_mpa_reply: meet the Responder's ORD (docs/interop.md).
+            ird = reply.ord();
+        }
         if (reply.ord() != IRD_ORD_NO_NEGOTIATION && reply.ord() > ird) {
             return new Outcome(null, ird, ord, requestedPeerToPeer, null, MpaError.INSUFFICIENT_IRD,
                     "Responder ORD " + reply.ord() + " exceeds this end's IRD " + ird);
@@ -108,6 +116,11 @@ public final class IrdOrdNegotiation {
                     "peer-to-peer was requested but the Reply has A=0");
         }
         boolean readPossible = reply.ird() == IRD_ORD_NO_NEGOTIATION || reply.ird() > 0;
+        RtrType preferred = local.preferredRtr();
+        if (preferred != null && reply.rtrTypes().contains(preferred) && local.rtrTypes().contains(preferred)
+                && (preferred != RtrType.READ || readPossible)) {
+            return new Outcome(null, ird, ord, true, preferred, null, null);
+        }
         for (RtrType candidate : RTR_PREFERENCE) {
             if (reply.rtrTypes().contains(candidate) && local.rtrTypes().contains(candidate)
                     && (candidate != RtrType.READ || readPossible)) {
