@@ -56,7 +56,10 @@ public final class BackgroundCommand implements AutoCloseable {
         try {
             Optional<String> line = output.awaitLine(l -> pattern.matcher(l).find(), timeout);
             return line.orElseThrow(() -> new PeerCommandException("no line matching /" + regex + "/ "
-                    + (process.isAlive() ? "within " + timeout : "before the command ended") + ": " + snapshot()));
+                    // The output closes before the process is reaped, so isAlive() alone can still
+                    // say true here for a command that has ended (seen once in CI).
+                    + (output.ended() || !process.isAlive() ? "before the command ended" : "within " + timeout)
+                    + ": " + snapshot()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PeerCommandException("interrupted waiting for /" + regex + "/ from '" + command + "'", e);

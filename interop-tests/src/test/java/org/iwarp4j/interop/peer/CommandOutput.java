@@ -106,6 +106,11 @@ final class CommandOutput {
         }
     }
 
+    /** Whether both streams are closed: the command has ended, or at least closed its output. */
+    synchronized boolean ended() {
+        return openStreams == 0;
+    }
+
     /** Waits until both streams are closed; false if the time ran out. */
     synchronized boolean awaitEnd(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
