@@ -32,15 +32,25 @@ JAZZER_FUZZ=1 ./mvnw -B ${FUZZ_MAVEN_OPTS:-} -pl "$modules" -am test \
 status=$?
 set -e
 
-# "Done N runs in S second(s)" is libFuzzer's last word for a target; surefire's summary line
-# for the class follows it.
+# Per target: libFuzzer names the target's corpus directory (.cifuzz-corpus/<class>/...) before it
+# starts and ends with "Done N runs in S second(s)"; surefire's summary line for the class gives
+# the findings. libFuzzer writes to the fork's stderr, so its lines may come after surefire's.
 awk '
-  /^Done [0-9]+ runs in/ { runs = $2 }
+  /using inputs from: .*\.cifuzz-corpus\// {
+    cls = $0; sub(/.*\.cifuzz-corpus\//, "", cls); sub(/\/.*/, "", cls); sub(/.*\./, "", cls)
+    current = cls; if (!(cls in seen)) { seen[cls] = 1; order[n++] = cls }
+  }
+  /^Done [0-9]+ runs in/ { if (current != "") runs[current] = $2 }
   /Tests run: .* -- in .*FuzzTarget/ {
     cls = $NF; sub(/.*\./, "", cls)
     f = $6; e = $8; gsub(/,/, "", f); gsub(/,/, "", e)
-    printf "  %-40s executions %-10s findings %d\n", cls, (runs == "" ? "-" : runs), f + e
-    runs = ""
+    findings[cls] = f + e; if (!(cls in seen)) { seen[cls] = 1; order[n++] = cls }
+  }
+  END {
+    for (i = 0; i < n; i++) {
+      c = order[i]
+      printf "  %-40s executions %-10s findings %d\n", c, (c in runs ? runs[c] : "-"), findings[c]
+    }
   }' "$log"
 
 crashes="$(find . -path '*/src/test/resources/*Inputs/*' -newer "$marker" -type f \
