@@ -6,3 +6,5 @@ bash scripts/install-test-deps.sh
 # interop-tests' Linux iWARP peer VM: reused from ~/.cache/iwarp4j, built (minutes) when missing.
 bash interop-tests/vm/build-vm.sh >/dev/null || [ "${CI:-}" != true ]
 ./mvnw -B verify "$@"
+# Every Jazzer target fuzzed briefly (docs/fuzzing.md); the build above already replayed their inputs.
+bash scripts/fuzz.sh 10

@@ -13,9 +13,10 @@ import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderEncoder;
 
 /**
- * Jazzer fuzz target for the RPC-over-RDMA header decoder (RFC 8166 §4). Not run by CI: {@code
- * ./mvnw -B test -pl rpcrdma -Pfuzz} fuzzes it for {@code maxDuration}; without the profile the
- * class is not a test. Seeds are the test vectors in {@code RpcRdmaHeaderFuzzTargetInputs/}.
+ * Jazzer fuzz target for the RPC-over-RDMA header decoder (RFC 8166 §4), chunk lists included.
+ * Every build replays the inputs in {@code RpcRdmaHeaderFuzzTargetInputs/fuzz/}: the RFC test
+ * vectors and the headers of calls and replies in a Linux NFS-over-RDMA capture (xprtrdma and
+ * svcrdma, with Read and Write chunks); {@code scripts/fuzz.sh} fuzzes it (docs/fuzzing.md).
  *
  * <p>Properties checked on every input: the decoder never throws; a rejection consumes nothing; an
  * accepted header never claims more octets than the input holds; and the encoding is canonical, so
@@ -26,8 +27,8 @@ class RpcRdmaHeaderFuzzTarget {
 
     private static final RpcRdmaHeaderDecoder DECODER = new RpcRdmaHeaderDecoder(new HeaderLimits(16, 8, 16, 1 << 24));
 
-    @FuzzTest(maxDuration = "5m")
-    void decode(byte[] input) {
+    @FuzzTest(maxDuration = "10s")
+    void fuzz(byte[] input) {
         ByteBuf in = Unpooled.wrappedBuffer(input);
         HeaderDecodeResult r = DECODER.decode(in);
         if (r instanceof HeaderDecodeResult.Rejected rejected) {
