@@ -58,7 +58,7 @@ public final class BackgroundCommand implements AutoCloseable {
             return line.orElseThrow(() -> new PeerCommandException("no line matching /" + regex + "/ "
                     // The output closes before the process is reaped, so isAlive() alone can still
                     // say true here for a command that has ended (seen once in CI).
-                    + (output.ended() || !process.isAlive() ? "before the command ended" : "within " + timeout)
+                    + (output.outputClosed() || !process.isAlive() ? "before the command ended" : "within " + timeout)
                     + ": " + snapshot()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -107,7 +107,7 @@ final class CommandOutput {
     }
 
     /** Whether both streams are closed: the command has ended, or at least closed its output. */
-    synchronized boolean ended() {
+    synchronized boolean outputClosed() {
         return openStreams == 0;
     }
 
