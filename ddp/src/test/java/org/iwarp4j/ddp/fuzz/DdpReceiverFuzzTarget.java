@@ -24,8 +24,8 @@ import org.iwarp4j.testkit.FuzzInput;
  * ULPDUs, each as a two-octet length and its octets, decoded and placed the way RDMAP does (tagged
  * segments with RsvdULP opcode 1, a Read Response, need Local Write, others Remote Write). The
  * stream has one tagged buffer of 256 octets at TO 0x1000 and queues 0, 1 and 2 with receive
- * buffers posted. Seeds: ULPDU sequences of a Linux siw rping capture and of an NFS-over-RDMA
- * capture.
+ * buffers posted. Seeds: ULPDU sequences of the Linux siw rping, perftest and NFS-over-RDMA
+ * captures in {@code testdata/captures/} (cut by {@code scripts/fuzz-seeds.py}).
  *
  * <p>Properties: the only exception is {@link DdpException} (RFC 5041 §7.2 errors); after the first
  * the receiver is stopped, {@link DdpReceiver#failure()} is that error, and nothing more is placed

@@ -14,7 +14,7 @@ import org.iwarp4j.testkit.FuzzInput;
 
 /**
  * Jazzer target for the DDP segment header codecs (RFC 5041 §4): the input is one ULPDU as MPA
- * delivers it. Seeds: ULPDUs of both directions of a Linux siw rping capture (tagged Writes and
+ * delivers it. Seeds: ULPDUs of both directions of the Linux siw rping, perftest and NFS captures (tagged Writes and
  * Read Responses, untagged Sends, Read Requests and Terminates).
  *
  * <p>Properties: {@link DdpSegment#decode} either decodes or throws the {@link DdpException} it

@@ -19,8 +19,8 @@ import org.iwarp4j.testkit.FuzzInput;
  * on or off, the stream cut into any TCP reads. Input layout: octet 0 = flags (bit 0 markers,
  * bit 1 CRC, bit 2 a receive maximum of 1000 instead of 65535), octet 1 = chunking seed ({@link
  * FuzzInput#chunkSizes}), then the stream. Regression mode (every build) runs the seeds in {@code
- * MpaFrameDecoderFuzzTargetInputs/}: FPDU streams cut from Linux siw rping captures (CRC off and
- * on), the RFC known-answer FPDUs, and marker streams made by {@code MpaFrameEncoder}.
+ * MpaFrameDecoderFuzzTargetInputs/}: FPDU streams cut from the Linux siw rping (CRC off and on) and
+ * NFS captures, the RFC known-answer FPDUs, and marker streams made by {@code MpaFrameEncoder}.
  *
  * <p>Properties, for every input: the only exception the decoder raises is {@link MpaException}
  * with an RFC 5044 §8 code it documents (CRC error, marker error, connection lost), at most once,

@@ -5,8 +5,8 @@ import org.iwarp4j.mpa.MpaStartupHandler;
 
 /**
  * Jazzer target: a peer's Reply frame and what follows it, to our Initiator (RFC 5044 §7.1,
- * RFC 6581); input layout and properties in {@link StartupRun}. Seeds: siw's server side of rping
- * captures, the RFC Reply vector.
+ * RFC 6581); input layout and properties in {@link StartupRun}. Seeds: siw's server side of the rping, perftest
+ * and NFS captures, the RFC Reply vector.
  */
 class MpaStartupInitiatorFuzzTarget {
 

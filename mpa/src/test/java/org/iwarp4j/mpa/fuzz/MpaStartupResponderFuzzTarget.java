@@ -8,7 +8,7 @@ import org.iwarp4j.mpa.MpaStartupHandler;
 /**
  * Jazzer target: a peer's Request frame and what follows it, to our Responder (RFC 5044 §7.1,
  * RFC 6581); input layout and properties in {@link StartupRun}. Bit 6 of octet 0 makes our
- * Responder reject the Request. Seeds: siw's client side of rping captures, the RFC Request
+ * Responder reject the Request. Seeds: siw's client side of the rping, perftest and NFS captures, the RFC Request
  * vectors.
  */
 class MpaStartupResponderFuzzTarget {

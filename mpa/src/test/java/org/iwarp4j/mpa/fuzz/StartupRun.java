@@ -16,7 +16,7 @@ import org.iwarp4j.testkit.FuzzInput;
  * The MPA connection setup targets' common part (RFC 5044 §7.1, RFC 6581): the peer's octets,
  * startup frame and whatever follows it, go to our Responder or our Initiator. Input layout: octet 0 = our settings (bits 0-1 markers mode, bits 2-3 CRC
  * mode, bit 4 revision 1 instead of 2, bit 5 peer-to-peer, bit 6 the Responder rejects), octet 1
- * = chunking seed, then the peer's stream. Seeds: both directions of Linux siw rping captures
+ * = chunking seed, then the peer's stream. Seeds: both directions of the Linux siw captures
  * (startup frames with the RFC 6581 word, then FPDUs) and the RFC's startup frame vectors.
  *
  * <p>Properties: an exception raised in the pipeline, before or after Full Operation, is an

@@ -37,9 +37,10 @@ import org.iwarp4j.testkit.FuzzInput;
  * Jazzer target for the argument XDR of every NFSv3 procedure (RFC 1813 §3.3) and every MOUNT v3
  * procedure (RFC 1813 §5.2), decoded as the server does, including its file-name syntax check.
  * Input layout: octet 0 = the procedure (0-21 NFSv3, 32-37 MOUNT 0-5; other values wrap onto
- * NFSv3), then the arguments. Seeds: the arguments of every NFSv3 call in a Linux NFS-over-RDMA
- * capture (NULL, GETATTR, SETATTR, LOOKUP, ACCESS, READ, WRITE, CREATE, READDIRPLUS, FSINFO,
- * PATHCONF) and MOUNT calls.
+ * NFSv3), then the arguments. Seeds: the arguments of the first call of each NFSv3 procedure on
+ * each connection of the Linux NFS-over-RDMA capture in {@code testdata/captures/} (NULL, GETATTR,
+ * SETATTR, LOOKUP, ACCESS, READ, WRITE as sent with a Read chunk, CREATE, COMMIT, READDIRPLUS,
+ * FSINFO, PATHCONF), and hand-made MOUNT calls.
  *
  * <p>Properties: the only exceptions are the ones the server maps to GARBAGE_ARGS: {@link
  * XdrException} and, from the file-name check, {@link RpcGarbageArgsException}; decoded arguments

@@ -20,7 +20,8 @@ import org.iwarp4j.testkit.FuzzInput;
 /**
  * Jazzer target for ONC RPC record marking over TCP (RFC 5531 §11, {@link RecordMarkingDecoder}).
  * Input layout: octet 0 = bits 0-5 chunking seed, bits 6-7 the record limit (1 MiB, 64, 0 or 4096
- * octets), then the TCP stream. Seeds: NFSv3 calls of a Linux NFS-over-RDMA capture, record-marked,
+ * octets), then the TCP stream. Seeds: the calls of the Linux NFS-over-RDMA capture (sent there without record marks), record-marked
+ * as one record each and in two fragments each,
  * a record in three fragments (one empty), a record over a 64-octet limit, and the RFC's NULL call.
  *
  * <p>Properties: the decoder agrees with a plain reading of the RFC (records are the fragments up

@@ -18,7 +18,8 @@ import org.iwarp4j.testkit.FuzzInput;
 /**
  * Jazzer target for the RPC call header (RFC 5531 §9, {@link RpcCallHeader#decode}) and the
  * AUTH_SYS credential in it (RFC 5531 App. A, {@link AuthSys#decode}). The input is one RPC
- * message. Seeds: NFSv3 calls (with AUTH_SYS credentials) of a Linux NFS-over-RDMA capture.
+ * message. Seeds: NFSv3 and NFS_ACL calls (with AUTH_SYS credentials) of the Linux NFS-over-RDMA capture
+ * in {@code testdata/captures/}.
  *
  * <p>Properties: the only exception is {@link XdrException}; a decoded header encodes to octets
  * that decode to a header encoding to the same octets again, no longer than what was consumed;

@@ -22,7 +22,7 @@ import org.iwarp4j.testkit.FuzzInput;
  * header, credential and verifier, program/version/procedure lookup and the procedure's argument
  * decoding, through {@link RpcDispatcher} with the sample {@link EchoProgram} registered. The input
  * is the message. Seeds: Echo calls (NULL, ECHO with AUTH_NONE and AUTH_SYS), calls for an
- * unregistered program and version, rpcvers 3, and the RFC's NFS NULL call.
+ * unregistered program and version, rpcvers 3, the RFC's NFS NULL call, and NFS NULL and GETATTR calls of the NFS-over-RDMA capture.
  *
  * <p>Properties: {@link RpcDispatcher#dispatch} never throws and its future completes, with a reply
  * that starts with the call's XID and msg_type REPLY, or fails with the {@link RpcProtocolException}

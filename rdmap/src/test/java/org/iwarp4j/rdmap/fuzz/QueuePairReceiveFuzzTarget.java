@@ -32,8 +32,8 @@ import org.iwarp4j.testkit.FuzzInput;
  * frame codecs are then taken out so that the input's ULPDUs reach the engine as MPA would deliver
  * them). The input is a sequence of ULPDUs, each a two-octet length and its octets. The queue pair
  * has two receives posted and a 512-octet region registered for Remote Write, Remote Read and Local
- * Write. Seeds: ULPDU sequences of both directions of a Linux siw rping capture and of an
- * NFS-over-RDMA capture.
+ * Write. Seeds ({@code capture-*}, cut by {@code scripts/fuzz-seeds.py} from {@code testdata/captures/}):
+ * ULPDU sequences of both directions of the Linux siw rping, perftest and NFS-over-RDMA captures.
  *
  * <p>Properties: no exception ever leaves the engine (every error becomes a Terminate, RFC 5040
  * §7); at most one Terminate is sent (RFC 5040 §5.4, §6.2.1); after the connection ends the queue

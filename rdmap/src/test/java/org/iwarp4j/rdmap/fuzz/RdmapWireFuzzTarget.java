@@ -16,8 +16,8 @@ import org.iwarp4j.testkit.FuzzInput;
  * Jazzer target for the RDMAP header decoders of {@code internal.wire} (RFC 5040 §4). Octet 0 of
  * the input picks the decoder, the rest is what it reads: 0 = {@link TerminateMessage} (§4.8),
  * 1 = {@link ReadRequestHeader} (§4.4), 2 = {@link RdmapControl#check} on a DDP control octet, an
- * RDMAP control octet and a 32-bit QN (§4.1, §4.2). Seeds: the Read Request header of a Linux siw
- * rping capture, Terminates with and without the optional fields (including siw's R-without-header
+ * RDMAP control octet and a 32-bit QN (§4.1, §4.2). Seeds: the control octets of each opcode and the Read
+ * Request headers of the Linux siw rping and ib_read_bw captures (also inside a Terminate), Terminates with and without the optional fields (including siw's R-without-header
  * form), Send and Read Request control octets.
  *
  * <p>Properties: the only exception is {@link RdmapFormatException}, thrown before anything is

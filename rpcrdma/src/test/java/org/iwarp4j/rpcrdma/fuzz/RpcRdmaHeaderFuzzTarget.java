@@ -15,7 +15,7 @@ import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderEncoder;
 /**
  * Jazzer fuzz target for the RPC-over-RDMA header decoder (RFC 8166 §4), chunk lists included.
  * Every build replays the inputs in {@code RpcRdmaHeaderFuzzTargetInputs/fuzz/}: the RFC test
- * vectors and the headers of calls and replies in a Linux NFS-over-RDMA capture (xprtrdma and
+ * vectors and the headers of calls and replies in the Linux NFS-over-RDMA capture of {@code testdata/captures/} (xprtrdma and
  * svcrdma, with Read and Write chunks); {@code scripts/fuzz.sh} fuzzes it (docs/fuzzing.md).
  *
  * <p>Properties checked on every input: the decoder never throws; a rejection consumes nothing; an
