@@ -1,6 +1,7 @@
 package org.iwarp4j.interop.siw;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
@@ -95,9 +96,16 @@ class SiwTransferInteropTest extends SiwInteropTest {
             ours = run.ours();
             siw = run.siw();
         }
-        assertThat(registry.get("iwarp.rdmap.wake.up.writes").counter().count()).as(siw.toString()).isEqualTo(1.0);
         assertThat(registry.find("iwarp.rdmap.terminates").counters()).as(siw.toString()).isEmpty();
         assertVerified(ours, siw);
+        double sent = registry.get("iwarp.rdmap.wake.up.writes").counter().count();
+        assertThat(sent).as(siw.toString()).isLessThanOrEqualTo(1.0);
+        // The 1 ns timer runs in the event loop's task phase; if the loop thread was descheduled
+        // until siw's first reply was readable too, the loop reads that reply first and the reply
+        // cancels the Write (as it should: siw has spoken). Seen once on a loaded machine. Then
+        // this run proved nothing about siw and the wake-up Write, so it is reported as aborted,
+        // not passed: a skip in the report is the signal, and nothing is retried.
+        assumeTrue(sent == 1.0, "the wake-up Write lost the race with siw's first reply; nothing was tested");
     }
 
     /** Both ends saw every transfer, in order, verified, and iwarp_peer ended well. */
