@@ -354,10 +354,13 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         enterFullOperation(parameters, setupError);
     }
 
-    /** MULPDU from the settings and, unless they fix it, the connection's current MSS (the EMSS, RFC 5044 §4.5). */
+    /**
+     * MULPDU from the settings and the connection's current MSS (the EMSS, RFC 5044 §4.5), which
+     * also caps a fixed EMSS: only {@code maxSendUlpdu}, the explicit opt-in, may exceed it.
+     */
     private int sendMulpdu(boolean markersToPeer) {
-        return settings.sendMulpdu(markersToPeer,
-                settings.emssFromConnection() ? ConnectionMss.of(ctx.channel()) : 0);
+        return settings.sendMulpdu(markersToPeer, settings.maxSendUlpdu() == 0 ? ConnectionMss.of(ctx.channel()) : 0,
+                ConnectionMss.ipv6(ctx.channel()));
     }
 
     private boolean mulpduFromConnection() {
