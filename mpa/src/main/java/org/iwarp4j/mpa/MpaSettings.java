@@ -303,6 +303,24 @@ public final class MpaSettings {
             return this;
         }
 
+        /**
+         * Initiator: ask for the peer-to-peer model, flag A with an RTR option for each of {@link
+         * #rtrTypes} (RFC 6581 §9.2). Default {@code false}, the client-server model, where the
+         * ULP's first message opens the connection (RFC 6581 §5 asks for an explicit RTR only per
+         * application or connection and calls piggybacking "a valuable optimization"; MPA2-R-024).
+         *
+         * <p>Why the default stays off although it does not reach every hardware peer (decided in
+         * docs/interop.md, "Default of flag A"): Intel's irdma resets a revision 2 Request without
+         * A ({@code irdma_negotiate_mpa_v2_ird_ord} returns -EOPNOTSUPP, then {@code
+         * irdma_handle_rcv_mpa} calls {@code irdma_passive_open_err} with reset), so set this to
+         * {@code true} towards irdma; Chelsio's iw_cxgb4 ({@code process_mpa_request} leaves its
+         * p2p type disabled and {@code send_mpa_reply} sends no A), Marvell's qed ({@code
+         * qed_iwarp_mpa_received}: no A, no RTR type) and Linux siw ({@code siw_proc_mpareq}) all
+         * accept A=0 and answer in the client-server model. Turning it on by default would add an
+         * RTR to every connection, break a Responder that does not echo A (iw_cxgb4 with
+         * {@code peer2peer=0}: we must Terminate, MPA2-R-010), and needs the whole siw interop
+         * suite to confirm; a failed connect says when irdma is the likely cause.
+         */
         public Builder peerToPeer(boolean peerToPeer) {
             this.peerToPeer = peerToPeer;
             return this;

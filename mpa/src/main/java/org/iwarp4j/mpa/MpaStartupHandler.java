@@ -446,7 +446,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                     ? new MpaException(MpaError.INVALID_STARTUP_FRAME,
                             "the connection ended inside a startup frame (" + internalBuffer().readableBytes()
                                     + " octets)")
-                    : new MpaException(MpaError.CONNECTION_LOST, "the connection ended during MPA startup"),
+                    : new MpaException(MpaError.CONNECTION_LOST, "the connection ended during MPA startup"
+                            + peerToPeerHint()),
                     false);
         }
         super.channelInactive(ctx);
@@ -466,7 +467,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             fail(partial
                     ? new MpaException(MpaError.INVALID_STARTUP_FRAME,
                             "the peer ended its stream inside a startup frame")
-                    : new MpaException(MpaError.CONNECTION_LOST, "the peer ended its stream during MPA startup"),
+                    : new MpaException(MpaError.CONNECTION_LOST, "the peer ended its stream during MPA startup"
+                            + peerToPeerHint()),
                     true);
         }
     }
@@ -477,9 +479,25 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             ctx.fireExceptionCaught(cause);
             return;
         }
-        MpaException e = new MpaException(MpaError.CONNECTION_LOST, "the connection failed during MPA startup");
+        MpaException e = new MpaException(MpaError.CONNECTION_LOST, "the connection failed during MPA startup"
+                + peerToPeerHint());
         e.initCause(cause);
         fail(e, true);
+    }
+
+    /**
+     * Initiator waiting for the Reply to a revision 2 Request without flag A: Intel's irdma resets
+     * such a connection without a Reply ({@code irdma_negotiate_mpa_v2_ird_ord} returns
+     * -EOPNOTSUPP, {@code irdma_handle_rcv_mpa} resets), the one hardware peer that needs A. Say so,
+     * as the reset alone does not (docs/interop.md).
+     */
+    private String peerToPeerHint() {
+        if (role == MpaRole.INITIATOR && state == State.AWAITING_FRAME && sentRequest != null
+                && sentRequest.enhanced() && !sentRequest.enhancedData().peerToPeer()) {
+            return " (before any Reply to our Request without peer-to-peer flag A: an Intel irdma Responder"
+                    + " does that; MpaSettings.Builder.peerToPeer(true) reaches it)";
+        }
+        return "";
     }
 
     @Override
