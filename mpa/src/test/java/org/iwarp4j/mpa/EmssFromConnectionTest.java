@@ -10,6 +10,8 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.internal.ConnectionMss;
@@ -96,8 +98,33 @@ class EmssFromConnectionTest {
             assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1442);
             assertThat(pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1442);
             assertThat(ConnectionMss.of(pair.initiator.channel)).isZero();
+            assertThat(ConnectionMss.ipv6(pair.initiator.channel)).isFalse();
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void overNioAndIpv6TheFallbackEmssIs20OctetsSmaller() throws Exception {
+        assumeTrue(ipv6Loopback(), "no IPv6 loopback here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, "::1", NioServerSocketChannel.class,
+                NioSocketChannel.class, MpaSettings.builder().build(), MpaSettings.builder().build(),
+                ConnectRequestHandler.ACCEPT_ALL, null, null)) {
+            // 1500 - 40 (IPv6) - 20 (TCP) - 12 (timestamps) = 1428 -> MULPDU 1422, both ends.
+            assertThat(ConnectionMss.ipv6(pair.initiator.channel)).isTrue();
+            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1422);
+            assertThat(pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1422);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static boolean ipv6Loopback() {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 }
