@@ -35,7 +35,7 @@ final class MpaDemoCommand implements Callable<Integer> {
     @Option(names = "--no-crc", description = "both ends ask for no CRC (RFC 5044 §4.4 2a); default is CRC on")
     boolean noCrc;
 
-    @Option(names = "--max-ulpdu", description = "MULPDU for a software-to-software link instead of EMSS 1460's, 128..64768")
+    @Option(names = "--max-ulpdu", description = "MULPDU for a software-to-software link instead of the EMSS formula's (the connection's MSS, else 1448), 128..64768")
     int maxUlpdu;
 
     @Option(names = "--private-data", description = "the Initiator's private data (default: ${DEFAULT-VALUE})")

@@ -23,10 +23,26 @@ public final class MpaSettings {
     /** Default startup timeout: 10 seconds, the value Linux siw uses for its MPA exchange. */
     public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
     /**
-     * Default EMSS when neither {@link Builder#emss(int)} fixes it nor the connection reports its
-     * MSS: Ethernet's 1460 (RFC 5044 §5.1, MPA-R-035).
+     * Ethernet's MSS without TCP options: a 1500-octet MTU less the IPv4 and TCP headers (RFC 5044
+     * §5.1's example). {@code emss(DEFAULT_EMSS)} gives Ethernet-sized FPDUs over any path, e.g.
+     * loopback. It is not what an unknown path falls back to: see {@link #FALLBACK_EMSS}.
      */
     public static final int DEFAULT_EMSS = 1460;
+    /**
+     * EMSS assumed over IPv4 when no EMSS is fixed and the transport does not report the
+     * connection's MSS (Java NIO): {@link #DEFAULT_EMSS} less the 12 octets of the TCP timestamp
+     * option, so that each FPDU still fits one TCP segment of a 1500-octet Ethernet path with
+     * timestamps on (MPA-R-035: derive it from the MTU). Linux uses timestamps by default, and so
+     * do the hardware RNICs that size their own FPDUs that way: Chelsio's {@code set_emss} (cm.c)
+     * takes the timestamp option off the MSS; Marvell's {@code qed_iwarp_setup} turns timestamps
+     * on ({@code QED_IWARP_TS_EN}), and {@code qed_iwarp_cp_pkt} reassembles an FPDU spread over
+     * segments only on a software slow path that assumes it is no longer than one MSS. A larger
+     * FPDU is never sent by default; {@link Builder#maxSendUlpdu(int)} is the opt-in for
+     * software-to-software links (docs/interop.md).
+     */
+    public static final int FALLBACK_EMSS = DEFAULT_EMSS - 12;
+    /** {@link #FALLBACK_EMSS} over IPv6, whose header is 20 octets longer than IPv4's: 1428. */
+    public static final int FALLBACK_EMSS_IPV6 = FALLBACK_EMSS - 20;
     /** Default IRD and ORD offered in an enhanced frame. */
     public static final int DEFAULT_IRD_ORD = 16;
 
@@ -41,7 +57,7 @@ public final class MpaSettings {
     private final RtrType preferredRtr;
     private final Set<RtrType> rtrTypes;
     private final Duration startupTimeout;
-    /** 0: not fixed, the connection's MSS where known, else {@link #DEFAULT_EMSS}. */
+    /** 0: not fixed, the connection's MSS where known, else {@link #FALLBACK_EMSS}. */
     private final int emss;
     private final int maxSendUlpdu;
     private final int maxReceiveUlpdu;
@@ -155,24 +171,28 @@ public final class MpaSettings {
     }
 
     /**
-     * The EMSS fixed with {@link Builder#emss(int)}, or {@link #DEFAULT_EMSS} if none was: the EMSS
-     * used for MULPDU when no MULPDU is set and the connection does not report its MSS.
+     * The EMSS fixed with {@link Builder#emss(int)}, or {@link #FALLBACK_EMSS} if none was: the EMSS
+     * used for MULPDU when no MULPDU is set and the connection does not report its MSS (over IPv6
+     * the fallback is {@link #FALLBACK_EMSS_IPV6}).
      */
     public int emss() {
-        return emss != 0 ? emss : DEFAULT_EMSS;
+        return emss != 0 ? emss : FALLBACK_EMSS;
     }
 
     /**
      * Whether MULPDU follows the connection's MSS (no {@link Builder#emss(int)} and no {@link
      * Builder#maxSendUlpdu(int)}): RFC 5044 §4.5 sizes FPDUs to TCP's EMSS, which on loopback is
      * about 64 KiB and on Ethernet about 1448. Read where the transport reports it (Linux epoll),
-     * otherwise {@link #DEFAULT_EMSS}.
+     * otherwise {@link #FALLBACK_EMSS} ({@link #FALLBACK_EMSS_IPV6} over IPv6).
      */
     public boolean emssFromConnection() {
         return emss == 0 && maxSendUlpdu == 0;
     }
 
-    /** MULPDU override for software-to-software links; 0 = compute from the EMSS. */
+    /**
+     * The MULPDU fixed for software-to-software links with {@link Builder#maxSendUlpdu(int)}, or 0
+     * (the default): MULPDU from the EMSS, never above the connection's MSS.
+     */
     public int maxSendUlpdu() {
         return maxSendUlpdu;
     }
@@ -194,23 +214,36 @@ public final class MpaSettings {
 
     /**
      * MULPDU for FPDUs sent to the peer, with or without markers in them, when the connection's MSS
-     * is not known.
+     * is not known (an IPv4 path assumed).
      */
     public int sendMulpdu(boolean markersToPeer) {
-        return sendMulpdu(markersToPeer, 0);
+        return sendMulpdu(markersToPeer, 0, false);
+    }
+
+    /** {@link #sendMulpdu(boolean, int, boolean)} over IPv4. */
+    public int sendMulpdu(boolean markersToPeer, int connectionMss) {
+        return sendMulpdu(markersToPeer, connectionMss, false);
     }
 
     /**
      * MULPDU for FPDUs sent to the peer on a connection whose current MSS is {@code connectionMss}
-     * (0 if unknown): the fixed MULPDU if one is set, else the RFC 5044 §4.5 formula over the fixed
-     * EMSS, or over {@code connectionMss} if no EMSS is fixed and it is known, or over {@link
-     * #DEFAULT_EMSS}.
+     * (0 if the transport does not report it): the MULPDU fixed with {@link Builder#maxSendUlpdu}
+     * if any (the explicit software-to-software opt-in, sent whatever the MSS); else the RFC 5044
+     * §4.5 formula over the EMSS, which is the connection's MSS, or the fixed {@link
+     * Builder#emss(int)} where that is smaller or the MSS is unknown, or, with neither, {@link
+     * #FALLBACK_EMSS} ({@link #FALLBACK_EMSS_IPV6} if {@code ipv6}). So without the opt-in no FPDU
+     * is larger than one TCP segment of the path as far as this end can know it.
      */
-    public int sendMulpdu(boolean markersToPeer, int connectionMss) {
+    public int sendMulpdu(boolean markersToPeer, int connectionMss, boolean ipv6) {
         if (maxSendUlpdu != 0) {
             return maxSendUlpdu;
         }
-        int effective = emss != 0 ? emss : connectionMss > 0 ? connectionMss : DEFAULT_EMSS;
+        int effective;
+        if (connectionMss > 0) {
+            effective = emss != 0 ? Math.min(emss, connectionMss) : connectionMss;
+        } else {
+            effective = emss != 0 ? emss : ipv6 ? FALLBACK_EMSS_IPV6 : FALLBACK_EMSS;
+        }
         return Mulpdu.of(effective, markersToPeer);
     }
 
@@ -270,6 +303,24 @@ public final class MpaSettings {
             return this;
         }
 
+        /**
+         * Initiator: ask for the peer-to-peer model, flag A with an RTR option for each of {@link
+         * #rtrTypes} (RFC 6581 §9.2). Default {@code false}, the client-server model, where the
+         * ULP's first message opens the connection (RFC 6581 §5 asks for an explicit RTR only per
+         * application or connection and calls piggybacking "a valuable optimization"; MPA2-R-024).
+         *
+         * <p>Why the default stays off although it does not reach every hardware peer (decided in
+         * docs/interop.md, "Default of flag A"): Intel's irdma resets a revision 2 Request without
+         * A ({@code irdma_negotiate_mpa_v2_ird_ord} returns -EOPNOTSUPP, then {@code
+         * irdma_handle_rcv_mpa} calls {@code irdma_passive_open_err} with reset), so set this to
+         * {@code true} towards irdma; Chelsio's iw_cxgb4 ({@code process_mpa_request} leaves its
+         * p2p type disabled and {@code send_mpa_reply} sends no A), Marvell's qed ({@code
+         * qed_iwarp_mpa_received}: no A, no RTR type) and Linux siw ({@code siw_proc_mpareq}) all
+         * accept A=0 and answer in the client-server model. Turning it on by default would add an
+         * RTR to every connection, break a Responder that does not echo A (iw_cxgb4 with
+         * {@code peer2peer=0}: we must Terminate, MPA2-R-010), and needs the whole siw interop
+         * suite to confirm; a failed connect says when irdma is the likely cause.
+         */
         public Builder peerToPeer(boolean peerToPeer) {
             this.peerToPeer = peerToPeer;
             return this;
@@ -317,8 +368,11 @@ public final class MpaSettings {
         }
 
         /**
-         * Fixes the EMSS for the MULPDU formula (RFC 5044 §4.5) instead of reading the connection's
-         * MSS; e.g. 1460 to get Ethernet-sized FPDUs over loopback.
+         * Fixes the EMSS for the MULPDU formula (RFC 5044 §4.5) instead of following the
+         * connection's MSS; e.g. 1460 to get Ethernet-sized FPDUs over loopback. A ceiling: where
+         * the transport reports the connection's MSS and it is smaller, the MSS wins, so that no
+         * FPDU spans two TCP segments (hardware peers: docs/interop.md). Also what is used where
+         * the MSS is not reported, instead of {@link #FALLBACK_EMSS}.
          */
         public Builder emss(int emss) {
             if (emss <= 0) {
@@ -328,7 +382,14 @@ public final class MpaSettings {
             return this;
         }
 
-        /** 0, or a MULPDU from 128 to 64768 (RFC 5044 §3) to use instead of the EMSS formula. */
+        /**
+         * 0 (the default), or a MULPDU from 128 to 64768 (RFC 5044 §3) to use instead of the EMSS
+         * formula, whatever the connection's MSS: the explicit opt-in for FPDUs larger than a TCP
+         * segment, for software-to-software links whose both ends are known to take them (iwarp4j
+         * and siw do; RFC 5044 §4.5 lets a receiver rely on FPDU alignment). Never set it towards a
+         * hardware RNIC: Chelsio T5/T6 and Marvell/QLogic receive FPDUs no larger than their MSS,
+         * or only on a slow path (docs/interop.md, "FPDU size"). MPA has no way to negotiate it.
+         */
         public Builder maxSendUlpdu(int maxSendUlpdu) {
             if (maxSendUlpdu != 0 && (maxSendUlpdu < MIN_MULPDU || maxSendUlpdu > MAX_ULPDU)) {
                 throw new IllegalArgumentException("MULPDU must be 128..64768: " + maxSendUlpdu);

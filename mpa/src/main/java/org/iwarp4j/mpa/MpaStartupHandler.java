@@ -354,10 +354,13 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         enterFullOperation(parameters, setupError);
     }
 
-    /** MULPDU from the settings and, unless they fix it, the connection's current MSS (the EMSS, RFC 5044 §4.5). */
+    /**
+     * MULPDU from the settings and the connection's current MSS (the EMSS, RFC 5044 §4.5), which
+     * also caps a fixed EMSS: only {@code maxSendUlpdu}, the explicit opt-in, may exceed it.
+     */
     private int sendMulpdu(boolean markersToPeer) {
-        return settings.sendMulpdu(markersToPeer,
-                settings.emssFromConnection() ? ConnectionMss.of(ctx.channel()) : 0);
+        return settings.sendMulpdu(markersToPeer, settings.maxSendUlpdu() == 0 ? ConnectionMss.of(ctx.channel()) : 0,
+                ConnectionMss.ipv6(ctx.channel()));
     }
 
     private boolean mulpduFromConnection() {
@@ -443,7 +446,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                     ? new MpaException(MpaError.INVALID_STARTUP_FRAME,
                             "the connection ended inside a startup frame (" + internalBuffer().readableBytes()
                                     + " octets)")
-                    : new MpaException(MpaError.CONNECTION_LOST, "the connection ended during MPA startup"),
+                    : new MpaException(MpaError.CONNECTION_LOST, "the connection ended during MPA startup"
+                            + peerToPeerHint()),
                     false);
         }
         super.channelInactive(ctx);
@@ -463,7 +467,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             fail(partial
                     ? new MpaException(MpaError.INVALID_STARTUP_FRAME,
                             "the peer ended its stream inside a startup frame")
-                    : new MpaException(MpaError.CONNECTION_LOST, "the peer ended its stream during MPA startup"),
+                    : new MpaException(MpaError.CONNECTION_LOST, "the peer ended its stream during MPA startup"
+                            + peerToPeerHint()),
                     true);
         }
     }
@@ -474,9 +479,25 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             ctx.fireExceptionCaught(cause);
             return;
         }
-        MpaException e = new MpaException(MpaError.CONNECTION_LOST, "the connection failed during MPA startup");
+        MpaException e = new MpaException(MpaError.CONNECTION_LOST, "the connection failed during MPA startup"
+                + peerToPeerHint());
         e.initCause(cause);
         fail(e, true);
+    }
+
+    /**
+     * Initiator waiting for the Reply to a revision 2 Request without flag A: Intel's irdma resets
+     * such a connection without a Reply ({@code irdma_negotiate_mpa_v2_ird_ord} returns
+     * -EOPNOTSUPP, {@code irdma_handle_rcv_mpa} resets), the one hardware peer that needs A. Say so,
+     * as the reset alone does not (docs/interop.md).
+     */
+    private String peerToPeerHint() {
+        if (role == MpaRole.INITIATOR && state == State.AWAITING_FRAME && sentRequest != null
+                && sentRequest.enhanced() && !sentRequest.enhancedData().peerToPeer()) {
+            return " (before any Reply to our Request without peer-to-peer flag A: an Intel irdma Responder"
+                    + " does that; MpaSettings.Builder.peerToPeer(true) reaches it)";
+        }
+        return "";
     }
 
     @Override

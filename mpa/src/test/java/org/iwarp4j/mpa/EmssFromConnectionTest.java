@@ -10,6 +10,8 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.internal.ConnectionMss;
@@ -30,16 +32,24 @@ class EmssFromConnectionTest {
         assertThat(auto.sendMulpdu(false, 65483)).isEqualTo(64768); // loopback: capped at 64768 (§3)
         assertThat(auto.sendMulpdu(false, 1448)).isEqualTo(1448 - 6); // Ethernet with timestamps
         assertThat(auto.sendMulpdu(true, 1448)).isEqualTo(1448 - 6 - 4 * 3);
-        assertThat(auto.sendMulpdu(false, 0)).isEqualTo(1454); // unknown: DEFAULT_EMSS
+        assertThat(auto.sendMulpdu(false, 0)).isEqualTo(1442); // unknown: FALLBACK_EMSS 1448
+        assertThat(auto.sendMulpdu(false, 0, true)).isEqualTo(1422); // unknown, IPv6: 1428
         assertThat(auto.toBuilder().build().emssFromConnection()).isTrue();
 
         MpaSettings fixed = MpaSettings.builder().emss(1460).build();
         assertThat(fixed.emssFromConnection()).isFalse();
         assertThat(fixed.sendMulpdu(false, 65483)).isEqualTo(1454);
         assertThat(fixed.toBuilder().build().sendMulpdu(false, 65483)).isEqualTo(1454);
+        assertThat(fixed.sendMulpdu(false, 0)).isEqualTo(1454); // MSS unknown: the fixed EMSS, not the fallback
+        // A fixed EMSS is a ceiling, not a promise: a smaller MSS of the connection wins.
+        MpaSettings jumbo = MpaSettings.builder().emss(8948).build();
+        assertThat(jumbo.sendMulpdu(false, 1448)).isEqualTo(1442);
+        assertThat(jumbo.sendMulpdu(false, 65483)).isEqualTo(Mulpdu.of(8948, false));
+        // Only the explicit software-to-software MULPDU goes above the MSS.
         MpaSettings mulpdu = MpaSettings.builder().maxSendUlpdu(4096).build();
         assertThat(mulpdu.emssFromConnection()).isFalse();
         assertThat(mulpdu.sendMulpdu(true, 65483)).isEqualTo(4096);
+        assertThat(mulpdu.sendMulpdu(true, 1448)).isEqualTo(4096);
     }
 
     @Test
@@ -80,14 +90,41 @@ class EmssFromConnectionTest {
     }
 
     @Test
-    void overNioTheMssIsUnknownAndTheDefaultEmssApplies() throws Exception {
+    void overNioTheMssIsUnknownAndTheFallbackEmssApplies() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (LoopbackMpa pair = LoopbackMpa.connect(group, MpaSettings.builder().build(), MpaSettings.builder().build(),
                 ConnectRequestHandler.ACCEPT_ALL)) {
-            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1454);
+            // 1500 - 40 - 12: one TCP segment of an Ethernet path with timestamps, whatever the path is.
+            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1442);
+            assertThat(pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1442);
             assertThat(ConnectionMss.of(pair.initiator.channel)).isZero();
+            assertThat(ConnectionMss.ipv6(pair.initiator.channel)).isFalse();
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void overNioAndIpv6TheFallbackEmssIs20OctetsSmaller() throws Exception {
+        assumeTrue(ipv6Loopback(), "no IPv6 loopback here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, "::1", NioServerSocketChannel.class,
+                NioSocketChannel.class, MpaSettings.builder().build(), MpaSettings.builder().build(),
+                ConnectRequestHandler.ACCEPT_ALL, null, null)) {
+            // 1500 - 40 (IPv6) - 20 (TCP) - 12 (timestamps) = 1428 -> MULPDU 1422, both ends.
+            assertThat(ConnectionMss.ipv6(pair.initiator.channel)).isTrue();
+            assertThat(pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1422);
+            assertThat(pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS).sendMulpdu()).isEqualTo(1422);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static boolean ipv6Loopback() {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 }

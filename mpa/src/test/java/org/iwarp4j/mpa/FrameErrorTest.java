@@ -88,12 +88,15 @@ class FrameErrorTest {
     }
 
     @Test
-    void defaultMulpduComesFromTheDefaultEmss() {
-        // MPA-R-035: with no MSS known, EMSS 1460 -> MULPDU 1454 (1442 with markers).
+    void defaultMulpduComesFromTheFallbackEmss() {
+        // MPA-R-035: with no MSS known, EMSS from Ethernet's MTU with TCP timestamps: 1500 - 40 - 12
+        // = 1448 -> MULPDU 1442 (1430 with markers), so each FPDU fits one segment of such a path.
         MpaSettings settings = MpaSettings.builder().build();
-        assertThat(settings.emss()).isEqualTo(1460);
-        assertThat(settings.sendMulpdu(false)).isEqualTo(1454);
-        assertThat(settings.sendMulpdu(true)).isEqualTo(1442);
+        assertThat(settings.emss()).isEqualTo(1448);
+        assertThat(settings.sendMulpdu(false)).isEqualTo(1442);
+        assertThat(settings.sendMulpdu(true)).isEqualTo(1430);
+        // IPv6 headers are 20 octets longer: EMSS 1428.
+        assertThat(settings.sendMulpdu(false, 0, true)).isEqualTo(1422);
         assertThat(MpaSettings.builder().maxSendUlpdu(16384).build().sendMulpdu(true)).isEqualTo(16384);
     }
 

@@ -50,6 +50,15 @@ final class LoopbackMpa implements AutoCloseable {
                                Class<? extends SocketChannel> clientChannel, MpaSettings initiatorSettings,
                                MpaSettings responderSettings, ConnectRequestHandler decision,
                                OutputStream initiatorPcap, OutputStream responderPcap) throws Exception {
+        return connect(group, "127.0.0.1", serverChannel, clientChannel, initiatorSettings, responderSettings,
+                decision, initiatorPcap, responderPcap);
+    }
+
+    /** Connects over {@code host}, a loopback address (127.0.0.1 or ::1). */
+    static LoopbackMpa connect(EventLoopGroup group, String host, Class<? extends ServerChannel> serverChannel,
+                               Class<? extends SocketChannel> clientChannel, MpaSettings initiatorSettings,
+                               MpaSettings responderSettings, ConnectRequestHandler decision,
+                               OutputStream initiatorPcap, OutputStream responderPcap) throws Exception {
         CompletableFuture<TestUlp> accepted = new CompletableFuture<>();
         Channel server = new ServerBootstrap()
                 .group(group)
@@ -66,7 +75,7 @@ final class LoopbackMpa implements AutoCloseable {
                         accepted.complete(ulp);
                     }
                 })
-                .bind("127.0.0.1", 0).sync().channel();
+                .bind(host, 0).sync().channel();
         InetSocketAddress serverAddress = (InetSocketAddress) server.localAddress();
         TestUlp initiator = new TestUlp();
         new Bootstrap()

@@ -63,7 +63,27 @@ public final class QueuePairSettings {
         return receiveQueueDepth;
     }
 
-    /** MPA options: revision, CRC, markers, private data, IRD/ORD (RFC 6581), timeouts. */
+    /**
+     * MPA options: revision, CRC, markers, private data, IRD/ORD (RFC 6581), timeouts, and what a
+     * particular hardware peer may need (docs/interop.md, "Settings for a particular peer"); the
+     * defaults reach Chelsio, Marvell/QLogic and Linux siw as they are and Intel's irdma with
+     * {@code peerToPeer(true)}:
+     * <ul>
+     *   <li>{@link MpaSettings.Builder#peerToPeer(boolean)}: flag A and an RTR; default off.</li>
+     *   <li>{@link MpaSettings.Builder#rtrTypes} and {@link MpaSettings.Builder#preferredRtr}: the RTR
+     *       types offered (default Write and Read) and which one to send when the Reply names
+     *       several (default Write, then Read, then Send).</li>
+     *   <li>Maximum FPDU size: by default MULPDU follows the connection's MSS where the transport
+     *       reports it (epoll), else {@link MpaSettings#FALLBACK_EMSS} (1448; 1428 over IPv6), so
+     *       no FPDU spans two TCP segments; {@link MpaSettings.Builder#emss(int)} lowers it;
+     *       {@link MpaSettings.Builder#maxSendUlpdu(int)} is the opt-in for larger FPDUs between
+     *       software stacks, never for a hardware peer. The value in use:
+     *       {@code QueuePair.negotiated().sendMulpdu()}.</li>
+     *   <li>{@link MpaSettings.Builder#relaxedIrdLimit(int)}: raise our IRD as Initiator when the
+     *       Responder's ORD exceeds it; default 0, RFC 6581's strict rule.</li>
+     * </ul>
+     * Default {@code MpaSettings.builder().build()}.
+     */
     public MpaSettings mpa() {
         return mpa;
     }

@@ -144,7 +144,8 @@ public final class Rnic implements AutoCloseable {
     /**
      * Listens for MPA connections. {@code handler} sees each valid MPA Request (private data,
      * RFC 6581 IRD/ORD) on an event loop and accepts it with a queue pair or rejects it.
-     * {@code mpa} is this end's MPA offer (revision, CRC, markers, IRD/ORD, timeout).
+     * {@code mpa} is this end's MPA offer (revision, CRC, markers, IRD/ORD, timeout, RTR types,
+     * MULPDU; see {@link QueuePairSettings#mpa()} for what hardware peers need and the defaults).
      *
      * <p>A connection over one of the caps of {@link Builder#maxConnectionsPerListener} and
      * {@link Builder#maxConnectionsPerAddress} is closed as soon as TCP accepted it, before its MPA

@@ -38,13 +38,13 @@ final class HardwarePeer implements AutoCloseable {
          * not, and a Read Request whose source STag is 0, are Terminated as an invalid STag
          * (zrlio/softiwarp#21: the adapter's check, not visible in the driver).
          */
-        CHELSIO,
+        CHELSIO(1448),
         /**
          * Chelsio with {@code peer2peer=0}: offers no peer-to-peer (A=0, no RTR option) and
          * replies without A whatever the Request asked ({@code send_mpa_req}, {@code
          * send_mpa_reply}); no RTR either way. Same STag rule as {@link #CHELSIO}.
          */
-        CHELSIO_NO_P2P,
+        CHELSIO_NO_P2P(1448),
         /**
          * Intel E810/X722, {@code irdma}: sets A in every frame, offers Write and Read, replies
          * with Read if offered, else Write ({@code irdma_build_mpa_v2},
@@ -53,10 +53,41 @@ final class HardwarePeer implements AutoCloseable {
          * Read with sink STag 0xabcd and source STag 0x1234, Write with STag 0
          * ({@code irdma_sc_send_rtt}).
          */
-        INTEL
+        INTEL(1460),
+        /**
+         * Marvell/QLogic FastLinQ, {@code qedr} over {@code qed} ({@code qed_iwarp_setup}: revision
+         * 2, {@code peer2peer} on, RTR types Send, Write and Read, CRC required; IRD and ORD at most
+         * 32). As Initiator it offers A with all three RTR types and ORD at least 1
+         * ({@code qed_iwarp_connect}), takes the Reply's IRD as its ORD and the Reply's ORD as its
+         * IRD ({@code qed_iwarp_parse_private_data}), and has the firmware send an RTR the Reply
+         * names ({@code qedr_iw_mpa_reply}, {@code qed_iwarp_send_rtr}). As Responder it echoes A
+         * only if the Request had it and then names the RTR types both ends share, or all of its
+         * own if none ({@code qed_iwarp_mpa_received}); lowers its ORD to the Initiator's IRD and
+         * raises its IRD to 1 for a Read RTR ({@code qed_iwarp_accept}). Which RTR the firmware
+         * sends, and how it reacts on the wire to a wrong one ({@code
+         * IWARP_CONN_ERROR_MPA_RTR_MISMATCH}), is not in the driver: the emulation sends a Write
+         * with STag 0 if the Reply names Write, else a Read, and resets the connection on a
+         * mismatch.
+         */
+        QLOGIC(1448);
+
+        /**
+         * The largest FPDU this peer takes, in octets: one TCP segment of its MSS on a 1500-octet
+         * Ethernet path. Chelsio and QLogic run TCP with timestamps ({@code set_emss} takes 12 off;
+         * {@code QED_IWARP_TS_EN}), irdma's SYN carries no timestamp option
+         * ({@code irdma_send_syn}). Larger FPDUs reach Chelsio T6 only in the unmerged 2020 patch
+         * and qed only through a slow path that assumes one MSS ({@code qed_iwarp_cp_pkt}).
+         */
+        final int maxFpdu;
+
+        Profile(int maxFpdu) {
+            this.maxFpdu = maxFpdu;
+        }
     }
 
     static final int CHELSIO_MAX_READ_DEPTH = 32;
+    /** {@code QED_IWARP_IRD_DEFAULT}, {@code QED_IWARP_ORD_DEFAULT}: qed's IRD and ORD maxima. */
+    static final int QLOGIC_MAX_IRD_ORD = 32;
     /** The peer's own buffer, as its ULP would advertise it; non-zero, as every real STag. */
     static final int PEER_STAG = 0x00abcd01;
     private static final byte[] KEY_REQ = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
@@ -79,8 +110,12 @@ final class HardwarePeer implements AutoCloseable {
     String rejection;
     /** A Terminate that came where the RTR should have (Responder), or {@code null}. */
     byte[] receivedTerminate;
-    /** The RTR this peer sent (Initiator) or received (Responder): "WRITE" or "READ". */
+    /** The RTR this peer sent (Initiator) or received (Responder): "SEND", "WRITE" or "READ". */
     String rtr;
+    /** The RTR types this peer's Reply named (Responder). */
+    final java.util.Set<String> replyRtrs = new java.util.TreeSet<>();
+    /** The largest FPDU received, in octets (length field, ULPDU, pad and CRC). */
+    int largestFpdu;
     int ird;
     int ord;
     /** Zero-length RDMA Writes received other than as the RTR (our wake-up Write), skipped by {@link #take}. */
@@ -137,7 +172,35 @@ final class HardwarePeer implements AutoCloseable {
         int replyIrdHalf;
         int replyOrdHalf;
         boolean replyA;
-        if (profile != Profile.INTEL) {
+        if (profile == Profile.QLOGIC) {
+            // qed_iwarp_mpa_received: the Initiator's values capped at 32; the RTR types both share,
+            // all of its own if none; no A in the Reply unless the Request had it.
+            int initiatorIrdCapped = Math.min(initiatorIrd, QLOGIC_MAX_IRD_ORD);
+            if (peerToPeer) {
+                if ((ordHalf & C) != 0) {
+                    replyRtrs.add("WRITE");
+                }
+                if ((ordHalf & D) != 0) {
+                    replyRtrs.add("READ");
+                }
+                if ((irdHalf & B) != 0) {
+                    replyRtrs.add("SEND");
+                }
+                if (replyRtrs.isEmpty()) {
+                    replyRtrs.addAll(java.util.List.of("SEND", "WRITE", "READ"));
+                }
+            }
+            // qed_iwarp_accept: ORD down to the Initiator's IRD; IRD as the ULP asked, 1 for a Read RTR.
+            ird = localIrd;
+            ord = Math.min(localOrd, initiatorIrdCapped);
+            if (replyRtrs.contains("READ") && ird == 0) {
+                ird = 1;
+            }
+            replyA = peerToPeer;
+            // qed_iwarp_mpa_v2_set_private: A, B on the IRD half; C, D on the ORD half.
+            replyIrdHalf = ird | (replyA ? A : 0) | (replyRtrs.contains("SEND") ? B : 0);
+            replyOrdHalf = ord | (replyRtrs.contains("WRITE") ? C : 0) | (replyRtrs.contains("READ") ? D : 0);
+        } else if (profile != Profile.INTEL) {
             // process_mpa_request: Write is looked at first; c4iw_accept_cr, relaxed: ORD down to the
             // Initiator's IRD, IRD up to the Initiator's ORD; IRD 1 for the (module default) Read RTR.
             boolean p2pModule = profile == Profile.CHELSIO;
@@ -152,6 +215,9 @@ final class HardwarePeer implements AutoCloseable {
             replyA = p2p != null;
             replyIrdHalf = ird | (replyA ? A : 0);
             replyOrdHalf = ord | (replyA ? D : 0);
+            if (replyA) {
+                replyRtrs.add("READ");
+            }
         } else {
             // irdma_negotiate_mpa_v2_ird_ord: no A at revision 2 is -EOPNOTSUPP -> reset.
             if (!peerToPeer) {
@@ -169,6 +235,7 @@ final class HardwarePeer implements AutoCloseable {
                 return false;
             }
             replyA = true;
+            replyRtrs.add(chosen);
             replyIrdHalf = ird | A;
             replyOrdHalf = ord | (chosen.equals("READ") ? D : C);
         }
@@ -190,6 +257,8 @@ final class HardwarePeer implements AutoCloseable {
             return false;
         } else if ((first[0] & 0x80) != 0 && opcode == 0 && first.length == 14) {
             rtr = "WRITE";
+        } else if ((first[0] & 0x80) == 0 && opcode == 3 && first.length == 18 && b.getInt(6) == 0) {
+            rtr = "SEND"; // a zero-length Send on QN 0
         } else if ((first[0] & 0x80) == 0 && opcode == 1 && first.length == 46 && b.getInt(30) == 0) {
             rtr = "READ";
             // RFC 5040 §5.2.1: answered with a zero-length Read Response to the sink STag and TO.
@@ -197,6 +266,11 @@ final class HardwarePeer implements AutoCloseable {
                     .array());
         } else {
             throw new AssertionError("first FPDU is no RTR: " + Hex.encode(first));
+        }
+        if (profile == Profile.QLOGIC && !replyRtrs.contains(rtr)) {
+            // qed_iwarp_mpa_complete: IWARP_CONN_ERROR_MPA_RTR_MISMATCH, -ECONNREFUSED.
+            reset("qed: MPA RTR MISMATCH (" + rtr + ", Reply named " + replyRtrs + ")");
+            return false;
         }
         if (profile == Profile.CHELSIO && !rtr.equals("READ")) {
             // zrlio/softiwarp#20: its Reply named Read; a Write RTR drew a Terminate (0/0/0 on the wire).
@@ -222,6 +296,11 @@ final class HardwarePeer implements AutoCloseable {
         peer.ord = localOrd;
         if (profile == Profile.CHELSIO_NO_P2P) {
             peer.writeFrame(KEY_REQ, FLAG_CRC | FLAG_ENHANCED, localIrd, localOrd);
+        } else if (profile == Profile.QLOGIC) {
+            // qed_iwarp_connect: ORD 1 at least for the Read RTR; qed_iwarp_mpa_v2_set_private: A, B, C, D.
+            check(localIrd <= QLOGIC_MAX_IRD_ORD && localOrd <= QLOGIC_MAX_IRD_ORD, "qed: -EINVAL above 32");
+            peer.ord = Math.max(localOrd, 1);
+            peer.writeFrame(KEY_REQ, FLAG_CRC | FLAG_ENHANCED, localIrd | A | B, peer.ord | C | D);
         } else if (profile == Profile.CHELSIO) {
             // send_mpa_req: A, and only the module's p2p_type (Read) among the RTR options.
             peer.writeFrame(KEY_REQ, FLAG_CRC | FLAG_ENHANCED, localIrd | A, localOrd | D);
@@ -247,7 +326,30 @@ final class HardwarePeer implements AutoCloseable {
         int responderIrd = irdHalf & MASK;
         int responderOrd = ordHalf & MASK;
         boolean peerToPeer = (irdHalf & A) != 0;
-        if (profile != Profile.INTEL) {
+        if (profile == Profile.QLOGIC) {
+            // qed_iwarp_parse_private_data: its IRD becomes the Responder's ORD, its ORD the Responder's IRD.
+            if (responderOrd > QLOGIC_MAX_IRD_ORD) {
+                reset("qed: MPA insufficient ird"); // IWARP_CONN_ERROR_MPA_INSUF_IRD, in firmware
+                return false;
+            }
+            ird = responderOrd;
+            ord = responderIrd;
+            if (!peerToPeer) {
+                return true;
+            }
+            // qedr_iw_mpa_reply -> qed_iwarp_send_rtr: the firmware sends one the Reply names.
+            if ((ordHalf & C) != 0) {
+                rtr = "WRITE";
+                send(Hex.decode("c140 00000000 00000000 00000000"));
+                return true;
+            } else if ((ordHalf & D) != 0 && responderIrd > 0) {
+                rtr = "READ";
+                send(readRequest(0, 0, 0, 0, 0));
+            } else {
+                reset("qed: MPA RTR MISMATCH (Reply names no RTR it can send)");
+                return false;
+            }
+        } else if (profile != Profile.INTEL) {
             String p2p = !peerToPeer ? null : (ordHalf & C) != 0 ? "WRITE" : (ordHalf & D) != 0 ? "READ" : null;
             if (ird < responderOrd && responderOrd <= CHELSIO_MAX_READ_DEPTH) {
                 ird = responderOrd; // RELAXED_IRD_NEGOTIATION
@@ -355,6 +457,11 @@ final class HardwarePeer implements AutoCloseable {
                 return null;
             }
             int pad = (4 - (2 + length) % 4) % 4;
+            int fpdu = 2 + length + pad + 4;
+            largestFpdu = Math.max(largestFpdu, fpdu);
+            // RFC 5044 §4.5: one FPDU per TCP segment of the peer's path, as its hardware expects.
+            check(fpdu <= profile.maxFpdu, "FPDU of " + fpdu + " octets is above the " + profile.maxFpdu
+                    + " that " + profile + " takes");
             byte[] rest = in.readNBytes(length + pad + 4);
             check(rest.length == length + pad + 4, "FPDU cut short");
             CRC32C crc = new CRC32C();
@@ -363,7 +470,7 @@ final class HardwarePeer implements AutoCloseable {
             check(Integer.reverseBytes((int) crc.getValue()) == ByteBuffer.wrap(rest, length + pad, 4).getInt(),
                     "CRC error");
             byte[] ulpdu = java.util.Arrays.copyOf(rest, length);
-            if (profile != Profile.INTEL && stagZero(ulpdu)) {
+            if ((profile == Profile.CHELSIO || profile == Profile.CHELSIO_NO_P2P) && stagZero(ulpdu)) {
                 // DDP, tagged buffer error, invalid STag (RFC 5041 §7.2: 0x1/0x1/0x00).
                 terminate(0x11, 0x00, "cxgb4: tagged message with STag 0: " + Hex.encode(ulpdu));
                 return null;

@@ -20,6 +20,8 @@ import org.iwarp4j.mpa.RtrType;
 import org.iwarp4j.rdmap.HardwarePeer.Profile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * iwarp4j against scripted hardware connection managers ({@link HardwarePeer}, following
@@ -34,8 +36,15 @@ class HardwarePeerInteropTest {
     /** Peer-to-peer (flag A) with the default RTR options Write and Read: what irdma requires. */
     private static final MpaSettings P2P = MpaSettings.builder().peerToPeer(true).ird(8).ord(8).build();
     private static final MpaSettings DEFAULTS = MpaSettings.builder().ird(8).ord(8).build();
+    private static final int BIG = 6000;
 
-    private final Rnic rnic = Rnic.builder().eventLoopThreads(1).build();
+    /**
+     * NIO: it cannot read the connection's MSS, as no transport can tell a loopback link from the
+     * hardware path these peers stand for, so the conservative fallback EMSS applies (1448: one
+     * segment of Ethernet with TCP timestamps) and every peer checks that no FPDU is larger than
+     * its hardware takes. Over epoll MULPDU follows the socket's MSS, here loopback's 64 KiB.
+     */
+    private final Rnic rnic = Rnic.builder().eventLoopThreads(1).transport(Transport.NIO).build();
     private final ProtectionDomain pd = rnic.allocateProtectionDomain();
     private final CompletionQueue cq = rnic.createCompletionQueue(64);
     private final ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(512).writeZero(512);
@@ -168,8 +177,10 @@ class HardwarePeerInteropTest {
             CompletableFuture<QueuePair> connected = qp.connect(peer.address());
             assertThat(peer.acceptAsResponder(4, 4)).isFalse();
             assertThat(peer.rejection).contains("without peer-to-peer");
+            // The failure names the likely cause, as the reset alone does not.
             assertThatThrownBy(() -> connected.get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class);
+                    .isInstanceOf(ExecutionException.class)
+                    .hasStackTraceContaining("an Intel irdma Responder does that; MpaSettings.Builder.peerToPeer(true)");
         }
     }
 
@@ -198,6 +209,153 @@ class HardwarePeerInteropTest {
             moveData(peer, qp, 1);
             closeInOrder(peer, qp);
         }
+    }
+
+    @Test
+    void qlogicLikeResponder() throws Exception {
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.QLOGIC)) {
+            QueuePair qp = initiate(peer, P2P);
+            // qed names every RTR type both ends share (qed_iwarp_mpa_received): Write and Read. We
+            // take Write, the first of our default order, so our first Read Request has MSN 1.
+            assertThat(peer.replyRtrs).containsExactly("READ", "WRITE");
+            assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.WRITE);
+            assertThat(peer.rtr).isEqualTo("WRITE");
+            // qed_iwarp_accept: its ORD down to our IRD (8 > 4: stays 4), its IRD as its ULP asked (4).
+            assertThat(qp.negotiated().ord()).isEqualTo(4);
+            assertThat(peer.ord).isEqualTo(4);
+            moveData(peer, qp, 1);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void qlogicLikeResponderWithOurPreferredReadRtr() throws Exception {
+        // Its Reply names two types; preferredRtr picks among them (RFC 6581 §9.2 leaves it to us).
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.QLOGIC)) {
+            QueuePair qp = initiate(peer, P2P.toBuilder().preferredRtr(RtrType.READ).build());
+            assertThat(qp.negotiated().rtr()).isEqualTo(RtrType.READ);
+            assertThat(peer.rtr).isEqualTo("READ");
+            moveData(peer, qp, 2);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void qlogicLikeResponderWithoutPeerToPeer() throws Exception {
+        // Our default Request has A=0: qed answers without A (no rtr_type), client-server.
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.QLOGIC)) {
+            QueuePair qp = initiate(peer, DEFAULTS);
+            assertThat(qp.negotiated().peerToPeer()).isFalse();
+            assertThat(peer.replyRtrs).isEmpty();
+            assertThat(peer.rtr).isNull();
+            usToPeer(peer, qp, 1);
+            peerToUs(peer, qp);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void qlogicLikeInitiator() throws Exception {
+        QueuePair qp = queuePair(DEFAULTS);
+        try (HardwarePeer peer = respond(Profile.QLOGIC, qp, DEFAULTS)) {
+            // It offers Send, Write and Read; our Reply names what we take of them: Write and Read
+            // (MPA2-R-008). Its firmware's Write RTR comes with STag 0 in the emulation, unchecked.
+            assertThat(peer.completeAsInitiator()).as(peer.rejection).isTrue();
+            qp.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(qp.negotiated().peerToPeer()).isTrue();
+            assertThat(peer.rtr).isEqualTo("WRITE");
+            // qed_iwarp_parse_private_data: it adopts our Reply's values crosswise.
+            assertThat(peer.ird).isEqualTo(qp.negotiated().ord());
+            assertThat(peer.ord).isEqualTo(qp.negotiated().ird());
+            moveData(peer, qp, 1);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    @Test
+    void qlogicLikeInitiatorWithReadRtr() throws Exception {
+        MpaSettings readOnly = DEFAULTS.toBuilder().rtrTypes(EnumSet.of(RtrType.READ)).build();
+        QueuePair qp = queuePair(readOnly);
+        try (HardwarePeer peer = respond(Profile.QLOGIC, qp, readOnly)) {
+            assertThat(peer.completeAsInitiator()).as(peer.rejection).isTrue();
+            assertThat(peer.rtr).isEqualTo("READ");
+            qp.established().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            moveData(peer, qp, 1);
+            closeInOrder(peer, qp);
+        }
+    }
+
+    /**
+     * RFC 5044 §4.5: FPDUs sized to the EMSS. With the MSS unknown (NIO), a 6000-octet Send, Write
+     * and Read Response are cut to FPDUs of exactly the fallback EMSS, which every hardware peer
+     * takes; the peers check each FPDU against their own limit ({@link Profile#maxFpdu}).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Profile.class, names = {"CHELSIO", "INTEL", "QLOGIC"})
+    void noFpduIsLargerThanTheHardwarePeerTakes(Profile profile) throws Exception {
+        ByteBuf big = ByteBufAllocator.DEFAULT.directBuffer(BIG).writeZero(BIG);
+        try (HardwarePeer peer = HardwarePeer.listening(profile); MemoryRegion bigMr = pd.register(big, RdmaPair.ALL)) {
+            QueuePair qp = initiate(peer, P2P);
+            assertThat(qp.negotiated().sendMulpdu()).isEqualTo(MpaSettings.FALLBACK_EMSS - 6);
+            byte[] data = new byte[BIG];
+            new java.util.Random(18).nextBytes(data);
+            big.setBytes(0, data);
+            qp.postSend(SendWorkRequest.send(40, bigMr.sge(0, BIG)));
+            assertThat(takeMessage(peer, false, 0, BIG)).isEqualTo(data);
+            qp.postSend(SendWorkRequest.rdmaWrite(41, PEER_STAG, 0x8000, bigMr.sge(0, BIG)));
+            assertThat(takeMessage(peer, true, 0x8000, BIG)).isEqualTo(data);
+            peer.send(peer.readRequest(PEER_STAG, 0x10000, BIG, bigMr.stag(), bigMr.baseTaggedOffset()));
+            assertThat(takeMessage(peer, true, 0x10000, BIG)).isEqualTo(data);
+            assertThat(peer.largestFpdu).isEqualTo(MpaSettings.FALLBACK_EMSS);
+            assertThat(RdmaPair.next(cq).workRequestId()).isEqualTo(40);
+            assertThat(RdmaPair.next(cq).workRequestId()).isEqualTo(41);
+            closeInOrder(peer, qp);
+        } finally {
+            big.release();
+        }
+    }
+
+    @Test
+    void theSoftwareToSoftwareMulpduIsWhatHardwareRefuses() throws Exception {
+        // maxSendUlpdu is the explicit opt-in for FPDUs above the MSS; a hardware peer's check catches it.
+        ByteBuf big = ByteBufAllocator.DEFAULT.directBuffer(BIG).writeZero(BIG);
+        try (HardwarePeer peer = HardwarePeer.listening(Profile.CHELSIO);
+                MemoryRegion bigMr = pd.register(big, RdmaPair.ALL)) {
+            QueuePair qp = initiate(peer, P2P.toBuilder().maxSendUlpdu(4096).build());
+            assertThat(qp.negotiated().sendMulpdu()).isEqualTo(4096);
+            qp.postSend(SendWorkRequest.send(40, bigMr.sge(0, BIG)));
+            assertThatThrownBy(peer::take).isInstanceOf(AssertionError.class)
+                    .hasMessage("FPDU of 4104 octets is above the 1448 that CHELSIO takes");
+        } finally {
+            big.release();
+        }
+    }
+
+    /**
+     * One message of {@code length} octets from us, as the DDP segments the peer takes one by one:
+     * tagged ones at consecutive TOs from {@code to}, untagged ones at consecutive MOs; only the
+     * last has L set (RFC 5041 §5).
+     */
+    private static byte[] takeMessage(HardwarePeer peer, boolean tagged, long to, int length) throws Exception {
+        java.io.ByteArrayOutputStream message = new java.io.ByteArrayOutputStream();
+        boolean last = false;
+        while (!last) {
+            byte[] segment = peer.take();
+            assertThat(segment).isNotNull();
+            ByteBuffer b = ByteBuffer.wrap(segment);
+            assertThat((segment[0] & 0x80) != 0).isEqualTo(tagged);
+            int header = tagged ? 14 : 18;
+            if (tagged) {
+                assertThat(b.getInt(2)).isEqualTo(PEER_STAG);
+                assertThat(b.getLong(6)).isEqualTo(to + message.size());
+            } else {
+                assertThat(b.getInt(14)).isEqualTo(message.size()); // MO
+            }
+            message.write(segment, header, segment.length - header);
+            last = (segment[0] & 0x40) != 0;
+        }
+        assertThat(message.size()).isEqualTo(length);
+        return message.toByteArray();
     }
 
     @Test

@@ -17,7 +17,7 @@ import org.iwarp4j.rdmap.Transport;
  * @param warmupSeconds time before each size's measurement, not counted (JIT and TCP warm-up)
  * @param crc this end's CRC offer (RFC 5044 §7.1.1 C bit, see {@link NegotiationMode})
  * @param mpaRevision 1 (RFC 5044) or 2 (RFC 6581)
- * @param maxUlpdu MULPDU of sent FPDUs; 0 derives it from the EMSS (the connection's MSS where the transport reports it, else 1460)
+ * @param maxUlpdu MULPDU of sent FPDUs; 0 derives it from the EMSS (the connection's MSS where the transport reports it, else 1448)
  */
 public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
                             double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,

@@ -2,6 +2,9 @@ package org.iwarp4j.mpa.internal;
 
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * The current sending MSS of a connected TCP channel, where the transport can tell: Linux epoll
@@ -24,5 +27,14 @@ public final class ConnectionMss {
             // The epoll classes are absent or the socket is gone: fall back to the configured EMSS.
         }
         return 0;
+    }
+
+    /**
+     * Whether {@code channel} runs over IPv6 (an IPv4-mapped peer address counts as IPv4), which
+     * makes the fallback EMSS 20 octets smaller.
+     */
+    public static boolean ipv6(Channel channel) {
+        SocketAddress remote = channel.remoteAddress();
+        return remote instanceof InetSocketAddress && ((InetSocketAddress) remote).getAddress() instanceof Inet6Address;
     }
 }
