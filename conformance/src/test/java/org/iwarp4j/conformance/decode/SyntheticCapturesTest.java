@@ -22,7 +22,7 @@ class SyntheticCapturesTest {
     private static final byte[] NONE = new byte[0];
 
     /** What a synthetic iWARP connection is made of. */
-    private static final class Peer {
+    static final class Peer {
         final SyntheticCapture capture = new SyntheticCapture();
         final SyntheticCapture.Conn conn;
         MpaWire.Sender toResponder;
@@ -34,8 +34,12 @@ class SyntheticCapturesTest {
 
         /** Request and Reply; {@code reqFlags}/{@code repFlags}: M 0x80, C 0x40, R 0x20, S 0x10. */
         Peer startup(int reqFlags, byte[] reqPd, int repFlags, byte[] repPd) {
-            byte[] request = MpaWire.startup(true, reqFlags, 2, reqPd);
-            byte[] reply = MpaWire.startup(false, repFlags, 2, repPd);
+            return startup(2, reqFlags, reqPd, 2, repFlags, repPd);
+        }
+
+        Peer startup(int reqRev, int reqFlags, byte[] reqPd, int repRev, int repFlags, byte[] repPd) {
+            byte[] request = MpaWire.startup(true, reqFlags, reqRev, reqPd);
+            byte[] reply = MpaWire.startup(false, repFlags, repRev, repPd);
             conn.send(true, request);
             conn.send(false, reply);
             toResponder = new MpaWire.Sender(request.length, (repFlags & 0x80) != 0);

@@ -51,6 +51,11 @@ final class ConnectionDecoder {
     private MpaStartupFrame reply;
     private long requestFrame = -1;
     private long replyFrame = -1;
+    /** The S flag as sent (revision 2 or above), whatever the private data that follows. */
+    private boolean requestS;
+    private boolean replyS;
+    private long requestEnd;
+    private long replyEnd;
     private boolean crc;
     private boolean crcKnown = true;
     private final Direction toResponder = new Direction(I_TO_R);
@@ -223,14 +228,24 @@ final class ConnectionDecoder {
         }
         long frame = s.frameAt(end - 1);
         byte[] pd = Arrays.copyOfRange(data, header, (int) end);
-        MpaStartupFrame f = MpaStartupFrame.fromWire(isRequest, flags, revision, pd);
+        boolean enhancedFlag = (flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= MpaConstants.REVISION_2;
+        // MpaStartupFrame holds only what the stack would accept; the violations below are reported from
+        // the octets, and the frame is kept without the parts that break it.
+        int usable = enhancedFlag && pdLength < MpaConstants.ENHANCED_DATA_LENGTH
+                ? flags & ~MpaConstants.FLAG_ENHANCED : flags;
+        MpaStartupFrame f = MpaStartupFrame.fromWire(isRequest, usable, revision,
+                pdLength > MpaConstants.MAX_PRIVATE_DATA ? Arrays.copyOf(pd, MpaConstants.MAX_PRIVATE_DATA) : pd);
         String name = isRequest ? "Request" : "Reply";
         if (isRequest) {
             request = f;
             requestFrame = frame;
+            requestS = enhancedFlag;
+            requestEnd = end;
         } else {
             reply = f;
             replyFrame = frame;
+            replyS = enhancedFlag;
+            replyEnd = end;
         }
         // MPA-R-049: bits 3..0 are reserved at every revision; S (0x10) only means something at revision 2.
         int reservedMask = revision >= MpaConstants.REVISION_2 ? 0x0f : 0x1f;
@@ -246,7 +261,6 @@ final class ConnectionDecoder {
             out.violation(Check.MPA_PRIVATE_DATA_LENGTH, frame, index, dir, name + " PD_Length " + pdLength
                     + " > 512");
         }
-        boolean enhancedFlag = (flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= MpaConstants.REVISION_2;
         EnhancedConnectionData ecd = null;
         if (enhancedFlag && pdLength < MpaConstants.ENHANCED_DATA_LENGTH) {
             out.violation(Check.MPA2_ENHANCED_DATA, frame, index, dir, name + " has the enhanced flag but "
@@ -273,8 +287,7 @@ final class ConnectionDecoder {
                 summary.append(" RTR ").append(ecd.rtrTypes());
             }
         }
-        RpcRdmaPrivateData cm = RpcRdmaPrivateData.find(f.ulpPrivateData().length > 0 && ecd != null
-                ? f.ulpPrivateData() : pd).orElse(null);
+        RpcRdmaPrivateData cm = RpcRdmaPrivateData.find(ulpPrivateData(f)).orElse(null);
         if (cm != null) {
             mpa.put("rpcrdmaPrivateData", Findings.fields("version", cm.version(), "remoteInvalidation",
                     cm.remoteInvalidation(), "sendSize", cm.sendSize(), "receiveSize", cm.receiveSize()));
@@ -285,6 +298,12 @@ final class ConnectionDecoder {
         layers.put("mpa", mpa);
         unit(frame, dir, summary.toString(), layers);
         return end;
+    }
+
+    /** The ULP's private data: after the RFC 6581 word when there is a whole one (MPA2-R-016). */
+    private static byte[] ulpPrivateData(MpaStartupFrame f) {
+        return f.enhanced() && f.privateDataLength() < MpaConstants.ENHANCED_DATA_LENGTH ? f.privateData()
+                : f.ulpPrivateData();
     }
 
     private static String irdOrd(int v) {
@@ -326,23 +345,22 @@ final class ConnectionDecoder {
             out.violation(Check.MPA_REVISION, replyFrame, index, R_TO_I, "Reply Rev " + reply.revision()
                     + " above the Request's " + request.revision());
         }
-        boolean reqEnhanced = request.enhanced() && request.privateDataLength() >= 4;
-        boolean repEnhanced = reply.enhanced() && reply.privateDataLength() >= 4;
-        if (request.enhanced() && !(reply.enhanced() && reply.revision() == MpaConstants.REVISION_2)) {
+        boolean reqEnhanced = request.enhanced();
+        boolean repEnhanced = reply.enhanced();
+        if (requestS && !(replyS && reply.revision() == MpaConstants.REVISION_2)) {
             out.violation(Check.MPA2_ENHANCED_REPLY, replyFrame, index, R_TO_I, "enhanced Request answered by a"
-                    + " Reply of rev " + reply.revision() + (reply.enhanced() ? "" : " without the enhanced flag"));
+                    + " Reply of rev " + reply.revision() + (replyS ? "" : " without the enhanced flag"));
         }
-        if (!request.enhanced() && (reply.enhanced() || reply.revision() != request.revision()
+        if (!requestS && (replyS || reply.revision() != request.revision()
                 && request.revision() <= MpaConstants.REVISION_2)) {
             out.violation(Check.MPA2_PLAIN_REPLY, replyFrame, index, R_TO_I, "a plain rev " + request.revision()
-                    + " Request answered by a rev " + reply.revision() + (reply.enhanced() ? " enhanced" : "")
-                    + " Reply");
+                    + " Request answered by a rev " + reply.revision() + (replyS ? " enhanced" : "") + " Reply");
         }
         crc = request.crc() || reply.crc(); // MPA-R-047
         boolean markersToResponder = reply.markers(); // MPA-R-046: markers go to a peer that asked
         boolean markersToInitiator = request.markers();
-        long iStart = MpaConstants.STARTUP_FRAME_HEADER_LENGTH + (long) request.privateDataLength();
-        long rStart = MpaConstants.STARTUP_FRAME_HEADER_LENGTH + (long) reply.privateDataLength();
+        long iStart = requestEnd;
+        long rStart = replyEnd;
         toResponder.reader = new FpduReader(initiatorStream, iStart, markersToResponder);
         toInitiator.reader = new FpduReader(responderStream, rStart, markersToInitiator);
         StringBuilder n = new StringBuilder("rev ").append(reply.revision()).append(", CRC ").append(crc ? "on" : "off")
@@ -393,8 +411,8 @@ final class ConnectionDecoder {
         } else {
             rtrChecked = true;
         }
-        RpcRdmaPrivateData clientCm = RpcRdmaPrivateData.find(request.ulpPrivateData()).orElse(null);
-        RpcRdmaPrivateData serverCm = RpcRdmaPrivateData.find(reply.ulpPrivateData()).orElse(null);
+        RpcRdmaPrivateData clientCm = RpcRdmaPrivateData.find(ulpPrivateData(request)).orElse(null);
+        RpcRdmaPrivateData serverCm = RpcRdmaPrivateData.find(ulpPrivateData(reply)).orElse(null);
         boolean rpcPort = responderStream.source().getPort() == 20049;
         if (clientCm != null || serverCm != null || rpcPort) {
             rpc = new RpcTracker(index, out, clientCm == null ? RpcRdmaPrivateData.ABSENT : clientCm,

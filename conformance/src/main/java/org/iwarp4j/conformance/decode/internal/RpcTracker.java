@@ -112,7 +112,8 @@ final class RpcTracker {
             Check check = switch (r.problem()) {
                 case VERSION_NOT_SUPPORTED -> Check.RPC_VERSION;
                 case LIMIT_EXCEEDED -> null;
-                default -> Check.RPC_HEADER;
+                // The header decoder compares the two XIDs itself (RFC 8166 §4.5.2) and says so in its detail.
+                default -> r.detail().contains("but the RPC message has XID") ? Check.RPC_XID : Check.RPC_HEADER;
             };
             if (check != null) {
                 out.violation(check, frame, index, dir, "transport header not accepted: " + r);
@@ -136,8 +137,10 @@ final class RpcTracker {
             s.append(chunkText(chunks));
         }
         switch (h.procedure()) {
-            case RDMA_MSGP, RDMA_DONE -> out.violation(Check.RPC_DEPRECATED_PROCEDURE, frame, index, dir,
-                    h.procedure() + " sent");
+            case RDMA_MSGP, RDMA_DONE -> {
+                out.violation(Check.RPC_DEPRECATED_PROCEDURE, frame, index, dir, h.procedure() + " sent");
+                return s.toString();
+            }
             default -> {
             }
         }
@@ -147,9 +150,13 @@ final class RpcTracker {
             rr.put("error", e.error().toString());
             s.append(' ').append(e.error());
             PendingCall call = peer.outstanding.remove(h.xid());
-            if (call == null && self.outstanding.containsKey(h.xid())) {
+            // Only a Responder answers with RDMA_ERROR: the client is one only for the server's backward Calls.
+            boolean ownCall = self.outstanding.containsKey(h.xid());
+            boolean noCallToAnswer = fromClient && peer.outstanding.isEmpty() && !peer.afterGap && !self.afterGap;
+            if (call == null && (ownCall || noCallToAnswer)) {
                 out.violation(Check.RPC_REQUESTER_ERROR, frame, index, dir, "RDMA_ERROR about xid " + xid(h.xid())
-                        + ", a Call this side sent itself");
+                        + (ownCall ? ", a Call this side sent itself" : " from the client, which has no backward"
+                        + " Call to answer"));
             }
             credits(peer, h, frame, dir);
             return s.toString();
