@@ -248,12 +248,15 @@ class SyntheticCapturesTest {
         assertThat(ids(r)).containsExactly("RDMAP-R-026");
         assertThat(r.violations().get(0).detail()).isEqualTo("Terminate control 02 02: 0x0/0x2/0x02 RDMAP Remote"
                 + " Operation Error: Error Code 0x02 (not defined by RFC 5040/5041/5044/6581; looks like siw's swapped"
-                + " layer/type: LLP CRC error) is not defined by RFC 5040 Fig. 9; looks like siw's swapped layer/type:"
-                + " LLP MPA: Received MPA CRC does not match the calculated value for the FPDU");
-        assertThat(summaries(r).get(3)).startsWith("Terminate QN 2 MSN 1 MO 0 len 4 L 0x0/0x2/0x02")
-                .endsWith("(looks like siw's swapped layer/type: LLP MPA: Received MPA CRC does not match the"
-                        + " calculated value for the FPDU)");
-        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text()).contains("iwarp.h"));
+                + " layer/type: LLP CRC error)");
+        assertThat(summaries(r).get(3)).isEqualTo("Terminate QN 2 MSN 1 MO 0 len 4 L 0x0/0x2/0x02 RDMAP Remote"
+                + " Operation Error: Error Code 0x02 (not defined by RFC 5040/5041/5044/6581; looks like siw's swapped"
+                + " layer/type: LLP CRC error)");
+        assertThat(r.units().get(3).layers().get("terminate").get("siwSwappedReading"))
+                .isEqualTo(org.iwarp4j.rdmap.TerminateReason.LLP_CRC_ERROR.toString());
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text()).contains("iwarp.h")
+                .endsWith("read that way this Terminate is 0x2/0x0/0x02 LLP MPA: Received MPA CRC does not match the"
+                        + " calculated value for the FPDU"));
 
         // A well-formed Terminate (LLP CRC error, 20 02 00 00) is no violation; a Send after it is.
         Peer q = new Peer(7174).startup(0x40, NONE, 0x40, NONE);

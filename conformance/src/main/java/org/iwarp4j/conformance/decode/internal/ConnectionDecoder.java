@@ -921,13 +921,11 @@ final class ConnectionDecoder {
         StringBuilder s = new StringBuilder(" ").append(reason);
         TerminateReason swapped = reason.siwSwappedReading();
         if (!reason.isDefined()) {
-            String siw = swapped == null ? "" : "; " + TerminateReason.SIW_SWAPPED_PREFIX + swapped.description();
+            // The reason's description says it is undefined and, where it fits, what siw meant.
             out.violation(Check.RDMAP_TERMINATE_REASON, frame, index, dir, String.format("Terminate control %02x %02x:"
-                    + " %s is not defined by RFC 5040 Fig. 9%s", word >>> 24, (word >>> 16) & 0xff,
-                    reason, siw));
+                    + " %s", word >>> 24, (word >>> 16) & 0xff, reason));
             if (swapped != null) {
                 term.put("siwSwappedReading", swapped.toString());
-                s.append(" (").append(TerminateReason.SIW_SWAPPED_PREFIX).append(swapped.description()).append(')');
                 out.note(frame, index, dir, "Linux siw writes the Terminate Control field from a bit-field struct"
                         + " (iwarp.h): on little-endian hosts Layer and EType trade nibbles and M/D/R land in the"
                         + " reserved bits; read that way this Terminate is " + swapped);
