@@ -125,6 +125,9 @@ class SyntheticCapturesTest {
         s.add(b + 1, s.get(a));
         DecodeReport reordered = p.decode();
         assertThat(reordered.violations()).isEmpty();
+        assertThat(reordered.notes()).extracting(Note::text)
+                .containsExactly("TCP: 1 segments retransmitted (octets kept once), 1 out of order (put in place)");
+        assertThat(reordered.notes().get(0).direction()).isEqualTo("I>R");
         assertThat(summaries(reordered)).containsExactlyInAnyOrderElementsOf(expected);
     }
 

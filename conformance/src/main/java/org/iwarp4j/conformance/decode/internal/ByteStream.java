@@ -66,18 +66,18 @@ public final class ByteStream {
             }
         }
         long first = initial >= 0 ? (initial + 1) % SEQUENCE_SPACE : lowest(withData);
-        // Out of order: a segment that starts before the highest octet already seen without repeating it all.
+        // Out of order: in capture order, a segment that starts below the highest octet seen so far at an
+        // offset no earlier segment started at (one that did is a retransmission, counted below).
         int outOfOrder = 0;
         long highest = 0;
+        java.util.Set<Long> starts = new java.util.HashSet<>();
         for (TcpPacket p : withData) {
             long offset = offset(p.sequence(), first);
-            long end = offset + p.payload().length;
-            if (offset < highest && end > highest) {
-                outOfOrder++;
-            } else if (offset > highest && highest > 0 && end <= highest) {
+            if (offset < highest && !starts.contains(offset)) {
                 outOfOrder++;
             }
-            highest = Math.max(highest, end);
+            starts.add(offset);
+            highest = Math.max(highest, offset + p.payload().length);
         }
         List<TcpPacket> sorted = new ArrayList<>(withData);
         sorted.sort(Comparator.comparingLong((TcpPacket p) -> offset(p.sequence(), first))

@@ -1,5 +1,7 @@
 package org.iwarp4j.conformance.decode.internal;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,7 +26,6 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
 import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
-import io.netty.buffer.Unpooled;
 
 /**
  * Decodes and checks one iWARP connection: the MPA startup frames and their negotiation (RFC 5044
@@ -159,6 +160,13 @@ final class ConnectionDecoder {
             toInitiator.taggedResync = true;
             if (tcp.server().destination().getPort() == 20049 || tcp.client().destination().getPort() == 20049) {
                 rpc = new RpcTracker(index, out, RpcRdmaPrivateData.ABSENT, RpcRdmaPrivateData.ABSENT, true);
+            }
+        }
+        for (Direction d : List.of(toResponder, toInitiator)) {
+            if (d.stream.retransmitted() > 0 || d.stream.outOfOrder() > 0) {
+                out.note(tcp.firstFrame(), index, d.name, "TCP: " + d.stream.retransmitted()
+                        + " segments retransmitted (octets kept once), " + d.stream.outOfOrder()
+                        + " out of order (put in place)");
             }
         }
         List<Event> events = new ArrayList<>();
@@ -778,8 +786,14 @@ final class ConnectionDecoder {
                 return "";
             }
         }
-        ReadRequestHeader rr = ReadRequestHeader.decode(Unpooled.wrappedBuffer(u, DdpConstants.UNTAGGED_HEADER_LENGTH,
-                RdmapConstants.READ_REQUEST_HEADER_LENGTH));
+        ByteBuf rrOctets = Unpooled.wrappedBuffer(u, DdpConstants.UNTAGGED_HEADER_LENGTH,
+                RdmapConstants.READ_REQUEST_HEADER_LENGTH);
+        ReadRequestHeader rr;
+        try {
+            rr = ReadRequestHeader.decode(rrOctets);
+        } finally {
+            rrOctets.release();
+        }
         rdmap.put("sinkStag", String.format("0x%08x", rr.sinkStag()));
         rdmap.put("sinkTo", String.format("0x%x", rr.sinkTaggedOffset()));
         rdmap.put("size", rr.readMessageSize());
@@ -908,8 +922,13 @@ final class ConnectionDecoder {
             rtrCheck(d, frame, RdmapOpcode.TERMINATE, false, payload, last, null, null);
             return "";
         }
-        TerminateMessage t = TerminateMessage.decode(Unpooled.wrappedBuffer(u, DdpConstants.UNTAGGED_HEADER_LENGTH,
-                payload));
+        ByteBuf termOctets = Unpooled.wrappedBuffer(u, DdpConstants.UNTAGGED_HEADER_LENGTH, payload);
+        TerminateMessage t;
+        try {
+            t = TerminateMessage.decode(termOctets);
+        } finally {
+            termOctets.release();
+        }
         TerminateReason reason = t.reason();
         rtrCheck(d, frame, RdmapOpcode.TERMINATE, false, payload, last, null, reason);
         int word = t.controlWord();

@@ -98,15 +98,24 @@ final class RpcTracker {
 
     /** One complete Send: its transport header and the RPC message; returns the summary text. */
     String send(boolean fromClient, long frame, byte[] message, Map<String, Map<String, Object>> layers) {
+        ByteBuf buf = Unpooled.wrappedBuffer(message);
+        try {
+            return send(fromClient, frame, message.length, buf, layers);
+        } finally {
+            buf.release();
+        }
+    }
+
+    private String send(boolean fromClient, long frame, int length, ByteBuf buf,
+            Map<String, Map<String, Object>> layers) {
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
         int threshold = fromClient ? thresholds.callThreshold() : thresholds.replyThreshold();
         // RDMAP payload: the transport header and the Payload stream together (RPC-R-045).
-        if (message.length > threshold) {
-            out.violation(Check.RPC_INLINE_THRESHOLD, frame, index, dir, "a Send of " + message.length
+        if (length > threshold) {
+            out.violation(Check.RPC_INLINE_THRESHOLD, frame, index, dir, "a Send of " + length
                     + " octets; the inline threshold " + (fromClient ? "client to server" : "server to client")
                     + " is " + threshold);
         }
-        ByteBuf buf = Unpooled.wrappedBuffer(message);
         HeaderDecodeResult result = decoder.decode(buf);
         if (result instanceof HeaderDecodeResult.Rejected r) {
             Check check = switch (r.problem()) {
