@@ -43,7 +43,7 @@ public final class CaptureDecoder {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
-        } catch (IOException | OutOfMemoryError e) {
+        } catch (IOException e) {
             throw new UnreadableCaptureException(file + ": " + e.getMessage(), e);
         }
         try {

@@ -100,16 +100,27 @@ final class SyntheticCapture {
         return b.array();
     }
 
+    /** BSD loopback (link type 0): the address family in the capturing host's order (AF_INET 2, little-endian). */
+    private static byte[] loopback(byte[] ip) {
+        return ByteBuffer.allocate(4 + ip.length).order(ByteOrder.LITTLE_ENDIAN).putInt(2).put(ip).array();
+    }
+
     /** Classic pcap, little-endian, microseconds, Ethernet (1) or Linux SLL (113). */
     byte[] pcap(boolean linuxCooked) {
+        return pcap(linuxCooked ? 113 : 1);
+    }
+
+    /** Classic pcap with link type 1 (Ethernet), 113 (Linux SLL) or 0 (BSD loopback). */
+    byte[] pcap(int linkType) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
         h.putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(262144)
-                .putInt(linuxCooked ? 113 : 1);
+                .putInt(linkType);
         out.writeBytes(h.array());
         int i = 0;
         for (Segment s : segments) {
-            byte[] frame = linuxCooked ? sll(ipPacket(s)) : ethernet(ipPacket(s));
+            byte[] ip = ipPacket(s);
+            byte[] frame = linkType == 113 ? sll(ip) : linkType == 0 ? loopback(ip) : ethernet(ip);
             ByteBuffer r = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
             r.putInt(1_700_000_000).putInt(i++).putInt(frame.length).putInt(frame.length);
             out.writeBytes(r.array());

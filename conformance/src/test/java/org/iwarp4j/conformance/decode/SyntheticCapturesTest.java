@@ -116,6 +116,7 @@ class SyntheticCapturesTest {
 
         assertThat(summaries(CaptureDecoder.decode(p.capture.pcapng(), DecodeOptions.DEFAULT))).isEqualTo(expected);
         assertThat(summaries(CaptureDecoder.decode(p.capture.pcap(true), DecodeOptions.DEFAULT))).isEqualTo(expected);
+        assertThat(summaries(CaptureDecoder.decode(p.capture.pcap(0), DecodeOptions.DEFAULT))).isEqualTo(expected);
 
         // Swap two data segments of one direction and send one twice: TCP reassembly puts them back.
         List<SyntheticCapture.Segment> s = p.capture.segments;
@@ -319,6 +320,19 @@ class SyntheticCapturesTest {
         assertThat(r.connections()).singleElement().satisfies(c -> assertThat(c.found()).isEqualTo("port"));
         assertThat(r.violations()).isEmpty();
         assertThat(r.units()).hasSize(3 * 7);
+    }
+
+    @Test
+    void aFileCutShortKeepsItsWholeFrames() throws Exception {
+        Peer p = rping(false, 2);
+        byte[] whole = p.capture.pcap(false);
+        DecodeReport complete = CaptureDecoder.decode(whole, DecodeOptions.DEFAULT);
+        DecodeReport cut = CaptureDecoder.decode(java.util.Arrays.copyOf(whole, whole.length - 10), DecodeOptions.DEFAULT);
+        assertThat(cut.frames()).isEqualTo(complete.frames() - 1);
+        assertThat(cut.notes()).extracting(Note::text).containsExactly("the file ends inside a record after frame "
+                + cut.frames());
+        assertThat(summaries(cut)).isEqualTo(summaries(complete).subList(0, summaries(complete).size() - 1));
+        assertThat(cut.violations()).isEmpty();
     }
 
     @Test

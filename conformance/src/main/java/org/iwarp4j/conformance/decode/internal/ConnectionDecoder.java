@@ -43,7 +43,6 @@ final class ConnectionDecoder {
 
     private final int index;
     private final TcpConnections.Connection tcp;
-    private final boolean byPort;
     private final Findings out;
 
     private ByteStream initiatorStream;
@@ -105,10 +104,9 @@ final class ConnectionDecoder {
     private record Event(Direction direction, Fpdu fpdu) {
     }
 
-    ConnectionDecoder(int index, TcpConnections.Connection tcp, boolean byPort, Findings out) {
+    ConnectionDecoder(int index, TcpConnections.Connection tcp, Findings out) {
         this.index = index;
         this.tcp = tcp;
-        this.byPort = byPort;
         this.out = out;
     }
 
@@ -181,9 +179,6 @@ final class ConnectionDecoder {
         events.sort(Comparator.comparingLong((Event e) -> e.fpdu().frame()).thenComparingLong(e -> e.fpdu().start()));
         for (Event e : events) {
             process(e.direction(), e.fpdu());
-        }
-        if (rpc != null) {
-            rpc.finish();
         }
         long missing = 0;
         for (ByteStream s : List.of(initiatorStream, responderStream)) {
@@ -654,9 +649,6 @@ final class ConnectionDecoder {
             }
             taggedSequence(d, frame, stag, to, payload, last, opcode == RdmapOpcode.RDMA_READ_RESPONSE);
             rtrCheck(d, frame, opcode, tagged, payload, last, null, null);
-            if (rpc != null && opcode == RdmapOpcode.RDMA_WRITE) {
-                rpc.write(d == toResponder, frame, stag, payload);
-            }
             return String.format("%s STag 0x%08x TO 0x%x len %d%s", name, stag, to, payload, last ? " L" : "");
         }
         int rsvdUlp = getInt(u, 2);
@@ -804,9 +796,6 @@ final class ConnectionDecoder {
         if (d.outstandingReads.size() > d.ordLimit) {
             out.violation(Check.RDMAP_ORD, frame, index, dir, d.outstandingReads.size()
                     + " Read Requests outstanding, the negotiated ORD is " + d.ordLimit);
-        }
-        if (rpc != null) {
-            rpc.readRequest(d == toResponder, frame, rr.sourceStag(), rr.readMessageSize());
         }
         return String.format(" sink 0x%08x@0x%x size %d source 0x%08x@0x%x", rr.sinkStag(), rr.sinkTaggedOffset(),
                 rr.readMessageSize(), rr.sourceStag(), rr.sourceTaggedOffset());

@@ -61,7 +61,7 @@ public final class Decoding {
             if (!request && !byPort) {
                 continue;
             }
-            summaries.add(new ConnectionDecoder(i, c, byPort, findings).decode());
+            summaries.add(new ConnectionDecoder(i, c, findings).decode());
         }
         List<DecodedUnit> units = new ArrayList<>(findings.units());
         units.sort(Comparator.comparingLong(DecodedUnit::frame)); // stable: a frame's units keep stream order

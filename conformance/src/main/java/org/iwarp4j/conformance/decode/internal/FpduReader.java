@@ -193,6 +193,15 @@ final class FpduReader {
     }
 
     private boolean plausible(long p, boolean crc, boolean lookAhead) {
+        if (!markers && p + 4 <= data.length) {
+            // Cheap test of the two control octets before reading up to 64 KiB.
+            int ddp = data[(int) p + 2] & 0xff;
+            if ((ddp & DdpConstants.CONTROL_VERSION_MASK) != DdpConstants.DDP_VERSION
+                    || (ddp & DdpConstants.CONTROL_RESERVED_MASK) != 0
+                    || RdmapControl.version(data[(int) p + 3] & 0xff) != 1) {
+                return false;
+            }
+        }
         Attempt a = read(p);
         if (a.fpdu() == null) {
             return false;

@@ -3,7 +3,6 @@ package org.iwarp4j.conformance.decode.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +60,6 @@ final class RpcTracker {
     private final Requester client = new Requester();
     private final Requester server = new Requester();
     private final boolean midStream;
-    private final Map<Integer, PendingCall> byXid = new HashMap<>();
 
     RpcTracker(int index, Findings out, RpcRdmaPrivateData clientData, RpcRdmaPrivateData serverData,
                boolean midStream) {
@@ -82,18 +80,6 @@ final class RpcTracker {
     void lostSync(boolean fromClient) {
         (fromClient ? client : server).afterGap = true;
         (fromClient ? server : client).afterGap = true;
-    }
-
-    void finish() {
-        // Calls left without a Reply are normal at the end of a capture; nothing to report.
-    }
-
-    void write(boolean fromClient, long frame, int stag, int length) {
-        // Writes are checked through the Write chunks the Reply returns (RPC-R-028).
-    }
-
-    void readRequest(boolean fromClient, long frame, int sourceStag, long size) {
-        // Read Requests pull Read chunks; the Reply's arrival ends them (RPC-R-025).
     }
 
     /** One complete Send: its transport header and the RPC message; returns the summary text. */
@@ -198,7 +184,6 @@ final class RpcTracker {
             }
             callChecks(self, call, frame, dir);
             self.outstanding.put(h.xid(), call);
-            byXid.put(h.xid(), call);
             if (!self.afterGap && self.outstanding.size() > self.granted) {
                 out.violation(Check.RPC_CREDITS, frame, index, dir, self.outstanding.size()
                         + " Calls outstanding, the peer granted " + self.granted);
