@@ -20,6 +20,10 @@ public final class ByteStream {
     }
 
     private static final long SEQUENCE_SPACE = 1L << 32;
+    /** Octets a capture may lack in one go before the rest is taken as not this stream's. */
+    private static final long MAX_JUMP = 256L << 20;
+    /** The most one direction may hold: a Java array. */
+    private static final long MAX_LENGTH = Integer.MAX_VALUE - 8;
 
     private final InetSocketAddress source;
     private final InetSocketAddress destination;
@@ -31,10 +35,11 @@ public final class ByteStream {
     private final int outOfOrder;
     private final int announcedMss;
     private final long finFrame;
+    private final int ignored;
 
     private ByteStream(InetSocketAddress source, InetSocketAddress destination, byte[] data, List<Gap> gaps,
                        long[] segmentOffsets, long[] segmentFrames, int retransmitted, int outOfOrder,
-                       int announcedMss, long finFrame) {
+                       int announcedMss, long finFrame, int ignored) {
         this.source = source;
         this.destination = destination;
         this.data = data;
@@ -45,6 +50,7 @@ public final class ByteStream {
         this.outOfOrder = outOfOrder;
         this.announcedMss = announcedMss;
         this.finFrame = finFrame;
+        this.ignored = ignored;
     }
 
     /** Builds the stream from the packets one side sent, in capture order. */
@@ -82,13 +88,21 @@ public final class ByteStream {
         List<TcpPacket> sorted = new ArrayList<>(withData);
         sorted.sort(Comparator.comparingLong((TcpPacket p) -> offset(p.sequence(), first))
                 .thenComparingLong(TcpPacket::frame));
+        // A segment far beyond what came before cannot belong to this stream (a sequence number damaged,
+        // or a connection reusing the ports much later): it and everything after it in sequence order are
+        // left out, so that one bad number cannot ask for gigaoctets of gap.
         long extent = 0;
+        int accepted = 0;
         for (TcpPacket p : sorted) {
-            extent = Math.max(extent, offset(p.sequence(), first) + p.payload().length);
+            long offset = offset(p.sequence(), first);
+            if (offset > extent + MAX_JUMP || offset + p.payload().length > MAX_LENGTH) {
+                break;
+            }
+            extent = Math.max(extent, offset + p.payload().length);
+            accepted++;
         }
-        if (extent > Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("a direction of more than 2 GiB: " + extent + " octets");
-        }
+        int ignored = sorted.size() - accepted;
+        sorted = sorted.subList(0, accepted);
         byte[] data = new byte[(int) extent];
         List<Gap> gaps = new ArrayList<>();
         long[] offsets = new long[sorted.size()];
@@ -118,7 +132,7 @@ public final class ByteStream {
             covered = end;
         }
         return new ByteStream(source, destination, data, List.copyOf(gaps), Arrays.copyOf(offsets, segments),
-                Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame);
+                Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame, ignored);
     }
 
     private static long lowest(List<TcpPacket> packets) {
@@ -193,6 +207,11 @@ public final class ByteStream {
     /** The MSS this side announced in its SYN, or -1. */
     public int announcedMss() {
         return announcedMss;
+    }
+
+    /** Segments left out because their sequence numbers lie far beyond the rest of the stream. */
+    public int ignored() {
+        return ignored;
     }
 
     /** The frame of this side's first FIN, or -1. */
