@@ -288,6 +288,20 @@ class SyntheticCapturesTest {
     }
 
     @Test
+    void aReadResponseMayComeBetweenTheSegmentsOfAWriteButTwoWritesMayNotInterleave() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, ird(4, 4), 0x40, ird(4, 4));
+        p.i(MpaWire.send(1, NONE)).r(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.tagged(0, false, 0x30, 0, bytes(8))).i(MpaWire.readResponse(0x10, 0, bytes(8), true))
+                .i(MpaWire.tagged(0, true, 0x30, 8, bytes(8)));
+        assertThat(p.decode().violations()).isEmpty();
+
+        Peer q = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        q.i(MpaWire.send(1, NONE)).i(MpaWire.tagged(0, false, 0x30, 0, bytes(8)))
+                .i(MpaWire.tagged(0, true, 0x31, 0, bytes(8)));
+        assertThat(ids(q.decode())).containsExactly("DDP-R-030");
+    }
+
+    @Test
     void aMissingLastBitAndAGap() throws Exception {
         Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
         p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, bytes(8))).i(MpaWire.send(2, bytes(8)));

@@ -80,11 +80,15 @@ final class ConnectionDecoder {
         final long[] messageMsn = {-1, -1, -1};
         final long[] nextMo = new long[3];
         final byte[][] partialSend = new byte[1][];
-        boolean taggedInProgress;
-        boolean taggedResync;
-        int taggedStag;
-        long taggedNextTo;
-        boolean taggedIsReadResponse;
+        /**
+         * The tagged message in progress, one for Writes [0] and one for Read Responses [1]: an RNIC
+         * serves Read Requests apart from its send queue, so a Response's segments may come between
+         * a Write's; two messages of one kind may not interleave (RDMAP-R-017 for Responses).
+         */
+        final boolean[] taggedInProgress = new boolean[2];
+        final boolean[] taggedResync = new boolean[2];
+        final int[] taggedStag = new int[2];
+        final long[] taggedNextTo = new long[2];
         /** Read Requests this side sent that the other has not answered yet. */
         final Deque<ReadRequestHeader> outstandingReads = new ArrayDeque<>();
         long readResponseRemaining = -1;
@@ -154,8 +158,8 @@ final class ConnectionDecoder {
             toInitiator.afterGap = true;
             Arrays.fill(toResponder.resync, true);
             Arrays.fill(toInitiator.resync, true);
-            toResponder.taggedResync = true;
-            toInitiator.taggedResync = true;
+            Arrays.fill(toResponder.taggedResync, true);
+            Arrays.fill(toInitiator.taggedResync, true);
             if (tcp.server().destination().getPort() == 20049 || tcp.client().destination().getPort() == 20049) {
                 rpc = new RpcTracker(index, out, RpcRdmaPrivateData.ABSENT, RpcRdmaPrivateData.ABSENT, true);
             }
@@ -526,8 +530,8 @@ final class ConnectionDecoder {
         Arrays.fill(d.resync, true);
         Arrays.fill(d.messageMsn, -1);
         d.partialSend[0] = null;
-        d.taggedInProgress = false;
-        d.taggedResync = true;
+        Arrays.fill(d.taggedInProgress, false);
+        Arrays.fill(d.taggedResync, true);
         d.readResponseRemaining = -1;
         if (rpc != null) {
             rpc.lostSync(d == toResponder);
@@ -753,23 +757,23 @@ final class ConnectionDecoder {
     private void taggedSequence(Direction d, long frame, int stag, long to, int payload, boolean last,
             boolean readResponse) {
         String dir = d.name;
-        if (d.taggedInProgress) {
-            if (stag != d.taggedStag || to != d.taggedNextTo || readResponse != d.taggedIsReadResponse) {
+        int kind = readResponse ? 1 : 0;
+        if (d.taggedInProgress[kind]) {
+            if (stag != d.taggedStag[kind] || to != d.taggedNextTo[kind]) {
                 out.violation(Check.DDP_TAGGED_SEQUENCE, frame, index, dir, String.format(
                         "STag 0x%08x TO 0x%x where the message in progress (STag 0x%08x) continues at TO 0x%x",
-                        stag, to, d.taggedStag, d.taggedNextTo));
-                d.taggedInProgress = false;
+                        stag, to, d.taggedStag[kind], d.taggedNextTo[kind]));
+                d.taggedInProgress[kind] = false;
             }
         }
-        boolean first = !d.taggedInProgress;
+        boolean first = !d.taggedInProgress[kind];
         if (readResponse) {
             readResponse(d, frame, first, stag, to, payload, last);
         }
-        d.taggedResync = false;
-        d.taggedInProgress = !last;
-        d.taggedStag = stag;
-        d.taggedNextTo = to + payload;
-        d.taggedIsReadResponse = readResponse;
+        d.taggedResync[kind] = false;
+        d.taggedInProgress[kind] = !last;
+        d.taggedStag[kind] = stag;
+        d.taggedNextTo[kind] = to + payload;
     }
 
     private String readRequest(Direction d, long frame, byte[] u, int payload, boolean last, long mo,
@@ -809,7 +813,7 @@ final class ConnectionDecoder {
         String dir = d.name;
         Deque<ReadRequestHeader> requests = d.other().outstandingReads;
         boolean suppress = d.other().afterGap || d.afterGap;
-        if (first && d.taggedResync) {
+        if (first && d.taggedResync[1]) {
             // After octets the capture lacks, this may be the middle of a Response: find its Request by
             // STag and range, and take the Requests before it as answered in the lost octets.
             ReadRequestHeader match = null;
