@@ -1,7 +1,7 @@
 /**
  * ONC RPC (RFC 5531) over XDR (RFC 4506) on Netty ByteBufs, with a TCP record-marking transport.
  *
- * <p>{@code org.iwarp4j.oncrpc.internal} is not exported.
+ * <p>{@code org.iwarp4j.oncrpc.internal} is exported only to the capture decoder ({@code org.iwarp4j.conformance}).
  */
 module org.iwarp4j.oncrpc {
     requires transitive io.netty.buffer;
@@ -15,4 +15,6 @@ module org.iwarp4j.oncrpc {
 
     exports org.iwarp4j.oncrpc;
     exports org.iwarp4j.oncrpc.sample;
+    // The capture decoder (iwarp decode) reads call and reply headers with these codecs.
+    exports org.iwarp4j.oncrpc.internal to org.iwarp4j.conformance;
 }

@@ -2,7 +2,8 @@
  * RDMAP (RFC 5040) and the verbs API: {@link org.iwarp4j.rdmap.Rnic}, protection domains, memory
  * regions, queue pairs, completion queues.
  *
- * <p>{@code org.iwarp4j.rdmap.internal.wire} (the RDMAP header codecs) is not exported.
+ * <p>{@code org.iwarp4j.rdmap.internal.wire} (the RDMAP header codecs) is exported only to the capture decoder
+ * ({@code org.iwarp4j.conformance}).
  */
 module org.iwarp4j.rdmap {
     requires transitive org.iwarp4j.ddp;
@@ -13,4 +14,7 @@ module org.iwarp4j.rdmap {
     requires org.slf4j;
 
     exports org.iwarp4j.rdmap;
+    // The capture decoder (iwarp decode) reads Terminates, Read Requests and RDMAP control octets with the
+    // same codecs the stack uses.
+    exports org.iwarp4j.rdmap.internal.wire to org.iwarp4j.conformance;
 }

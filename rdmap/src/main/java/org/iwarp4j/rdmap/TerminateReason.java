@@ -251,6 +251,46 @@ public final class TerminateReason {
         return errorCode;
     }
 
+    /** How {@link #description()} introduces {@link #siwSwappedReading()}. */
+    public static final String SIW_SWAPPED_PREFIX = "looks like siw's swapped layer/type: ";
+
+    /**
+     * The reason read with Layer and Error Type exchanged, when this reading is not defined by the
+     * RFCs and that one is; otherwise {@code null}.
+     *
+     * <p>Why: Linux siw builds the Terminate Control field from a C bit-field ({@code struct
+     * iwarp_terminate} in {@code iwarp.h}, layer declared first). On a little-endian host the first
+     * field takes the low nibble of the first octet, so Layer and EType arrive swapped (and M, D, R
+     * land in the reserved bits). siw's MPA CRC error, LLP / MPA / 0x02, then arrives as {@code 02 02}:
+     * an RDMAP Remote Operation Error with a code Fig. 9 does not define. Only readings that cannot be
+     * taken as they stand are reinterpreted; a swap that yields another defined reason (0x0/0x1 versus
+     * 0x1/0x0) cannot be told apart and is left alone.
+     */
+    public TerminateReason siwSwappedReading() {
+        if (isDefined() || layer == errorType) {
+            return null;
+        }
+        TerminateReason swapped = of(errorType, layer, errorCode);
+        return swapped.isDefined() ? swapped : null;
+    }
+
+    /** A short name for {@link #SIW_SWAPPED_PREFIX} hints: {@code LLP CRC error}, else the description. */
+    String shortName() {
+        MpaError e = mpaError();
+        if (e == null) {
+            return description();
+        }
+        return "LLP " + switch (e) {
+            case CONNECTION_LOST -> "connection lost";
+            case CRC_ERROR -> "CRC error";
+            case MARKER_ERROR -> "marker error";
+            case INVALID_STARTUP_FRAME -> "invalid startup frame";
+            case LOCAL_CATASTROPHIC -> "local catastrophic error";
+            case INSUFFICIENT_IRD -> "insufficient IRD";
+            case NO_MATCHING_RTR -> "no matching RTR option";
+        };
+    }
+
     /** {@code true} if the RFCs give this Layer / Error Type / Error Code a meaning. */
     public boolean isDefined() {
         return codeName != null || isRdmapLocalCatastrophic();
@@ -309,7 +349,9 @@ public final class TerminateReason {
     /**
      * A human-readable description in the RFCs' words, e.g. {@code DDP Tagged Buffer Error: Invalid
      * STag}, {@code RDMAP Local Catastrophic Error}, {@code LLP MPA: Insufficient IRD resources};
-     * undefined numbers are named as such.
+     * undefined numbers are named as such, with {@link #siwSwappedReading() siw's reading} when there
+     * is one ({@code ... (not defined by RFC 5040/5041/5044/6581; looks like siw's swapped layer/type:
+     * LLP CRC error)}).
      */
     public String description() {
         StringBuilder sb = new StringBuilder(layerName()).append(' ').append(errorTypeName());
@@ -318,7 +360,9 @@ public final class TerminateReason {
         }
         sb.append(": ").append(errorCodeName());
         if (!isDefined()) {
-            sb.append(" (not defined by RFC 5040/5041/5044/6581)");
+            TerminateReason swapped = siwSwappedReading();
+            sb.append(" (not defined by RFC 5040/5041/5044/6581")
+                    .append(swapped == null ? "" : "; " + SIW_SWAPPED_PREFIX + swapped.shortName()).append(')');
         }
         return sb.toString();
     }

@@ -433,6 +433,25 @@ class TerminateOnTheWireTest {
 
     // ------------------------------------------------------------------ a Terminate received
 
+    @Test
+    void siwsCrcErrorTerminateWithLayerAndTypeSwappedIsNamedAsSuch() throws Exception {
+        // Linux 6.1 siw on x86 writes LLP / MPA / CRC error with the Layer and EType nibbles swapped
+        // (iwarp.h bit fields): 02 02 00 00, an RDMAP Remote Operation code Fig. 9 does not define. The
+        // reason is kept as sent and its description says what siw meant.
+        try (RawMpaPeer peer = peerConnectedTo(q -> { })) {
+            peer.send(RawMpaPeer.ulpduOf("V-RTR-1"));
+            byte[] terminate = {0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0x02, 0x02, 0x00, 0x00};
+            peer.send(terminate);
+            assertThat(peer.takeAllUntilClosed()).as("RDMAP-R-028: no Terminate in answer").isEmpty();
+            qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            TerminateReason reason = qp.terminateReason();
+            assertThat(reason).isEqualTo(TerminateReason.of(0x0, 0x2, 0x02));
+            assertThat(reason.siwSwappedReading()).isSameAs(TerminateReason.LLP_CRC_ERROR);
+            assertThat(reason.toString()).endsWith("(not defined by RFC 5040/5041/5044/6581; looks like siw's swapped"
+                    + " layer/type: LLP CRC error)");
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"V-FPDU-6, REMOTE_ACCESS_ERROR, 1, 1, 0", "V-FPDU-7, REMOTE_OPERATION_ERROR, 0, 2, 6"})
     void aTerminateFromThePeerFailsTheOutstandingReadFlushesReceivesAndCloses(String vector,

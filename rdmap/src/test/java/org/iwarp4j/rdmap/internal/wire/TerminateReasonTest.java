@@ -133,7 +133,8 @@ class TerminateReasonTest {
         "0, 3, 00, RDMAP Error Type 0x3: Error Code 0x00 (not defined by RFC 5040/5041/5044/6581)",
         "1, 2, 00, DDP Untagged Buffer Error: Error Code 0x00 (not defined by RFC 5040/5041/5044/6581)",
         "1, 3, 00, DDP Reserved for the use by the LLP: Error Code 0x00 (not defined by RFC 5040/5041/5044/6581)",
-        "2, 0, 08, LLP MPA: Error Code 0x08 (not defined by RFC 5040/5041/5044/6581)",
+        "2, 0, 08, 'LLP MPA: Error Code 0x08 (not defined by RFC 5040/5041/5044/6581; looks like siw''s swapped"
+                + " layer/type: RDMAP Remote Operation Error: Catastrophic error, global)'",
         "3, 0, 00, Layer 0x3 Error Type 0x0: Error Code 0x00 (not defined by RFC 5040/5041/5044/6581)",
         "F, F, FF, Layer 0xF Error Type 0xF: Error Code 0xFF (not defined by RFC 5040/5041/5044/6581)",
     })
@@ -145,6 +146,29 @@ class TerminateReasonTest {
         assertThat(r.description()).isEqualTo(description);
         assertThat(TerminateReason.definedReasons()).doesNotContain(r);
         assertThat(r.layerCode()).isEqualTo(Integer.parseInt(layer, 16));
+    }
+
+    @Test
+    void siwsCrcErrorWithLayerAndTypeSwappedIsNamed() {
+        // Linux siw on x86 (iwarp.h bit-field order) sends LLP/MPA/CRC error (0x2/0x0/0x02) as control octets
+        // 02 02: read as they stand, an RDMAP Remote Operation Error with a code Fig. 9 does not define.
+        TerminateReason asSent = TerminateReason.of(0x0, 0x2, 0x02);
+        assertThat(asSent.isDefined()).isFalse();
+        assertThat(asSent.siwSwappedReading()).isSameAs(TerminateReason.LLP_CRC_ERROR);
+        assertThat(asSent.description()).isEqualTo("RDMAP Remote Operation Error: Error Code 0x02 (not defined by"
+                + " RFC 5040/5041/5044/6581; looks like siw's swapped layer/type: LLP CRC error)");
+        assertThat(asSent.toString()).startsWith("0x0/0x2/0x02 ").endsWith("LLP CRC error)");
+    }
+
+    @Test
+    void onlyUndefinedReadingsAreReinterpreted() {
+        // 0x0/0x1/0x00 and 0x1/0x0/0x00 are both defined: a swap cannot be told apart, so none is claimed.
+        assertThat(TerminateReason.RDMAP_INVALID_STAG.siwSwappedReading()).isNull();
+        assertThat(TerminateReason.DDP_LOCAL_CATASTROPHIC.siwSwappedReading()).isNull();
+        // Undefined both ways: nothing to suggest.
+        assertThat(TerminateReason.of(0x3, 0x0, 0x00).siwSwappedReading()).isNull();
+        // siw's DDP untagged-buffer errors (0x1/0x2) arrive as 0x2/0x1, an LLP error type that does not exist.
+        assertThat(TerminateReason.of(0x2, 0x1, 0x01).siwSwappedReading()).isSameAs(TerminateReason.DDP_UNTAGGED_INVALID_QN);
     }
 
     @Test

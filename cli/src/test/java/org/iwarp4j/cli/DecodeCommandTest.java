@@ -1,0 +1,96 @@
+package org.iwarp4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.iwarp4j.testkit.TestData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code iwarp decode}: output forms and exit status 0 (clean), 1 (violations), 2 (unreadable, usage). */
+class DecodeCommandTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int iwarp(String... args) {
+        return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    private static String capture(String name) {
+        return TestData.root().resolve("captures").resolve(name).toString();
+    }
+
+    @Test
+    void aCleanCaptureExitsZero() {
+        assertThat(iwarp("decode", capture("rping-siw.pcap"))).isZero();
+        assertThat(out.toString()).startsWith("pcap, 91 frames, 1 TCP connections, 1 iWARP\n")
+                .contains("     4   0 I>R MPA Request rev 2 flags 0x10 (S) PD 4: IRD 1 ORD 1\n")
+                .endsWith("0 violations\n");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void violationsExitOneAndNameTheRequirement() {
+        assertThat(iwarp("decode", capture("ib_send_bw-siw.pcap"))).isEqualTo(1);
+        assertThat(out.toString()).contains("   !! frame 14 conn 0 I>R MPA-R-011: pad 0040 is not zero\n")
+                .endsWith("2 violations: MPA-R-011\n");
+    }
+
+    @Test
+    void aCorruptedCrcExitsOne(@TempDir Path dir) throws Exception {
+        byte[] file = Files.readAllBytes(Path.of(capture("rping-siw-crc.pcap")));
+        int pos = 24;
+        for (int frame = 1; frame < 8; frame++) {
+            pos += 16 + ByteBuffer.wrap(file, pos + 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        }
+        file[pos + 16 + ByteBuffer.wrap(file, pos + 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() - 1] ^= 0x10;
+        Path bad = dir.resolve("bad-crc.pcap");
+        Files.write(bad, file);
+        assertThat(iwarp("decode", bad.toString())).isEqualTo(1);
+        assertThat(out.toString()).contains("!! frame 8 conn 0 I>R MPA-R-030: CRC field ")
+                .endsWith("1 violations: MPA-R-030\n");
+    }
+
+    @Test
+    void jsonVerboseAndOneConnection() {
+        assertThat(iwarp("decode", "--json", capture("nfs3-rdma-siw.pcap"))).isEqualTo(1);
+        assertThat(out.toString()).contains("\"id\": \"MPA-R-006\"").contains("\"rfc\": \"RFC 5044\"")
+                .contains("\"summary\": \"Send QN 0 MSN 1 MO 0 len 68 L | RDMA_MSG xid 0xa137727f cr 128 | CALL"
+                        + " NFSv3 NULL\"").contains("\"exitStatus\": 1");
+        out.getBuffer().setLength(0);
+        assertThat(iwarp("decode", "-V", "--connection", "1", capture("nfs3-rdma-siw.pcap"))).isZero();
+        assertThat(out.toString()).contains("rpcrdma: xid=0x132f65b5 version=1 credits=128 procedure=RDMA_MSG")
+                .contains("rpc: type=CALL xid=0x132f65b5 rpcVersion=2 program=100003 version=3 procedure=0 name=NFSv3 NULL")
+                .doesNotContain("   0 I>R ");
+    }
+
+    @Test
+    void unreadableInputAndUsageErrorsExitTwo(@TempDir Path dir) throws Exception {
+        assertThat(iwarp("decode", dir.resolve("missing.pcap").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("missing.pcap");
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "not a capture at all");
+        err.getBuffer().setLength(0);
+        assertThat(iwarp("decode", text.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("not a pcap or pcapng file");
+        assertThat(iwarp("decode")).isEqualTo(2);
+        assertThat(iwarp("decode", "--connection", "x", capture("rping-siw.pcap"))).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void rulesAndVersion() {
+        assertThat(iwarp("decode", "--rules")).isZero();
+        assertThat(out.toString()).contains("RFC 5044 (14 rules)").contains("  MPA-R-030    MUST   with CRCs in use")
+                .contains("RFC 8267 (1 rules)");
+        out.getBuffer().setLength(0);
+        assertThat(iwarp("decode", "--version")).isZero();
+        assertThat(out.toString().strip()).isEqualTo(IwarpCommand.VERSION);
+    }
+}

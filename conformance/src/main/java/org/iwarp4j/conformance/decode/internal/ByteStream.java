@@ -1,0 +1,221 @@
+package org.iwarp4j.conformance.decode.internal;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The octets one side of a TCP connection sent, in sequence order, as far as the capture holds
+ * them: retransmitted octets are kept once, segments that came out of order are put in their
+ * place, and octets no frame carried are recorded as {@link Gap gaps} (their place in {@link
+ * #data()} holds zeros). Offset 0 is the first data octet: the one after the SYN when the SYN was
+ * captured, else the lowest sequence number seen.
+ */
+public final class ByteStream {
+
+    /** Octets missing from the capture: {@code length} octets from {@code offset}, before {@code frameAfter}. */
+    public record Gap(long offset, long length, long frameAfter) {
+    }
+
+    private static final long SEQUENCE_SPACE = 1L << 32;
+    /** Octets a capture may lack in one go before the rest is taken as not this stream's. */
+    private static final long MAX_JUMP = 256L << 20;
+    /** The most one direction may hold: a Java array. */
+    private static final long MAX_LENGTH = Integer.MAX_VALUE - 8;
+
+    private final InetSocketAddress source;
+    private final InetSocketAddress destination;
+    private final byte[] data;
+    private final List<Gap> gaps;
+    private final long[] segmentOffsets;
+    private final long[] segmentFrames;
+    private final int retransmitted;
+    private final int outOfOrder;
+    private final int announcedMss;
+    private final long finFrame;
+    private final int ignored;
+
+    private ByteStream(InetSocketAddress source, InetSocketAddress destination, byte[] data, List<Gap> gaps,
+                       long[] segmentOffsets, long[] segmentFrames, int retransmitted, int outOfOrder,
+                       int announcedMss, long finFrame, int ignored) {
+        this.source = source;
+        this.destination = destination;
+        this.data = data;
+        this.gaps = gaps;
+        this.segmentOffsets = segmentOffsets;
+        this.segmentFrames = segmentFrames;
+        this.retransmitted = retransmitted;
+        this.outOfOrder = outOfOrder;
+        this.announcedMss = announcedMss;
+        this.finFrame = finFrame;
+        this.ignored = ignored;
+    }
+
+    /** Builds the stream from the packets one side sent, in capture order. */
+    static ByteStream assemble(InetSocketAddress source, InetSocketAddress destination, List<TcpPacket> packets) {
+        long initial = -1;
+        int mss = -1;
+        long finFrame = -1;
+        List<TcpPacket> withData = new ArrayList<>();
+        for (TcpPacket p : packets) {
+            if (p.has(TcpPacket.SYN) && initial < 0) {
+                initial = p.sequence();
+                mss = p.mss();
+            }
+            if (p.has(TcpPacket.FIN) && finFrame < 0) {
+                finFrame = p.frame();
+            }
+            if (p.payload().length > 0) {
+                withData.add(p);
+            }
+        }
+        long first = initial >= 0 ? (initial + 1) % SEQUENCE_SPACE : lowest(withData);
+        // Out of order: in capture order, a segment that starts below the highest octet seen so far at an
+        // offset no earlier segment started at (one that did is a retransmission, counted below).
+        int outOfOrder = 0;
+        long highest = 0;
+        java.util.Set<Long> starts = new java.util.HashSet<>();
+        for (TcpPacket p : withData) {
+            long offset = offset(p.sequence(), first);
+            if (offset < highest && !starts.contains(offset)) {
+                outOfOrder++;
+            }
+            starts.add(offset);
+            highest = Math.max(highest, offset + p.payload().length);
+        }
+        List<TcpPacket> sorted = new ArrayList<>(withData);
+        sorted.sort(Comparator.comparingLong((TcpPacket p) -> offset(p.sequence(), first))
+                .thenComparingLong(TcpPacket::frame));
+        // A segment far beyond what came before cannot belong to this stream (a sequence number damaged,
+        // or a connection reusing the ports much later): it and everything after it in sequence order are
+        // left out, so that one bad number cannot ask for gigaoctets of gap.
+        long extent = 0;
+        int accepted = 0;
+        for (TcpPacket p : sorted) {
+            long offset = offset(p.sequence(), first);
+            if (offset > extent + MAX_JUMP || offset + p.payload().length > MAX_LENGTH) {
+                break;
+            }
+            extent = Math.max(extent, offset + p.payload().length);
+            accepted++;
+        }
+        int ignored = sorted.size() - accepted;
+        sorted = sorted.subList(0, accepted);
+        byte[] data = new byte[(int) extent];
+        List<Gap> gaps = new ArrayList<>();
+        long[] offsets = new long[sorted.size()];
+        long[] frames = new long[sorted.size()];
+        int segments = 0;
+        int retransmitted = 0;
+        long covered = 0;
+        for (TcpPacket p : sorted) {
+            long offset = offset(p.sequence(), first);
+            byte[] payload = p.payload();
+            long end = offset + payload.length;
+            if (end <= covered) {
+                retransmitted++;
+                continue;
+            }
+            int skip = 0;
+            if (offset < covered) {
+                retransmitted++;
+                skip = (int) (covered - offset);
+            } else if (offset > covered) {
+                gaps.add(new Gap(covered, offset - covered, p.frame()));
+            }
+            System.arraycopy(payload, skip, data, (int) (offset + skip), payload.length - skip);
+            offsets[segments] = offset + skip;
+            frames[segments] = p.frame();
+            segments++;
+            covered = end;
+        }
+        return new ByteStream(source, destination, data, List.copyOf(gaps), Arrays.copyOf(offsets, segments),
+                Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame, ignored);
+    }
+
+    private static long lowest(List<TcpPacket> packets) {
+        if (packets.isEmpty()) {
+            return 0;
+        }
+        long reference = packets.get(0).sequence();
+        long lowest = reference;
+        int lowestDistance = 0;
+        for (TcpPacket p : packets) {
+            int distance = (int) (p.sequence() - reference);
+            if (distance < lowestDistance) {
+                lowestDistance = distance;
+                lowest = p.sequence();
+            }
+        }
+        return lowest;
+    }
+
+    private static long offset(long sequence, long first) {
+        return Math.floorMod(sequence - first, SEQUENCE_SPACE);
+    }
+
+    public InetSocketAddress source() {
+        return source;
+    }
+
+    public InetSocketAddress destination() {
+        return destination;
+    }
+
+    /** Every octet from offset 0 to the last one captured; gaps hold zeros. */
+    public byte[] data() {
+        return data;
+    }
+
+    public int length() {
+        return data.length;
+    }
+
+    public List<Gap> gaps() {
+        return gaps;
+    }
+
+    /** The first gap that overlaps {@code [from, to)}, or {@code null}. */
+    public Gap gapIn(long from, long to) {
+        for (Gap g : gaps) {
+            if (g.offset() < to && g.offset() + g.length() > from) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** The frame that carried the octet at {@code offset} (the nearest one before it inside a gap), or -1. */
+    public long frameAt(long offset) {
+        int i = Arrays.binarySearch(segmentOffsets, offset);
+        if (i < 0) {
+            i = -i - 2;
+        }
+        return i < 0 ? -1 : segmentFrames[i];
+    }
+
+    public int retransmitted() {
+        return retransmitted;
+    }
+
+    public int outOfOrder() {
+        return outOfOrder;
+    }
+
+    /** The MSS this side announced in its SYN, or -1. */
+    public int announcedMss() {
+        return announcedMss;
+    }
+
+    /** Segments left out because their sequence numbers lie far beyond the rest of the stream. */
+    public int ignored() {
+        return ignored;
+    }
+
+    /** The frame of this side's first FIN, or -1. */
+    public long finFrame() {
+        return finFrame;
+    }
+}

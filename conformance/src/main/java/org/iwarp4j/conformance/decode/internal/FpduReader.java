@@ -1,0 +1,237 @@
+package org.iwarp4j.conformance.decode.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.iwarp4j.ddp.DdpConstants;
+import org.iwarp4j.mpa.MpaConstants;
+import org.iwarp4j.rdmap.internal.wire.RdmapControl;
+
+/**
+ * Cuts one direction's stream after the startup frame into FPDUs (RFC 5044 §4), removing markers
+ * when the peer asked for them: one every 512 octets counted from the first octet of Full
+ * Operation (MPA-R-016, MPA-R-019). Boundaries come from ULPDU_Length alone (MPA-R-038); markers
+ * are checked, never trusted, except to find an FPDU again after octets the capture lacks.
+ */
+final class FpduReader {
+
+    /** Why reading stopped at an offset. */
+    enum Stop { NONE, END_OF_CAPTURE, GAP, FRAMING }
+
+    /** The result of reading one FPDU at an offset. */
+    record Attempt(Fpdu fpdu, Stop stop, long stopOffset, String detail) {
+    }
+
+    private static final int MIN_ULPDU = DdpConstants.TAGGED_HEADER_LENGTH;
+
+    private final ByteStream stream;
+    private final long fullOperationStart;
+    private final boolean markers;
+    private final byte[] data;
+
+    FpduReader(ByteStream stream, long fullOperationStart, boolean markers) {
+        this.stream = stream;
+        this.fullOperationStart = fullOperationStart;
+        this.markers = markers;
+        this.data = stream.data();
+    }
+
+    boolean markers() {
+        return markers;
+    }
+
+    private boolean isMarker(long offset) {
+        return markers && offset >= fullOperationStart
+                && (offset - fullOperationStart) % MpaConstants.MARKER_INTERVAL == 0;
+    }
+
+    /** A cursor over the stream that steps over markers and remembers them. */
+    private final class Cursor {
+        long pos;
+        final long lengthField;
+        final List<Fpdu.Marker> found = new ArrayList<>();
+        Stop stop = Stop.NONE;
+        long stopAt;
+
+        Cursor(long pos, long lengthField) {
+            this.pos = pos;
+            this.lengthField = lengthField;
+        }
+
+        boolean available(long from, int count) {
+            if (from + count > data.length) {
+                stop = Stop.END_OF_CAPTURE;
+                stopAt = from;
+                return false;
+            }
+            ByteStream.Gap gap = stream.gapIn(from, from + count);
+            if (gap != null) {
+                stop = Stop.GAP;
+                stopAt = gap.offset();
+                return false;
+            }
+            return true;
+        }
+
+        /** Consumes a marker at the current position if one stands there. */
+        boolean skipMarker() {
+            if (!isMarker(pos)) {
+                return true;
+            }
+            if (!available(pos, MpaConstants.MARKER_LENGTH)) {
+                return false;
+            }
+            int value = getInt(pos);
+            int expected = pos < lengthField ? 0 : (int) (pos - lengthField);
+            found.add(new Fpdu.Marker(pos, value, expected));
+            pos += MpaConstants.MARKER_LENGTH;
+            return true;
+        }
+
+        /** Reads {@code count} octets into {@code out} from {@code at}, stepping over markers. */
+        boolean read(byte[] out, int at, int count) {
+            int done = 0;
+            while (done < count) {
+                if (!skipMarker()) {
+                    return false;
+                }
+                long next = markers ? Math.min(nextMarker(pos + 1), pos + (count - done)) : pos + (count - done);
+                int run = (int) (next - pos);
+                if (!available(pos, run)) {
+                    return false;
+                }
+                System.arraycopy(data, (int) pos, out, at + done, run);
+                done += run;
+                pos += run;
+            }
+            return true;
+        }
+    }
+
+    private long nextMarker(long from) {
+        long rel = from - fullOperationStart;
+        long rest = Math.floorMod(rel, (long) MpaConstants.MARKER_INTERVAL);
+        return rest == 0 ? from : from + MpaConstants.MARKER_INTERVAL - rest;
+    }
+
+    private int getInt(long at) {
+        int i = (int) at;
+        return (data[i] & 0xff) << 24 | (data[i + 1] & 0xff) << 16 | (data[i + 2] & 0xff) << 8 | data[i + 3] & 0xff;
+    }
+
+    /** Reads the FPDU that starts at {@code start} (a marker there belongs to it, MPA-R-018). */
+    Attempt read(long start) {
+        long lengthField = isMarker(start) ? start + MpaConstants.MARKER_LENGTH : start;
+        Cursor c = new Cursor(start, lengthField);
+        byte[] lengthOctets = new byte[2];
+        if (!c.read(lengthOctets, 0, 2)) {
+            return new Attempt(null, c.stop, c.stopAt, null);
+        }
+        int length = (lengthOctets[0] & 0xff) << 8 | lengthOctets[1] & 0xff;
+        if (length < MIN_ULPDU) {
+            return new Attempt(null, Stop.FRAMING, start, "ULPDU_Length " + length
+                    + " is shorter than any DDP header: the stream is not FPDUs from offset " + start);
+        }
+        byte[] ulpdu = new byte[length];
+        int padLength = (4 - (2 + length) % 4) % 4;
+        byte[] pad = new byte[padLength];
+        if (!c.read(ulpdu, 0, length) || !c.read(pad, 0, padLength) || !c.skipMarker()) {
+            return new Attempt(null, c.stop, c.stopAt, null);
+        }
+        long crcAt = c.pos;
+        byte[] crcOctets = new byte[4];
+        if (!c.read(crcOctets, 0, 4)) {
+            return new Attempt(null, c.stop, c.stopAt, null);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(data, (int) start, (int) (crcAt - start));
+        // The CRC goes on the wire least significant octet first, as an iSCSI digest does (RFC 3385).
+        int received = (crcOctets[3] & 0xff) << 24 | (crcOctets[2] & 0xff) << 16 | (crcOctets[1] & 0xff) << 8
+                | crcOctets[0] & 0xff;
+        // A marker that stands inside the CRC field was read but points back to this FPDU too.
+        Fpdu fpdu = new Fpdu(start, c.pos, stream.frameAt(start), stream.frameAt(c.pos - 1), ulpdu, pad, received,
+                (int) crc.getValue(), List.copyOf(c.found));
+        return new Attempt(fpdu, Stop.NONE, c.pos, null);
+    }
+
+    /**
+     * Finds where FPDUs start again at or after {@code from}, after octets the capture lacks or a
+     * framing error: with markers, the first marker whose FPDUPTR names a readable FPDU; without,
+     * the first offset where an FPDU with a plausible DDP/RDMAP header (and a matching CRC, when
+     * CRCs are in use) is followed by another or by the end of what was captured. -1 if none.
+     */
+    long resynchronise(long from, boolean crc) {
+        long limit = Math.min(data.length, from + 2L * MpaConstants.MAX_ULPDU + 64);
+        for (long p = from; p < limit; p++) {
+            if (stream.gapIn(p, p + 1) != null) {
+                ByteStream.Gap g = stream.gapIn(p, p + 1);
+                p = g.offset() + g.length() - 1;
+                continue;
+            }
+            if (markers) {
+                long m = nextMarker(p);
+                if (m + 4 > data.length) {
+                    return -1;
+                }
+                if (stream.gapIn(m, m + 4) != null) {
+                    p = m + 3;
+                    continue;
+                }
+                int pointer = getInt(m) & 0xffff;
+                long candidate = m - pointer;
+                if (candidate >= from && plausible(candidate, crc, true)) {
+                    return candidate;
+                }
+                p = m + 3;
+                continue;
+            }
+            if (plausible(p, crc, true)) {
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    private boolean plausible(long p, boolean crc, boolean lookAhead) {
+        if (!markers && p + 4 <= data.length) {
+            // Cheap test of the two control octets before reading up to 64 KiB.
+            int ddp = data[(int) p + 2] & 0xff;
+            if ((ddp & DdpConstants.CONTROL_VERSION_MASK) != DdpConstants.DDP_VERSION
+                    || (ddp & DdpConstants.CONTROL_RESERVED_MASK) != 0
+                    || RdmapControl.version(data[(int) p + 3] & 0xff) != 1) {
+                return false;
+            }
+        }
+        Attempt a = read(p);
+        if (a.fpdu() == null) {
+            return false;
+        }
+        if (!headerPlausible(a.fpdu().ulpdu()) || crc && !a.fpdu().crcMatches()) {
+            return false;
+        }
+        if (!lookAhead || a.fpdu().end() >= data.length) {
+            return true;
+        }
+        Attempt next = read(a.fpdu().end());
+        if (next.stop() == Stop.END_OF_CAPTURE || next.stop() == Stop.GAP) {
+            return true;
+        }
+        return next.fpdu() != null && headerPlausible(next.fpdu().ulpdu()) && (!crc || next.fpdu().crcMatches());
+    }
+
+    static boolean headerPlausible(byte[] ulpdu) {
+        int ddp = ulpdu[0] & 0xff;
+        int rdmap = ulpdu[1] & 0xff;
+        if ((ddp & DdpConstants.CONTROL_VERSION_MASK) != DdpConstants.DDP_VERSION
+                || (ddp & DdpConstants.CONTROL_RESERVED_MASK) != 0) {
+            return false;
+        }
+        boolean tagged = (ddp & DdpConstants.CONTROL_TAGGED) != 0;
+        if (!tagged && ulpdu.length < DdpConstants.UNTAGGED_HEADER_LENGTH) {
+            return false;
+        }
+        long qn = tagged ? 0 : (ulpdu[6] & 0xffL) << 24 | (ulpdu[7] & 0xff) << 16 | (ulpdu[8] & 0xff) << 8
+                | ulpdu[9] & 0xff;
+        return RdmapControl.check(ddp, rdmap, qn).isValid();
+    }
+}

@@ -1,0 +1,90 @@
+package org.iwarp4j.conformance.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import org.iwarp4j.testkit.TestData;
+
+/**
+ * A capture file is untrusted input: whatever its octets, the decoder returns a report or says the
+ * file is unreadable, and never fails otherwise. Real captures are cut short and have octets
+ * overwritten at random.
+ */
+class CorruptCaptureProperties {
+
+    private static final List<String> CAPTURES = List.of("rping-siw-crc.pcap", "rping-siw.pcap",
+            "ib_read_bw-siw.pcap", "nfs3-rdma-siw-lost.pcap");
+
+    @Provide
+    Arbitrary<Tuple.Tuple3<String, List<Integer>, Integer>> damage() {
+        return Arbitraries.of(CAPTURES).flatMap(name -> {
+            int size = size(name);
+            return Arbitraries.integers().between(0, size - 1).list().ofMinSize(1).ofMaxSize(40)
+                    .flatMap(positions -> Arbitraries.integers().between(0, size)
+                            .map(cut -> Tuple.of(name, positions, cut)));
+        });
+    }
+
+    private static int size(String name) {
+        try {
+            return (int) Files.size(TestData.root().resolve("captures").resolve(name));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A synthetic connection with markers and CRC both ways, so damage reaches the marker code too. */
+    @Property(tries = 150)
+    void damagedMarkerCapturesDecodeOrAreUnreadable(@ForAll("positions") List<Integer> positions, @ForAll byte value)
+            throws Exception {
+        byte[] file = markerCapture();
+        for (int position : positions) {
+            int at = position % file.length;
+            file[at] = (byte) (file[at] ^ (value == 0 ? 0x21 : value));
+        }
+        DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
+        assertThat(r.connections()).hasSizeLessThanOrEqualTo(2);
+    }
+
+    @Provide
+    Arbitrary<List<Integer>> positions() {
+        return Arbitraries.integers().between(24, Integer.MAX_VALUE).list().ofMinSize(1).ofMaxSize(10);
+    }
+
+    private static byte[] markerCapture() {
+        SyntheticCapturesTest.Peer p = new SyntheticCapturesTest.Peer(7174).startup(0xd0,
+                MpaWire.enhanced(false, java.util.Set.of(), 4, 4, new byte[0]), 0xd0,
+                MpaWire.enhanced(false, java.util.Set.of(), 4, 4, new byte[0]));
+        for (int k = 1; k <= 3; k++) {
+            byte[] payload = new byte[700 * k];
+            p.i(MpaWire.send(k, payload));
+            p.r(MpaWire.readRequest(k, 0x10, 0, 900, 0x20, 0));
+            p.i(MpaWire.readResponse(0x10, 0, new byte[900], true));
+        }
+        return p.capture.pcap(false);
+    }
+
+    @Property(tries = 150)
+    void damagedCapturesDecodeOrAreUnreadable(@ForAll("damage") Tuple.Tuple3<String, List<Integer>, Integer> d,
+            @ForAll byte value) throws Exception {
+        byte[] file = Files.readAllBytes(TestData.root().resolve("captures").resolve(d.get1()));
+        for (int position : d.get2()) {
+            file[position] = (byte) (file[position] ^ (value == 0 ? 0x5a : value));
+        }
+        byte[] cut = java.util.Arrays.copyOf(file, d.get3());
+        try {
+            DecodeReport r = CaptureDecoder.decode(cut, DecodeOptions.DEFAULT.withPorts(java.util.Set.of(7174)));
+            assertThat(r.exitStatus()).isBetween(0, 1);
+            ReportWriter.json(r, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        } catch (UnreadableCaptureException expected) {
+            assertThat(expected.getMessage()).isNotBlank();
+        }
+    }
+}

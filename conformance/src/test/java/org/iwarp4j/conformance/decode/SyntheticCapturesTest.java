@@ -1,0 +1,369 @@
+package org.iwarp4j.conformance.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.iwarp4j.mpa.RtrType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Captures written by the test, clean and then broken on purpose one rule at a time: each broken
+ * one must give exactly the expected requirement IDs, so every check is shown to fire and to stay
+ * quiet otherwise.
+ */
+class SyntheticCapturesTest {
+
+    private static final byte[] NONE = new byte[0];
+
+    /** What a synthetic iWARP connection is made of. */
+    static final class Peer {
+        final SyntheticCapture capture = new SyntheticCapture();
+        final SyntheticCapture.Conn conn;
+        MpaWire.Sender toResponder;
+        MpaWire.Sender toInitiator;
+
+        Peer(int serverPort) {
+            conn = capture.connect(40000, serverPort);
+        }
+
+        /** Request and Reply; {@code reqFlags}/{@code repFlags}: M 0x80, C 0x40, R 0x20, S 0x10. */
+        Peer startup(int reqFlags, byte[] reqPd, int repFlags, byte[] repPd) {
+            return startup(2, reqFlags, reqPd, 2, repFlags, repPd);
+        }
+
+        Peer startup(int reqRev, int reqFlags, byte[] reqPd, int repRev, int repFlags, byte[] repPd) {
+            byte[] request = MpaWire.startup(true, reqFlags, reqRev, reqPd);
+            byte[] reply = MpaWire.startup(false, repFlags, repRev, repPd);
+            conn.send(true, request);
+            conn.send(false, reply);
+            toResponder = new MpaWire.Sender(request.length, (repFlags & 0x80) != 0);
+            toInitiator = new MpaWire.Sender(reply.length, (reqFlags & 0x80) != 0);
+            return this;
+        }
+
+        Peer i(byte[] ulpdu) {
+            conn.send(true, toResponder.fpdu(ulpdu));
+            return this;
+        }
+
+        Peer r(byte[] ulpdu) {
+            conn.send(false, toInitiator.fpdu(ulpdu));
+            return this;
+        }
+
+        DecodeReport decode() throws Exception {
+            return CaptureDecoder.decode(capture.pcap(false), DecodeOptions.DEFAULT);
+        }
+    }
+
+    private static byte[] ird(int ird, int ord) {
+        return MpaWire.enhanced(false, Set.of(), ird, ord, NONE);
+    }
+
+    private static byte[] bytes(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 7 + 1);
+        }
+        return b;
+    }
+
+    private static List<String> ids(DecodeReport r) {
+        return r.violations().stream().map(Violation::requirementId).collect(Collectors.toList());
+    }
+
+    /** rping's pattern, both ways, with CRC: Send, Read Request/Response, Write, Send. */
+    private static Peer rping(boolean markers, int rounds) {
+        int m = markers ? 0x80 : 0;
+        Peer p = new Peer(7174).startup(0x50 | m, ird(4, 4), 0x50 | m, ird(4, 4));
+        for (int k = 1; k <= rounds; k++) {
+            p.i(MpaWire.send(k, bytes(16)));
+            p.r(MpaWire.readRequest(k, 0x1000, 0x7000_0000L, 1000, 0x2000, 0x9000));
+            p.i(MpaWire.readResponse(0x1000, 0x7000_0000L, bytes(600), false));
+            p.i(MpaWire.readResponse(0x1000, 0x7000_0000L + 600, bytes(400), true));
+            p.r(MpaWire.send(2 * k - 1, bytes(17)));
+            p.r(MpaWire.write(0x3000, 0x100, bytes(333)));
+            p.r(MpaWire.send(2 * k, bytes(16)));
+        }
+        return p;
+    }
+
+    @Test
+    void aCleanConnectionWithMarkersAndCrcHasNoViolation() throws Exception {
+        DecodeReport r = rping(true, 5).decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).isEmpty();
+        assertThat(r.connections()).singleElement().satisfies(c -> assertThat(c.negotiated())
+                .isEqualTo("rev 2, CRC on, markers I>R on R>I on, Initiator ORD 4, Responder ORD 4"));
+        assertThat(r.units()).hasSize(2 + 5 * 7);
+        assertThat(r.units().get(4).summary()).isEqualTo("Read Response STag 0x00001000 TO 0x70000000 len 600");
+        // Markers were really there to be removed: the first FPDU of each direction starts with one.
+        assertThat(r.units().get(2).layers().get("mpa").get("markers").toString()).startsWith("[24:0x00000000");
+    }
+
+    @Test
+    void theSameConnectionAsPcapngSllOutOfOrderAndRetransmittedDecodesTheSame() throws Exception {
+        Peer p = rping(false, 3);
+        DecodeReport reference = p.decode();
+        assertThat(reference.violations()).isEmpty();
+        List<String> expected = reference.units().stream().map(DecodedUnit::summary).collect(Collectors.toList());
+
+        assertThat(summaries(CaptureDecoder.decode(p.capture.pcapng(), DecodeOptions.DEFAULT))).isEqualTo(expected);
+        assertThat(summaries(CaptureDecoder.decode(p.capture.pcap(true), DecodeOptions.DEFAULT))).isEqualTo(expected);
+        assertThat(summaries(CaptureDecoder.decode(p.capture.pcap(0), DecodeOptions.DEFAULT))).isEqualTo(expected);
+
+        // Swap two data segments of one direction and send one twice: TCP reassembly puts them back.
+        List<SyntheticCapture.Segment> s = p.capture.segments;
+        int a = indexOfData(s, true, 3);
+        int b = indexOfData(s, true, 4);
+        Collections.swap(s, a, b);
+        s.add(b + 1, s.get(a));
+        DecodeReport reordered = p.decode();
+        assertThat(reordered.violations()).isEmpty();
+        assertThat(reordered.notes()).extracting(Note::text)
+                .containsExactly("TCP: 1 segments retransmitted (octets kept once), 1 out of order (put in place)");
+        assertThat(reordered.notes().get(0).direction()).isEqualTo("I>R");
+        assertThat(summaries(reordered)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static List<String> summaries(DecodeReport r) {
+        return r.units().stream().map(DecodedUnit::summary).collect(Collectors.toList());
+    }
+
+    /** The index of the n-th (from 0) segment with data from one side. */
+    private static int indexOfData(List<SyntheticCapture.Segment> s, boolean fromClient, int n) {
+        int seen = 0;
+        for (int i = 0; i < s.size(); i++) {
+            if (s.get(i).fromClient() == fromClient && s.get(i).payload().length > 0 && seen++ == n) {
+                return i;
+            }
+        }
+        throw new AssertionError("no segment " + n);
+    }
+
+    @Test
+    void badCrc() throws Exception {
+        Peer p = rping(false, 2);
+        int i = indexOfData(p.capture.segments, true, 2); // the first Read Response (600 octets)
+        SyntheticCapture.Segment s = p.capture.segments.get(i);
+        byte[] bad = s.payload().clone();
+        bad[25] ^= 0x40;
+        p.capture.segments.set(i, new SyntheticCapture.Segment(s.clientPort(), s.serverPort(), s.fromClient(),
+                s.sequence(), s.flags(), s.mss(), bad));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-030");
+        assertThat(r.exitStatus()).isEqualTo(1);
+    }
+
+    @Test
+    void skippedMsn() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.send(1, bytes(8))).i(MpaWire.send(3, bytes(8)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("DDP-R-025");
+        assertThat(r.violations().get(0).detail()).isEqualTo("QN 0 MSN 3 where 2 was next");
+    }
+
+    @Test
+    void rtrOfTheWrongType() throws Exception {
+        byte[] offer = MpaWire.enhanced(true, EnumSet.of(RtrType.WRITE, RtrType.READ), 4, 4, NONE);
+        byte[] answer = MpaWire.enhanced(true, EnumSet.of(RtrType.READ), 4, 4, NONE);
+        Peer p = new Peer(7174).startup(0x50, offer, 0x50, answer);
+        p.i(MpaWire.write(1, 0, NONE)).r(MpaWire.send(1, bytes(4)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA2-R-009");
+        assertThat(r.violations().get(0).detail()).isEqualTo("RTR of type WRITE, the Reply allows [READ]");
+
+        Peer right = new Peer(7174).startup(0x50, offer, 0x50, answer);
+        right.i(MpaWire.readRequest(1, 1, 0, 0, 1, 0)).r(MpaWire.readResponse(1, 0, NONE, true))
+                .r(MpaWire.send(1, bytes(4)));
+        assertThat(right.decode().violations()).isEmpty();
+    }
+
+    @Test
+    void markerOutOfPlace() throws Exception {
+        Peer p = new Peer(7174).startup(0x80, NONE, 0x80, NONE); // markers both ways, no CRC
+        p.i(MpaWire.send(1, bytes(1000)));
+        int i = indexOfData(p.capture.segments, true, 1);
+        SyntheticCapture.Segment s = p.capture.segments.get(i);
+        byte[] bad = s.payload().clone();
+        // The second marker stands 512 octets after the first, at offset 512 of this FPDU's octets; its
+        // FPDUPTR (octets 2-3) should be 508: make it 500.
+        assertThat(bad[512 + 3] & 0xff).isEqualTo(508 & 0xff);
+        bad[512 + 3] = (byte) 500;
+        p.capture.segments.set(i, new SyntheticCapture.Segment(s.clientPort(), s.serverPort(), s.fromClient(),
+                s.sequence(), s.flags(), s.mss(), bad));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-017");
+        assertThat(r.violations().get(0).detail()).isEqualTo("marker at offset 532 has FPDUPTR 500, the FPDU's"
+                + " ULPDU_Length is 508 octets back");
+    }
+
+    /** An NFSv3 client (RPC-over-RDMA, port 20049) that sends a second Call before the first Reply. */
+    @Test
+    void creditsExceeded() throws Exception {
+        Peer p = new Peer(20049).startup(0x50, ird(0, 0), 0x50, ird(0, 0));
+        p.i(MpaWire.send(1, rpcCall(0x100, 1)));
+        p.r(MpaWire.send(1, rpcReply(0x100, 1)));      // grants 1 credit
+        p.i(MpaWire.send(2, rpcCall(0x101, 1)));
+        p.i(MpaWire.send(3, rpcCall(0x102, 1)));      // 2 outstanding, 1 granted
+        p.r(MpaWire.send(2, rpcReply(0x101, 8)));
+        p.r(MpaWire.send(3, rpcReply(0x102, 8)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-003");
+        assertThat(r.violations().get(0).detail()).isEqualTo("2 Calls outstanding, the peer granted 1");
+        assertThat(summaries(r).get(2)).isEqualTo("Send QN 0 MSN 1 MO 0 len 68 L | RDMA_MSG xid 0x00000100 cr 32"
+                + " | CALL NFSv3 GETATTR");
+        assertThat(summaries(r).get(3)).isEqualTo("Send QN 0 MSN 1 MO 0 len 52 L | RDMA_MSG xid 0x00000100 cr 1"
+                + " | REPLY to NFSv3 GETATTR (frame 5) SUCCESS");
+    }
+
+    /** RDMA_MSG, no chunks, an NFSv3 GETATTR Call with AUTH_NONE and a 32-octet argument. */
+    private static byte[] rpcCall(int xid, int procedure) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(68);
+        b.putInt(xid).putInt(1).putInt(32).putInt(0).putInt(0).putInt(0).putInt(0);
+        b.putInt(xid).putInt(0).putInt(2).putInt(100003).putInt(3).putInt(procedure).putInt(0).putInt(0).putInt(0)
+                .putInt(0);
+        return b.array();
+    }
+
+    private static byte[] rpcReply(int xid, int credits) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(52);
+        b.putInt(xid).putInt(1).putInt(credits).putInt(0).putInt(0).putInt(0).putInt(0);
+        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+        return b.array();
+    }
+
+    /**
+     * Linux siw 6.1 on x86 sends its MPA CRC error (LLP / MPA / 0x02) with Layer and EType swapped
+     * (iwarp.h bit fields): control octets 02 02 00 00. The decoder names siw's reading.
+     */
+    @Test
+    void siwsSwappedTerminateIsNamed() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.terminate(0x02, 0x02, 0x00, 0x00));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RDMAP-R-026");
+        assertThat(r.violations().get(0).detail()).isEqualTo("Terminate control 02 02: 0x0/0x2/0x02 RDMAP Remote"
+                + " Operation Error: Error Code 0x02 (not defined by RFC 5040/5041/5044/6581; looks like siw's swapped"
+                + " layer/type: LLP CRC error)");
+        assertThat(summaries(r).get(3)).isEqualTo("Terminate QN 2 MSN 1 MO 0 len 4 L 0x0/0x2/0x02 RDMAP Remote"
+                + " Operation Error: Error Code 0x02 (not defined by RFC 5040/5041/5044/6581; looks like siw's swapped"
+                + " layer/type: LLP CRC error)");
+        assertThat(r.units().get(3).layers().get("terminate").get("siwSwappedReading"))
+                .isEqualTo(org.iwarp4j.rdmap.TerminateReason.LLP_CRC_ERROR.toString());
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text()).contains("iwarp.h")
+                .endsWith("read that way this Terminate is 0x2/0x0/0x02 LLP MPA: Received MPA CRC does not match the"
+                        + " calculated value for the FPDU"));
+
+        // A well-formed Terminate (LLP CRC error, 20 02 00 00) is no violation; a Send after it is.
+        Peer q = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        q.i(MpaWire.send(1, bytes(8))).r(MpaWire.terminate(0x20, 0x02, 0x00, 0x00)).r(MpaWire.send(1, bytes(4)));
+        assertThat(ids(q.decode())).containsExactly("RDMAP-R-027");
+    }
+
+    @Test
+    void startupOrderAndNegotiation() throws Exception {
+        // The Responder speaks first; the Reply does not echo A and its ORD exceeds the Initiator's IRD.
+        byte[] offer = MpaWire.enhanced(true, EnumSet.of(RtrType.SEND), 2, 2, NONE);
+        byte[] answer = MpaWire.enhanced(false, Set.of(), 2, 5, NONE);
+        Peer p = new Peer(7174).startup(0x50, offer, 0x50, answer);
+        p.r(MpaWire.send(1, bytes(4))).i(MpaWire.send(1, NONE));
+        assertThat(ids(p.decode())).containsExactlyInAnyOrder("MPA2-R-005", "MPA2-R-008", "MPA-R-061");
+    }
+
+    @Test
+    void readRequestsBeyondOrdAndAMismatchedResponse() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(1, 1), 0x50, ird(1, 1));
+        p.i(MpaWire.send(1, bytes(4))).r(MpaWire.send(1, bytes(4)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0)).i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true)).r(MpaWire.readResponse(0x99, 0, bytes(8), true));
+        assertThat(ids(p.decode())).containsExactly("RDMAP-R-012", "RDMAP-R-016");
+    }
+
+    @Test
+    void aReadResponseMayComeBetweenTheSegmentsOfAWriteButTwoWritesMayNotInterleave() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, ird(4, 4), 0x40, ird(4, 4));
+        p.i(MpaWire.send(1, NONE)).r(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.tagged(0, false, 0x30, 0, bytes(8))).i(MpaWire.readResponse(0x10, 0, bytes(8), true))
+                .i(MpaWire.tagged(0, true, 0x30, 8, bytes(8)));
+        assertThat(p.decode().violations()).isEmpty();
+
+        Peer q = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        q.i(MpaWire.send(1, NONE)).i(MpaWire.tagged(0, false, 0x30, 0, bytes(8)))
+                .i(MpaWire.tagged(0, true, 0x31, 0, bytes(8)));
+        assertThat(ids(q.decode())).containsExactly("DDP-R-030");
+    }
+
+    @Test
+    void aMissingLastBitAndAGap() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, bytes(8))).i(MpaWire.send(2, bytes(8)));
+        assertThat(ids(p.decode())).containsExactly("DDP-R-013");
+
+        Peer q = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        List<byte[]> sends = new ArrayList<>();
+        for (int k = 1; k <= 6; k++) {
+            sends.add(MpaWire.send(k, bytes(100 + k)));
+        }
+        for (byte[] s : sends) {
+            q.i(s);
+        }
+        q.capture.segments.remove(indexOfData(q.capture.segments, true, 3)); // the third Send is lost
+        DecodeReport r = q.decode();
+        assertThat(r.violations()).isEmpty(); // MSN 4 after 2 is the capture's doing, not the peer's
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("128 octets missing from the capture at stream offset ").contains("decoding resumes"));
+        assertThat(summaries(r).subList(2, 7)).extracting(x -> x.substring(0, 16)).containsExactly(
+                "Send QN 0 MSN 1 ", "Send QN 0 MSN 2 ", "Send QN 0 MSN 4 ", "Send QN 0 MSN 5 ", "Send QN 0 MSN 6 ");
+    }
+
+    @Test
+    void midStreamByPort() throws Exception {
+        Peer p = rping(false, 3);
+        // Drop the handshake and startup frames: the capture starts with Full Operation.
+        p.capture.segments.subList(0, 4).clear();
+        assertThat(CaptureDecoder.decode(p.capture.pcap(false), DecodeOptions.DEFAULT).connections()).isEmpty();
+        DecodeReport r = CaptureDecoder.decode(p.capture.pcap(false), DecodeOptions.DEFAULT.withPorts(Set.of(7174)));
+        assertThat(r.connections()).singleElement().satisfies(c -> assertThat(c.found()).isEqualTo("port"));
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.units()).hasSize(3 * 7);
+    }
+
+    @Test
+    void aFileCutShortKeepsItsWholeFrames() throws Exception {
+        Peer p = rping(false, 2);
+        byte[] whole = p.capture.pcap(false);
+        DecodeReport complete = CaptureDecoder.decode(whole, DecodeOptions.DEFAULT);
+        DecodeReport cut = CaptureDecoder.decode(java.util.Arrays.copyOf(whole, whole.length - 10), DecodeOptions.DEFAULT);
+        assertThat(cut.frames()).isEqualTo(complete.frames() - 1);
+        assertThat(cut.notes()).extracting(Note::text).containsExactly("the file ends inside a record after frame "
+                + cut.frames());
+        assertThat(summaries(cut)).isEqualTo(summaries(complete).subList(0, summaries(complete).size() - 1));
+        assertThat(cut.violations()).isEmpty();
+    }
+
+    @Test
+    void notACapture() {
+        byte[] text = "hello, not a capture".getBytes(StandardCharsets.US_ASCII);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CaptureDecoder.decode(text, DecodeOptions.DEFAULT))
+                .isInstanceOf(UnreadableCaptureException.class).hasMessageContaining("not a pcap or pcapng file");
+    }
+
+    @Test
+    void everyCheckHasACatalogueIdAndADocument() {
+        assertThat(ReportWriter.ruleCounts()).containsOnlyKeys("RFC 5040", "RFC 5041", "RFC 5044", "RFC 6581",
+                "RFC 8166", "RFC 8267");
+        assertThat(ReportWriter.ruleCounts().values().stream().mapToInt(Integer::intValue).sum())
+                .isEqualTo(Check.values().length);
+        assertThat(Check.values()).allSatisfy(c -> assertThat(c.requirementId()).matches("[A-Z0-9]+-R-\\d{3}"));
+        assertThat(java.util.Arrays.stream(Check.values()).map(Check::requirementId).distinct().count())
+                .isEqualTo(Check.values().length);
+    }
+}
