@@ -54,6 +54,10 @@ public final class ProbeRunner {
     private int connections;
     /** Whether the peer accepts an enhanced (RFC 6581) Request; later probes use it if so. */
     private boolean enhanced;
+    /** Whether the peer took our C=1 Request (mpa-revision-2); if not, crc-required tells whether C=0 works. */
+    private boolean crcAccepted;
+    /** The C bit of later Requests: 1 unless the peer refused it and accepted C=0. */
+    private boolean useCrc = true;
 
     public ProbeRunner(InetSocketAddress target, Duration timeout, Duration startupWait) {
         this.target = target;
@@ -69,8 +73,8 @@ public final class ProbeRunner {
     /** Runs every probe; the observations in the order of {@code docs/probe.md}. */
     public List<Observation> run() {
         guard("mpa-revision-2", "MPA2-R-003", this::revision2);
-        guard("mpa-revision-1", "MPA2-R-014", this::revision1);
         guard("crc-required", "MPA-R-023", this::crcRequired);
+        guard("mpa-revision-1", "MPA2-R-014", this::revision1);
         guard("markers", "MPA-R-015", this::markers);
         guard("private-data-512", "MPA-R-052", this::privateData512);
         guard("private-data-513", "MPA-R-051", this::privateData513);
@@ -118,8 +122,8 @@ public final class ProbeRunner {
 
     /** An accepting Request as later probes use it: enhanced if the peer takes that, C=1, no markers. */
     private MpaStartupFrame plainRequest() {
-        return enhanced ? MpaStartupFrame.request(false, true, 2, clientServer(), new byte[0])
-                : MpaStartupFrame.request(false, true, 1, null, new byte[0]);
+        return enhanced ? MpaStartupFrame.request(false, useCrc, 2, clientServer(), new byte[0])
+                : MpaStartupFrame.request(false, useCrc, 1, null, new byte[0]);
     }
 
     private static Map<String, Object> replyFacts(StartupAnswer answer) {
@@ -228,6 +232,7 @@ public final class ProbeRunner {
                         : Verdict.FAIL, describe(answer), expected, facts, c.elapsedMillis());
                 return;
             }
+            crcAccepted = true;
             enhanced = reply.revision() == 2 && reply.enhanced();
             add("mpa-revision-2", "MPA2-R-003", enhanced ? Verdict.PASS : Verdict.FAIL,
                     describe(answer) + (enhanced ? "" : " (answered as an RFC 5044 Responder)"), expected, facts,
@@ -270,7 +275,7 @@ public final class ProbeRunner {
 
     private void revision1() throws IOException {
         try (ScriptedConnection c = open()) {
-            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, true, 1, null, new byte[0])));
+            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, useCrc, 1, null, new byte[0])));
             StartupAnswer answer = c.readReply();
             boolean ok = accepted(answer) && answer.reply().revision() == 1 && !answer.reply().enhanced();
             add("mpa-revision-1", "MPA2-R-014", ok ? Verdict.PASS
@@ -281,11 +286,17 @@ public final class ProbeRunner {
     }
 
     private void crcRequired() throws IOException {
-        MpaStartupFrame request = enhanced ? MpaStartupFrame.request(false, false, 2, clientServer(), new byte[0])
-                : MpaStartupFrame.request(false, false, 1, null, new byte[0]);
+        MpaStartupFrame request = MpaStartupFrame.request(false, false, 2, clientServer(), new byte[0]);
         try (ScriptedConnection c = open()) {
             c.sendRaw(ScriptedConnection.encode(request));
             StartupAnswer answer = c.readReply();
+            if (!crcAccepted && accepted(answer)) {
+                // The C=1 Request of mpa-revision-2 was refused, this C=0 one is taken: no CRC support.
+                useCrc = false;
+                enhanced = answer.reply().revision() == 2 && answer.reply().enhanced();
+                add("crc-honoured", "MPA-R-023", Verdict.FAIL, "refuses our C=1 Request, accepts C=0",
+                        "every MPA implementation supports CRC", replyFacts(answer), 0);
+            }
             String observed;
             if (accepted(answer)) {
                 observed = answer.reply().crc() ? "requires CRC: answers C=1 to our C=0"
@@ -300,8 +311,8 @@ public final class ProbeRunner {
     }
 
     private void markers() throws IOException {
-        MpaStartupFrame request = enhanced ? MpaStartupFrame.request(true, true, 2, clientServer(), new byte[0])
-                : MpaStartupFrame.request(true, true, 1, null, new byte[0]);
+        MpaStartupFrame request = enhanced ? MpaStartupFrame.request(true, useCrc, 2, clientServer(), new byte[0])
+                : MpaStartupFrame.request(true, useCrc, 1, null, new byte[0]);
         String expected = "accepts M=1 and puts a marker every 512 octets of what it sends";
         try (ScriptedConnection c = open()) {
             c.sendRaw(ScriptedConnection.encode(request));
@@ -318,7 +329,7 @@ public final class ProbeRunner {
                 return;
             }
             MpaStartupFrame reply = answer.reply();
-            c.fullOperation(true, reply.markers(), true);
+            c.fullOperation(useCrc || reply.crc(), reply.markers(), true);
             if (!mayRead(reply)) {
                 add("markers", "MPA-R-015", Verdict.INCONCLUSIVE, "accepts M=1; IRD 0, so no FPDU to check",
                         expected, facts, c.elapsedMillis());
@@ -347,8 +358,8 @@ public final class ProbeRunner {
     private MpaStartupFrame fullPrivateData() {
         byte[] ulp = new byte[enhanced ? 508 : 512];
         Arrays.fill(ulp, (byte) 'p');
-        return enhanced ? MpaStartupFrame.request(false, true, 2, clientServer(), ulp)
-                : MpaStartupFrame.request(false, true, 1, null, ulp);
+        return enhanced ? MpaStartupFrame.request(false, useCrc, 2, clientServer(), ulp)
+                : MpaStartupFrame.request(false, useCrc, 1, null, ulp);
     }
 
     private void privateData512() throws IOException {
@@ -395,7 +406,7 @@ public final class ProbeRunner {
         }
         EnhancedConnectionData offer = new EnhancedConnectionData(true, EnumSet.allOf(RtrType.class), OUR_IRD, OUR_ORD);
         try (ScriptedConnection c = open()) {
-            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, true, 2, offer, new byte[0])));
+            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, useCrc, 2, offer, new byte[0])));
             StartupAnswer answer = c.readReply();
             Map<String, Object> facts = replyFacts(answer);
             if (!accepted(answer) || !answer.reply().enhanced()) {
@@ -421,7 +432,7 @@ public final class ProbeRunner {
                             + word.ord(),
                     "the Responder's ORD is at most our IRD", Map.of("reply_ird", word.ird(), "reply_ord", word.ord()),
                     0);
-            c.fullOperation(true, answer.reply().markers(), false);
+            c.fullOperation(useCrc || answer.reply().crc(), answer.reply().markers(), false);
             if (word.peerToPeer() && !word.rtrTypes().isEmpty()) {
                 // A well-behaved Initiator sends the RTR before it goes (MPA2-R-009).
                 sendRtr(c, word.rtrTypes().contains(RtrType.WRITE) ? RtrType.WRITE
@@ -453,7 +464,7 @@ public final class ProbeRunner {
         }
         EnhancedConnectionData offer = new EnhancedConnectionData(true, EnumSet.of(rtr), OUR_IRD, OUR_ORD);
         try (ScriptedConnection c = open()) {
-            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, true, 2, offer, new byte[0])));
+            c.sendRaw(ScriptedConnection.encode(MpaStartupFrame.request(false, useCrc, 2, offer, new byte[0])));
             StartupAnswer answer = c.readReply();
             Map<String, Object> facts = replyFacts(answer);
             if (!accepted(answer) || !answer.reply().enhanced()) {
@@ -462,7 +473,7 @@ public final class ProbeRunner {
                 return;
             }
             EnhancedConnectionData word = answer.reply().enhancedData();
-            c.fullOperation(true, answer.reply().markers(), false);
+            c.fullOperation(useCrc || answer.reply().crc(), answer.reply().markers(), false);
             if (!word.peerToPeer() || !word.rtrTypes().contains(rtr)) {
                 // We can send nothing the Reply allows: Terminate with LLP code 7 and go (MPA2-R-010).
                 c.send(Wire.terminate(TerminateReason.LLP_NO_MATCHING_RTR));
@@ -510,7 +521,7 @@ public final class ProbeRunner {
         MpaStartupFrame request = plainRequest();
         String expected = "RFC 5044 has the Initiator wait for the Reply; what a Responder does with an early FPDU is open";
         try (ScriptedConnection c = open()) {
-            c.fullOperation(true, false, false);
+            c.fullOperation(useCrc, false, false);
             byte[] early = c.frame(Wire.readRequest(1, PING));
             byte[] req = ScriptedConnection.encode(request);
             byte[] both = Arrays.copyOf(req, req.length + early.length);
@@ -552,7 +563,7 @@ public final class ProbeRunner {
                         + describe(answer), expected, replyFacts(answer), c.elapsedMillis());
                 return;
             }
-            c.fullOperation(true, answer.reply().markers(), false);
+            c.fullOperation(useCrc || answer.reply().crc(), answer.reply().markers(), false);
             ByteBuf write = Wire.write(BOGUS_STAG, 0, SIXTEEN);
             byte[] sent = io.netty.buffer.ByteBufUtil.getBytes(write);
             c.send(write);
@@ -574,7 +585,7 @@ public final class ProbeRunner {
                         replyFacts(answer), c.elapsedMillis());
                 return;
             }
-            c.fullOperation(true, answer.reply().markers(), false);
+            c.fullOperation(useCrc || answer.reply().crc(), answer.reply().markers(), false);
             ReadRequestHeader header = new ReadRequestHeader(PING_SINK_STAG, 0, SIXTEEN.length, BOGUS_STAG, 0);
             ByteBuf read = Wire.readRequest(1, header);
             byte[] sent = io.netty.buffer.ByteBufUtil.getBytes(read);
@@ -653,7 +664,7 @@ public final class ProbeRunner {
                         : "no connection: " + describe(answer), expected, replyFacts(answer), c.elapsedMillis());
                 return;
             }
-            c.fullOperation(true, answer.reply().markers(), false);
+            c.fullOperation(useCrc || answer.reply().crc(), answer.reply().markers(), false);
             c.send(Wire.write(BOGUS_STAG, 0xFFFF_FFFF_FFFF_FFF0L, new byte[0]));
             ping(c, 1);
             Received received = c.next(timeout);
