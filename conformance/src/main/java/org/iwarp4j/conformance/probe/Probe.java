@@ -39,6 +39,52 @@ public final class Probe {
         this.startupWait = b.startupWait;
     }
 
+    /** The port probed when {@link #target(String)} is given none: {@code rping}'s default. */
+    public static final int DEFAULT_PORT = 7174;
+
+    /**
+     * {@code HOST}, {@code HOST:PORT} or {@code [IPv6]:PORT} as an address ({@link #DEFAULT_PORT}
+     * when no port is given); the host is resolved here.
+     *
+     * @throws IllegalArgumentException if the port is not a number in 1..65535 or the host is empty
+     */
+    public static InetSocketAddress target(String hostPort) {
+        String host = hostPort;
+        int port = DEFAULT_PORT;
+        int colon = hostPort.lastIndexOf(':');
+        boolean bracketed = hostPort.startsWith("[");
+        if (bracketed) {
+            int close = hostPort.indexOf(']');
+            if (close < 0) {
+                throw new IllegalArgumentException("no ']' in " + hostPort);
+            }
+            host = hostPort.substring(1, close);
+            colon = close + 1 < hostPort.length() && hostPort.charAt(close + 1) == ':' ? close + 1 : -1;
+            if (colon < 0 && close + 1 != hostPort.length()) {
+                throw new IllegalArgumentException("expected ':PORT' after ']' in " + hostPort);
+            }
+        } else if (colon >= 0 && hostPort.indexOf(':') != colon) {
+            colon = -1;  // a bare IPv6 address: no port
+        } else if (colon >= 0) {
+            host = hostPort.substring(0, colon);
+        }
+        if (colon >= 0) {
+            String digits = hostPort.substring(colon + 1);
+            try {
+                port = Integer.parseInt(digits);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("port is not a number: " + digits);
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+        }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("no host in " + hostPort);
+        }
+        return new InetSocketAddress(host, port);
+    }
+
     /** A probe of the listener at {@code target}. */
     public static Builder builder(InetSocketAddress target) {
         return new Builder(target);

@@ -52,6 +52,17 @@ public record ProbeReport(String target, Instant started, long totalMillis, int 
         return summary().get(Verdict.FAIL) == 0;
     }
 
+    /**
+     * The exit status of {@code iwarp probe}: 0 when nothing failed, 1 when an observation failed,
+     * 3 when the first connection could not be made at all (nothing was probed).
+     */
+    public int exitStatus() {
+        if (!observations.isEmpty() && observations.get(0).observed().startsWith("connection failed")) {
+            return 3;
+        }
+        return conformant() ? 0 : 1;
+    }
+
     /** A fixed-width table: one line per observation, then the summary. */
     public String toTable() {
         StringBuilder out = new StringBuilder();

@@ -80,6 +80,7 @@ class ProbeAgainstOurRnicTest {
 
         assertThat(verdicts(report)).containsExactlyEntriesOf(conformant());
         assertThat(report.conformant()).isTrue();
+        assertThat(report.exitStatus()).isZero();
         assertThat(report.connections()).isEqualTo(15);
         // Values read off the wire.
         assertThat(report.observation("mpa-revision-2").facts()).containsEntry("reply_revision", 2)
@@ -133,6 +134,7 @@ class ProbeAgainstOurRnicTest {
         assertThat(markers.observed()).isEqualTo("rejects markers with R=1");
         assertThat(markers.facts()).containsEntry("reply_reject", true).containsEntry("reply_markers", false);
         assertThat(report.conformant()).isFalse();
+        assertThat(report.exitStatus()).isEqualTo(1);
     }
 
     @Test
@@ -203,6 +205,7 @@ class ProbeAgainstOurRnicTest {
         });
         assertThat(report.observation("mpa-revision-2").observed()).startsWith("connection failed: ");
         assertThat(report.totalMillis()).isLessThan(10_000);
+        assertThat(report.exitStatus()).isEqualTo(3);
     }
 
     @Test
