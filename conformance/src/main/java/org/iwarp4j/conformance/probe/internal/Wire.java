@@ -8,7 +8,6 @@ import org.iwarp4j.ddp.DdpException;
 import org.iwarp4j.ddp.DdpSegment;
 import org.iwarp4j.ddp.TaggedHeader;
 import org.iwarp4j.ddp.UntaggedHeader;
-import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.internal.wire.RdmapControl;
 import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
@@ -50,11 +49,6 @@ public final class Wire {
         return DdpSegment.encode(ByteBufAllocator.DEFAULT,
                 new UntaggedHeader(true, RdmapControl.encode(RdmapOpcode.SEND), 0, QN_SEND, msn, 0),
                 Unpooled.EMPTY_BUFFER);
-    }
-
-    /** A Terminate without echoed headers (for LLP errors, RFC 5040 §4.8). */
-    public static ByteBuf terminate(TerminateReason reason) {
-        return TerminateMessage.withoutHeaders(reason).encodeSegment(ByteBufAllocator.DEFAULT);
     }
 
     /** The header octets of a ULPDU we built: 14 tagged or 18 untagged (the DDP header). */
