@@ -97,12 +97,14 @@ class ProbeAgainstOurRnicTest {
         assertThat(report.observation("terminate-write-invalid-stag").facts())
                 .containsEntry("layer", 1).containsEntry("error_type", 1).containsEntry("error_code", 0)
                 .containsEntry("flag_d", true).containsEntry("flag_r", false)
-                .containsEntry("segment_length", 14 + 16).containsEntry("ddp_header_echoed", true);
+                .containsEntry("segment_length", 14 + 16).containsEntry("ddp_header_echoed", true)
+                .containsEntry("control_word", "0x1100c000").containsEntry("terminate_length", 4 + 2 + 14);
         assertThat(report.observation("terminate-read-invalid-stag").facts())
                 .containsEntry("layer", 0).containsEntry("error_type", 1).containsEntry("error_code", 0)
                 .containsEntry("flag_d", true).containsEntry("flag_r", true)
                 .containsEntry("segment_length", 18 + 28).containsEntry("ddp_header_echoed", true)
-                .containsEntry("read_request_header_echoed", true);
+                .containsEntry("read_request_header_echoed", true)
+                .containsEntry("control_word", "0x0100e000").containsEntry("terminate_length", 4 + 2 + 18 + 28);
         long closedAfter = ((Number) report.observation("startup-timeout").facts().get("closed_after_millis")).longValue();
         assertThat(closedAfter).isBetween(OUR_STARTUP_TIMEOUT.toMillis() - 50, 5000L);
         assertThat(report.totalMillis()).isGreaterThanOrEqualTo(closedAfter);
