@@ -211,6 +211,22 @@ class ProbeAgainstOurRnicTest {
     }
 
     @Test
+    void theDocsExampleRuns() throws Exception {
+        try (OurListener our = new OurListener(MpaSettings.builder().markers(NegotiationMode.OFF)
+                .startupTimeout(OUR_STARTUP_TIMEOUT).build())) {
+            String hostPort = "127.0.0.1:" + our.address().getPort();
+            // --- docs/probe.md example begins ---
+            ProbeReport report = Probe.builder(Probe.target(hostPort))  // e.g. "10.0.0.2:7174"
+                    .timeout(Duration.ofSeconds(5)).startupWait(Duration.ofSeconds(20)).build().run();
+            Verdict markers = report.observation("markers").verdict();  // FAIL against siw
+            System.out.print(report.toTable());
+            // --- docs/probe.md example ends ---
+            assertThat(markers).isEqualTo(FAIL);
+            assertThat(report.observation("startup-timeout").verdict()).isEqualTo(PASS);
+        }
+    }
+
+    @Test
     void jsonHasTheDocumentedFieldsInOrder() throws Exception {
         ProbeReport report = probe(MpaSettings.builder().markers(NegotiationMode.OFF));
         String json = report.toJson();
