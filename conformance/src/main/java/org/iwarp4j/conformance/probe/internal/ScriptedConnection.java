@@ -70,6 +70,12 @@ public final class ScriptedConnection implements AutoCloseable {
         this.deadlineNanos = openedNanos + budget.toNanos();
     }
 
+    /** Wraps a connection a server socket accepted (for a scripted Responder); {@code budget} bounds every wait. */
+    public static ScriptedConnection accepted(Socket socket, Duration budget) throws IOException {
+        socket.setTcpNoDelay(true);
+        return new ScriptedConnection(socket, budget);
+    }
+
     /** Connects within {@code budget}, which also bounds every later wait on this connection. */
     public static ScriptedConnection open(InetSocketAddress target, Duration budget) throws IOException {
         Socket socket = new Socket();
@@ -109,21 +115,31 @@ public final class ScriptedConnection implements AutoCloseable {
      * key, a Request key or a PD_Length above 512 is {@link Outcome#MALFORMED}.
      */
     public StartupAnswer readReply() throws IOException {
+        return readStartupFrame(false);
+    }
+
+    /** As {@link #readReply()}, for the Initiator's Request (a scripted Responder's side). */
+    public StartupAnswer readRequest() throws IOException {
+        return readStartupFrame(true);
+    }
+
+    private StartupAnswer readStartupFrame(boolean request) throws IOException {
         byte[] header = new byte[MpaConstants.STARTUP_FRAME_HEADER_LENGTH];
         int got = readFully(header, remaining());
         if (got < header.length) {
             return new StartupAnswer(got < 0 ? Outcome.TIMEOUT : Outcome.CLOSED, null,
                     (got < 0 ? "no Reply" : got == 0 ? closedHow : closedHow + " after " + got + " octets of a Reply"));
         }
-        byte[] key = MpaConstants.replyKey();
+        byte[] key = request ? MpaConstants.requestKey() : MpaConstants.replyKey();
         for (int i = 0; i < key.length; i++) {
             if (header[i] != key[i]) {
-                return new StartupAnswer(Outcome.MALFORMED, null, "the first 16 octets are not \"MPA ID Rep Frame\"");
+                return new StartupAnswer(Outcome.MALFORMED, null, "the first 16 octets are not \""
+                        + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "\"");
             }
         }
         int pdLength = (header[18] & 0xFF) << 8 | header[19] & 0xFF;
         if (pdLength > MpaConstants.MAX_PRIVATE_DATA) {
-            return new StartupAnswer(Outcome.MALFORMED, null, "Reply with PD_Length " + pdLength);
+            return new StartupAnswer(Outcome.MALFORMED, null, "PD_Length " + pdLength);
         }
         byte[] privateData = new byte[pdLength];
         int pd = readFully(privateData, remaining());
@@ -134,9 +150,9 @@ public final class ScriptedConnection implements AutoCloseable {
         int revision = header[17] & 0xFF;
         if ((flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= MpaConstants.REVISION_2
                 && pdLength < MpaConstants.ENHANCED_DATA_LENGTH) {
-            return new StartupAnswer(Outcome.MALFORMED, null, "enhanced Reply without the IRD/ORD word");
+            return new StartupAnswer(Outcome.MALFORMED, null, "enhanced frame without the IRD/ORD word");
         }
-        return new StartupAnswer(Outcome.RECEIVED, MpaStartupFrame.fromWire(false, flags, revision, privateData), "");
+        return new StartupAnswer(Outcome.RECEIVED, MpaStartupFrame.fromWire(request, flags, revision, privateData), "");
     }
 
     /**
