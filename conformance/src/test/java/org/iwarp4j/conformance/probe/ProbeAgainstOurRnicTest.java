@@ -52,7 +52,9 @@ class ProbeAgainstOurRnicTest {
         v.put("rtr-read", PASS);
         v.put("fpdu-before-reply", INFO);
         v.put("terminate-write-invalid-stag", PASS);
+        v.put("terminate-write-invalid-stag-layout", PASS);
         v.put("terminate-read-invalid-stag", PASS);
+        v.put("terminate-read-invalid-stag-layout", PASS);
         v.put("zero-length-write-bogus-stag", PASS);
         v.put("startup-timeout", PASS);
         return v;
@@ -105,6 +107,8 @@ class ProbeAgainstOurRnicTest {
                 .containsEntry("segment_length", 18 + 28).containsEntry("ddp_header_echoed", true)
                 .containsEntry("read_request_header_echoed", true)
                 .containsEntry("control_word", "0x0100e000").containsEntry("terminate_length", 4 + 2 + 18 + 28);
+        assertThat(report.observation("terminate-read-invalid-stag-layout").observed())
+                .isEqualTo("M=1 D=1 R=1 announce the 48 octets that follow");
         long closedAfter = ((Number) report.observation("startup-timeout").facts().get("closed_after_millis")).longValue();
         assertThat(closedAfter).isBetween(OUR_STARTUP_TIMEOUT.toMillis() - 50, 5000L);
         assertThat(report.totalMillis()).isGreaterThanOrEqualTo(closedAfter);
@@ -233,7 +237,7 @@ class ProbeAgainstOurRnicTest {
 
         assertThat(json).startsWith("{\"tool\":\"iwarp probe\",\"schema\":1,\"target\":\"127.0.0.1:")
                 .contains(",\"started\":\"", ",\"total_millis\":", ",\"connections\":15,", ",\"timeout_millis\":5000,",
-                        ",\"startup_wait_millis\":5000,", ",\"summary\":{\"pass\":15,\"fail\":1,\"warn\":0,\"info\":3,"
+                        ",\"startup_wait_millis\":5000,", ",\"summary\":{\"pass\":17,\"fail\":1,\"warn\":0,\"info\":3,"
                                 + "\"inconclusive\":0},\"observations\":[{\"probe\":\"mpa-revision-2\",")
                 .contains("{\"probe\":\"markers\",\"requirement\":\"MPA-R-015\",\"verdict\":\"fail\","
                         + "\"observed\":\"rejects markers with R=1\",\"expected\":\"")
@@ -257,7 +261,7 @@ class ProbeAgainstOurRnicTest {
         assertThat(lines[1]).startsWith("PROBE ").contains("RESULT", "REQUIREMENT", "OBSERVED");
         assertThat(lines).hasSize(report.observations().size() + 3);
         assertThat(lines).anySatisfy(l -> assertThat(l).matches("markers +fail +MPA-R-015 +rejects markers with R=1"));
-        assertThat(lines[lines.length - 1]).isEqualTo("15 pass, 1 fail, 0 warn, 3 info, 0 inconclusive");
+        assertThat(lines[lines.length - 1]).isEqualTo("17 pass, 1 fail, 0 warn, 3 info, 0 inconclusive");
     }
 
 }

@@ -66,17 +66,23 @@ class ProbeAgainstScriptedPeerTest {
                 return segment(new TaggedHeader(true, 0x42, sinkStag, sinkTo), new byte[0]);
             }
             if (sourceStag == BOGUS_STAG) {
-                return terminate(0x10);  // RDMAP 0x0 / remote protection 0x1, nibbles swapped
+                // RDMAP 0x0 / remote protection 0x1 with nibbles swapped; M, D, R in the low bits.
+                return terminate(0x10, 0x07, ulpdu, 18 + 28);
             }
         }
         if (tagged && opcode == 0 && ulpdu.length > 14) {
-            return terminate(0x11);  // DDP 0x1 / tagged buffer 0x1: the same either way
+            // DDP 0x1 / tagged buffer 0x1 (the same either way); M and D in the low bits.
+            return terminate(0x11, 0x03, ulpdu, 14);
         }
         return null;
     }
 
-    private static byte[] terminate(int firstOctet) {
-        return segment(new UntaggedHeader(true, 0x47, 0, 2, 1, 0), new byte[] {(byte) firstOctet, 0, 0, 0});
+    /** siw's Terminate: the control field as its little-endian bit-fields lay it out, then the headers. */
+    private static byte[] terminate(int firstOctet, int flagOctet, byte[] offending, int headers) {
+        ByteBuffer payload = ByteBuffer.allocate(4 + 2 + headers);
+        payload.put((byte) firstOctet).put((byte) 0).put((byte) flagOctet).put((byte) 0);
+        payload.putShort((short) offending.length).put(offending, 0, headers);
+        return segment(new UntaggedHeader(true, 0x47, 0, 2, 1, 0), payload.array());
     }
 
     private static byte[] segment(org.iwarp4j.ddp.DdpHeader header, byte[] payload) {
@@ -109,19 +115,26 @@ class ProbeAgainstScriptedPeerTest {
         assertThat(report.observation("rtr-read").verdict()).isEqualTo(PASS);
 
         Observation write = report.observation("terminate-write-invalid-stag");
-        assertThat(write.verdict()).isEqualTo(WARN);
-        assertThat(write.facts()).containsEntry("control_word", "0x11000000").containsEntry("flag_d", false)
-                .containsEntry("terminate_length", 4).containsEntry("segment_length", -1);
-        assertThat(write.observed()).isEqualTo("Terminate 1/1/00 (DDP Tagged Buffer Error: Invalid STag), D=0;"
-                + " the headers are not all copied back (segment length -1, ours 30)");
+        assertThat(write.verdict()).as(report.toTable()).isEqualTo(PASS);
+        assertThat(write.facts()).containsEntry("control_word", "0x11000300").containsEntry("flag_d", false)
+                .containsEntry("siw_flag_layout", true).containsEntry("terminate_length", 4 + 2 + 14)
+                .containsEntry("segment_length", 30).containsEntry("ddp_header_echoed", true);
+        assertThat(write.observed()).isEqualTo("Terminate 1/1/00 (DDP Tagged Buffer Error: Invalid STag), D=0"
+                + " (D set in siw's layout), our DDP header copied back");
+        Observation writeLayout = report.observation("terminate-write-invalid-stag-layout");
+        assertThat(writeLayout.verdict()).isEqualTo(FAIL);
+        assertThat(writeLayout.requirement()).isEqualTo("RDMAP-R-040");
+        assertThat(writeLayout.observed()).isEqualTo("M=0 D=0 R=0 announce 0 octets, 16 follow, reserved bits"
+                + " 0x0300; looks like siw's little-endian bit-fields: M/D/R in the low bits of octet 2");
 
         Observation read = report.observation("terminate-read-invalid-stag");
         assertThat(read.verdict()).isEqualTo(FAIL);
-        assertThat(read.facts()).containsEntry("control_word", "0x10000000").containsEntry("swapped_layer_type", true)
-                .containsEntry("layer", 1).containsEntry("error_type", 0);
-        assertThat(read.observed()).isEqualTo("Terminate 1/0/00 (DDP Local Catastrophic), D=0; looks like siw's"
-                + " swapped layer/type nibbles: read the other way it is 0/1/00 (RDMAP Remote Protection Error:"
-                + " Invalid STag)");
+        assertThat(read.facts()).containsEntry("control_word", "0x10000700").containsEntry("swapped_layer_type", true)
+                .containsEntry("layer", 1).containsEntry("error_type", 0).containsEntry("read_request_header_echoed", true);
+        assertThat(read.observed()).isEqualTo("Terminate 1/0/00 (DDP Local Catastrophic), D=0 (D set in siw's layout),"
+                + " our DDP header copied back, our Read Request header copied back; looks like siw's swapped"
+                + " layer/type nibbles: read the other way it is 0/1/00 (RDMAP Remote Protection Error: Invalid STag)");
+        assertThat(report.observation("terminate-read-invalid-stag-layout").verdict()).isEqualTo(FAIL);
 
         assertThat(report.observation("zero-length-write-bogus-stag").verdict()).isEqualTo(PASS);
         assertThat(report.observation("startup-timeout").verdict()).isEqualTo(WARN);

@@ -68,7 +68,9 @@ class SiwProbeInteropTest extends SiwInteropTest {
         v.put("rtr-read", PASS);
         v.put("fpdu-before-reply", INFO);
         v.put("terminate-write-invalid-stag", WARN);
+        v.put("terminate-write-invalid-stag-layout", FAIL);
         v.put("terminate-read-invalid-stag", FAIL);
+        v.put("terminate-read-invalid-stag-layout", FAIL);
         v.put("zero-length-write-bogus-stag", PASS);
         v.put("startup-timeout", PASS);
         return v;
@@ -85,6 +87,8 @@ class SiwProbeInteropTest extends SiwInteropTest {
             InetSocketAddress server = peer.forwardedPort(port);
 
             ProbeReport report = Probe.builder(server).timeout(Duration.ofSeconds(10)).build().run();
+            System.out.print(report.toTable());
+            System.out.print(report.toJson());
             String diagnosis = report.toTable() + "\n" + log.diagnosis();
 
             Map<String, Verdict> verdicts = new LinkedHashMap<>();
@@ -126,6 +130,30 @@ class SiwProbeInteropTest extends SiwInteropTest {
                     .containsPattern("(?m)^markers +fail +MPA-R-015 +rejects markers with R=1$")
                     .containsPattern("(?m)^private-data-512 +fail +MPA-R-052 +closed without a Reply$")
                     .containsPattern("(?m)^12 pass, 3 fail, 1 warn, 3 info, 0 inconclusive$");
+            linux.kill();
+        }
+    }
+
+    /**
+     * With siw's {@code mpa_crc_required} knob on, siw as Responder still answers C=0 to a Request
+     * with C=0 (it mirrors the Request's C bit, docs/siw-interop.md): the probe reports "does not
+     * require CRC" — the knob binds siw only as Initiator. Its C=1 answers and CRCs are unchanged.
+     */
+    @Test
+    void withItsCrcKnobOnSiwStillAcceptsNoCrcAsResponder() throws Exception {
+        CrcMode.BOTH.applyTo(peer);
+        int port = GuestPorts.next();
+        try (BackgroundCommand linux = peer.start("exec rping -s -P -a " + peer.peerAddress().getHostAddress()
+                + " -p " + port)) {
+            peer.awaitListening(port, TIMEOUT);
+            ProbeReport report = Probe.builder(peer.forwardedPort(port)).timeout(Duration.ofSeconds(10))
+                    .startupWait(Duration.ofSeconds(1)).build().run();
+            System.out.print(report.toTable());
+
+            assertThat(report.observation("crc-required").observed()).as(report.toTable())
+                    .isEqualTo("does not require CRC: answers C=0 to our C=0");
+            assertThat(report.observation("mpa-revision-2").facts()).containsEntry("reply_crc", true);
+            assertThat(report.observation("crc-honoured").verdict()).isEqualTo(PASS);
             linux.kill();
         }
     }

@@ -103,6 +103,11 @@ public final class ProbeRunner {
             if (observations.size() == before) {
                 add(probe, requirement, Verdict.INCONCLUSIVE, "connection failed: " + e, "", Map.of(), 0);
             }
+        } catch (RuntimeException e) {
+            // Octets our decoders could not take apart: reported, and the next probe still runs.
+            if (observations.size() == before) {
+                add(probe, requirement, Verdict.INCONCLUSIVE, "probe failed: " + e, "", Map.of(), 0);
+            }
         }
     }
 
@@ -641,10 +646,15 @@ public final class ProbeRunner {
     }
 
     /**
-     * Waits for the Terminate our erroneous {@code sent} segment deserves and judges it: the
-     * reason (one of {@code allowed}), the echoed segment length and DDP header (RDMAP-R-026), and
-     * for a Read Request the echoed RDMA header (RDMAP-R-040). Names Linux siw's swapped
-     * layer/type nibbles when the straight reading is wrong and the swapped one right.
+     * Waits for the Terminate our erroneous {@code sent} segment deserves and judges it twice.
+     * First the content ({@code requirement}): the reason (one of {@code allowed}), the echoed
+     * segment length and DDP header (RDMAP-R-026), for a Read Request the echoed Read Request
+     * header. Then the layout ({@code probe}{@code -layout}, RDMAP-R-040): do M, D and R announce
+     * exactly the octets that follow, with the reserved bits zero? Two Linux siw habits are named
+     * where they explain what arrived: layer and type nibbles swapped, and M/D/R in the low bits
+     * of the control field's third octet (the little-endian bit-field order of its {@code
+     * struct iwarp_terminate}); in the latter case the headers are read as those bits announce
+     * them, so that the content can still be judged.
      */
     private void judgeTerminate(ScriptedConnection c, String probe, String requirement, String expected, byte[] sent,
                                 Set<TerminateReason> allowed, ReadRequestHeader readHeader) throws IOException {
@@ -666,19 +676,47 @@ public final class ProbeRunner {
         facts.put("flag_d", t.ddpHeaderIncluded());
         facts.put("flag_r", t.rdmaHeaderIncluded());
         facts.put("control_word", String.format("0x%08x", t.controlWord()));
-        // Octets after the 4-octet control field: echoed headers, announced by D and R or not.
+        // Octets of the Terminate header, control field included: echoed headers, announced by D and R or not.
         facts.put("terminate_length", m.payloadLength());
-        byte[] echoedDdp = t.terminatedDdpHeader();
+
+        // Layout (RDMAP-R-040): what M, D, R announce against what follows.
+        int follows = m.payloadLength() - 4;
+        int announced = (t.ddpHeaderIncluded() ? 2 + (t.terminatedDdpHeader() == null ? 0
+                : t.terminatedDdpHeader().length) : 0) + (t.terminatedRdmaHeader() != null ? 28 : 0);
+        boolean layoutOk = follows == announced && t.reservedBits() == 0 && t.isComplete();
+        int lowBits = t.reservedBits() >>> 8 & 0x07;  // bit 0 M, bit 1 D, bit 2 R in siw's layout
+        boolean siwFlags = !t.ddpHeaderIncluded() && !t.rdmaHeaderIncluded() && (lowBits & 0x02) != 0
+                && (t.reservedBits() & ~0x0700) == 0;
+        TerminateMessage content = t;
+        if (siwFlags) {
+            byte[] fixed = Arrays.copyOfRange(received.ulpdu(), 18, received.ulpdu().length);
+            fixed[2] = (byte) (((lowBits & 1) != 0 ? 0x80 : 0) | 0x40 | ((lowBits & 4) != 0 ? 0x20 : 0));
+            content = TerminateMessage.decode(io.netty.buffer.Unpooled.wrappedBuffer(fixed));
+        }
+        facts.put("siw_flag_layout", siwFlags);
+        String layoutObserved = layoutOk ? "M=" + bit(t.segmentLengthValid()) + " D=" + bit(t.ddpHeaderIncluded())
+                + " R=" + bit(t.rdmaHeaderIncluded()) + " announce the " + follows + " octets that follow"
+                : "M=" + bit(t.segmentLengthValid()) + " D=" + bit(t.ddpHeaderIncluded()) + " R="
+                + bit(t.rdmaHeaderIncluded()) + " announce " + announced + " octets, " + follows + " follow"
+                + (t.reservedBits() != 0 ? String.format(", reserved bits 0x%04x", t.reservedBits()) : "")
+                + (siwFlags ? "; looks like siw's little-endian bit-fields: M/D/R in the low bits of octet 2" : "");
+        Map<String, Object> layoutFacts = new LinkedHashMap<>();
+        layoutFacts.put("control_word", String.format("0x%08x", t.controlWord()));
+        layoutFacts.put("terminate_length", m.payloadLength());
+        layoutFacts.put("siw_flag_layout", siwFlags);
+
+        byte[] echoedDdp = content.terminatedDdpHeader();
         boolean ddpEchoed = echoedDdp != null && Arrays.equals(echoedDdp, Wire.ddpHeaderOf(sent));
-        boolean lengthEchoed = t.ddpSegmentLength() == sent.length;
+        boolean lengthEchoed = content.ddpSegmentLength() == sent.length;
         facts.put("ddp_header_echoed", ddpEchoed);
-        facts.put("segment_length", t.ddpSegmentLength());
-        boolean rdmaEchoed = readHeader == null || readHeader.equals(t.terminatedRdmaHeader());
+        facts.put("segment_length", content.ddpSegmentLength());
+        boolean rdmaEchoed = readHeader == null || readHeader.equals(content.terminatedRdmaHeader());
         if (readHeader != null) {
             facts.put("read_request_header_echoed", rdmaEchoed);
         }
         String observed = "Terminate " + reasonText(reason) + (t.ddpHeaderIncluded() ? ", D=1" : ", D=0")
-                + (t.rdmaHeaderIncluded() ? " R=1" : "") + (ddpEchoed ? ", our DDP header copied back" : "")
+                + (t.rdmaHeaderIncluded() ? " R=1" : "") + (siwFlags ? " (D set in siw's layout)" : "")
+                + (ddpEchoed ? ", our DDP header copied back" : "")
                 + (readHeader != null && rdmaEchoed ? ", our Read Request header copied back" : "");
         Verdict verdict;
         if (!allowed.contains(reason)) {
@@ -691,16 +729,19 @@ public final class ProbeRunner {
         } else if (!ddpEchoed || !lengthEchoed || !rdmaEchoed) {
             verdict = Verdict.WARN;
             observed += "; the headers are not all copied back" + (lengthEchoed ? "" : " (segment length "
-                    + t.ddpSegmentLength() + ", ours " + sent.length + ")");
+                    + content.ddpSegmentLength() + ", ours " + sent.length + ")");
         } else {
             verdict = Verdict.PASS;
-        }
-        if (!t.ddpHeaderIncluded() && m.payloadLength() > 4) {
-            observed += "; " + (m.payloadLength() - 4) + " octets follow the control field without D or R announcing them";
         }
         long closed = c.awaitClose(Duration.ofMillis(Math.min(1000, timeout.toMillis())));
         facts.put("closed_after_terminate", closed >= 0);
         add(probe, requirement, verdict, observed, expected, facts, c.elapsedMillis());
+        add(probe + "-layout", "RDMAP-R-040", layoutOk ? Verdict.PASS : Verdict.FAIL, layoutObserved,
+                "M, D and R announce exactly the echoed fields that follow; reserved bits zero", layoutFacts, 0);
+    }
+
+    private static String bit(boolean b) {
+        return b ? "1" : "0";
     }
 
     private void zeroLengthWriteBogusStag() throws IOException {
