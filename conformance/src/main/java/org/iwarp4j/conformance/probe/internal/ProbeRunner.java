@@ -709,6 +709,10 @@ public final class ProbeRunner {
         boolean ddpEchoed = echoedDdp != null && Arrays.equals(echoedDdp, Wire.ddpHeaderOf(sent));
         boolean lengthEchoed = content.ddpSegmentLength() == sent.length;
         facts.put("ddp_header_echoed", ddpEchoed);
+        if (echoedDdp != null && !ddpEchoed) {
+            facts.put("echoed_ddp_header", io.netty.buffer.ByteBufUtil.hexDump(echoedDdp));
+            facts.put("sent_ddp_header", io.netty.buffer.ByteBufUtil.hexDump(Wire.ddpHeaderOf(sent)));
+        }
         facts.put("segment_length", content.ddpSegmentLength());
         boolean rdmaEchoed = readHeader == null || readHeader.equals(content.terminatedRdmaHeader());
         if (readHeader != null) {
