@@ -2,7 +2,8 @@
  * MPA (RFC 5044) with the RFC 6581 enhanced connection setup: the startup handshake, FPDU framing,
  * markers and CRC32c, as Netty channel handlers.
  *
- * <p>{@code org.iwarp4j.mpa.internal} is not exported: its framing helpers are free to change.
+ * <p>{@code org.iwarp4j.mpa.internal} is exported only to the conformance tools (whose probe writes
+ * startup frames with the stack's own codec): its framing helpers are free to change.
  */
 module org.iwarp4j.mpa {
     // Netty and Micrometer types appear in the API (ByteBuf, Channel, handlers, MeterRegistry).
@@ -15,4 +16,5 @@ module org.iwarp4j.mpa {
     requires io.netty.transport.classes.epoll;
 
     exports org.iwarp4j.mpa;
+    exports org.iwarp4j.mpa.internal to org.iwarp4j.conformance;
 }

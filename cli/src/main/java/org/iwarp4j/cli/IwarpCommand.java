@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(name = "iwarp", mixinStandardHelpOptions = true, version = IwarpCommand.VERSION,
         description = "A pure-Java iWARP stack (MPA, DDP, RDMAP over TCP): demos and tools.",
         subcommands = {MpaDemoCommand.class, BenchCommand.class, org.iwarp4j.cli.rping.RpingCommand.class,
-                org.iwarp4j.cli.nfs.NfsCommand.class, DecodeCommand.class, CommandLine.HelpCommand.class})
+                org.iwarp4j.cli.nfs.NfsCommand.class, DecodeCommand.class, ProbeCommand.class, CommandLine.HelpCommand.class})
 public final class IwarpCommand {
 
     static final String VERSION = "iwarp4j 0.1.0-SNAPSHOT";

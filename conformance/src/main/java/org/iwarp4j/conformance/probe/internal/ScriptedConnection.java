@@ -1,0 +1,320 @@
+package org.iwarp4j.conformance.probe.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import org.iwarp4j.mpa.MpaConstants;
+import org.iwarp4j.mpa.MpaFrameDecoder;
+import org.iwarp4j.mpa.MpaFrameEncoder;
+import org.iwarp4j.mpa.MpaStartupFrame;
+import org.iwarp4j.mpa.internal.StartupFrameCodec;
+
+/**
+ * One probe connection, driven step by step: a blocking TCP socket whose every read is bounded by
+ * the connection's deadline, with the project's own MPA codecs ({@link StartupFrameCodec}, {@link
+ * MpaFrameEncoder}, {@link MpaFrameDecoder}) run in {@link EmbeddedChannel}s to frame what is sent
+ * and unframe what arrives. Reads take exactly the octets asked for, so octets that follow a Reply
+ * stay in the socket for the FPDU decoder.
+ */
+public final class ScriptedConnection implements AutoCloseable {
+
+    /** What a wait for the peer ended with. */
+    public enum Outcome {
+        /** A startup frame or a ULPDU arrived. */
+        RECEIVED,
+        /** The peer closed (FIN) or reset the connection. */
+        CLOSED,
+        /** Nothing within the time allowed. */
+        TIMEOUT,
+        /** Octets arrived that are not what the protocol allows here (wrong key, bad CRC, ...). */
+        MALFORMED
+    }
+
+    /** The answer to a Request: the Reply, or why there is none. */
+    public record StartupAnswer(Outcome outcome, MpaStartupFrame reply, String detail) {
+    }
+
+    /** The next ULPDU (a DDP segment's octets), or why there is none. */
+    public record Received(Outcome outcome, byte[] ulpdu, String detail) {
+    }
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final long deadlineNanos;
+    private final long openedNanos = System.nanoTime();
+    private EmbeddedChannel encoder;
+    private EmbeddedChannel decoder;
+    private final ArrayDeque<byte[]> ulpdus = new ArrayDeque<>();
+    private String decodeError;
+    private String closedHow;
+
+    private ScriptedConnection(Socket socket, Duration budget) throws IOException {
+        this.socket = socket;
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+        this.deadlineNanos = openedNanos + budget.toNanos();
+    }
+
+    /** Wraps a connection a server socket accepted (for a scripted Responder); {@code budget} bounds every wait. */
+    public static ScriptedConnection accepted(Socket socket, Duration budget) throws IOException {
+        socket.setTcpNoDelay(true);
+        return new ScriptedConnection(socket, budget);
+    }
+
+    /** Connects within {@code budget}, which also bounds every later wait on this connection. */
+    public static ScriptedConnection open(InetSocketAddress target, Duration budget) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(target, (int) Math.max(1, budget.toMillis()));
+            return new ScriptedConnection(socket, budget);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /** Milliseconds since the connection was opened. */
+    public long elapsedMillis() {
+        return (System.nanoTime() - openedNanos) / 1_000_000;
+    }
+
+    /** The frame's octets as {@link StartupFrameCodec} encodes them. */
+    public static byte[] encode(MpaStartupFrame frame) {
+        ByteBuf buf = StartupFrameCodec.encode(ByteBufAllocator.DEFAULT, frame);
+        try {
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** Writes octets as they are. */
+    public void sendRaw(byte[] octets) throws IOException {
+        out.write(octets);
+        out.flush();
+    }
+
+    /**
+     * Reads the peer's startup frame: 20 octets, then PD_Length octets of private data. A wrong
+     * key, a Request key or a PD_Length above 512 is {@link Outcome#MALFORMED}.
+     */
+    public StartupAnswer readReply() throws IOException {
+        return readStartupFrame(false);
+    }
+
+    /** As {@link #readReply()}, for the Initiator's Request (a scripted Responder's side). */
+    public StartupAnswer readRequest() throws IOException {
+        return readStartupFrame(true);
+    }
+
+    private StartupAnswer readStartupFrame(boolean request) throws IOException {
+        byte[] header = new byte[MpaConstants.STARTUP_FRAME_HEADER_LENGTH];
+        int got = readFully(header, remaining());
+        if (got < header.length) {
+            return new StartupAnswer(got < 0 ? Outcome.TIMEOUT : Outcome.CLOSED, null,
+                    (got < 0 ? "no Reply" : got == 0 ? closedHow : closedHow + " after " + got + " octets of a Reply"));
+        }
+        byte[] key = request ? MpaConstants.requestKey() : MpaConstants.replyKey();
+        for (int i = 0; i < key.length; i++) {
+            if (header[i] != key[i]) {
+                return new StartupAnswer(Outcome.MALFORMED, null, "the first 16 octets are not \""
+                        + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "\"");
+            }
+        }
+        int pdLength = (header[18] & 0xFF) << 8 | header[19] & 0xFF;
+        if (pdLength > MpaConstants.MAX_PRIVATE_DATA) {
+            return new StartupAnswer(Outcome.MALFORMED, null, "PD_Length " + pdLength);
+        }
+        byte[] privateData = new byte[pdLength];
+        int pd = readFully(privateData, remaining());
+        if (pd < pdLength) {
+            return new StartupAnswer(pd < 0 ? Outcome.TIMEOUT : Outcome.CLOSED, null, "Reply cut short");
+        }
+        int flags = header[16] & 0xFF;
+        int revision = header[17] & 0xFF;
+        if ((flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= MpaConstants.REVISION_2
+                && pdLength < MpaConstants.ENHANCED_DATA_LENGTH) {
+            return new StartupAnswer(Outcome.MALFORMED, null, "enhanced frame without the IRD/ORD word");
+        }
+        return new StartupAnswer(Outcome.RECEIVED, MpaStartupFrame.fromWire(request, flags, revision, privateData), "");
+    }
+
+    /**
+     * Sets up the FPDU codecs of Full Operation (RFC 5044 §4): CRC as negotiated (MPA-R-047),
+     * markers toward the peer if its frame had M, markers expected from it if ours had M
+     * (MPA-R-046). Call once, before the first FPDU is sent or read; an FPDU sent before the Reply
+     * (a probe of its own) needs the codecs before the Reply is read.
+     */
+    public void fullOperation(boolean crc, boolean markersToPeer, boolean markersFromPeer) {
+        if (encoder != null) {
+            return;
+        }
+        encoder = new EmbeddedChannel(new MpaFrameEncoder(markersToPeer, crc, false));
+        decoder = new EmbeddedChannel(new MpaFrameDecoder(markersFromPeer, crc, MpaConstants.MAX_ULPDU_LENGTH_FIELD),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf ulpdu = (ByteBuf) msg;
+                        try {
+                            ulpdus.add(ByteBufUtil.getBytes(ulpdu));
+                        } finally {
+                            ulpdu.release();
+                        }
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        if (decodeError == null) {
+                            decodeError = String.valueOf(cause.getMessage());
+                        }
+                    }
+                });
+    }
+
+    /** Frames {@code ulpdu} (released here) as one FPDU and writes it. */
+    public void send(ByteBuf ulpdu) throws IOException {
+        byte[] fpdu = frame(ulpdu);
+        sendRaw(fpdu);
+    }
+
+    /** The FPDU octets for {@code ulpdu} (released here), without sending them. */
+    public byte[] frame(ByteBuf ulpdu) {
+        encoder.writeOutbound(ulpdu);
+        ByteBuf framed = Unpooled.buffer();
+        try {
+            for (Object o; (o = encoder.readOutbound()) != null; ) {
+                ByteBuf part = (ByteBuf) o;
+                framed.writeBytes(part);
+                part.release();
+            }
+            return ByteBufUtil.getBytes(framed);
+        } finally {
+            framed.release();
+        }
+    }
+
+    /** The next ULPDU from the peer, waiting at most {@code max} (and never past the deadline). */
+    public Received next(Duration max) throws IOException {
+        long until = Math.min(deadlineNanos, System.nanoTime() + max.toNanos());
+        byte[] chunk = new byte[8192];
+        while (true) {
+            if (!ulpdus.isEmpty()) {
+                return new Received(Outcome.RECEIVED, ulpdus.poll(), "");
+            }
+            if (decodeError != null) {
+                return new Received(Outcome.MALFORMED, null, decodeError);
+            }
+            if (closedHow != null) {
+                return new Received(Outcome.CLOSED, null, closedHow);
+            }
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return new Received(Outcome.TIMEOUT, null, "nothing within " + max.toMillis() + " ms");
+            }
+            int n = read(chunk, 0, chunk.length, left);
+            if (n > 0) {
+                decoder.writeInbound(Unpooled.wrappedBuffer(chunk, 0, n).copy());
+            }
+        }
+    }
+
+    /**
+     * Waits until the peer closes, reading and discarding whatever arrives, for at most {@code max}.
+     *
+     * @return milliseconds from the call until the close, or -1 if the connection was still open
+     */
+    public long awaitClose(Duration max) throws IOException {
+        long start = System.nanoTime();
+        long until = start + max.toNanos();
+        byte[] chunk = new byte[8192];
+        while (closedHow == null) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return -1;
+            }
+            read(chunk, 0, chunk.length, left);
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** How the peer ended the connection ({@code "closed"}, {@code "reset"}), or {@code null} while open. */
+    public String closedHow() {
+        return closedHow;
+    }
+
+    private long remaining() {
+        return deadlineNanos - System.nanoTime();
+    }
+
+    /** Reads {@code buf.length} octets; returns that, or fewer when the peer closed, or -1 on timeout. */
+    private int readFully(byte[] buf, long nanos) throws IOException {
+        long until = System.nanoTime() + nanos;
+        int got = 0;
+        while (got < buf.length) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return -1;
+            }
+            int n = read(buf, got, buf.length - got, left);
+            if (n < 0) {
+                return got;
+            }
+            if (n == 0) {
+                return -1;
+            }
+            got += n;
+        }
+        return got;
+    }
+
+    /** One socket read bounded by {@code nanos}: octets read, 0 on timeout, -1 once the peer closed. */
+    private int read(byte[] buf, int off, int len, long nanos) throws IOException {
+        if (closedHow != null) {
+            return -1;
+        }
+        socket.setSoTimeout((int) Math.max(1, nanos / 1_000_000));
+        try {
+            int n = in.read(buf, off, len);
+            if (n < 0) {
+                closedHow = "closed";
+            }
+            return n;
+        } catch (SocketTimeoutException e) {
+            return 0;
+        } catch (EOFException e) {
+            closedHow = "closed";
+            return -1;
+        } catch (SocketException e) {
+            closedHow = "reset";
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            socket.close();
+        } finally {
+            if (encoder != null) {
+                encoder.finishAndReleaseAll();
+                decoder.finishAndReleaseAll();
+            }
+        }
+    }
+}
