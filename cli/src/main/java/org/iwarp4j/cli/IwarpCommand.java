@@ -1,7 +1,7 @@
 package org.iwarp4j.cli;
 
 import java.nio.file.Path;
-import org.iwarp4j.cli.pcap.CommandCapture;
+import org.iwarp4j.tools.pcap.CommandCapture;
 import org.iwarp4j.cli.pcap.PcapCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

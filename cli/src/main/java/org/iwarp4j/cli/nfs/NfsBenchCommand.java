@@ -1,5 +1,13 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.FilePattern;
+import org.iwarp4j.tools.nfs.NfsBenchReport;
+import org.iwarp4j.tools.nfs.NfsBenchRun;
+import org.iwarp4j.tools.nfs.NfsBenchSettings;
+import org.iwarp4j.tools.nfs.NfsFailures;
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -14,7 +22,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
-import org.iwarp4j.cli.bench.MeterPrinter;
+import org.iwarp4j.tools.bench.MeterPrinter;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.rdmap.Rnic;
@@ -144,7 +152,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         Path dir = directory != null ? directory : Files.createTempDirectory("iwarp-nfs-bench");
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
-                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer()).build();
              NfsServer nfs = NfsServer.builder(dir).exportName("/export")
                      // its own client in this process is uid 0 and writes: rw,no_root_squash, loopback only
                      .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
@@ -182,7 +190,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         List<NfsBenchRun.Target> targets = new ArrayList<>();
         try {
             for (NfsTransport transport : settings.transports()) {
-                NfsSession session = NfsSession.open(target, options, transport, settings.maxTransfer(),
+                NfsSession session = NfsSession.open(target, options.access(), transport, settings.maxTransfer(),
                         settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null);
                 sessions.add(session);
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),

@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsFailures;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -106,7 +107,7 @@ final class NfsServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         InetAddress address = bind == null ? null : InetAddress.getByName(bind);
         Rnic rnic = noRdma ? null : Rnic.builder().name("nfs-server")
-                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer()).build();
         NfsServer server;
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)

@@ -1,5 +1,7 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsServerAccess;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import java.time.Duration;
 import java.util.Locale;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
@@ -43,6 +45,11 @@ final class NfsServerOptions {
 
     Duration timeout() {
         return Duration.ofSeconds(timeoutSeconds);
+    }
+
+    /** These options as the tools library takes them. */
+    NfsServerAccess access() {
+        return new NfsServerAccess(port, rdmaPort, mountPort(), export, uid, gid, timeout());
     }
 
     /** Checks the ranges; returns a complaint or null. */

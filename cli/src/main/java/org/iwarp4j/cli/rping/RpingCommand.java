@@ -1,5 +1,10 @@
 package org.iwarp4j.cli.rping;
 
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingConstants;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
+import org.iwarp4j.tools.rping.RpingServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

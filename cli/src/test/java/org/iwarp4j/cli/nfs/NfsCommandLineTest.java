@@ -1,5 +1,9 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.MountExports;
+import org.iwarp4j.tools.nfs.NfsBenchSettings;
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

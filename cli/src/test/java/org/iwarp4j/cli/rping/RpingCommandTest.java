@@ -1,5 +1,9 @@
 package org.iwarp4j.cli.rping;
 
+import org.iwarp4j.tools.rping.Rpings;
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
-import org.iwarp4j.cli.rping.internal.PingData;
+import org.iwarp4j.tools.rping.internal.PingData;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -1,5 +1,9 @@
 package org.iwarp4j.cli.rping;
 
+import org.iwarp4j.tools.rping.MisbehavingPeer;
+import org.iwarp4j.tools.rping.Rpings;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;

@@ -1,5 +1,11 @@
 package org.iwarp4j.cli.bench.rpc;
 
+import org.iwarp4j.tools.rpc.EchoProcedure;
+import org.iwarp4j.tools.rpc.RpcBenchClient;
+import org.iwarp4j.tools.rpc.RpcBenchReport;
+import org.iwarp4j.tools.rpc.RpcBenchServer;
+import org.iwarp4j.tools.rpc.RpcBenchSettings;
+import org.iwarp4j.tools.rpc.RpcRate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -8,8 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.iwarp4j.cli.UntilStopped;
-import org.iwarp4j.cli.bench.MeterPrinter;
-import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
+import org.iwarp4j.tools.bench.MeterPrinter;
+import org.iwarp4j.tools.bench.ConnectFailedException;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import picocli.CommandLine.Command;

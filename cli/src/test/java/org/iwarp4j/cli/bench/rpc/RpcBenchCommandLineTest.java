@@ -1,5 +1,8 @@
 package org.iwarp4j.cli.bench.rpc;
 
+import org.iwarp4j.tools.rpc.EchoProcedure;
+import org.iwarp4j.tools.rpc.RpcBenchReport;
+import org.iwarp4j.tools.rpc.RpcBenchSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;

@@ -1,0 +1,121 @@
+package org.iwarp4j.tools.pcap;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * The recording of the {@code iwarp} command running on this thread, if it was given
+ * {@code --pcap FILE} or run by {@code iwarp pcap FILE}. The code that builds RNICs and bootstraps
+ * asks here, when it builds them, instead of having a file passed down through every command's
+ * settings. Threads a command starts (a loopback server end) inherit its recording.
+ */
+public final class CommandCapture {
+
+    /** Exit status when FILE cannot be written, as for a bad command line. */
+    public static final int EXIT_CANNOT_WRITE = 2;
+    /** Exit status of a command that succeeded but whose recording is incomplete. */
+    public static final int EXIT_INCOMPLETE = 1;
+
+    private static final Consumer<Channel> NOTHING = channel -> { };
+    private static final InheritableThreadLocal<PcapRecording> CURRENT = new InheritableThreadLocal<>();
+
+    private CommandCapture() {
+    }
+
+    /**
+     * What to give {@code Rnic.Builder.channelInitializer} (or to call first in a
+     * {@code ChannelInitializer}): records every connection into this thread's recording, or does
+     * nothing if there is none. Asks once, now: call it on the command's thread.
+     */
+    public static Consumer<Channel> channelInitializer() {
+        PcapRecording recording = CURRENT.get();
+        return recording == null || recording.isClosed() ? NOTHING : recording::record;
+    }
+
+    /** {@code handler} for {@code Bootstrap.handler}, with this thread's recording in front of it. */
+    public static ChannelHandler recorded(ChannelHandler handler) {
+        Consumer<Channel> record = channelInitializer();
+        if (record == NOTHING) {
+            return handler;
+        }
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                record.accept(ch);
+                ch.pipeline().addLast(handler);
+            }
+        };
+    }
+
+    /** The reason in words, not {@code java.nio.file.NoSuchFileException: FILE} (the file is named already). */
+    private static String why(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "its directory does not exist";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /**
+     * Runs {@code command} with every connection it makes recorded into {@code file}, then closes
+     * the file and reports on {@code err} what was recorded. Returns the command's exit status;
+     * {@link #EXIT_CANNOT_WRITE} if the file cannot be created, {@link #EXIT_INCOMPLETE} if the
+     * command succeeded but the file could not be written to the end.
+     */
+    public static int run(Path file, PrintWriter err, IntSupplier command) {
+        PcapRecording recording;
+        try {
+            recording = PcapRecording.open(file);
+        } catch (IOException | RuntimeException e) {
+            err.println("iwarp pcap: cannot write " + file + ": " + why(e));
+            err.flush();
+            return EXIT_CANNOT_WRITE;
+        }
+        // A server is often stopped with Ctrl-C: the file must still end on a whole record.
+        Thread closeOnExit = new Thread(recording::close, "iwarp-pcap-close");
+        Runtime.getRuntime().addShutdownHook(closeOnExit);
+        PcapRecording outer = CURRENT.get();
+        CURRENT.set(recording);
+        int status;
+        try {
+            status = command.getAsInt();
+        } finally {
+            restore(outer);
+            recording.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(closeOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway, closing again does nothing
+            }
+        }
+        IOException failure = recording.failure();
+        if (failure != null) {
+            err.println("iwarp pcap: " + file + " is incomplete: " + failure);
+            err.flush();
+            return status == 0 ? EXIT_INCOMPLETE : status;
+        }
+        err.printf("iwarp pcap: %d connection%s recorded in %s (%d octets)%n", recording.connections(),
+                recording.connections() == 1 ? "" : "s", file, recording.size());
+        err.flush();
+        return status;
+    }
+
+    private static void restore(PcapRecording outer) {
+        if (outer == null) {
+            CURRENT.remove();
+        } else {
+            CURRENT.set(outer);
+        }
+    }
+}
