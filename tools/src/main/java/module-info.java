@@ -17,7 +17,11 @@ module org.iwarp4j.tools {
     // The plain-TCP baselines use epoll where the RNIC does.
     requires io.netty.transport.classes.epoll;
 
+    // The loopback harness's thread CPU times (LoopbackBench).
+    requires java.management;
+
     exports org.iwarp4j.tools.bench;
+    exports org.iwarp4j.tools.loopback;
     exports org.iwarp4j.tools.net;
     exports org.iwarp4j.tools.nfs;
     exports org.iwarp4j.tools.pcap;

@@ -15,6 +15,7 @@ import org.iwarp4j.tools.bench.RdmaOutcome;
 import org.iwarp4j.tools.bench.ConnectFailedException;
 import org.iwarp4j.tools.bench.PerftestServer;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.tools.pcap.CommandCapture;
 import org.iwarp4j.rdmap.Transport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -196,7 +197,7 @@ final class BenchCommand {
 
         @Override
         public Integer call() throws Exception {
-            BenchSettings settings = settings();
+            BenchSettings settings = settings().withPcap(CommandCapture.current());
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;

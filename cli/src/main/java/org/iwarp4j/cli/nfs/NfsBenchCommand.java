@@ -152,7 +152,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         Path dir = directory != null ? directory : Files.createTempDirectory("iwarp-nfs-bench");
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
-                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer()).build();
+                .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
              NfsServer nfs = NfsServer.builder(dir).exportName("/export")
                      // its own client in this process is uid 0 and writes: rw,no_root_squash, loopback only
                      .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
@@ -191,7 +191,8 @@ final class NfsBenchCommand implements Callable<Integer> {
         try {
             for (NfsTransport transport : settings.transports()) {
                 NfsSession session = NfsSession.open(target, options.access(), transport, settings.maxTransfer(),
-                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null);
+                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
+                        org.iwarp4j.tools.pcap.CommandCapture.current());
                 sessions.add(session);
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));

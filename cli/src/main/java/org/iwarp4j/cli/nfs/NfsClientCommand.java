@@ -57,7 +57,8 @@ abstract class NfsClientCommand implements Callable<Integer> {
         checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (NfsSession session = NfsSession.open(location, server.access(), transport, 1 << 20, 8, null)) {
+        try (NfsSession session = NfsSession.open(location, server.access(), transport, 1 << 20, 8, null,
+                org.iwarp4j.tools.pcap.CommandCapture.current())) {
             return run(session, location, out, err);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

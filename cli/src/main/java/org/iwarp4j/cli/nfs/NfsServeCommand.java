@@ -107,7 +107,7 @@ final class NfsServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         InetAddress address = bind == null ? null : InetAddress.getByName(bind);
         Rnic rnic = noRdma ? null : Rnic.builder().name("nfs-server")
-                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer()).build();
+                .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
         NfsServer server;
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)

@@ -145,6 +145,7 @@ public final class RpingCommand implements Callable<Integer> {
         return b.port(port).count(count).size(size).verbose(verbose).validate(validate).debug(debug)
                 .crc(crc).markers(markers).mpaRevision(mpaRevision)
                 .timeout(timeoutSeconds > 0 ? Duration.ofNanos((long) (timeoutSeconds * 1e9)) : null)
+                .pcap(org.iwarp4j.tools.pcap.CommandCapture.current())
                 .build();
     }
 }

@@ -61,7 +61,7 @@ class SiwCrcKnobInteropTest extends SiwInteropTest {
             CommandCapture.run(pcap, console.err, () -> {
                 try {
                     result[0] = new RpingClient(RpingOptions.clientBuilder(server.getAddress()).port(server.getPort())
-                            .count(1).validate(true).crc(false).timeout(TIMEOUT).build(), console.out, console.err).run();
+                            .pcap(CommandCapture.current()).count(1).validate(true).crc(false).timeout(TIMEOUT).build(), console.out, console.err).run();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -88,7 +88,7 @@ class SiwCrcKnobInteropTest extends SiwInteropTest {
         CommandCapture.run(pcap, console.err, () -> {
             ExecutorService thread = Executors.newSingleThreadExecutor();
             try (RpingServer server = RpingServer.bind(RpingOptions.serverBuilder().address(peer.hostBindAddress())
-                    .port(0).count(1).crc(false).timeout(TIMEOUT).build(), console.out, console.err)) {
+                    .pcap(CommandCapture.current()).port(0).count(1).crc(false).timeout(TIMEOUT).build(), console.out, console.err)) {
                 CompletableFuture<RpingResult> served = CompletableFuture.supplyAsync(() -> {
                     try {
                         return server.serve();

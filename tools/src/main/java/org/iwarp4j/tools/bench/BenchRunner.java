@@ -104,7 +104,7 @@ public final class BenchRunner {
         }
         if (settings.compareTcp() && outcome.peerIsIwarp4j()) {
             try (TcpBenchServer tcp = new TcpBenchServer(address, settings.transport(), settings.eventLoopThreads(),
-                    settings.maxSize())) {
+                    settings.maxSize(), settings.pcap())) {
                 tcp.done().get();
             } catch (ExecutionException e) {
                 throw new IOException("TCP comparison failed: " + e.getCause(), e.getCause());

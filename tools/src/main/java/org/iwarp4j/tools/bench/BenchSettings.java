@@ -7,6 +7,7 @@ import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.pcap.PcapRecording;
 
 /**
  * Everything one benchmark run needs, as perftest's {@code perftest_parameters}: what to measure,
@@ -18,10 +19,12 @@ import org.iwarp4j.rdmap.Transport;
  * @param crc this end's CRC offer (RFC 5044 §7.1.1 C bit, see {@link NegotiationMode})
  * @param mpaRevision 1 (RFC 5044) or 2 (RFC 6581)
  * @param maxUlpdu MULPDU of sent FPDUs; 0 derives it from the EMSS (the connection's MSS where the transport reports it, else 1460)
+ * @param pcap where every connection of the run (RDMA and TCP) is recorded, or {@code null}
  */
 public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
                             double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
-                            int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp) {
+                            int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp,
+                            PcapRecording pcap) {
 
     /** perftest's {@code DEF_RX_SEND}: receives a Send server keeps posted per queue pair. */
     public static final int DEFAULT_RX_DEPTH = 512;
@@ -42,6 +45,20 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
         }
         Objects.requireNonNull(crc);
         Objects.requireNonNull(transport);
+    }
+
+    /** Settings whose connections are not recorded. */
+    public BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
+                         double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
+                         int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp) {
+        this(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc, markers, mpaRevision,
+                maxUlpdu, transport, compareTcp, null);
+    }
+
+    /** These settings, recorded into {@code recording} ({@code null}: not recorded). */
+    public BenchSettings withPcap(PcapRecording recording) {
+        return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording);
     }
 
     public int maxSize() {
@@ -94,7 +111,7 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
         Rnic.Builder b = Rnic.builder().transport(transport).eventLoopThreads(threads)
                 .maxConnectionsPerListener(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_LISTENER, queuePairs))
                 .maxConnectionsPerAddress(Math.max(Rnic.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, queuePairs))
-                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer());
+                .capture(PcapRecording.recorder(pcap));
         if (meters != null) {
             b.meterRegistry(meters);
         }

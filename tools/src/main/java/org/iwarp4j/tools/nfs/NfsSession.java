@@ -39,7 +39,7 @@ public final class NfsSession implements AutoCloseable {
      * @throws IOException            the server has no export holding the path, or refused it
      */
     public static NfsSession open(NfsLocation location, NfsServerAccess options, NfsTransport transport, int maxTransfer,
-                           int window, MeterRegistry rnicMeters)
+                           int window, MeterRegistry rnicMeters, org.iwarp4j.tools.pcap.PcapRecording pcap)
             throws IOException, InterruptedException {
         InetSocketAddress nfsTcp = new InetSocketAddress(location.host(), options.port());
         if (nfsTcp.isUnresolved()) {
@@ -56,7 +56,7 @@ public final class NfsSession implements AutoCloseable {
         Rnic rnic = null;
         if (transport == NfsTransport.RDMA) {
             Rnic.Builder rb = Rnic.builder().name("nfs-client").eventLoopThreads(1)
-                    .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer());
+                    .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(pcap));
             if (rnicMeters != null) {
                 rb.meterRegistry(rnicMeters);
             }

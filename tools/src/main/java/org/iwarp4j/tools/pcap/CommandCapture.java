@@ -1,19 +1,16 @@
 package org.iwarp4j.tools.pcap;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInitializer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 /**
  * The recording of the {@code iwarp} command running on this thread, if it was given
- * {@code --pcap FILE} or run by {@code iwarp pcap FILE}. The code that builds RNICs and bootstraps
- * asks here, when it builds them, instead of having a file passed down through every command's
- * settings. Threads a command starts (a loopback server end) inherit its recording.
+ * {@code --pcap FILE} or run by {@code iwarp pcap FILE}. A command asks {@link #current()} once,
+ * when it starts, and passes the recording on explicitly (the settings' {@code pcap}, {@code
+ * Rnic.Builder.capture}); the library code below never looks here. Threads a command starts
+ * inherit its recording.
  */
 public final class CommandCapture {
 
@@ -22,35 +19,15 @@ public final class CommandCapture {
     /** Exit status of a command that succeeded but whose recording is incomplete. */
     public static final int EXIT_INCOMPLETE = 1;
 
-    private static final Consumer<Channel> NOTHING = channel -> { };
     private static final InheritableThreadLocal<PcapRecording> CURRENT = new InheritableThreadLocal<>();
 
     private CommandCapture() {
     }
 
-    /**
-     * What to give {@code Rnic.Builder.channelInitializer} (or to call first in a
-     * {@code ChannelInitializer}): records every connection into this thread's recording, or does
-     * nothing if there is none. Asks once, now: call it on the command's thread.
-     */
-    public static Consumer<Channel> channelInitializer() {
+    /** This thread's command's recording, or {@code null} if it records nothing (or no longer). */
+    public static PcapRecording current() {
         PcapRecording recording = CURRENT.get();
-        return recording == null || recording.isClosed() ? NOTHING : recording::record;
-    }
-
-    /** {@code handler} for {@code Bootstrap.handler}, with this thread's recording in front of it. */
-    public static ChannelHandler recorded(ChannelHandler handler) {
-        Consumer<Channel> record = channelInitializer();
-        if (record == NOTHING) {
-            return handler;
-        }
-        return new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                record.accept(ch);
-                ch.pipeline().addLast(handler);
-            }
-        };
+        return recording == null || recording.isClosed() ? null : recording;
     }
 
     /** The reason in words, not {@code java.nio.file.NoSuchFileException: FILE} (the file is named already). */

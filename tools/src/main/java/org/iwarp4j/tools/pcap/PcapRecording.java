@@ -82,6 +82,32 @@ public final class PcapRecording implements AutoCloseable {
         return PcapWriteHandler.builder().sharedOutputStream(true).build(output);
     }
 
+    /**
+     * What to give {@code Rnic.Builder.capture}: {@code recording}'s {@link #record}, or a recorder
+     * that records nothing when {@code recording} is {@code null} (no capture asked for).
+     */
+    public static java.util.function.Consumer<Channel> recorder(PcapRecording recording) {
+        return recording == null ? channel -> { } : recording::record;
+    }
+
+    /**
+     * {@code handler} for {@code Bootstrap.handler}, with {@code recording} in front of it; {@code
+     * handler} itself when {@code recording} is {@code null}.
+     */
+    public static io.netty.channel.ChannelHandler recorded(PcapRecording recording,
+                                                          io.netty.channel.ChannelHandler handler) {
+        if (recording == null) {
+            return handler;
+        }
+        return new io.netty.channel.ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                recording.record(ch);
+                ch.pipeline().addLast(handler);
+            }
+        };
+    }
+
     /** Connections recorded so far. */
     public int connections() {
         return connections.get();

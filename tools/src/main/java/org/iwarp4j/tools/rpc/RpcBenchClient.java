@@ -1,5 +1,6 @@
 package org.iwarp4j.tools.rpc;
 
+import org.iwarp4j.tools.bench.internal.NettyIo;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;

@@ -8,6 +8,7 @@ import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 import org.iwarp4j.rpcrdma.sample.EchoBinding;
+import org.iwarp4j.tools.pcap.PcapRecording;
 
 /**
  * One {@code iwarp bench rpc} run: which procedures and payload sizes, how long each, how many
@@ -19,10 +20,11 @@ import org.iwarp4j.rpcrdma.sample.EchoBinding;
  * @param inFlight calls without a reply at once (over RDMA at most the credits granted)
  * @param inlineSize RFC 8797 Send and Receive Size this end announces
  * @param credits credits a Requester asks for and a Responder grants (RFC 8166 §3.3.1)
+ * @param pcap where the run's connections are recorded, or {@code null}
  */
 public record RpcBenchSettings(List<EchoProcedure> procedures, List<Integer> sizes, long calls,
                                double durationSeconds, double warmupSeconds, int inFlight, int inlineSize,
-                               int credits, Transport transport, boolean compareTcp) {
+                               int credits, Transport transport, boolean compareTcp, PcapRecording pcap) {
 
     public RpcBenchSettings {
         procedures = List.copyOf(procedures);
@@ -34,6 +36,14 @@ public record RpcBenchSettings(List<EchoProcedure> procedures, List<Integer> siz
             throw new IllegalArgumentException("calls or duration, and calls in flight, must be positive");
         }
         Objects.requireNonNull(transport);
+    }
+
+    /** Settings whose connections are not recorded. */
+    public RpcBenchSettings(List<EchoProcedure> procedures, List<Integer> sizes, long calls, double durationSeconds,
+                            double warmupSeconds, int inFlight, int inlineSize, int credits, Transport transport,
+                            boolean compareTcp) {
+        this(procedures, sizes, calls, durationSeconds, warmupSeconds, inFlight, inlineSize, credits, transport,
+                compareTcp, null);
     }
 
     /** 1 KiB to {@code max}, powers of {@code step} (2 for -a, 4 by default). */
@@ -62,7 +72,7 @@ public record RpcBenchSettings(List<EchoProcedure> procedures, List<Integer> siz
     /** An RNIC with one event loop (one connection), recorded by {@code --pcap} if given. */
     public Rnic rnic(String name, MeterRegistry meters) {
         Rnic.Builder b = Rnic.builder().name(name).transport(transport).eventLoopThreads(1)
-                .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer());
+                .capture(PcapRecording.recorder(pcap));
         if (meters != null) {
             b.meterRegistry(meters);
         }

@@ -59,7 +59,7 @@ final class RpingEndpoint implements AutoCloseable {
         startBuf = options.server() ? null : zeroed(options.size());
         try {
             rnic = Rnic.builder().eventLoopThreads(1)
-                    .channelInitializer(org.iwarp4j.tools.pcap.CommandCapture.channelInitializer()).build();
+                    .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(options.pcap())).build();
         } catch (RuntimeException e) {
             releaseBuffers();
             throw e;

@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.iwarp4j.mpa.MpaConstants;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.tools.pcap.PcapRecording;
 
 /**
  * One rping run, as Linux rping's command line describes it ({@code -s}/{@code -c}, {@code -a},
@@ -32,10 +33,11 @@ import org.iwarp4j.mpa.NegotiationMode;
  * @param mpaRevision {@code --mpa-rev}: 1 (RFC 5044) or 2 (RFC 6581, with the IRD/ORD word siw sends)
  * @param timeout the longest wait for any one step (connection, each completion); {@code null} waits
  *     for ever, as rping does
+ * @param pcap where the connection is recorded, or {@code null}
  */
 public record RpingOptions(boolean server, InetAddress address, int port, int count, int size, boolean verbose,
                            boolean validate, boolean debug, boolean crc, boolean markers, int mpaRevision,
-                           Duration timeout) {
+                           Duration timeout, PcapRecording pcap) {
 
     public RpingOptions {
         if (!server && address == null) {
@@ -102,6 +104,7 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
         private boolean markers;
         private int mpaRevision = MpaConstants.REVISION_2;
         private Duration timeout;
+        private PcapRecording pcap;
 
         private Builder(boolean server, InetAddress address) {
             this.server = server;
@@ -163,10 +166,16 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
             return this;
         }
 
+        /** Records the connection into {@code pcap} ({@code null}: not recorded). */
+        public Builder pcap(PcapRecording pcap) {
+            this.pcap = pcap;
+            return this;
+        }
+
         /** @throws IllegalArgumentException with rping's wording for a value rping refuses */
         public RpingOptions build() {
             return new RpingOptions(server, address, port, count, size, verbose, validate, debug, crc, markers,
-                    mpaRevision, timeout);
+                    mpaRevision, timeout, pcap);
         }
     }
 }

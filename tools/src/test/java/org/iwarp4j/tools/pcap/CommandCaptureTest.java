@@ -32,9 +32,9 @@ class CommandCaptureTest {
 
     @Test
     void outsideACommandNothingIsRecorded() {
-        assertThat(records(CommandCapture.channelInitializer())).isFalse();
+        assertThat(records(PcapRecording.recorder(CommandCapture.current()))).isFalse();
         LoopbackEcho.Client handler = new LoopbackEcho.Client();
-        assertThat(CommandCapture.recorded(handler)).isSameAs(handler);
+        assertThat(PcapRecording.recorded(CommandCapture.current(), handler)).isSameAs(handler);
     }
 
     @Test
@@ -43,7 +43,7 @@ class CommandCaptureTest {
         try (LoopbackEcho echo = new LoopbackEcho(ch -> { })) {
             int status = CommandCapture.run(file, err, () -> {
                 try {
-                    LoopbackEcho.Client c = echo.connect(CommandCapture.channelInitializer());
+                    LoopbackEcho.Client c = echo.connect(PcapRecording.recorder(CommandCapture.current()));
                     c.exchange(PcapRecordingTest.message(0, 1234));
                     c.channel.close().sync();
                     return 42;
@@ -56,7 +56,7 @@ class CommandCaptureTest {
         assertThat(PcapReader.read(file).onlyConnection().clientToServer().byteCount()).isEqualTo(1234);
         assertThat(errText.toString()).isEqualTo("iwarp pcap: 1 connection recorded in " + file + " ("
                 + Files.size(file) + " octets)" + System.lineSeparator());
-        assertThat(records(CommandCapture.channelInitializer())).as("after the command").isFalse();
+        assertThat(records(PcapRecording.recorder(CommandCapture.current()))).as("after the command").isFalse();
     }
 
     @Test
@@ -67,7 +67,7 @@ class CommandCaptureTest {
         Thread other = new Thread(() -> {
             try {
                 commandRunning.await();
-                otherRecords.set(records(CommandCapture.channelInitializer()));
+                otherRecords.set(records(PcapRecording.recorder(CommandCapture.current())));
                 otherAsked.countDown();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -77,7 +77,7 @@ class CommandCaptureTest {
         CompletableFuture<Boolean> startedByTheCommand = new CompletableFuture<>();
         CommandCapture.run(dir.resolve("threads.pcap"), err, () -> {
             commandRunning.countDown();
-            Thread t = new Thread(() -> startedByTheCommand.complete(records(CommandCapture.channelInitializer())));
+            Thread t = new Thread(() -> startedByTheCommand.complete(records(PcapRecording.recorder(CommandCapture.current()))));
             t.start();
             try {
                 assertThat(otherAsked.await(30, TimeUnit.SECONDS)).isTrue();
@@ -98,7 +98,7 @@ class CommandCaptureTest {
         Path inner = dir.resolve("inner.pcap");
         CommandCapture.run(outer, err, () -> {
             CommandCapture.run(inner, err, () -> 0);
-            assertThat(records(CommandCapture.channelInitializer())).as("the outer recording again").isTrue();
+            assertThat(records(PcapRecording.recorder(CommandCapture.current()))).as("the outer recording again").isTrue();
             return 0;
         });
         assertThat(errText.toString()).contains("recorded in " + inner, "recorded in " + outer);

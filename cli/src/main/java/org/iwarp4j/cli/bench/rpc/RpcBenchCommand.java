@@ -137,7 +137,8 @@ public final class RpcBenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--max-size below 1 KiB");
         }
         return new RpcBenchSettings(procedures.stream().distinct().toList(), sizes, calls == null ? 0 : calls,
-                duration == null ? 0.5 : duration, warmup, inFlight, inline, credits, transport, !noTcp);
+                duration == null ? 0.5 : duration, warmup, inFlight, inline, credits, transport, !noTcp,
+                org.iwarp4j.tools.pcap.CommandCapture.current());
     }
 
     @Override

@@ -8,12 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -44,14 +39,11 @@ public final class TcpBenchClient implements AutoCloseable {
     private final InetSocketAddress server;
     private final EventLoopGroup group;
     private final ByteBuf pattern;
-    private final boolean epoll;
 
     public TcpBenchClient(BenchSettings settings, InetSocketAddress server) {
         this.settings = settings;
         this.server = server;
-        this.epoll = settings.transport() == org.iwarp4j.rdmap.Transport.EPOLL;
-        this.group = new MultiThreadIoEventLoopGroup(settings.eventLoopThreads(),
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.group = NettyIo.group(settings.transport(), settings.eventLoopThreads());
         int max = settings.maxSize();
         this.pattern = Unpooled.directBuffer(max).writeZero(max);
         Pattern.fill(pattern, 0, max);
@@ -179,9 +171,9 @@ public final class TcpBenchClient implements AutoCloseable {
         Throwable last = null;
         for (int attempt = 0; attempt < 30; attempt++) {
             io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
-                    .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .channel(NettyIo.socketChannel(settings.transport()))
                     .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .handler(org.iwarp4j.tools.pcap.CommandCapture.recorded(c)).connect(server).await();
+                    .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server).await();
             if (f.isSuccess()) {
                 c.channel = f.channel();
                 c.channel.writeAndFlush(Unpooled.buffer(8).writeInt(mode.ordinal()).writeInt(size));

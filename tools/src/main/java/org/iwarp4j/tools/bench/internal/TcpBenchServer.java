@@ -9,13 +9,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,16 +27,15 @@ public final class TcpBenchServer implements AutoCloseable {
     private final ByteBuf pattern;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize)
-            throws InterruptedException {
-        boolean epoll = transport == Transport.EPOLL;
-        group = new MultiThreadIoEventLoopGroup(threads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
+                          org.iwarp4j.tools.pcap.PcapRecording pcap) throws InterruptedException {
+        group = NettyIo.group(transport, threads);
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
-        java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.CommandCapture.channelInitializer();
+        java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.PcapRecording.recorder(pcap);
         try {
             server = new ServerBootstrap().group(group)
-                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                    .channel(NettyIo.serverSocketChannel(transport))
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)

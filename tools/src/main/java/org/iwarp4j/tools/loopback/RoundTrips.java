@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 /** A ping-pong run: mean round-trip time and the event loops' CPU time per round trip, in microseconds. */
 record RoundTrips(double meanMicros, double cpuMicros) {

@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

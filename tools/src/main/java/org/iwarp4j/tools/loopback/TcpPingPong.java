@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -13,6 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.internal.NettyIo;
 
 /**
  * The plain-TCP baseline for {@link RdmaPingPong}: the client writes {@code size} octets, the
@@ -25,10 +26,10 @@ final class TcpPingPong {
     }
 
     static RoundTrips run(int size, int warmupRounds, int rounds, Transport transport) throws Exception {
-        EventLoopGroup serverGroup = Transports.group(transport);
-        EventLoopGroup clientGroup = Transports.group(transport);
+        EventLoopGroup serverGroup = NettyIo.group(transport);
+        EventLoopGroup clientGroup = NettyIo.group(transport);
         try {
-            Channel server = new ServerBootstrap().group(serverGroup).channel(Transports.serverChannel(transport))
+            Channel server = new ServerBootstrap().group(serverGroup).channel(NettyIo.serverSocketChannel(transport))
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -45,7 +46,7 @@ final class TcpPingPong {
             long[] timing = new long[2];
             long[] cpu = new long[2];
             CompletableFuture<Void> done = new CompletableFuture<>();
-            Channel client = new Bootstrap().group(clientGroup).channel(Transports.channel(transport))
+            Channel client = new Bootstrap().group(clientGroup).channel(NettyIo.socketChannel(transport))
                     .option(ChannelOption.TCP_NODELAY, true)
                     .handler(new ChannelInboundHandlerAdapter() {
                         private long received;

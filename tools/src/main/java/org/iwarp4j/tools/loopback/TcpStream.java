@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.internal.NettyIo;
 
 /**
  * The plain-TCP baseline for {@link RdmaStream}: the same message size and number in flight, one
@@ -31,12 +32,12 @@ final class TcpStream {
     }
 
     static Measurement run(int size, int depth, double warmup, double seconds, Transport transport) throws Exception {
-        EventLoopGroup serverGroup = Transports.group(transport);
-        EventLoopGroup clientGroup = Transports.group(transport);
+        EventLoopGroup serverGroup = NettyIo.group(transport);
+        EventLoopGroup clientGroup = NettyIo.group(transport);
         ByteBuf source = ByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         LongAdder received = new LongAdder();
         try {
-            Channel server = new ServerBootstrap().group(serverGroup).channel(Transports.serverChannel(transport))
+            Channel server = new ServerBootstrap().group(serverGroup).channel(NettyIo.serverSocketChannel(transport))
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -52,7 +53,7 @@ final class TcpStream {
                         }
                     })
                     .bind("127.0.0.1", 0).sync().channel();
-            Channel client = new Bootstrap().group(clientGroup).channel(Transports.channel(transport))
+            Channel client = new Bootstrap().group(clientGroup).channel(NettyIo.socketChannel(transport))
                     .option(ChannelOption.TCP_NODELAY, true).handler(new ChannelInboundHandlerAdapter())
                     .connect(server.localAddress()).sync().channel();
             AtomicBoolean stop = new AtomicBoolean();

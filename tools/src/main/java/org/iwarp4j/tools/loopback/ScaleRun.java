@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;

@@ -1,4 +1,4 @@
-package org.iwarp4j.benchmarks.loopback;
+package org.iwarp4j.tools.loopback;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;

@@ -1,4 +1,4 @@
-package org.iwarp4j.tools.rpc;
+package org.iwarp4j.tools.bench.internal;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -14,7 +14,9 @@ import org.iwarp4j.rdmap.Transport;
 
 /**
  * The plain-TCP ends run on the same Netty transport as the RNICs (epoll or NIO), one event loop
- * each as the RNICs have, so the RDMA / TCP ratio compares protocols rather than I/O layers.
+ * each as the RNICs have, so the RDMA / TCP ratio compares protocols rather than I/O layers. The one
+ * choice of Netty classes for every TCP baseline: {@code iwarp bench}'s, {@code iwarp bench rpc}'s and
+ * the loopback harness's.
  */
 public final class NettyIo {
 
@@ -22,7 +24,12 @@ public final class NettyIo {
     }
 
     public static EventLoopGroup group(Transport transport) {
-        return new MultiThreadIoEventLoopGroup(1,
+        return group(transport, 1);
+    }
+
+    /** {@code threads} event loops (one per queue pair of a {@code -q} run). */
+    public static EventLoopGroup group(Transport transport, int threads) {
+        return new MultiThreadIoEventLoopGroup(threads,
                 transport == Transport.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     }
 
