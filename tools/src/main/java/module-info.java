@@ -17,6 +17,10 @@ module org.iwarp4j.tools {
     // The plain-TCP baselines use epoll where the RNIC does.
     requires io.netty.transport.classes.epoll;
 
+    // LatencyResult keeps its round trips in an HdrHistogram (no module descriptor: named after its jar).
+    requires transitive HdrHistogram;
+    // --json: jackson-core's streaming generator.
+    requires com.fasterxml.jackson.core;
     // The loopback harness's thread CPU times (LoopbackBench).
     requires java.management;
 

@@ -46,6 +46,7 @@ public final class IwarpCommand {
         CommandLine line = new CommandLine(top);
         line.addSubcommand("pcap", new CommandLine(new PcapCommand(IwarpCommand::run)).setStopAtPositional(true));
         line.setCaseInsensitiveEnumValuesAllowed(true); // after the last addSubcommand: applies to those present
+        line.setParameterExceptionHandler(new UsageErrors());
         shareVersion(line);
         line.setExecutionStrategy(parsed -> top.pcap == null ? new CommandLine.RunLast().execute(parsed)
                 : CommandCapture.run(top.pcap, line.getErr(), () -> new CommandLine.RunLast().execute(parsed)));

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import org.iwarp4j.cli.StopOnInterrupt;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,14 +61,14 @@ final class NfsBenchCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "with --loopback: export this directory instead of a temporary one")
     Path directory;
 
-    @Option(names = {"-s", "--file-size"}, converter = Octets.class, description = "the file's size "
+    @Option(names = {"-s", "--file-size"}, converter = org.iwarp4j.cli.Octets.class, description = "the file's size "
             + "(default: 64m; k, m, g: KiB, MiB, GiB)")
     long fileSize = 64 << 20;
 
-    @Option(names = "--rsize", converter = Octets.class, description = "octets per READ (default: 1m)")
+    @Option(names = "--rsize", converter = org.iwarp4j.cli.Octets.class, description = "octets per READ (default: 1m)")
     long rsize = 1 << 20;
 
-    @Option(names = "--wsize", converter = Octets.class, description = "octets per WRITE (default: 1m)")
+    @Option(names = "--wsize", converter = org.iwarp4j.cli.Octets.class, description = "octets per WRITE (default: 1m)")
     long wsize = 1 << 20;
 
     @Option(names = {"-n", "--count"}, description = "passes over the file per operation and transport "
@@ -127,6 +128,36 @@ final class NfsBenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;
+        if (target == null) {
+            checkFreeSpace(settings, directory != null ? directory : Path.of(System.getProperty("java.io.tmpdir")));
+        }
+        // Ctrl-C interrupts the run at once: its finally blocks remove the files (here and on the server).
+        try (StopOnInterrupt stop = StopOnInterrupt.install(0)) {
+            return call(settings, target, out, err, clientMeters, stop);
+        }
+    }
+
+    /**
+     * Every transport's file exists at once (each is written, then read back), on the same file system
+     * as the exported directory in loopback: refuse to start rather than fill it.
+     */
+    private void checkFreeSpace(NfsBenchSettings settings, Path dir) {
+        long needed = settings.fileSize() * settings.transports().size();
+        long free;
+        try {
+            free = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return; // nothing to go by: the server's own ENOSPC will say it
+        }
+        if (needed > free) {
+            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                    + ": needs " + NfsBenchReport.octets(needed) + " free in " + dir + " (one file per transport), "
+                    + NfsBenchReport.octets(free) + " free");
+        }
+    }
+
+    private int call(NfsBenchSettings settings, NfsLocation target, PrintWriter out, PrintWriter err,
+                     SimpleMeterRegistry clientMeters, StopOnInterrupt stop) {
         try {
             if (target != null) {
                 String where = "server " + target + " (RDMA port " + server.rdmaPort + ", TCP port " + server.port + ")";
@@ -134,10 +165,20 @@ final class NfsBenchCommand implements Callable<Integer> {
             }
             return loopback(settings, out, clientMeters);
         } catch (InterruptedException e) {
+            if (stop.getAsBoolean()) {
+                Thread.interrupted();
+                err.println("iwarp nfs bench: interrupted (Ctrl-C); the benchmark's files are removed");
+                return StopOnInterrupt.EXIT_INTERRUPTED;
+            }
             Thread.currentThread().interrupt();
             err.println("iwarp nfs bench: interrupted");
             return NfsFailures.EXIT_FAILED;
         } catch (Exception e) {
+            if (stop.getAsBoolean()) {
+                Thread.interrupted();
+                err.println("iwarp nfs bench: interrupted (Ctrl-C); the benchmark's files are removed");
+                return StopOnInterrupt.EXIT_INTERRUPTED;
+            }
             err.println("iwarp nfs bench: " + NfsFailures.describe(e));
             return NfsFailures.exitStatus(e);
         } finally {
@@ -150,6 +191,11 @@ final class NfsBenchCommand implements Callable<Integer> {
     private int loopback(NfsBenchSettings settings, PrintWriter out, SimpleMeterRegistry clientMeters)
             throws IOException, InterruptedException {
         Path dir = directory != null ? directory : Files.createTempDirectory("iwarp-nfs-bench");
+        // A second Ctrl-C (or SIGTERM) ends the JVM without the finally below: the hook still removes it.
+        Thread removeOnExit = new Thread(() -> deleteTree(dir), "iwarp-nfs-bench-cleanup");
+        if (directory == null) {
+            Runtime.getRuntime().addShutdownHook(removeOnExit);
+        }
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
                 .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
@@ -174,6 +220,11 @@ final class NfsBenchCommand implements Callable<Integer> {
         } finally {
             if (directory == null) {
                 deleteTree(dir);
+                try {
+                    Runtime.getRuntime().removeShutdownHook(removeOnExit);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs anyway; the tree is gone already
+                }
             }
         }
     }
@@ -205,8 +256,16 @@ final class NfsBenchCommand implements Callable<Integer> {
                 results.add(bench.measure(t));
             }
         } finally {
-            targets.forEach(NfsBenchRun.Target::remove);
-            sessions.forEach(NfsSession::close);
+            // Interrupted (Ctrl-C)? The REMOVE calls must still go out: clear the flag while they do.
+            boolean interrupted = Thread.interrupted();
+            try {
+                targets.forEach(NfsBenchRun.Target::remove);
+                sessions.forEach(NfsSession::close);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
         NfsBenchRun.Result rdma = find(results, NfsTransport.RDMA);
         NfsBenchRun.Result tcp = find(results, NfsTransport.TCP);

@@ -60,7 +60,7 @@ final class NfsServeCommand implements Callable<Integer> {
     @Option(names = "--bind", description = "the local address to listen on (default: all)")
     String bind;
 
-    @Option(names = "--max-io", converter = Octets.class, description = "largest READ and WRITE, announced in "
+    @Option(names = "--max-io", converter = org.iwarp4j.cli.Octets.class, description = "largest READ and WRITE, announced in "
             + "FSINFO (default: 1m)")
     long maxIo = 1 << 20;
 
@@ -121,7 +121,11 @@ final class NfsServeCommand implements Callable<Integer> {
             if (rnic != null) {
                 rnic.close();
             }
-            err.println("iwarp nfs serve: cannot serve " + directory + ": " + e.getMessage());
+            String inUse = org.iwarp4j.tools.net.ConnectErrors.cannotListen(new InetSocketAddress(address, tcpPort), e);
+            err.println("iwarp nfs serve: cannot serve " + directory + ": " + (inUse.endsWith(" is already in use")
+                    ? (noRdma ? inUse : inUse.replace(" is already in use", " or "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(new InetSocketAddress(address, rdmaPort)) + " is already in use"))
+                    : e.getMessage()));
             err.flush();
             return NfsFailures.EXIT_FAILED;
         }

@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.cli.Octets;
 import org.iwarp4j.tools.nfs.MountExports;
 import org.iwarp4j.tools.nfs.NfsBenchSettings;
 import org.iwarp4j.tools.nfs.NfsLocation;
@@ -110,7 +111,7 @@ class NfsCommandLineTest {
             "nfs bench server:/export --loopback | not both",
             "nfs bench --rsize 1000 | --rsize and --wsize 4k..16m",
             "nfs bench -n 2 -D 1 | -n or -D",
-            "nfs bench -s 1x | a size of octets",
+            "nfs bench -s 1x | --file-size 1x: not a size",
             "nfs bench --dir DIR/missing | not a directory",
             "nfs | Missing required subcommand"})
     void usageErrorsExitWithTwo(String line, String message) {

@@ -60,6 +60,39 @@ public final class BenchReport {
         out.flush();
     }
 
+    /**
+     * One row as the table prints it, as soon as its size is done; a partial row (the run was
+     * stopped during its size) is followed by a comment saying so.
+     */
+    public static void row(PrintWriter out, BenchRow row, boolean reportGbits) {
+        if (row.rdmaLatency() != null) {
+            latencyLine(out, row.rdmaLatency(), row.tcpLatency());
+        } else if (row.rdmaBandwidth() != null) {
+            bandwidthLine(out, row.rdmaBandwidth(), row.tcpBandwidth(), reportGbits);
+        }
+        if (row.partial()) {
+            out.println(row.rdmaLatency() == null && row.rdmaBandwidth() == null
+                    ? "# " + row.size() + " octets: stopped before anything was measured"
+                    : "# partial: the run was stopped while " + row.size() + " octets were measured; the row covers"
+                            + " the part done");
+        }
+        out.flush();
+    }
+
+    /** {@code -H}: the distribution of the one-way latency of one size (RDMA, then plain TCP). */
+    public static void histogram(PrintWriter out, BenchRow row) {
+        if (row.rdmaLatency() == null) {
+            return;
+        }
+        out.println("# histogram, " + row.size() + " octets, RDMA: one-way latency in usec (HdrHistogram)");
+        row.rdmaLatency().distribution().lines().forEach(l -> out.println("#  " + l));
+        if (row.tcpLatency() != null) {
+            out.println("# histogram, " + row.size() + " octets, plain TCP: one-way latency in usec (HdrHistogram)");
+            row.tcpLatency().distribution().lines().forEach(l -> out.println("#  " + l));
+        }
+        out.flush();
+    }
+
     /** The closing lines: the rule and what was verified. */
     public static void footer(PrintWriter out, RdmaOutcome outcome, String tcpNote) {
         out.println(LINE);

@@ -42,8 +42,27 @@ public final class PerftestClient {
     /** Runs {@code settings} against the server at {@code server}; {@code meters} may be null. */
     public static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                   Consumer<String> progress) throws IOException, InterruptedException {
+        return run(settings, server, meters, BenchListener.progressOnly(progress), null, null);
+    }
+
+    /**
+     * As {@link #run(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}, stopped by {@code
+     * listener}, telling {@code peerVersion} the server's version string as soon as it is known and
+     * calling {@code sizeDone} after each size (the harness's TCP comparison and row).
+     */
+    static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
+                           BenchListener listener, RdmaSession.SizeDone sizeDone, Consumer<String> peerVersion)
+            throws IOException, InterruptedException {
         try (Rnic rnic = settings.rnic(settings.eventLoopThreads(), meters)) {
-            return new Session(rnic, settings, server, progress).run();
+            Session session = new Session(rnic, settings, server, listener::progress);
+            session.stopWhen(listener::stopRequested);
+            if (sizeDone != null) {
+                session.onSizeDone(sizeDone);
+            }
+            if (peerVersion != null) {
+                session.onPeerVersion(peerVersion);
+            }
+            return session.run();
         }
     }
 

@@ -2,6 +2,7 @@ package org.iwarp4j.tools.bench;
 
 import org.iwarp4j.tools.bench.internal.ControlChannel;
 import org.iwarp4j.tools.bench.internal.PingPongDest;
+import org.iwarp4j.tools.bench.internal.TcpBenchServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,6 +37,9 @@ public final class PerftestServer implements AutoCloseable {
     private final Listener listener;
     private final List<QueuePair> dataQueuePairs = new ArrayList<>();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final InetSocketAddress boundAddress;
+    /** The plain-TCP comparison's server, on the same port once the data connections are up; or null. */
+    private volatile TcpBenchServer tcp;
 
     /** Listens at {@code address} (port 0: any) until {@link #serveOne} or {@link #close}. */
     public PerftestServer(BenchSettings settings, InetSocketAddress address, MeterRegistry meters)
@@ -57,15 +61,33 @@ public final class PerftestServer implements AutoCloseable {
                 QueuePair next = offered.poll();
                 return next == null ? request.reject(new byte[0]) : request.accept(next);
             });
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Throwable e) { // Netty's bind failure is an undeclared checked exception: release all the same
             close();
             throw e;
         }
         this.listener = bound;
+        this.boundAddress = (InetSocketAddress) bound.localAddress();
     }
 
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) listener.localAddress();
+        return boundAddress;
+    }
+
+    /**
+     * Between iwarp4j ends, after the RDMA session: waits until the client has finished the plain-TCP
+     * comparison (it measures each size's TCP transfer right after the RDMA one), then closes its server.
+     */
+    public void awaitTcpComparison() throws IOException, InterruptedException {
+        TcpBenchServer server = tcp;
+        if (server == null) {
+            return;
+        }
+        tcp = null; // closed here: close() must not close it again (its event loop is gone by then)
+        try (server) {
+            server.done().get();
+        } catch (ExecutionException e) {
+            throw new IOException("TCP comparison failed: " + e.getCause(), e.getCause());
+        }
     }
 
     /** Serves one client: waits for it as long as it takes, runs the test, returns what was found. */
@@ -90,6 +112,10 @@ public final class PerftestServer implements AutoCloseable {
         }
         if (listener != null) {
             listener.close();
+        }
+        TcpBenchServer server = tcp;
+        if (server != null) {
+            server.close();
         }
         control.close();
         for (QueuePair qp : dataQueuePairs) {
@@ -118,6 +144,13 @@ public final class PerftestServer implements AutoCloseable {
                     throw new ConnectFailedException("data connection " + data.queuePairs().size()
                             + " did not come: " + e, e);
                 }
+            }
+            if (settings.compareTcp() && peerIsIwarp4j()) {
+                // Every connection is up: the port can serve the TCP comparison from now on, before the
+                // handshake the client waits for, so that its first TCP connection finds it listening.
+                stopListening();
+                tcp = new TcpBenchServer(boundAddress, settings.transport(), settings.eventLoopThreads(),
+                        settings.maxSize(), settings.pcap());
             }
             control.handShake(PingPongDest.ZERO);
             List<PingPongDest> mine = new ArrayList<>();

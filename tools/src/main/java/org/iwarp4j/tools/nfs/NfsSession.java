@@ -43,7 +43,7 @@ public final class NfsSession implements AutoCloseable {
             throws IOException, InterruptedException {
         InetSocketAddress nfsTcp = new InetSocketAddress(location.host(), options.port());
         if (nfsTcp.isUnresolved()) {
-            throw new ConnectFailedException("unknown host " + location.host(), null);
+            throw new ConnectFailedException("no such host: " + location.host(), null);
         }
         InetSocketAddress mount = new InetSocketAddress(nfsTcp.getAddress(), options.mountPort());
         String export = options.export() != null ? NfsLocation.normalise(options.export()) : findExport(location, mount, options);

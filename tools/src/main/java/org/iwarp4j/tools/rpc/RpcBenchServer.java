@@ -52,8 +52,13 @@ public final class RpcBenchServer implements AutoCloseable {
             throw new IOException("interrupted while listening", e);
         } catch (RuntimeException e) {
             close();
-            throw new IOException("cannot listen on " + rdmaAddress + " (RDMA) and " + tcpAddress + " (TCP): "
-                    + e.getMessage(), e);
+            String words = org.iwarp4j.tools.net.ConnectErrors.cannotListen(rdmaAddress, e);
+            throw new IOException(words.endsWith(" is already in use")
+                    ? org.iwarp4j.tools.net.ConnectErrors.where(rdmaAddress) + " (RDMA) or "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(tcpAddress) + " (TCP) is already in use"
+                    : "cannot listen on " + org.iwarp4j.tools.net.ConnectErrors.where(rdmaAddress) + " (RDMA) and "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(tcpAddress) + " (TCP): "
+                    + org.iwarp4j.tools.net.ConnectErrors.reason(e), e);
         }
     }
 

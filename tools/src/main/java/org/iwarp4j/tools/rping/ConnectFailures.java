@@ -12,12 +12,12 @@ final class ConnectFailures {
     private ConnectFailures() {
     }
 
-    static String describe(Throwable cause, SocketAddress remote) {
+    static String describe(Throwable cause, SocketAddress remote, org.iwarp4j.mpa.MpaSettings asked) {
         if (cause instanceof MpaRejectedException) {
             MpaRejectedException rejected = (MpaRejectedException) cause;
-            return (rejected.byPeer()
-                    ? "the peer at " + ConnectErrors.where(remote) + " rejected the connection (MPA Reply with R=1)"
-                    : "this end refused the peer's MPA Reply") + ": " + rejected.getMessage();
+            return rejected.byPeer()
+                    ? ConnectErrors.where(remote) + ": " + ConnectErrors.rejectedReason(rejected, asked)
+                    : "this end refused the peer's MPA Reply: " + rejected.getMessage();
         }
         if (cause instanceof MpaException) {
             return "MPA startup with " + ConnectErrors.where(remote) + " failed: " + cause.getMessage();

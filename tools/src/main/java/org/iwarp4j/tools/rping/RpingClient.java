@@ -72,7 +72,7 @@ public final class RpingClient {
             throw new RpingFailure("no connection to " + options.socketAddress() + " within "
                     + options.timeout().toMillis() + " ms");
         } catch (ExecutionException e) {
-            throw new RpingFailure(ConnectFailures.describe(e.getCause(), options.socketAddress()));
+            throw new RpingFailure(ConnectFailures.describe(e.getCause(), options.socketAddress(), options.mpaSettings()));
         }
     }
 

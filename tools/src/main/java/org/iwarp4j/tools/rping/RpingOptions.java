@@ -26,7 +26,7 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  * @param validate {@code -V}: the client compares what came back with what it sent; this server also
  *     checks that what it read is rping's pattern for the iteration (Linux's server ignores -V)
  * @param debug {@code -d}: rping's debug lines
- * @param crc {@code --crc}: send C=1, so CRC32c is on; without it C=0 is sent and CRC is still used
+ * @param crcMode {@code --crc}: REQUIRE sends C=1, so CRC32c is on; ACCEPT (rping's default) sends C=0 and CRC is still used
  *     if the peer asks, as siw does by default (RFC 5044 §4.4 2a, MPA-R-023)
  * @param markers {@code --markers}: send M=1 (ask the peer for markers); markers are sent whenever
  *     the peer asks, as RFC 5044 §4.3 wants
@@ -36,7 +36,7 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  * @param pcap where the connection is recorded, or {@code null}
  */
 public record RpingOptions(boolean server, InetAddress address, int port, int count, int size, boolean verbose,
-                           boolean validate, boolean debug, boolean crc, boolean markers, int mpaRevision,
+                           boolean validate, boolean debug, NegotiationMode crcMode, boolean markers, int mpaRevision,
                            Duration timeout, PcapRecording pcap) {
 
     public RpingOptions {
@@ -61,6 +61,11 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
         }
     }
 
+    /** Whether this end asks for CRC32c (C=1). */
+    public boolean crc() {
+        return crcMode == NegotiationMode.REQUIRE;
+    }
+
     /** A client of the server at {@code address}, port 7174, 64 octets, for ever. */
     public static Builder clientBuilder(InetAddress address) {
         return new Builder(false, Objects.requireNonNull(address));
@@ -83,7 +88,7 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
     public MpaSettings mpaSettings() {
         return MpaSettings.builder()
                 .revision(mpaRevision)
-                .crc(crc ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
+                .crc(crcMode)
                 .markers(markers ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
                 .ird(RpingConstants.IRD)
                 .ord(RpingConstants.ORD)
@@ -100,7 +105,7 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
         private boolean verbose;
         private boolean validate;
         private boolean debug;
-        private boolean crc;
+        private NegotiationMode crc = NegotiationMode.ACCEPT;
         private boolean markers;
         private int mpaRevision = MpaConstants.REVISION_2;
         private Duration timeout;
@@ -146,8 +151,15 @@ public record RpingOptions(boolean server, InetAddress address, int port, int co
             return this;
         }
 
+        /** {@code --crc}: ask for CRC32c (C=1); {@code false} is rping's default, CRC only if the peer asks. */
         public Builder crc(boolean crc) {
-            this.crc = crc;
+            this.crc = crc ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT;
+            return this;
+        }
+
+        /** {@code --crc=on|accept|off}: OFF also refuses a peer that asks for CRC32c (an MPA reject). */
+        public Builder crc(NegotiationMode crc) {
+            this.crc = Objects.requireNonNull(crc);
             return this;
         }
 

@@ -126,7 +126,7 @@ public final class RpingServer implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new RpingFailure("no client connected within " + options.timeout().toMillis() + " ms");
         } catch (ExecutionException e) {
-            throw new RpingFailure(ConnectFailures.describe(e.getCause(), localAddress()));
+            throw new RpingFailure(ConnectFailures.describe(e.getCause(), localAddress(), options.mpaSettings()));
         }
         if (closed) {
             throw new RpingFailure("the server was closed before a client connected");

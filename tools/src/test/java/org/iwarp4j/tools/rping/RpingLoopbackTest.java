@@ -140,8 +140,8 @@ class RpingLoopbackTest {
                     second.errWriter).run();
             assertThat(rejected.isSuccess()).isFalse();
             assertThat(rejected.negotiated()).isNull();
-            assertThat(second.err.toString()).startsWith("connect error: the peer at ")
-                    .contains("rejected the connection (MPA Reply with R=1)");
+            assertThat(second.err.toString()).startsWith("connect error: localhost:" + server.port()
+                    + ": the peer rejected the connection: it gave no reason (MPA Reply with R=1, no private data)");
             assertThat(server.output.err.toString()).contains("this rping server serves one client");
 
             // The first client leaves before its first ping: nothing was asked (-C 0), nothing failed.

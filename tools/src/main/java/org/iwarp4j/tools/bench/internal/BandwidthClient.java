@@ -1,5 +1,6 @@
 package org.iwarp4j.tools.bench.internal;
 
+import java.util.function.BooleanSupplier;
 import org.iwarp4j.tools.bench.BandwidthResult;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
@@ -27,6 +28,7 @@ final class BandwidthClient {
     private final long[] sent;
     private final boolean cumulativeCredits;
     private long sizeSent;
+    private BooleanSupplier stopped = () -> false;
 
     /**
      * @param cumulativeCredits credits count over the whole session (an iwarp4j server) instead of
@@ -38,6 +40,11 @@ final class BandwidthClient {
         this.remotes = remotes;
         this.sent = new long[settings.queuePairs()];
         this.cumulativeCredits = cumulativeCredits;
+    }
+
+    /** Ends warm-ups and measurements early when {@code stopped} says so (Ctrl-C). */
+    void stopWhen(BooleanSupplier stopped) {
+        this.stopped = stopped;
     }
 
     /** Messages posted (and completed) for the current size on every queue pair together, warm-up included. */
@@ -107,7 +114,7 @@ final class BandwidthClient {
         boolean stop = false;
         while (true) {
             long now = System.nanoTime();
-            if (now >= endNanos) {
+            if (now >= endNanos || (!stop && stopped.getAsBoolean())) {
                 stop = true;
             }
             boolean anyInFlight = false;

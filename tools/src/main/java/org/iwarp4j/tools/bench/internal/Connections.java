@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.mpa.MpaError;
 import org.iwarp4j.mpa.MpaException;
+import org.iwarp4j.mpa.MpaRejectedException;
 import org.iwarp4j.rdmap.QueuePair;
 
 /**
@@ -39,6 +40,10 @@ public final class Connections {
             } catch (ExecutionException e) {
                 last = e.getCause();
                 qp.close();
+                if (last instanceof MpaRejectedException rejected) {
+                    // The Reply says why, against what our Request asked.
+                    throw new ConnectFailedException(ConnectErrors.rejected(server, rejected, qp.settings().mpa()), last);
+                }
                 if (last instanceof MpaException mpa && mpa.error() != MpaError.CONNECTION_LOST) {
                     break; // MPA said no (a reject, a bad frame): retrying will not change its mind
                 }

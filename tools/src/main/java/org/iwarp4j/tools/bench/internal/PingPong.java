@@ -1,10 +1,11 @@
 package org.iwarp4j.tools.bench.internal;
 
+import java.util.function.BooleanSupplier;
+import org.HdrHistogram.Histogram;
 import org.iwarp4j.tools.bench.BenchTest;
 import org.iwarp4j.tools.bench.LatencyResult;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.iwarp4j.rdmap.QueuePair;
@@ -57,27 +58,25 @@ final class PingPong {
     }
 
     /** Client: {@code iterations} round trips (or for {@code seconds}), the round trips in nanoseconds. */
-    LatencyResult measure(long iterations, double seconds) throws IOException, InterruptedException {
+    LatencyResult measure(long iterations, double seconds, BooleanSupplier stopped)
+            throws IOException, InterruptedException {
         long stop = iterations == 0 ? System.nanoTime() + (long) (seconds * 1e9) : Long.MAX_VALUE;
-        long[] rtt = new long[(int) Math.min(Math.max(iterations, 1024), 1 << 20)];
-        int n = 0;
-        while (iterations == 0 ? System.nanoTime() < stop : n < iterations) {
+        Histogram rtt = LatencyResult.newRoundTripHistogram();
+        long n = 0;
+        while ((iterations == 0 ? System.nanoTime() < stop : n < iterations) && !stopped.getAsBoolean()) {
             long t0 = System.nanoTime();
             ping();
             awaitAnswer();
-            long t1 = System.nanoTime();
-            if (n == rtt.length) {
-                rtt = Arrays.copyOf(rtt, n * 2);
-            }
-            rtt[n++] = t1 - t0;
+            rtt.recordValue(Math.max(1, System.nanoTime() - t0));
+            n++;
         }
-        return LatencyResult.ofRoundTrips(size, rtt, n);
+        return n == 0 ? null : LatencyResult.of(size, rtt);
     }
 
     /** Client: round trips for {@code seconds}, not measured. */
-    void warmUp(double seconds) throws IOException, InterruptedException {
+    void warmUp(double seconds, BooleanSupplier stopped) throws IOException, InterruptedException {
         long stop = System.nanoTime() + (long) (seconds * 1e9);
-        while (System.nanoTime() < stop) {
+        while (System.nanoTime() < stop && !stopped.getAsBoolean()) {
             ping();
             awaitAnswer();
         }

@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.iwarp4j.tools.bench.BenchStoppedException;
 import org.iwarp4j.rdmap.Rnic;
 
 /**
@@ -28,6 +30,9 @@ public abstract class RdmaSession {
     protected final BenchSettings settings;
     protected final boolean client;
     protected final Consumer<String> progress;
+    private BooleanSupplier stopped = () -> false;
+    private SizeDone sizeDone = (size, bandwidth, latency, partial) -> { };
+    private Consumer<String> peerVersionKnown = version -> { };
     protected ControlChannel control;
     protected DataEnd data;
     private String peerVersion = "";
@@ -42,10 +47,48 @@ public abstract class RdmaSession {
         this.progress = progress == null ? s -> { } : progress;
     }
 
+    /**
+     * What a client does when a size is done (its RDMA figures measured and, between iwarp4j ends,
+     * verified): the TCP comparison of that size and the printed row. {@code partial}: the run was
+     * stopped during the measurement; a figure is {@code null} if nothing was measured.
+     */
+    @FunctionalInterface
+    public interface SizeDone {
+        void done(int size, BandwidthResult bandwidth, LatencyResult latency, boolean partial)
+                throws IOException, InterruptedException;
+    }
+
+    /** Ends the measurement in progress early, and then the run, when {@code stopped} says so. */
+    public void stopWhen(BooleanSupplier stopped) {
+        this.stopped = stopped;
+    }
+
+    /** Told the peer's version string as soon as the versions are exchanged. */
+    public void onPeerVersion(Consumer<String> listener) {
+        this.peerVersionKnown = listener;
+    }
+
+    /** Called by a client after each size. */
+    public void onSizeDone(SizeDone sizeDone) {
+        this.sizeDone = sizeDone;
+    }
+
+    /** The peer's perftest version string (after the exchange of versions). */
+    public String peerVersion() {
+        return peerVersion;
+    }
+
+    private void stopIfAsked(int size) throws BenchStoppedException {
+        if (stopped.getAsBoolean()) {
+            throw new BenchStoppedException("stopped during the " + size + "-octet measurement");
+        }
+    }
+
     /** {@code exchange_versions}, {@code check_sys_data}, {@code check_mtu}. */
     protected void exchangeSystemData() throws IOException, InterruptedException {
         byte[] version = control.exchange(PerftestMessages.version(PerftestMessages.IWARP4J_VERSION));
         peerVersion = PerftestMessages.versionOf(version);
+        peerVersionKnown.accept(peerVersion);
         control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER));
         control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE));
         control.exchange(PerftestMessages.mtu());
@@ -110,6 +153,7 @@ public abstract class RdmaSession {
         boolean send = settings.test() == BenchTest.SEND;
         boolean allSizes = settings.sizes().size() > 1;
         BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j);
+        engine.stopWhen(stopped);
         for (int size : settings.sizes()) {
             progress.accept(settings.test().operation() + " " + size + " octets");
             if (send) {
@@ -123,7 +167,12 @@ public abstract class RdmaSession {
                 engine.warmUp(size, settings.warmupSeconds());
             }
             BandwidthResult result = engine.measure(size, settings.iterations(), settings.durationSeconds(),
-                    iwarp4j && settings.test() != BenchTest.READ);
+                    iwarp4j && settings.test() != BenchTest.READ && !stopped.getAsBoolean());
+            if (stopped.getAsBoolean()) {
+                // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
+                sizeDone.done(size, result.iterations() > 0 ? result : null, null, true);
+                stopIfAsked(size);
+            }
             bandwidth.add(result);
             if (iwarp4j) {
                 Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.sentForSize())));
@@ -138,6 +187,8 @@ public abstract class RdmaSession {
             if (send && allSizes) {
                 handShake(mine);
             }
+            sizeDone.done(size, result, null, false);
+            stopIfAsked(size);
         }
         if (!send) {
             handShake(mine);
@@ -227,8 +278,13 @@ public abstract class RdmaSession {
             if (client) {
                 progress.accept(settings.test().operation() + " latency " + size + " octets");
                 handShake(mine);
-                engine.warmUp(settings.warmupSeconds());
-                latency.add(engine.measure(settings.iterations(), settings.durationSeconds()));
+                engine.warmUp(settings.warmupSeconds(), stopped);
+                LatencyResult measured = engine.measure(settings.iterations(), settings.durationSeconds(), stopped);
+                if (stopped.getAsBoolean()) {
+                    sizeDone.done(size, null, measured, true);
+                    stopIfAsked(size);
+                }
+                latency.add(measured);
                 String local = engine.verify();
                 if (local != null) {
                     problems.add("client: " + local);
@@ -237,6 +293,8 @@ public abstract class RdmaSession {
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
+                sizeDone.done(size, null, measured, false);
+                stopIfAsked(size);
             } else {
                 answer(awaitMessage(), mine);
                 byte[] done = engine.serve(control);

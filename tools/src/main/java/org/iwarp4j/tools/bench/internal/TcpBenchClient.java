@@ -1,5 +1,7 @@
 package org.iwarp4j.tools.bench.internal;
 
+import java.util.function.BooleanSupplier;
+import org.HdrHistogram.Histogram;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,7 +14,6 @@ import io.netty.channel.socket.DuplexChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -39,6 +40,7 @@ public final class TcpBenchClient implements AutoCloseable {
     private final InetSocketAddress server;
     private final EventLoopGroup group;
     private final ByteBuf pattern;
+    private BooleanSupplier stopped = () -> false;
 
     public TcpBenchClient(BenchSettings settings, InetSocketAddress server) {
         this.settings = settings;
@@ -49,6 +51,12 @@ public final class TcpBenchClient implements AutoCloseable {
         Pattern.fill(pattern, 0, max);
     }
 
+    /** Ends measurements early when {@code stopped} says so (Ctrl-C): their results cover the part done. */
+    public void stopWhen(BooleanSupplier stopped) {
+        this.stopped = stopped;
+    }
+
+    /** Plain TCP's figures for {@code size}; {@code null} if stopped before any message was measured. */
     public BandwidthResult bandwidth(int size) throws IOException, InterruptedException {
         TcpMode mode = settings.test() == BenchTest.READ ? TcpMode.READ : TcpMode.SINK;
         List<Connection> connections = new ArrayList<>();
@@ -75,6 +83,9 @@ public final class TcpBenchClient implements AutoCloseable {
                 }
             }
             long nanos = System.nanoTime() - start;
+            if (messages == 0) {
+                return null;
+            }
             double average = messages * (double) size / (nanos / 1e9);
             return new BandwidthResult(size, messages, average, average, messages / (nanos / 1e9));
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -86,26 +97,25 @@ public final class TcpBenchClient implements AutoCloseable {
         }
     }
 
+    /** Plain TCP's round trips for {@code size}; {@code null} if stopped before any was measured. */
     public LatencyResult latency(int size) throws IOException, InterruptedException {
         Connection c = connect(TcpMode.ECHO, size);
         try {
             long stopWarmup = System.nanoTime() + (long) (settings.warmupSeconds() * 1e9);
-            while (System.nanoTime() < stopWarmup) {
+            while (System.nanoTime() < stopWarmup && !stopped.getAsBoolean()) {
                 roundTrip(c, size);
             }
             long iterations = settings.iterations();
             long stop = iterations == 0 ? System.nanoTime() + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
-            long[] rtt = new long[(int) Math.min(Math.max(iterations, 1024), 1 << 20)];
-            int n = 0;
-            while (iterations == 0 ? System.nanoTime() < stop : n < iterations) {
+            Histogram rtt = LatencyResult.newRoundTripHistogram();
+            long n = 0;
+            while ((iterations == 0 ? System.nanoTime() < stop : n < iterations) && !stopped.getAsBoolean()) {
                 long t0 = System.nanoTime();
                 roundTrip(c, size);
-                if (n == rtt.length) {
-                    rtt = Arrays.copyOf(rtt, n * 2);
-                }
-                rtt[n++] = System.nanoTime() - t0;
+                rtt.recordValue(Math.max(1, System.nanoTime() - t0));
+                n++;
             }
-            return LatencyResult.ofRoundTrips(size, rtt, n);
+            return n == 0 ? null : LatencyResult.of(size, rtt);
         } finally {
             c.channel.close().syncUninterruptibly();
         }
@@ -136,7 +146,7 @@ public final class TcpBenchClient implements AutoCloseable {
         long total = 0;
         long[] posted = new long[connections.size()];
         boolean more = true;
-        while (more && System.nanoTime() < endNanos) {
+        while (more && System.nanoTime() < endNanos && !stopped.getAsBoolean()) {
             more = false;
             for (int i = 0; i < connections.size(); i++) {
                 Connection c = connections.get(i);

@@ -26,6 +26,7 @@ public final class TcpBenchServer implements AutoCloseable {
     private final Channel server;
     private final ByteBuf pattern;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
                           org.iwarp4j.tools.pcap.PcapRecording pcap) throws InterruptedException {
@@ -64,6 +65,9 @@ public final class TcpBenchServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         if (server != null) {
             server.close().syncUninterruptibly();
         }
