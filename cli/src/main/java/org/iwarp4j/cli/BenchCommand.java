@@ -120,8 +120,8 @@ final class BenchCommand {
         @Option(names = {"-a", "--all"}, description = "every size from 2 octets to 8M, powers of two")
         boolean all;
 
-        @Option(names = "--max-size", hidden = true, converter = Octets.Int.class,
-                description = "largest size of -a (default: 8M)")
+        @Option(names = "--max-size", converter = Octets.Int.class, paramLabel = "SIZE",
+                description = "largest size of -a, K/M allowed (default: 8M)")
         int maxSize = 1 << 23;
 
         @Option(names = {"-n", "--iters"}, description = "messages per queue pair and size "
@@ -362,6 +362,10 @@ final class BenchCommand {
                                 : BenchRunner.client(settings, address, clientMeters, listener);
                     } while (runInfinitely && !stop.getAsBoolean());
                     status = result.rdma().verifiable() && !result.rdma().verified() ? EXIT_FAILED : 0;
+                    if (runInfinitely && status == 0) { // only Ctrl-C ends it, here between two passes
+                        interrupted = true;
+                        status = StopOnInterrupt.EXIT_INTERRUPTED;
+                    }
                 } catch (BenchStoppedException | InterruptedException e) {
                     if (!stop.getAsBoolean()) {
                         throw e;

@@ -61,4 +61,16 @@ class BenchInterruptTest {
         }
         assertThat(doc.get("verification").get("state").asText()).isEqualTo("not finished: interrupted");
     }
+
+    @Test
+    void runInfinitelyRepeatsUntilCtrlC() throws Exception {
+        bench = ChildIwarp.start("bench", "write", "-s", "4K", "-n", "20", "--warmup", "0", "--no-tcp",
+                "--run_infinitely");
+        bench.awaitLine(Pattern.compile("^ 4096 +20 "), 120);
+        bench.awaitLine(Pattern.compile("^ 4096 +20 "), 120); // a second pass: it repeats
+        bench.interrupt();
+        String output = bench.awaitExit(60);
+        assertThat(bench.process().exitValue()).as(output).isEqualTo(130);
+        assertThat(output).contains("# interrupted (Ctrl-C): ");
+    }
 }
