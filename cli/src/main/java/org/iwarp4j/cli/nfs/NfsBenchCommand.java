@@ -173,6 +173,8 @@ final class NfsBenchCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
             err.println("iwarp nfs bench: interrupted");
             return NfsFailures.EXIT_FAILED;
+        } catch (ParameterException e) {
+            throw e; // a usage error found once connected (no room on the server): one line, exit 2
         } catch (Exception e) {
             if (stop.getAsBoolean()) {
                 Thread.interrupted();
@@ -245,6 +247,9 @@ final class NfsBenchCommand implements Callable<Integer> {
                         settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
                         org.iwarp4j.tools.pcap.CommandCapture.current());
                 sessions.add(session);
+                if (sessions.size() == 1) {
+                    checkServerSpace(settings, session, target);
+                }
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));
             }
@@ -291,6 +296,26 @@ final class NfsBenchCommand implements Callable<Integer> {
             MeterPrinter.print(out, "client RNIC", clientMeters);
         }
         return problems.isEmpty() ? 0 : NfsFailures.EXIT_FAILED;
+    }
+
+    /**
+     * The server's FSSTAT (RFC 1813 §3.3.18) for the export: refuse to start when the space available
+     * to this caller cannot hold every transport's file. A server that does not answer is not refused.
+     */
+    private void checkServerSpace(NfsBenchSettings settings, NfsSession session, NfsLocation target)
+            throws InterruptedException {
+        long needed = settings.fileSize() * settings.transports().size();
+        org.iwarp4j.nfs.v3.Fsstat3Res fs;
+        try {
+            fs = session.client().fsstat(session.client().root()).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return;
+        }
+        if (fs.status() == org.iwarp4j.nfs.v3.Nfs3Status.NFS3_OK && fs.abytes() < needed) {
+            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                    + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + session.export()
+                    + " (one file per transport), the server says " + NfsBenchReport.octets(fs.abytes()) + " free");
+        }
     }
 
     private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {

@@ -51,6 +51,28 @@ class NfsBenchCleanupTest {
     }
 
     @Test
+    void aServerWithoutRoomIsRefusedFromItsFsstat() throws Exception {
+        try (org.iwarp4j.rdmap.Rnic rnic = org.iwarp4j.rdmap.Rnic.builder().eventLoopThreads(1).build();
+             org.iwarp4j.nfs.NfsServer server = org.iwarp4j.nfs.NfsServer.builder(dir).exportName("/export")
+                     .exportOptions(org.iwarp4j.nfs.ExportOptions.builder().readWrite().rootSquash(false).build())
+                     .tcpAddress(new java.net.InetSocketAddress("127.0.0.1", 0))
+                     .rdmaAddress(new java.net.InetSocketAddress("127.0.0.1", 0)).rnic(rnic).start()) {
+            long tooLarge = (Files.getFileStore(dir).getUsableSpace() >> 30) + 1;
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int status = IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), "nfs", "bench",
+                    "127.0.0.1:/export", "--port", String.valueOf(server.tcpPort()), "--rdma-port",
+                    String.valueOf(server.rdmaPort()), "-s", tooLarge + "G");
+            assertThat(status).as(err.toString()).isEqualTo(2);
+            assertThat(err.toString()).startsWith("iwarp nfs bench: --file-size ")
+                    .contains(" free on 127.0.0.1:/export (one file per transport), the server says ");
+            try (Stream<Path> left = Files.list(dir)) {
+                assertThat(left).as("nothing created on the server").isEmpty();
+            }
+        }
+    }
+
+    @Test
     void ctrlCRemovesTheTemporaryExportAndExits130() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         // Many passes of a 32 MiB file: still writing when the signal comes.
