@@ -101,12 +101,22 @@ final class NfsBenchCommand implements Callable<Integer> {
             problem = "--dir is for --loopback";
         } else if (problem == null && count != null && duration != null) {
             problem = "give -n or -D, not both";
-        } else if (problem == null && (fileSize < 1 || rsize < 4096 || wsize < 4096 || rsize > 16 << 20
-                || wsize > 16 << 20 || inFlight < 1 || warmup < 0 || (count != null && count < 1)
-                || (duration != null && duration <= 0))) {
-            problem = "-s, -t, -n and -D must be positive, --rsize and --wsize 4k..16m, --warmup not negative";
+        } else if (problem == null && fileSize < 1) {
+            problem = "--file-size " + fileSize + ": must be at least 1";
+        } else if (problem == null && (rsize < 4096 || rsize > 16 << 20)) {
+            problem = "--rsize " + rsize + ": must be 4K..16M";
+        } else if (problem == null && (wsize < 4096 || wsize > 16 << 20)) {
+            problem = "--wsize " + wsize + ": must be 4K..16M";
+        } else if (problem == null && inFlight < 1) {
+            problem = "--in-flight " + inFlight + ": must be at least 1";
+        } else if (problem == null && warmup < 0) {
+            problem = "--warmup " + warmup + ": must be 0 or more";
+        } else if (problem == null && count != null && count < 1) {
+            problem = "--count " + count + ": must be at least 1";
+        } else if (problem == null && duration != null && duration <= 0) {
+            problem = "--duration " + duration + ": must be more than 0 seconds";
         } else if (problem == null && directory != null && !Files.isDirectory(directory)) {
-            problem = "not a directory: " + directory;
+            problem = "--dir " + directory + ": not a directory";
         }
         if (problem != null) {
             throw new ParameterException(spec.commandLine(), problem);

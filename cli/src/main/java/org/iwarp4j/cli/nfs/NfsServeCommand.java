@@ -92,15 +92,23 @@ final class NfsServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(directory)) {
-            throw new ParameterException(spec.commandLine(), "not a directory: " + directory);
+            throw new ParameterException(spec.commandLine(), "DIR " + directory + ": not a directory");
         }
         if (!exportName.startsWith("/")) {
-            throw new ParameterException(spec.commandLine(), "--export is an absolute path, e.g. /export");
+            throw new ParameterException(spec.commandLine(), "--export " + exportName
+                    + ": must be an absolute path, e.g. /export");
         }
-        if (tcpPort < 0 || tcpPort > 65535 || rdmaPort < 0 || rdmaPort > 65535 || threads < 1
-                || maxIo < 4096 || maxIo > 16 << 20) {
-            throw new ParameterException(spec.commandLine(),
-                    "ports must be 0..65535, --threads positive, --max-io 4k..16m");
+        if (tcpPort < 0 || tcpPort > 65535) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--tcp-port", tcpPort, "must be 0..65535");
+        }
+        if (rdmaPort < 0 || rdmaPort > 65535) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--rdma-port", rdmaPort, "must be 0..65535");
+        }
+        if (threads < 1) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--threads", threads, "must be at least 1");
+        }
+        if (maxIo < 4096 || maxIo > 16 << 20) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--max-io", maxIo, "must be 4K..16M");
         }
         ExportOptions options = exportOptions();
         PrintWriter out = spec.commandLine().getOut();

@@ -54,15 +54,20 @@ final class NfsServerOptions {
 
     /** Checks the ranges; returns a complaint or null. */
     String problem() {
-        if (port < 1 || port > 65535 || rdmaPort < 1 || rdmaPort > 65535
-                || (mountPort != null && (mountPort < 1 || mountPort > 65535))) {
-            return "--port, --rdma-port and --mount-port must be 1..65535";
+        if (port < 1 || port > 65535) {
+            return "--port " + port + ": must be 1..65535";
+        }
+        if (rdmaPort < 1 || rdmaPort > 65535) {
+            return "--rdma-port " + rdmaPort + ": must be 1..65535";
+        }
+        if (mountPort != null && (mountPort < 1 || mountPort > 65535)) {
+            return "--mount-port " + mountPort + ": must be 1..65535";
         }
         if (export != null && !export.startsWith("/")) {
-            return "--export is an absolute path, e.g. /export";
+            return "--export " + export + ": must be an absolute path, e.g. /export";
         }
         if (timeoutSeconds < 1) {
-            return "--timeout must be positive";
+            return "--timeout " + timeoutSeconds + ": must be at least 1 second";
         }
         return null;
     }
