@@ -6,15 +6,24 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.iwarp4j.cli.bench.BenchReport;
-import org.iwarp4j.cli.bench.BenchRunner;
-import org.iwarp4j.cli.bench.BenchSettings;
-import org.iwarp4j.cli.bench.BenchTest;
-import org.iwarp4j.cli.bench.MeterPrinter;
-import org.iwarp4j.cli.bench.RdmaOutcome;
-import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
-import org.iwarp4j.cli.bench.perftest.PerftestServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import org.iwarp4j.tools.bench.BenchChart;
+import org.iwarp4j.tools.bench.BenchJson;
+import org.iwarp4j.tools.bench.BenchListener;
+import org.iwarp4j.tools.bench.BenchReport;
+import org.iwarp4j.tools.bench.BenchRow;
+import org.iwarp4j.tools.bench.BenchStoppedException;
+import org.iwarp4j.tools.net.ConnectErrors;
+import org.iwarp4j.tools.bench.BenchRunner;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.MeterPrinter;
+import org.iwarp4j.tools.bench.RdmaOutcome;
+import org.iwarp4j.tools.bench.ConnectFailedException;
+import org.iwarp4j.tools.bench.PerftestServer;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.tools.pcap.CommandCapture;
 import org.iwarp4j.rdmap.Transport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +46,7 @@ import picocli.CommandLine.Spec;
                 BenchCommand.LatWrite.class, BenchCommand.LatSend.class,
                 org.iwarp4j.cli.bench.rpc.RpcBenchCommand.class},
         footer = {"", "Exit status: 0 done and verified, 1 a transfer failed or the data did not",
-                "verify, 2 usage error, 3 no connection."})
+                "verify, 2 usage error, 3 no connection, 130 stopped by Ctrl-C."})
 final class BenchCommand {
 
     static final int EXIT_FAILED = 1;
@@ -83,8 +92,10 @@ final class BenchCommand {
     @Command(mixinStandardHelpOptions = true, sortOptions = false,
             footer = {"", "Both ends of a split run need the same -s/-a/-n/-q/-t (as with perftest).",
                     "Bandwidth: MB = 2^20 octets (perftest's); latency: one-way usec (half the round trip).",
+                    "Sizes take K, M and G (64K, 1M, 2G). perftest's -F, -R, -d, -i, --report_gbits,",
+                    "--run_infinitely and --out_json are accepted (see docs/iwarp-command.md).",
                     "Exit status: 0 done and verified, 1 a transfer failed or the data did not",
-                    "verify, 2 usage error, 3 no connection."})
+                    "verify, 2 usage error, 3 no connection, 130 stopped by Ctrl-C."})
     abstract static class Bench implements Callable<Integer> {
 
         private final BenchTest test;
@@ -102,13 +113,15 @@ final class BenchCommand {
         @Option(names = {"-p", "--port"}, description = "TCP port (default: ${DEFAULT-VALUE}, perftest's)")
         int port = 18515;
 
-        @Option(names = {"-s", "--size"}, description = "octets per message (default: 65536 bandwidth, 2 latency)")
+        @Option(names = {"-s", "--size"}, converter = Octets.Int.class, paramLabel = "SIZE",
+                description = "octets per message, K/M/G allowed (default: 64K bandwidth, 2 latency)")
         Integer size;
 
-        @Option(names = {"-a", "--all"}, description = "every size from 2 octets to 8 MiB, powers of two")
+        @Option(names = {"-a", "--all"}, description = "every size from 2 octets to 8M, powers of two")
         boolean all;
 
-        @Option(names = "--max-size", hidden = true, description = "largest size of -a (default: 8 MiB)")
+        @Option(names = "--max-size", converter = Octets.Int.class, paramLabel = "SIZE",
+                description = "largest size of -a, K/M allowed (default: 8M)")
         int maxSize = 1 << 23;
 
         @Option(names = {"-n", "--iters"}, description = "messages per queue pair and size "
@@ -128,11 +141,13 @@ final class BenchCommand {
         @Option(names = {"-t", "--tx-depth"}, description = "messages in flight per queue pair (default: ${DEFAULT-VALUE})")
         int txDepth = 128;
 
-        @Option(names = "--report-gbits", description = "bandwidth in Gb/sec (10^9 bits) instead of MB/sec")
+        @Option(names = {"--report-gbits", "--report_gbits"}, description = "bandwidth in Gb/sec (10^9 bits) instead of MB/sec")
         boolean reportGbits;
 
-        @Option(names = "--crc", paramLabel = "on|accept|off", converter = CrcConverter.class,
-                description = "CRC32c: on (ask for it; default), accept (use it if the peer asks), off (refuse it)")
+        @Option(names = "--crc", paramLabel = "on|accept|off", arity = "0..1", fallbackValue = "on",
+                converter = CrcConverter.class,
+                description = "CRC32c: on (ask for it; the default, and --crc alone), accept (use it if the peer"
+                        + " asks), off (refuse it)")
         NegotiationMode crc = NegotiationMode.REQUIRE;
 
         @Option(names = "--markers", description = "ask the peer for markers (Linux siw refuses them)")
@@ -154,37 +169,98 @@ final class BenchCommand {
         @Option(names = "--metrics", description = "print the RNICs' Micrometer meters at the end")
         boolean metrics;
 
+        @Option(names = "--json", description = "print one JSON document instead of the table (fields: docs/iwarp-command.md)")
+        boolean json;
+
+        @Option(names = {"--out_json", "--out-json"}, paramLabel = "FILE",
+                description = "also write the JSON document to FILE (perftest's --out_json)")
+        Path outJson;
+
+        @Option(names = "--chart", paramLabel = "FILE.svg|FILE.html",
+                description = "draw bandwidth (or latency) against message size, RDMA and plain TCP, into FILE")
+        Path chart;
+
+        @Option(names = {"-H", "--report-histogram"},
+                description = "latency tests: print each size's latency distribution (HdrHistogram percentiles)")
+        boolean histogram;
+
+        @Option(names = {"--run_infinitely", "--run-infinitely"},
+                description = "repeat the run until Ctrl-C, printing every pass's rows (perftest's)")
+        boolean runInfinitely;
+
+        @Option(names = {"-F", "--CPU-freq"}, description = "perftest's: accepted and ignored (this command gives"
+                + " no CPU-frequency warning to silence)")
+        boolean cpuFreq;
+
+        @Option(names = {"-R", "--rdma_cm"}, description = "perftest's: accepted; the connection always uses"
+                + " perftest's rdma_cm exchange")
+        boolean rdmaCm;
+
+        @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEVICE", description = "perftest's: accepted, not used"
+                + " (the RNIC is this process's, over the TCP stack)")
+        String device;
+
+        @Option(names = {"-i", "--ib-port"}, paramLabel = "PORT", description = "perftest's: accepted, not used")
+        Integer ibPort;
+
         Bench(BenchTest test) {
             this.test = test;
         }
 
+        private ParameterException invalid(String option, Object value, String rule) {
+            return UsageErrors.invalid(spec.commandLine(), option, value, rule);
+        }
+
         BenchSettings settings() {
             if (host != null && server) {
-                throw new ParameterException(spec.commandLine(), "give HOST or --server, not both");
+                throw new ParameterException(spec.commandLine(), "--server " + host + ": give HOST or --server, not both");
             }
             if (all && size != null) {
-                throw new ParameterException(spec.commandLine(), "give -s or -a, not both");
+                throw new ParameterException(spec.commandLine(), "--all with --size " + size + ": give -s or -a, not both");
             }
             if (iterations != null && duration != null) {
-                throw new ParameterException(spec.commandLine(), "give -n or -D, not both");
+                throw new ParameterException(spec.commandLine(), "--iters with --duration: give -n or -D, not both");
             }
             if (mpaRevision != 1 && mpaRevision != 2) {
-                throw new ParameterException(spec.commandLine(), "--mpa-rev must be 1 or 2");
+                throw invalid("--mpa-rev", mpaRevision, "must be 1 or 2");
             }
             if (maxUlpdu != 0 && (maxUlpdu < 128 || maxUlpdu > 64768)) {
-                throw new ParameterException(spec.commandLine(), "--max-ulpdu must be 128..64768");
+                throw invalid("--max-ulpdu", maxUlpdu, "must be 128..64768");
             }
-            if (port < 0 || port > 65535 || queuePairs < 1 || txDepth < 1 || (size != null && size < 1)
-                    || (iterations != null && iterations < 1) || (duration != null && duration <= 0)) {
-                throw new ParameterException(spec.commandLine(),
-                        "-p must be 0..65535; -q, -t, -s, -n and -D must be positive");
+            if (port < 0 || port > 65535) {
+                throw invalid("--port", port, "must be 0..65535");
+            }
+            if (queuePairs < 1) {
+                throw invalid("--qp", queuePairs, "must be at least 1");
+            }
+            if (txDepth < 1) {
+                throw invalid("--tx-depth", txDepth, "must be at least 1");
+            }
+            if (size != null && size < 1) {
+                throw invalid("--size", size, "must be at least 1");
+            }
+            if (iterations != null && iterations < 1) {
+                throw invalid("--iters", iterations, "must be at least 1");
+            }
+            if (duration != null && duration <= 0) {
+                throw invalid("--duration", duration, "must be more than 0 seconds");
+            }
+            if (warmup != null && warmup < 0) {
+                throw invalid("--warmup", warmup, "must be 0 or more seconds");
             }
             if (test.isLatency() && queuePairs != 1) {
-                throw new ParameterException(spec.commandLine(), "latency tests use one queue pair (perftest's too)");
+                throw invalid("--qp", queuePairs, "latency tests use one queue pair (perftest's too)");
+            }
+            if (chart != null && !(chart.toString().endsWith(".svg") || chart.toString().endsWith(".html"))) {
+                throw invalid("--chart", chart, "must end in .svg or .html");
             }
             List<Integer> sizes = all ? BenchSettings.allSizes(maxSize) : List.of(size == null ? test.defaultSize() : size);
-            if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s > (1 << 30) / 2 / queuePairs)) {
-                throw new ParameterException(spec.commandLine(), "message size × queue pairs too large");
+            if (sizes.isEmpty()) {
+                throw invalid("--max-size", maxSize, "must be at least 2");
+            }
+            int largest = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
+            if (largest > (1 << 30) / 2 / queuePairs) {
+                throw invalid("--size", largest, "message size × queue pairs too large: at most 512M in all");
             }
             long iters = duration != null ? 0 : iterations != null ? iterations : test.defaultIterations();
             // Measured on a 2-core VM: after 2 s of warm-up RDMA Write 64 KiB ran at 0.44 of TCP, after
@@ -194,52 +270,196 @@ final class BenchCommand {
                     crc, markers, mpaRevision, maxUlpdu, transport, !noTcp);
         }
 
+        /** perftest's options that change nothing here, said once on stderr so that nobody wonders. */
+        private void notes(PrintWriter err) {
+            String name = "iwarp bench " + test.command();
+            if (cpuFreq) {
+                err.println(name + ": -F ignored: there is no CPU-frequency warning to silence");
+            }
+            if (device != null) {
+                err.println(name + ": -d " + device + " not used: the RNIC is this process's own, over the TCP stack");
+            }
+            if (ibPort != null) {
+                err.println(name + ": -i " + ibPort + " not used: there are no InfiniBand ports");
+            }
+            // -R needs no note: the exchange always is perftest's rdma_cm one.
+            err.flush();
+        }
+
         @Override
         public Integer call() throws Exception {
-            BenchSettings settings = settings();
+            BenchSettings settings = settings().withPcap(CommandCapture.current());
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            notes(err);
             SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;
             SimpleMeterRegistry serverMeters = metrics ? new SimpleMeterRegistry() : null;
-            Progress progress = new Progress(out);
             try {
                 if (server) {
-                    return serve(settings, out, serverMeters);
+                    int status;
+                    do {
+                        status = serve(settings, out, err, serverMeters);
+                    } while (runInfinitely && status == 0);
+                    return status;
                 }
-                BenchRunner.ClientResult result;
-                String where;
-                if (host == null) {
-                    where = "loopback, both ends in this process";
-                    result = BenchRunner.loopback(settings, clientMeters, serverMeters, progress);
-                } else {
-                    where = "client of " + host + ":" + port;
-                    result = BenchRunner.client(settings, new InetSocketAddress(host, port), clientMeters, progress);
-                }
-                progress.clear();
-                BenchRunner.print(out, settings, result, where, reportGbits);
-                printMeters(out, clientMeters, host == null ? "client RNIC" : "this RNIC");
-                printMeters(out, host == null ? serverMeters : null, "server RNIC");
-                return result.rdma().verifiable() && !result.rdma().verified() ? EXIT_FAILED : 0;
-            } catch (ConnectFailedException e) {
-                progress.clear();
-                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
-                return EXIT_NO_CONNECTION;
-            } catch (IOException e) {
-                progress.clear();
-                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
-                return EXIT_FAILED;
+                return runClient(settings, out, err, clientMeters, serverMeters);
             } finally {
                 out.flush();
                 err.flush();
             }
         }
 
-        private int serve(BenchSettings settings, PrintWriter out, SimpleMeterRegistry meters) throws Exception {
-            PerftestServer server = new PerftestServer(settings, new InetSocketAddress(port), meters);
+        private int runClient(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry clientMeters,
+                              SimpleMeterRegistry serverMeters) throws Exception {
+            String name = "iwarp bench " + test.command();
+            InetSocketAddress address = null;
+            if (host != null) {
+                address = new InetSocketAddress(host, port);
+                if (address.isUnresolved()) {
+                    err.println(name + ": no such host: " + host);
+                    return EXIT_NO_CONNECTION;
+                }
+            }
+            String where = host == null ? "loopback, both ends in this process" : "client of " + host + ":" + port;
+            boolean table = !json;
+            List<BenchRow> rows = new ArrayList<>();
+            BenchRunner.ClientResult result = null;
+            boolean interrupted = false;
+            String error = null;
+            int status;
+            try (StopOnInterrupt stop = StopOnInterrupt.install();
+                 ProgressLine progress = new ProgressLine(out, table && ProgressLine.stdoutIsTerminal())) {
+                if (table) {
+                    BenchReport.header(out, settings, where, reportGbits);
+                }
+                BenchListener listener = new BenchListener() {
+                    @Override
+                    public void progress(String what) {
+                        progress.set(what);
+                    }
+
+                    @Override
+                    public void row(BenchRow row) {
+                        rows.add(row);
+                        if (table) {
+                            progress.clear();
+                            BenchReport.row(out, row, reportGbits);
+                            if (histogram) {
+                                BenchReport.histogram(out, row);
+                            }
+                        }
+                    }
+
+                    @Override
+                    public boolean stopRequested() {
+                        return stop.getAsBoolean();
+                    }
+                };
+                try {
+                    do {
+                        result = host == null
+                                ? BenchRunner.loopback(settings, clientMeters, serverMeters, listener)
+                                : BenchRunner.client(settings, address, clientMeters, listener);
+                    } while (runInfinitely && !stop.getAsBoolean());
+                    status = result.rdma().verifiable() && !result.rdma().verified() ? EXIT_FAILED : 0;
+                    if (runInfinitely && status == 0) { // only Ctrl-C ends it, here between two passes
+                        interrupted = true;
+                        status = StopOnInterrupt.EXIT_INTERRUPTED;
+                    }
+                } catch (BenchStoppedException | InterruptedException e) {
+                    if (!stop.getAsBoolean()) {
+                        throw e;
+                    }
+                    interrupted = true;
+                    status = StopOnInterrupt.EXIT_INTERRUPTED;
+                } catch (IOException e) {
+                    if (stop.getAsBoolean()) { // Ctrl-C broke a wait on the peer
+                        interrupted = true;
+                        status = StopOnInterrupt.EXIT_INTERRUPTED;
+                    } else {
+                        error = e.getMessage();
+                        status = e instanceof ConnectFailedException ? EXIT_NO_CONNECTION : EXIT_FAILED;
+                    }
+                }
+                progress.clear();
+            }
+            Thread.interrupted(); // a late interrupt from the Ctrl-C watchdog must not break the output
+            if (interrupted && table) {
+                out.println(BenchReport.LINE);
+                out.println("# interrupted (Ctrl-C): " + rows.stream().filter(r -> !r.partial()).count()
+                        + " size(s) done" + (rows.stream().anyMatch(BenchRow::partial) ? ", one partial" : ""));
+            } else if (error != null) {
+                err.println(name + ": " + error);
+            } else if (table) {
+                BenchReport.footer(out, result.rdma(), result.tcpNote());
+            }
+            if (json || outJson != null) {
+                BenchJson.Run run = new BenchJson.Run(IwarpCommand.VERSION, settings, host == null ? "loopback" : "client",
+                        host == null ? null : ConnectErrors.where(address), rows, result == null || interrupted ? null
+                        : result.rdma(), result == null ? null : result.tcpNote(), interrupted, error, status);
+                if (json) {
+                    java.io.ByteArrayOutputStream doc = new java.io.ByteArrayOutputStream();
+                    BenchJson.write(doc, run);
+                    out.print(doc.toString(java.nio.charset.StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                if (outJson != null) {
+                    status = writeFile(outJson, name, err, status, o -> BenchJson.write(o, run));
+                }
+            }
+            if (chart != null) {
+                byte[] drawing = (chart.toString().endsWith(".html") ? BenchChart.html(settings, rows, reportGbits)
+                        : BenchChart.svg(settings, rows, reportGbits)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                status = writeFile(chart, name, err, status, o -> o.write(drawing));
+            }
+            if (table && !interrupted && error == null) {
+                printMeters(out, clientMeters, host == null ? "client RNIC" : "this RNIC");
+                printMeters(out, host == null ? serverMeters : null, "server RNIC");
+            }
+            return status;
+        }
+
+        /** Writes an output file; a failure is reported and turns a success into status 1. */
+        private static int writeFile(Path file, String name, PrintWriter err, int status, FileBody body) {
+            try (java.io.OutputStream o = java.nio.file.Files.newOutputStream(file)) {
+                body.write(o);
+                return status;
+            } catch (IOException e) {
+                err.println(name + ": cannot write " + file + ": " + (e.getMessage() == null ? e : e.getMessage()));
+                return status == 0 ? EXIT_FAILED : status;
+            }
+        }
+
+        @FunctionalInterface
+        private interface FileBody {
+            void write(java.io.OutputStream out) throws IOException;
+        }
+
+        private int serve(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry meters)
+                throws Exception {
+            PerftestServer server;
+            InetSocketAddress bindTo = new InetSocketAddress(port);
+            try {
+                server = new PerftestServer(settings, bindTo, meters);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
+                err.println("iwarp bench " + test.command() + ": " + ConnectErrors.cannotListen(bindTo, e));
+                return EXIT_NO_CONNECTION;
+            }
             out.printf("# iwarp bench %s --server: waiting for a client on port %d%n", test.command(),
                     server.localAddress().getPort());
             out.flush();
-            RdmaOutcome outcome = BenchRunner.serve(server, settings, null);
+            RdmaOutcome outcome;
+            try {
+                outcome = BenchRunner.serve(server, settings, null);
+            } catch (ConnectFailedException e) {
+                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
+                return EXIT_NO_CONNECTION;
+            } catch (IOException e) {
+                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
+                return EXIT_FAILED;
+            }
             out.println("# client: " + (outcome.peerIsIwarp4j() ? "iwarp4j" : "perftest") + " " + outcome.peerVersion());
             if (!outcome.bandwidth().isEmpty()) {
                 BenchReport.header(out, settings, "server, the client's report", reportGbits);
@@ -261,7 +481,7 @@ final class BenchCommand {
         }
     }
 
-    /** {@code --crc on|accept|off}. */
+    /** {@code --crc[=on|accept|off]}: the one form every command takes ({@code --crc} alone is {@code on}). */
     static final class CrcConverter implements picocli.CommandLine.ITypeConverter<NegotiationMode> {
         @Override
         public NegotiationMode convert(String value) {
@@ -269,39 +489,8 @@ final class BenchCommand {
                 case "on", "require" -> NegotiationMode.REQUIRE;
                 case "accept" -> NegotiationMode.ACCEPT;
                 case "off" -> NegotiationMode.OFF;
-                default -> throw new picocli.CommandLine.TypeConversionException("on, accept or off: " + value);
+                default -> throw new picocli.CommandLine.TypeConversionException("must be on, accept or off");
             };
-        }
-    }
-
-    /** A progress line on long runs, only when stdout is a terminal; nothing otherwise. */
-    static final class Progress implements java.util.function.Consumer<String> {
-        private final PrintWriter out;
-        private final boolean terminal = System.console() != null;
-        private final long start = System.nanoTime();
-        private int shown;
-
-        Progress(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public synchronized void accept(String what) {
-            if (!terminal) {
-                return;
-            }
-            String line = String.format("# %5.1f s: %s ...", (System.nanoTime() - start) / 1e9, what);
-            out.print("\r" + line + " ".repeat(Math.max(0, shown - line.length())));
-            out.flush();
-            shown = line.length();
-        }
-
-        synchronized void clear() {
-            if (terminal && shown > 0) {
-                out.print("\r" + " ".repeat(shown) + "\r");
-                out.flush();
-                shown = 0;
-            }
         }
     }
 }

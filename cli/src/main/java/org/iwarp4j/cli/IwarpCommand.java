@@ -1,7 +1,7 @@
 package org.iwarp4j.cli;
 
 import java.nio.file.Path;
-import org.iwarp4j.cli.pcap.CommandCapture;
+import org.iwarp4j.tools.pcap.CommandCapture;
 import org.iwarp4j.cli.pcap.PcapCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -46,6 +46,7 @@ public final class IwarpCommand {
         CommandLine line = new CommandLine(top);
         line.addSubcommand("pcap", new CommandLine(new PcapCommand(IwarpCommand::run)).setStopAtPositional(true));
         line.setCaseInsensitiveEnumValuesAllowed(true); // after the last addSubcommand: applies to those present
+        line.setParameterExceptionHandler(new UsageErrors());
         shareVersion(line);
         line.setExecutionStrategy(parsed -> top.pcap == null ? new CommandLine.RunLast().execute(parsed)
                 : CommandCapture.run(top.pcap, line.getErr(), () -> new CommandLine.RunLast().execute(parsed)));

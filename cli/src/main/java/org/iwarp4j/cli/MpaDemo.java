@@ -58,7 +58,8 @@ final class MpaDemo {
         SimpleMeterRegistry responderMeters = new SimpleMeterRegistry();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         try {
-            java.util.function.Consumer<Channel> record = org.iwarp4j.cli.pcap.CommandCapture.channelInitializer();
+            java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.PcapRecording.recorder(
+                    org.iwarp4j.tools.pcap.CommandCapture.current());
             CompletableFuture<DemoPeer> accepted = new CompletableFuture<>();
             byte[] responderPd = RESPONDER_PRIVATE_DATA.getBytes(StandardCharsets.UTF_8);
             ConnectRequestHandler decision = request ->

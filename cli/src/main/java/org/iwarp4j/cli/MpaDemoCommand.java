@@ -23,7 +23,8 @@ final class MpaDemoCommand implements Callable<Integer> {
     @Option(names = {"-n", "--count"}, description = "ULPDUs to send each way (default: ${DEFAULT-VALUE})")
     int count = 10_000;
 
-    @Option(names = {"-s", "--size"}, description = "octets per ULPDU; 0 = the negotiated MULPDU (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-s", "--size"}, converter = Octets.Int.class, paramLabel = "SIZE",
+            description = "octets per ULPDU, K allowed; 0 = the negotiated MULPDU (default: ${DEFAULT-VALUE})")
     int size;
 
     @Option(names = "--mpa-rev", description = "MPA revision to offer: 1 (RFC 5044) or 2 (RFC 6581) (default: ${DEFAULT-VALUE})")
@@ -32,7 +33,13 @@ final class MpaDemoCommand implements Callable<Integer> {
     @Option(names = "--markers", description = "both ends require markers (RFC 5044 §4.3)")
     boolean markers;
 
-    @Option(names = "--no-crc", description = "both ends ask for no CRC (RFC 5044 §4.4 2a); default is CRC on")
+    @Option(names = "--crc", paramLabel = "on|accept|off", arity = "0..1", fallbackValue = "on",
+            converter = BenchCommand.CrcConverter.class, description = "CRC32c, as every iwarp command takes it: on"
+                    + " (both ends ask; the default, and --crc alone), accept or off (both ends ask for none, RFC 5044"
+                    + " §4.4 2a)")
+    NegotiationMode crc = NegotiationMode.REQUIRE;
+
+    @Option(names = "--no-crc", description = "the same as --crc=accept (kept for old command lines)")
     boolean noCrc;
 
     @Option(names = "--max-ulpdu", description = "MULPDU for a software-to-software link instead of the EMSS formula's (the connection's MSS, else 1448), 128..64768")
@@ -44,12 +51,14 @@ final class MpaDemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (count < 1 || size < 0 || size > MpaConstants.MAX_ULPDU) {
-            spec.commandLine().getErr().println("--count must be >= 1 and --size 0..64768");
-            return 2;
+        if (count < 1) {
+            throw UsageErrors.invalid(spec.commandLine(), "--count", count, "must be at least 1");
+        }
+        if (size < 0 || size > MpaConstants.MAX_ULPDU) {
+            throw UsageErrors.invalid(spec.commandLine(), "--size", size, "must be 0..64768");
         }
         MpaDemo demo = new MpaDemo(revision, markers ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT,
-                noCrc ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE, maxUlpdu, privateData);
+                noCrc ? NegotiationMode.ACCEPT : crc, maxUlpdu, privateData);
         MpaDemo.Report report = demo.run(count, size);
         report.print(out);
         out.flush();

@@ -2,7 +2,7 @@ package org.iwarp4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.iwarp4j.cli.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchSettings;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;

@@ -34,14 +34,28 @@ public final class ChildIwarp implements AutoCloseable {
 
     /** Starts {@code iwarp ARGS...}. */
     public static ChildIwarp start(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), IwarpCommand.class.getName()));
+        return startWith(List.of(), args);
+    }
+
+    /** Starts {@code java JVM_OPTIONS... iwarp ARGS...} (e.g. {@code -Djava.io.tmpdir=DIR}). */
+    public static ChildIwarp startWith(List<String> jvmOptions, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), IwarpCommand.class.getName()));
         command.addAll(List.of(args));
         return new ChildIwarp(new ProcessBuilder(command).redirectErrorStream(true).start());
     }
 
     public Process process() {
         return process;
+    }
+
+    /** Sends SIGINT, as Ctrl-C in a terminal does ({@code kill -INT PID}). */
+    public void interrupt() throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -INT " + process.pid() + " failed");
+        }
     }
 
     /** The next output line matching {@code pattern}, skipping others; fails after {@code seconds}. */

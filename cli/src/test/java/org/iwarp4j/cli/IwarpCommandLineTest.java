@@ -36,7 +36,8 @@ class IwarpCommandLineTest {
     @Test
     void noCommandIsAUsageErrorLikeBenchWithoutATest() {
         assertThat(iwarp("")).isEqualTo(2);
-        assertThat(err.toString()).contains("Missing required subcommand").contains("Usage: iwarp");
+        assertThat(err.toString()).startsWith("iwarp: Missing required subcommand").contains("see iwarp --help")
+                .doesNotContain("Usage:");
         assertThat(out.toString()).isEmpty();
     }
 
@@ -45,7 +46,7 @@ class IwarpCommandLineTest {
         // Rejected before anything runs, so only the parse is exercised: -q 0 fails after --transport.
         assertThat(iwarp("bench write --transport nio -q 0")).isEqualTo(2);
         assertThat(err.toString()).doesNotContain("Invalid value for option '--transport'")
-                .contains("must be positive");
+                .contains("--qp 0: must be at least 1");
     }
 
     @Test
@@ -60,7 +61,7 @@ class IwarpCommandLineTest {
     void benchFootersDoNotLeaveAWordAlone() {
         assertThat(iwarp("bench write --help")).isZero();
         assertThat(out.toString().lines()).doesNotContain("verify,")
-                .contains("verify, 2 usage error, 3 no connection.");
+                .contains("verify, 2 usage error, 3 no connection, 130 stopped by Ctrl-C.");
     }
 
     /** The command list's entry for {@code name}, its wrapped lines joined. */

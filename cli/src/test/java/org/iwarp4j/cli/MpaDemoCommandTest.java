@@ -22,6 +22,8 @@ class MpaDemoCommandTest {
     @CsvSource(delimiter = '|', value = {
             "--mpa-rev 2 | revision 2 (RFC 6581), CRC32c on | off",
             "--mpa-rev 1 --no-crc | revision 1 (RFC 5044), CRC32c off | off",
+            "--crc=accept | CRC32c off | off",
+            "--crc | CRC32c on | off",
             "--markers --max-ulpdu 4096 | CRC32c on, markers Initiator->Responder on | on"})
     void negotiatesExchangesAndVerifies(String options, String negotiated, String markers) {
         String[] args = ("demo -n 40 " + options).split(" ");

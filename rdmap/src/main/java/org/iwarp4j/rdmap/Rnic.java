@@ -77,6 +77,7 @@ public final class Rnic implements AutoCloseable {
     private final StagTable stagTable = new StagTable();
     private final String name;
     private final MeterRegistry meterRegistry;
+    private final Consumer<? super Channel> capture;
     private final Consumer<? super Channel> channelInitializer;
     private final int maxConnectionsPerListener;
     private final int maxConnectionsPerAddress;
@@ -93,6 +94,7 @@ public final class Rnic implements AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, transport.ioHandlerFactory());
         this.name = b.name != null ? b.name : "rnic" + RNICS.getAndIncrement();
         this.meterRegistry = b.meterRegistry;
+        this.capture = b.capture;
         this.channelInitializer = b.channelInitializer;
         this.maxConnectionsPerListener = b.maxConnectionsPerListener;
         this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
@@ -169,6 +171,7 @@ public final class Rnic implements AutoCloseable {
                             return;
                         }
                         channels.add(ch);
+                        capture.accept(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
@@ -207,6 +210,7 @@ public final class Rnic implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        capture.accept(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
                                 new QueuePairEngine(queuePair));
@@ -276,6 +280,7 @@ public final class Rnic implements AutoCloseable {
         private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
         private String name;
         private MeterRegistry meterRegistry;
+        private Consumer<? super Channel> capture = ch -> { };
         private Consumer<? super Channel> channelInitializer = ch -> { };
         private Transport transport = Transport.best();
         private int maxConnectionsPerListener = DEFAULT_MAX_CONNECTIONS_PER_LISTENER;
@@ -348,6 +353,20 @@ public final class Rnic implements AutoCloseable {
          */
         public Builder channelInitializer(Consumer<? super Channel> channelInitializer) {
             this.channelInitializer = java.util.Objects.requireNonNull(channelInitializer);
+            return this;
+        }
+
+        /**
+         * Records every connection this RNIC makes or accepts, e.g. into a pcap file (the tools
+         * module's {@code PcapRecording::record}): {@code recorder} is given each connection first,
+         * before {@link #channelInitializer} and before any iWARP handler, so that what it puts at
+         * the head of the pipeline sees the TCP byte stream from its first octet (the MPA Request
+         * and Reply included). Default: nothing is recorded. Runs on the connection's event loop;
+         * it must not block. Kept apart from {@link #channelInitializer} so that a program can
+         * record a run without giving up its own initializer.
+         */
+        public Builder capture(Consumer<? super Channel> recorder) {
+            this.capture = java.util.Objects.requireNonNull(recorder);
             return this;
         }
 

@@ -45,6 +45,27 @@ class ChannelInitializerPcapTest {
         }
     }
 
+    /**
+     * {@link Rnic.Builder#capture}: the recorder is given each connection before the channel
+     * initializer, on both ends, so a recorder and an application's initializer can be set together.
+     */
+    @Test
+    void theCaptureRecorderRunsBeforeTheInitializerOnEveryConnection() throws Exception {
+        List<String> order = new CopyOnWriteArrayList<>();
+        try (RdmaPair pair = new RdmaPair(
+                Rnic.builder().capture(ch -> order.add("server capture"))
+                        .channelInitializer(ch -> order.add("server initializer")),
+                Rnic.builder().capture(ch -> {
+                    ch.pipeline().addFirst("recorder", new io.netty.channel.ChannelInboundHandlerAdapter());
+                    order.add("client capture");
+                }).channelInitializer(ch -> order.add("client initializer, first " + ch.pipeline().names().get(0))),
+                MpaSettings.builder().build(), b -> b, b -> b, server -> { }, client -> { })) {
+            assertThat(pair.client.state()).isEqualTo(QueuePairState.RTS);
+            assertThat(order).containsSubsequence("client capture", "client initializer, first recorder")
+                    .containsSubsequence("server capture", "server initializer").hasSize(4);
+        }
+    }
+
     @Test
     void aPcapWriteHandlerAtTheHeadRecordsTrafficThatTsharkDecodesAsMpaDdpRdmap() throws Exception {
         assumeTrue(tsharkAvailable(), "tshark is not installed (scripts/install-test-deps.sh installs it)");

@@ -1,11 +1,20 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.FilePattern;
+import org.iwarp4j.tools.nfs.NfsBenchReport;
+import org.iwarp4j.tools.nfs.NfsBenchRun;
+import org.iwarp4j.tools.nfs.NfsBenchSettings;
+import org.iwarp4j.tools.nfs.NfsFailures;
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import org.iwarp4j.cli.StopOnInterrupt;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,7 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
-import org.iwarp4j.cli.bench.MeterPrinter;
+import org.iwarp4j.tools.bench.MeterPrinter;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.rdmap.Rnic;
@@ -52,14 +61,14 @@ final class NfsBenchCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "with --loopback: export this directory instead of a temporary one")
     Path directory;
 
-    @Option(names = {"-s", "--file-size"}, converter = Octets.class, description = "the file's size "
+    @Option(names = {"-s", "--file-size"}, converter = org.iwarp4j.cli.Octets.class, description = "the file's size "
             + "(default: 64m; k, m, g: KiB, MiB, GiB)")
     long fileSize = 64 << 20;
 
-    @Option(names = "--rsize", converter = Octets.class, description = "octets per READ (default: 1m)")
+    @Option(names = "--rsize", converter = org.iwarp4j.cli.Octets.class, description = "octets per READ (default: 1m)")
     long rsize = 1 << 20;
 
-    @Option(names = "--wsize", converter = Octets.class, description = "octets per WRITE (default: 1m)")
+    @Option(names = "--wsize", converter = org.iwarp4j.cli.Octets.class, description = "octets per WRITE (default: 1m)")
     long wsize = 1 << 20;
 
     @Option(names = {"-n", "--count"}, description = "passes over the file per operation and transport "
@@ -92,12 +101,22 @@ final class NfsBenchCommand implements Callable<Integer> {
             problem = "--dir is for --loopback";
         } else if (problem == null && count != null && duration != null) {
             problem = "give -n or -D, not both";
-        } else if (problem == null && (fileSize < 1 || rsize < 4096 || wsize < 4096 || rsize > 16 << 20
-                || wsize > 16 << 20 || inFlight < 1 || warmup < 0 || (count != null && count < 1)
-                || (duration != null && duration <= 0))) {
-            problem = "-s, -t, -n and -D must be positive, --rsize and --wsize 4k..16m, --warmup not negative";
+        } else if (problem == null && fileSize < 1) {
+            problem = "--file-size " + fileSize + ": must be at least 1";
+        } else if (problem == null && (rsize < 4096 || rsize > 16 << 20)) {
+            problem = "--rsize " + rsize + ": must be 4K..16M";
+        } else if (problem == null && (wsize < 4096 || wsize > 16 << 20)) {
+            problem = "--wsize " + wsize + ": must be 4K..16M";
+        } else if (problem == null && inFlight < 1) {
+            problem = "--in-flight " + inFlight + ": must be at least 1";
+        } else if (problem == null && warmup < 0) {
+            problem = "--warmup " + warmup + ": must be 0 or more";
+        } else if (problem == null && count != null && count < 1) {
+            problem = "--count " + count + ": must be at least 1";
+        } else if (problem == null && duration != null && duration <= 0) {
+            problem = "--duration " + duration + ": must be more than 0 seconds";
         } else if (problem == null && directory != null && !Files.isDirectory(directory)) {
-            problem = "not a directory: " + directory;
+            problem = "--dir " + directory + ": not a directory";
         }
         if (problem != null) {
             throw new ParameterException(spec.commandLine(), problem);
@@ -119,6 +138,36 @@ final class NfsBenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;
+        if (target == null) {
+            checkFreeSpace(settings, directory != null ? directory : Path.of(System.getProperty("java.io.tmpdir")));
+        }
+        // Ctrl-C interrupts the run at once: its finally blocks remove the files (here and on the server).
+        try (StopOnInterrupt stop = StopOnInterrupt.install(0)) {
+            return call(settings, target, out, err, clientMeters, stop);
+        }
+    }
+
+    /**
+     * Every transport's file exists at once (each is written, then read back), on the same file system
+     * as the exported directory in loopback: refuse to start rather than fill it.
+     */
+    private void checkFreeSpace(NfsBenchSettings settings, Path dir) {
+        long needed = settings.fileSize() * settings.transports().size();
+        long free;
+        try {
+            free = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return; // nothing to go by: the server's own ENOSPC will say it
+        }
+        if (needed > free) {
+            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                    + ": needs " + NfsBenchReport.octets(needed) + " free in " + dir + " (one file per transport), "
+                    + NfsBenchReport.octets(free) + " free");
+        }
+    }
+
+    private int call(NfsBenchSettings settings, NfsLocation target, PrintWriter out, PrintWriter err,
+                     SimpleMeterRegistry clientMeters, StopOnInterrupt stop) {
         try {
             if (target != null) {
                 String where = "server " + target + " (RDMA port " + server.rdmaPort + ", TCP port " + server.port + ")";
@@ -126,10 +175,22 @@ final class NfsBenchCommand implements Callable<Integer> {
             }
             return loopback(settings, out, clientMeters);
         } catch (InterruptedException e) {
+            if (stop.getAsBoolean()) {
+                Thread.interrupted();
+                err.println("iwarp nfs bench: interrupted (Ctrl-C); the benchmark's files are removed");
+                return StopOnInterrupt.EXIT_INTERRUPTED;
+            }
             Thread.currentThread().interrupt();
             err.println("iwarp nfs bench: interrupted");
             return NfsFailures.EXIT_FAILED;
+        } catch (ParameterException e) {
+            throw e; // a usage error found once connected (no room on the server): one line, exit 2
         } catch (Exception e) {
+            if (stop.getAsBoolean()) {
+                Thread.interrupted();
+                err.println("iwarp nfs bench: interrupted (Ctrl-C); the benchmark's files are removed");
+                return StopOnInterrupt.EXIT_INTERRUPTED;
+            }
             err.println("iwarp nfs bench: " + NfsFailures.describe(e));
             return NfsFailures.exitStatus(e);
         } finally {
@@ -142,9 +203,14 @@ final class NfsBenchCommand implements Callable<Integer> {
     private int loopback(NfsBenchSettings settings, PrintWriter out, SimpleMeterRegistry clientMeters)
             throws IOException, InterruptedException {
         Path dir = directory != null ? directory : Files.createTempDirectory("iwarp-nfs-bench");
+        // A second Ctrl-C (or SIGTERM) ends the JVM without the finally below: the hook still removes it.
+        Thread removeOnExit = new Thread(() -> deleteTree(dir), "iwarp-nfs-bench-cleanup");
+        if (directory == null) {
+            Runtime.getRuntime().addShutdownHook(removeOnExit);
+        }
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
-                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+                .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
              NfsServer nfs = NfsServer.builder(dir).exportName("/export")
                      // its own client in this process is uid 0 and writes: rw,no_root_squash, loopback only
                      .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
@@ -166,6 +232,11 @@ final class NfsBenchCommand implements Callable<Integer> {
         } finally {
             if (directory == null) {
                 deleteTree(dir);
+                try {
+                    Runtime.getRuntime().removeShutdownHook(removeOnExit);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs anyway; the tree is gone already
+                }
             }
         }
     }
@@ -182,9 +253,13 @@ final class NfsBenchCommand implements Callable<Integer> {
         List<NfsBenchRun.Target> targets = new ArrayList<>();
         try {
             for (NfsTransport transport : settings.transports()) {
-                NfsSession session = NfsSession.open(target, options, transport, settings.maxTransfer(),
-                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null);
+                NfsSession session = NfsSession.open(target, options.access(), transport, settings.maxTransfer(),
+                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
+                        org.iwarp4j.tools.pcap.CommandCapture.current());
                 sessions.add(session);
+                if (sessions.size() == 1) {
+                    checkServerSpace(settings, session, target);
+                }
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));
             }
@@ -196,8 +271,16 @@ final class NfsBenchCommand implements Callable<Integer> {
                 results.add(bench.measure(t));
             }
         } finally {
-            targets.forEach(NfsBenchRun.Target::remove);
-            sessions.forEach(NfsSession::close);
+            // Interrupted (Ctrl-C)? The REMOVE calls must still go out: clear the flag while they do.
+            boolean interrupted = Thread.interrupted();
+            try {
+                targets.forEach(NfsBenchRun.Target::remove);
+                sessions.forEach(NfsSession::close);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
         NfsBenchRun.Result rdma = find(results, NfsTransport.RDMA);
         NfsBenchRun.Result tcp = find(results, NfsTransport.TCP);
@@ -223,6 +306,26 @@ final class NfsBenchCommand implements Callable<Integer> {
             MeterPrinter.print(out, "client RNIC", clientMeters);
         }
         return problems.isEmpty() ? 0 : NfsFailures.EXIT_FAILED;
+    }
+
+    /**
+     * The server's FSSTAT (RFC 1813 §3.3.18) for the export: refuse to start when the space available
+     * to this caller cannot hold every transport's file. A server that does not answer is not refused.
+     */
+    private void checkServerSpace(NfsBenchSettings settings, NfsSession session, NfsLocation target)
+            throws InterruptedException {
+        long needed = settings.fileSize() * settings.transports().size();
+        org.iwarp4j.nfs.v3.Fsstat3Res fs;
+        try {
+            fs = session.client().fsstat(session.client().root()).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return;
+        }
+        if (fs.status() == org.iwarp4j.nfs.v3.Nfs3Status.NFS3_OK && fs.abytes() < needed) {
+            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                    + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + session.export()
+                    + " (one file per transport), the server says " + NfsBenchReport.octets(fs.abytes()) + " free");
+        }
     }
 
     private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {

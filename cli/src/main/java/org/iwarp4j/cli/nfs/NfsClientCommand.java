@@ -1,5 +1,9 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsFailures;
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -53,7 +57,8 @@ abstract class NfsClientCommand implements Callable<Integer> {
         checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (NfsSession session = NfsSession.open(location, server, transport, 1 << 20, 8, null)) {
+        try (NfsSession session = NfsSession.open(location, server.access(), transport, 1 << 20, 8, null,
+                org.iwarp4j.tools.pcap.CommandCapture.current())) {
             return run(session, location, out, err);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

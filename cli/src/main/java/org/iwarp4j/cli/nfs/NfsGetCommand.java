@@ -1,5 +1,8 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.Sha256;
 import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
 import java.io.OutputStream;

@@ -1,5 +1,7 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsSession;
 import java.io.PrintWriter;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;

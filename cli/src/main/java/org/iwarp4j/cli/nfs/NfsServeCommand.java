@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsFailures;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -59,7 +60,7 @@ final class NfsServeCommand implements Callable<Integer> {
     @Option(names = "--bind", description = "the local address to listen on (default: all)")
     String bind;
 
-    @Option(names = "--max-io", converter = Octets.class, description = "largest READ and WRITE, announced in "
+    @Option(names = "--max-io", converter = org.iwarp4j.cli.Octets.class, description = "largest READ and WRITE, announced in "
             + "FSINFO (default: 1m)")
     long maxIo = 1 << 20;
 
@@ -91,22 +92,30 @@ final class NfsServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(directory)) {
-            throw new ParameterException(spec.commandLine(), "not a directory: " + directory);
+            throw new ParameterException(spec.commandLine(), "DIR " + directory + ": not a directory");
         }
         if (!exportName.startsWith("/")) {
-            throw new ParameterException(spec.commandLine(), "--export is an absolute path, e.g. /export");
+            throw new ParameterException(spec.commandLine(), "--export " + exportName
+                    + ": must be an absolute path, e.g. /export");
         }
-        if (tcpPort < 0 || tcpPort > 65535 || rdmaPort < 0 || rdmaPort > 65535 || threads < 1
-                || maxIo < 4096 || maxIo > 16 << 20) {
-            throw new ParameterException(spec.commandLine(),
-                    "ports must be 0..65535, --threads positive, --max-io 4k..16m");
+        if (tcpPort < 0 || tcpPort > 65535) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--tcp-port", tcpPort, "must be 0..65535");
+        }
+        if (rdmaPort < 0 || rdmaPort > 65535) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--rdma-port", rdmaPort, "must be 0..65535");
+        }
+        if (threads < 1) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--threads", threads, "must be at least 1");
+        }
+        if (maxIo < 4096 || maxIo > 16 << 20) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--max-io", maxIo, "must be 4K..16M");
         }
         ExportOptions options = exportOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         InetAddress address = bind == null ? null : InetAddress.getByName(bind);
         Rnic rnic = noRdma ? null : Rnic.builder().name("nfs-server")
-                .channelInitializer(org.iwarp4j.cli.pcap.CommandCapture.channelInitializer()).build();
+                .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
         NfsServer server;
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
@@ -120,7 +129,11 @@ final class NfsServeCommand implements Callable<Integer> {
             if (rnic != null) {
                 rnic.close();
             }
-            err.println("iwarp nfs serve: cannot serve " + directory + ": " + e.getMessage());
+            String inUse = org.iwarp4j.tools.net.ConnectErrors.cannotListen(new InetSocketAddress(address, tcpPort), e);
+            err.println("iwarp nfs serve: cannot serve " + directory + ": " + (inUse.endsWith(" is already in use")
+                    ? (noRdma ? inUse : inUse.replace(" is already in use", " or "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(new InetSocketAddress(address, rdmaPort)) + " is already in use"))
+                    : e.getMessage()));
             err.flush();
             return NfsFailures.EXIT_FAILED;
         }

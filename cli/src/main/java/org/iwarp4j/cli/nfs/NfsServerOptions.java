@@ -1,5 +1,7 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.NfsServerAccess;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import java.time.Duration;
 import java.util.Locale;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
@@ -45,17 +47,27 @@ final class NfsServerOptions {
         return Duration.ofSeconds(timeoutSeconds);
     }
 
+    /** These options as the tools library takes them. */
+    NfsServerAccess access() {
+        return new NfsServerAccess(port, rdmaPort, mountPort(), export, uid, gid, timeout());
+    }
+
     /** Checks the ranges; returns a complaint or null. */
     String problem() {
-        if (port < 1 || port > 65535 || rdmaPort < 1 || rdmaPort > 65535
-                || (mountPort != null && (mountPort < 1 || mountPort > 65535))) {
-            return "--port, --rdma-port and --mount-port must be 1..65535";
+        if (port < 1 || port > 65535) {
+            return "--port " + port + ": must be 1..65535";
+        }
+        if (rdmaPort < 1 || rdmaPort > 65535) {
+            return "--rdma-port " + rdmaPort + ": must be 1..65535";
+        }
+        if (mountPort != null && (mountPort < 1 || mountPort > 65535)) {
+            return "--mount-port " + mountPort + ": must be 1..65535";
         }
         if (export != null && !export.startsWith("/")) {
-            return "--export is an absolute path, e.g. /export";
+            return "--export " + export + ": must be an absolute path, e.g. /export";
         }
         if (timeoutSeconds < 1) {
-            return "--timeout must be positive";
+            return "--timeout " + timeoutSeconds + ": must be at least 1 second";
         }
         return null;
     }

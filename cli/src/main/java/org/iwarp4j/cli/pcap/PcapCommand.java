@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.pcap;
 
+import org.iwarp4j.tools.pcap.CommandCapture;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

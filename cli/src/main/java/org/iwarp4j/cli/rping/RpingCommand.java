@@ -1,9 +1,16 @@
 package org.iwarp4j.cli.rping;
 
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingConstants;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
+import org.iwarp4j.tools.rping.RpingServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.tools.net.ConnectErrors;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -54,8 +61,9 @@ public final class RpingCommand implements Callable<Integer> {
             description = "ping count; 0 = for ever (default). Server: the client must complete this many")
     int count;
 
-    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size, " + RpingConstants.MIN_SIZE + ".."
-            + RpingConstants.MAX_SIZE + " (default: ${DEFAULT-VALUE}); server: the largest it takes")
+    @Option(names = "-S", paramLabel = "SIZE", converter = org.iwarp4j.cli.Octets.Int.class,
+            description = "ping data size, " + RpingConstants.MIN_SIZE + ".." + RpingConstants.MAX_SIZE
+                    + ", K/M allowed (default: ${DEFAULT-VALUE}); server: the largest it takes")
     int size = RpingConstants.DEFAULT_SIZE;
 
     @Option(names = "-v", description = "display ping data to stdout")
@@ -68,9 +76,10 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-d", description = "debug printfs")
     boolean debug;
 
-    @Option(names = "--crc", description = "ask for CRC32c (MPA C=1); without it C=0 is sent and CRC is used"
-            + " only if the peer asks, as siw does")
-    boolean crc;
+    @Option(names = "--crc", paramLabel = "on|accept|off", arity = "0..1", fallbackValue = "on",
+            converter = CrcModes.class, description = "CRC32c: on (ask for it, MPA C=1; --crc alone), accept (rping's"
+                    + " default: C=0, CRC only if the peer asks, as siw does), off (refuse a peer that asks)")
+    NegotiationMode crc = NegotiationMode.ACCEPT;
 
     @Option(names = "--markers", description = "ask the peer for markers (MPA M=1); siw refuses them")
     boolean markers;
@@ -83,8 +92,37 @@ public final class RpingCommand implements Callable<Integer> {
             + " (connection, each completion); default 0 = wait for ever, as rping")
     double timeoutSeconds;
 
+    @Option(names = "-P", description = "persistent server: serve clients one after another until Ctrl-C (rping's"
+            + " -P; here one at a time)")
+    boolean persistent;
+
+    @Option(names = "-I", paramLabel = "ADDR", description = "rping's source address for the client: accepted, not"
+            + " applied (the operating system picks it)")
+    String sourceAddress;
+
+    @Option(names = "-q", description = "rping's self-created, self-modified QP: accepted; this process always"
+            + " creates and moves its own queue pair (no rdma_cm), so nothing changes")
+    boolean selfCreatedQp;
+
+    @Option(names = "-t", paramLabel = "TOS", description = "rping's type of service: accepted, not applied (no"
+            + " IP TOS is set on the connection)")
+    Integer tos;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
+
+    /** {@code --crc[=on|accept|off]}, as every iwarp command takes it. */
+    static final class CrcModes implements picocli.CommandLine.ITypeConverter<NegotiationMode> {
+        @Override
+        public NegotiationMode convert(String value) {
+            return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                case "on", "require" -> NegotiationMode.REQUIRE;
+                case "accept" -> NegotiationMode.ACCEPT;
+                case "off" -> NegotiationMode.OFF;
+                default -> throw new picocli.CommandLine.TypeConversionException("must be on, accept or off");
+            };
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -94,32 +132,52 @@ public final class RpingCommand implements Callable<Integer> {
         try {
             options = options();
         } catch (IllegalArgumentException | UnknownHostException e) {
-            err.println(e.getMessage());
-            spec.commandLine().usage(err);
+            err.println("iwarp rping: " + e.getMessage());
+            err.println("see iwarp rping --help");
             err.flush();
             return 2;
         }
+        notes(err);
         RpingResult result;
         if (options.server()) {
-            RpingServer server;
-            try {
-                server = RpingServer.bind(options, out, err);
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
-                err.println("rdma_bind_addr: cannot listen on " + options.socketAddress() + ": " + e.getMessage());
+            do {
+                RpingServer server;
+                try {
+                    server = RpingServer.bind(options, out, err);
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
+                    err.println("rdma_bind_addr: " + ConnectErrors.cannotListen(options.socketAddress(), e));
+                    err.flush();
+                    return 1;
+                }
+                try (server) {
+                    result = server.serve();
+                }
+                out.flush();
                 err.flush();
-                return 1;
-            }
-            try (server) {
-                result = server.serve();
-            }
+            } while (persistent && !Thread.currentThread().isInterrupted());
         } else {
             result = new RpingClient(options, out, err).run();
         }
         out.flush();
         err.flush();
         return result.isSuccess() ? 0 : 1;
+    }
+
+    /** What rping options change nothing here, said once so that nobody wonders. */
+    private void notes(PrintWriter err) {
+        if (sourceAddress != null) {
+            err.println("iwarp rping: -I " + sourceAddress + " not applied: the client's address is the one the"
+                    + " operating system picks");
+        }
+        if (tos != null) {
+            err.println("iwarp rping: -t " + tos + " not applied: no IP type of service is set");
+        }
+        if (persistent && role.client) {
+            err.println("iwarp rping: -P is for a server; ignored by the client");
+        }
+        err.flush();
     }
 
     /** The parsed command line as options; {@link IllegalArgumentException} with rping's words if invalid. */
@@ -129,17 +187,17 @@ public final class RpingCommand implements Callable<Integer> {
             try {
                 resolved = InetAddress.getByName(address);
             } catch (UnknownHostException e) {
-                throw new UnknownHostException("getaddrinfo failed (" + e.getMessage()
-                        + ") - invalid hostname or IP address");
+                throw new UnknownHostException("-a " + address + ": no such host");
             }
         }
         if (role.client && resolved == null) {
-            throw new IllegalArgumentException("the client needs the server's address: -a ADDR");
+            throw new IllegalArgumentException("-c: the client needs the server's address: -a ADDR");
         }
         RpingOptions.Builder b = role.server ? RpingOptions.serverBuilder().address(resolved) : RpingOptions.clientBuilder(resolved);
         return b.port(port).count(count).size(size).verbose(verbose).validate(validate).debug(debug)
                 .crc(crc).markers(markers).mpaRevision(mpaRevision)
                 .timeout(timeoutSeconds > 0 ? Duration.ofNanos((long) (timeoutSeconds * 1e9)) : null)
+                .pcap(org.iwarp4j.tools.pcap.CommandCapture.current())
                 .build();
     }
 }

@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.bench;
 
+import org.iwarp4j.tools.bench.BenchReport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;

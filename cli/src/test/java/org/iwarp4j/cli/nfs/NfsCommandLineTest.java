@@ -1,5 +1,10 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.cli.Octets;
+import org.iwarp4j.tools.nfs.MountExports;
+import org.iwarp4j.tools.nfs.NfsBenchSettings;
+import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsTransport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -93,21 +98,21 @@ class NfsCommandLineTest {
             "nfs ls server:export | SERVER:/path expected",
             "nfs ls :/export | SERVER:/path expected",
             "nfs ls server:/export --transport udp | rdma or tcp",
-            "nfs ls server:/export --port 0 | 1..65535",
-            "nfs ls server:/export --export export | absolute path",
+            "nfs ls server:/export --port 0 | --port 0: must be 1..65535",
+            "nfs ls server:/export --export export | --export export: must be an absolute path",
             "nfs get | SERVER:/path",
             "nfs put DIR/missing server:/export | not a regular file",
-            "nfs serve DIR/missing | not a directory",
+            "nfs serve DIR/missing | /missing: not a directory",
             "nfs serve DIR --export export | absolute path",
-            "nfs serve DIR --max-io 100 | --max-io 4k..16m",
+            "nfs serve DIR --max-io 100 | --max-io 100: must be 4K..16M",
             "nfs serve DIR --client nfs.example.org | --client nfs.example.org: an IPv4 or IPv6 address",
             "nfs serve DIR --client 10.0.0.0/33 | prefix length 0..32",
             "nfs serve DIR --anonuid -1 | --anonuid and --anongid are 0..2147483647",
             "nfs bench server:/export --loopback | not both",
-            "nfs bench --rsize 1000 | --rsize and --wsize 4k..16m",
+            "nfs bench --rsize 1000 | --rsize 1000: must be 4K..16M",
             "nfs bench -n 2 -D 1 | -n or -D",
-            "nfs bench -s 1x | a size of octets",
-            "nfs bench --dir DIR/missing | not a directory",
+            "nfs bench -s 1x | --file-size 1x: not a size",
+            "nfs bench --dir DIR/missing | /missing: not a directory",
             "nfs | Missing required subcommand"})
     void usageErrorsExitWithTwo(String line, String message) {
         assertThat(iwarp(line)).isEqualTo(2);

@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.nfs;
 
+import org.iwarp4j.tools.nfs.Sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;

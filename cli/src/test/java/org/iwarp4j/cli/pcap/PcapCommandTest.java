@@ -1,5 +1,6 @@
 package org.iwarp4j.cli.pcap;
 
+import org.iwarp4j.tools.pcap.CommandCapture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -1,5 +1,9 @@
 package org.iwarp4j.cli.rping;
 
+import org.iwarp4j.tools.rping.Rpings;
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
-import org.iwarp4j.cli.rping.internal.PingData;
+import org.iwarp4j.tools.rping.internal.PingData;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -76,9 +80,40 @@ class RpingCommandTest {
         assertThatThrownBy(() -> parse("-s", "-S", "65536")).hasMessage("Invalid size 65536 (valid range is 23 to 65535)");
         assertThatThrownBy(() -> parse("-s", "-C", "-1")).hasMessage("Invalid count -1");
         assertThatThrownBy(() -> parse("-s", "--mpa-rev", "3")).hasMessage("Invalid MPA revision 3 (1 or 2)");
-        assertThatThrownBy(() -> parse("-c")).hasMessage("the client needs the server's address: -a ADDR");
+        assertThatThrownBy(() -> parse("-c")).hasMessage("-c: the client needs the server's address: -a ADDR");
         assertThatThrownBy(() -> parse("-c", "-a", "no-such-host.invalid"))
-                .hasMessageEndingWith("- invalid hostname or IP address");
+                .hasMessage("-a no-such-host.invalid: no such host");
+    }
+
+    @Test
+    void rpingsOtherOptionsAreAcceptedAndTheOneCrcFormIsTaken() throws Exception {
+        // -P persistent server, -q self-created QP, -t TOS, -I source address: parsed, not refused.
+        RpingCommand server = new RpingCommand();
+        new CommandLine(server).parseArgs("-s", "-P", "-q", "-t", "16");
+        assertThat(server.persistent).isTrue();
+        assertThat(server.selfCreatedQp).isTrue();
+        assertThat(server.tos).isEqualTo(16);
+        RpingCommand client = new RpingCommand();
+        new CommandLine(client).parseArgs("-c", "-a", "127.0.0.1", "-I", "127.0.0.1");
+        assertThat(client.sourceAddress).isEqualTo("127.0.0.1");
+        // --crc alone, --crc=on|accept|off, as bench takes it; sizes with suffixes.
+        assertThat(parse("-s", "--crc=off").mpaSettings().crc()).hasToString("OFF");
+        assertThat(parse("-s", "--crc=accept").mpaSettings().crc()).hasToString("ACCEPT");
+        assertThat(parse("-s", "--crc", "on").mpaSettings().crc()).hasToString("REQUIRE");
+        assertThat(parse("-s", "-S", "1K").size()).isEqualTo(1024);
+    }
+
+    @Test
+    void notAppliedOptionsAreSaidSo() throws Exception {
+        try (Rpings.RunningServer server = new Rpings.RunningServer(RpingOptions.serverBuilder().count(1))) {
+            Rpings.Output output = new Rpings.Output();
+            int status = IwarpCommand.run(output.outWriter, output.errWriter, "rping", "-c", "-a", "127.0.0.1",
+                    "-p", String.valueOf(server.port()), "-C", "1", "-I", "127.0.0.1", "-t", "16", "-q",
+                    "--timeout", "30");
+            assertThat(status).as(output.err.toString()).isZero();
+            assertThat(output.err.toString()).contains("iwarp rping: -I 127.0.0.1 not applied")
+                    .contains("iwarp rping: -t 16 not applied");
+        }
     }
 
     @Test
@@ -87,10 +122,11 @@ class RpingCommandTest {
         assertThat(status("rping", "-s", "-c", "-a", "127.0.0.1")).isEqualTo(2);
         assertThat(status("rping", "-s", "-S", "10")).isEqualTo(2);
         assertThat(status("rping", "-c")).isEqualTo(2);
-        assertThat(status("rping", "-s", "-P")).isEqualTo(2); // persistent mode is not offered
+        assertThat(status("rping", "-s", "--crc=maybe")).isEqualTo(2);
         Rpings.Output output = new Rpings.Output();
         assertThat(IwarpCommand.run(output.outWriter, output.errWriter, "rping", "-s", "-S", "10")).isEqualTo(2);
-        assertThat(output.err.toString()).startsWith("Invalid size 10 (valid range is 23 to 65535)");
+        assertThat(output.err.toString().lines().toList()).containsExactly(
+                "iwarp rping: Invalid size 10 (valid range is 23 to 65535)", "see iwarp rping --help");
     }
 
     private static int status(String... args) {

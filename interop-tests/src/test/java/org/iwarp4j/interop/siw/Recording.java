@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import org.iwarp4j.cli.pcap.PcapRecording;
+import org.iwarp4j.tools.pcap.PcapRecording;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.testkit.PcapReader;
 import org.iwarp4j.testkit.TcpConnection;

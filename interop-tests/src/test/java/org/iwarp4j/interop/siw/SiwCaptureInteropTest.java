@@ -13,11 +13,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.iwarp4j.cli.pcap.CommandCapture;
-import org.iwarp4j.cli.rping.RpingClient;
-import org.iwarp4j.cli.rping.RpingOptions;
-import org.iwarp4j.cli.rping.RpingResult;
-import org.iwarp4j.cli.rping.RpingServer;
+import org.iwarp4j.tools.pcap.CommandCapture;
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
+import org.iwarp4j.tools.rping.RpingServer;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
@@ -115,7 +115,8 @@ class SiwCaptureInteropTest extends SiwInteropTest {
                 peer.awaitListening(port, TIMEOUT);
                 InetSocketAddress server = peer.forwardedPort(port);
                 RpingResult client = new RpingClient(RpingOptions.clientBuilder(server.getAddress())
-                        .port(server.getPort()).count(PINGS).validate(true).crc(crc.weAsk).timeout(TIMEOUT).build(),
+                        .port(server.getPort()).count(PINGS).validate(true).crc(crc.weAsk).timeout(TIMEOUT)
+                        .pcap(CommandCapture.current()).build(),
                         console.out, console.err).run();
                 ExecResult linuxEnd = linux.waitFor(TIMEOUT);
                 if (!client.isSuccess() || !linuxEnd.succeeded()) {
@@ -125,7 +126,8 @@ class SiwCaptureInteropTest extends SiwInteropTest {
             }
             ExecutorService thread = Executors.newSingleThreadExecutor();
             try (RpingServer server = RpingServer.bind(RpingOptions.serverBuilder().address(peer.hostBindAddress())
-                    .port(0).count(PINGS).validate(true).crc(crc.weAsk).timeout(TIMEOUT).build(), console.out,
+                    .port(0).count(PINGS).validate(true).crc(crc.weAsk).timeout(TIMEOUT)
+                    .pcap(CommandCapture.current()).build(), console.out,
                     console.err)) {
                 CompletableFuture<RpingResult> served = CompletableFuture.supplyAsync(() -> {
                     try {

@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.iwarp4j.cli.pcap.CommandCapture;
-import org.iwarp4j.cli.rping.RpingClient;
-import org.iwarp4j.cli.rping.RpingOptions;
-import org.iwarp4j.cli.rping.RpingResult;
-import org.iwarp4j.cli.rping.RpingServer;
+import org.iwarp4j.tools.pcap.CommandCapture;
+import org.iwarp4j.tools.rping.RpingClient;
+import org.iwarp4j.tools.rping.RpingOptions;
+import org.iwarp4j.tools.rping.RpingResult;
+import org.iwarp4j.tools.rping.RpingServer;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
@@ -61,7 +61,7 @@ class SiwCrcKnobInteropTest extends SiwInteropTest {
             CommandCapture.run(pcap, console.err, () -> {
                 try {
                     result[0] = new RpingClient(RpingOptions.clientBuilder(server.getAddress()).port(server.getPort())
-                            .count(1).validate(true).crc(false).timeout(TIMEOUT).build(), console.out, console.err).run();
+                            .pcap(CommandCapture.current()).count(1).validate(true).crc(false).timeout(TIMEOUT).build(), console.out, console.err).run();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -88,7 +88,7 @@ class SiwCrcKnobInteropTest extends SiwInteropTest {
         CommandCapture.run(pcap, console.err, () -> {
             ExecutorService thread = Executors.newSingleThreadExecutor();
             try (RpingServer server = RpingServer.bind(RpingOptions.serverBuilder().address(peer.hostBindAddress())
-                    .port(0).count(1).crc(false).timeout(TIMEOUT).build(), console.out, console.err)) {
+                    .pcap(CommandCapture.current()).port(0).count(1).crc(false).timeout(TIMEOUT).build(), console.out, console.err)) {
                 CompletableFuture<RpingResult> served = CompletableFuture.supplyAsync(() -> {
                     try {
                         return server.serve();

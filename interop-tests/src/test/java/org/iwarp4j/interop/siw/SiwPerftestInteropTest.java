@@ -2,13 +2,23 @@ package org.iwarp4j.interop.siw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
-import org.iwarp4j.cli.IwarpCommand;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
+import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.BenchListener;
+import org.iwarp4j.tools.bench.BenchRunner;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.MeterPrinter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -16,8 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 5: {@code iwarp bench write|read|send HOST -p PORT} (the command itself, in this JVM) as
- * the client of Linux perftest's {@code ib_write_bw -R}, {@code ib_read_bw -R} and
+ * Issue 5: what {@code iwarp bench write|read|send HOST -p PORT} runs (the tools library's
+ * {@link BenchRunner#client}, in this JVM, printed as the command prints it) as the client of Linux perftest's {@code ib_write_bw -R}, {@code ib_read_bw -R} and
  * {@code ib_send_bw -R} servers on siw, with the same {@code -n}/{@code -s}, CRC off and on. Both
  * ends must finish the exchange (perftest's rdma_cm handshakes, the report, the closing
  * handshake) and report the size and iteration count; perftest's memory holds no known pattern,
@@ -89,11 +99,21 @@ class SiwPerftestInteropTest extends SiwInteropTest {
             InetSocketAddress server = peer.forwardedPort(port);
             Console console = new Console();
 
-            int status = IwarpCommand.run(console.out, console.err, "bench", test,
-                    server.getAddress().getHostAddress(), "-p", Integer.toString(server.getPort()),
-                    "-n", Integer.toString(ITERATIONS), "-s", Integer.toString(SIZE), "--crc", crc.weAsk ? "on" : "accept",
-                    "--no-tcp", "--warmup", "0", "--metrics");
-            assertThat(status).as(() -> console + "\nperftest: " + perftest.kill() + "\n" + log.diagnosis()).isZero();
+            // iwarp bench TEST HOST -p PORT -n ITERATIONS -s SIZE --crc on|accept --no-tcp --warmup 0 --metrics
+            BenchSettings settings = new BenchSettings(BenchTest.valueOf(test.toUpperCase(Locale.ROOT)), List.of(SIZE),
+                    ITERATIONS, 0, 0, 1, 128, crc.weAsk ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT, false, 2, 0,
+                    Transport.best(), false);
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            BenchRunner.ClientResult result;
+            try {
+                result = BenchRunner.client(settings, server, meters, BenchListener.NONE);
+            } catch (IOException e) {
+                console.err.println("iwarp bench " + test + ": " + e.getMessage());
+                MeterPrinter.print(console.out, "this RNIC", meters);
+                throw new AssertionError(console + "\nperftest: " + perftest.kill() + "\n" + log.diagnosis(), e);
+            }
+            BenchRunner.print(console.out, settings, result, "client of " + server, false);
+            MeterPrinter.print(console.out, "this RNIC", meters);
             ExecResult linux = perftest.waitFor(TIMEOUT);
 
             assertThat(console.out()).as(console.toString())

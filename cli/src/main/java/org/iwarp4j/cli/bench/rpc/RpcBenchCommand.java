@@ -1,5 +1,12 @@
 package org.iwarp4j.cli.bench.rpc;
 
+import org.iwarp4j.cli.UsageErrors;
+import org.iwarp4j.tools.rpc.EchoProcedure;
+import org.iwarp4j.tools.rpc.RpcBenchClient;
+import org.iwarp4j.tools.rpc.RpcBenchReport;
+import org.iwarp4j.tools.rpc.RpcBenchServer;
+import org.iwarp4j.tools.rpc.RpcBenchSettings;
+import org.iwarp4j.tools.rpc.RpcRate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -8,8 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.iwarp4j.cli.UntilStopped;
-import org.iwarp4j.cli.bench.MeterPrinter;
-import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
+import org.iwarp4j.tools.bench.MeterPrinter;
+import org.iwarp4j.tools.bench.ConnectFailedException;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import picocli.CommandLine.Command;
@@ -64,14 +71,14 @@ public final class RpcBenchCommand implements Callable<Integer> {
             description = "procedures, comma-separated: ECHO, SINK, SOURCE (default: all)")
     List<EchoProcedure> procedures = List.of(EchoProcedure.values());
 
-    @Option(names = {"-s", "--size"}, description = "payload octets per call (default: 1 KiB, 4 KiB, ... 1 MiB, "
-            + "powers of 4)")
+    @Option(names = {"-s", "--size"}, converter = org.iwarp4j.cli.Octets.Int.class, paramLabel = "SIZE",
+            description = "payload octets per call, K/M allowed (default: 1 KiB, 4 KiB, ... 1 MiB, powers of 4)")
     Integer size;
 
     @Option(names = {"-a", "--all"}, description = "every size from 1 KiB to 1 MiB, powers of two")
     boolean all;
 
-    @Option(names = "--max-size", hidden = true, description = "largest default or -a size (default: 1 MiB)")
+    @Option(names = "--max-size", hidden = true, converter = org.iwarp4j.cli.Octets.Int.class, description = "largest default or -a size (default: 1 MiB)")
     int maxSize = 1 << 20;
 
     @Option(names = {"-n", "--calls"}, description = "calls per procedure, size and transport (instead of -D)")
@@ -105,33 +112,52 @@ public final class RpcBenchCommand implements Callable<Integer> {
     boolean metrics;
 
     RpcBenchSettings settings() {
-        ParameterException usage = null;
         if (host != null && server) {
-            usage = new ParameterException(spec.commandLine(), "give HOST or --server, not both");
-        } else if (all && size != null) {
-            usage = new ParameterException(spec.commandLine(), "give -s or -a, not both");
-        } else if (calls != null && duration != null) {
-            usage = new ParameterException(spec.commandLine(), "give -n or -D, not both");
-        } else if (port < 0 || port > 65535 || (tcpPort != null && (tcpPort < 0 || tcpPort > 65535))) {
-            usage = new ParameterException(spec.commandLine(), "-p and --tcp-port must be 0..65535");
-        } else if (inline < 1024 || inline > 262144 || inline % 1024 != 0) {
-            usage = new ParameterException(spec.commandLine(), "--inline must be a multiple of 1024 from 1024 to 262144");
-        } else if (credits < 1 || credits > 65535 || inFlight < 1 || (calls != null && calls < 1)
-                || (duration != null && duration <= 0) || warmup < 0 || (size != null && (size < 1 || size > 16 << 20))) {
-            usage = new ParameterException(spec.commandLine(),
-                    "-t, -n, -D and --credits must be positive, --warmup not negative, -s 1..16777216");
-        } else if (procedures.isEmpty()) {
-            usage = new ParameterException(spec.commandLine(), "-P needs at least one procedure");
+            throw new ParameterException(spec.commandLine(), "--server " + host + ": give HOST or --server, not both");
         }
-        if (usage != null) {
-            throw usage;
+        if (all && size != null) {
+            throw new ParameterException(spec.commandLine(), "--all with --size " + size + ": give -s or -a, not both");
+        }
+        if (calls != null && duration != null) {
+            throw new ParameterException(spec.commandLine(), "--calls with --duration: give -n or -D, not both");
+        }
+        if (port < 0 || port > 65535) {
+            throw UsageErrors.invalid(spec.commandLine(), "--port", port, "must be 0..65535");
+        }
+        if (tcpPort != null && (tcpPort < 0 || tcpPort > 65535)) {
+            throw UsageErrors.invalid(spec.commandLine(), "--tcp-port", tcpPort, "must be 0..65535");
+        }
+        if (inline < 1024 || inline > 262144 || inline % 1024 != 0) {
+            throw UsageErrors.invalid(spec.commandLine(), "--inline", inline, "must be a multiple of 1024 from 1K to 256K");
+        }
+        if (credits < 1 || credits > 65535) {
+            throw UsageErrors.invalid(spec.commandLine(), "--credits", credits, "must be 1..65535");
+        }
+        if (inFlight < 1) {
+            throw UsageErrors.invalid(spec.commandLine(), "--in-flight", inFlight, "must be at least 1");
+        }
+        if (calls != null && calls < 1) {
+            throw UsageErrors.invalid(spec.commandLine(), "--calls", calls, "must be at least 1");
+        }
+        if (duration != null && duration <= 0) {
+            throw UsageErrors.invalid(spec.commandLine(), "--duration", duration, "must be more than 0 seconds");
+        }
+        if (warmup < 0) {
+            throw UsageErrors.invalid(spec.commandLine(), "--warmup", warmup, "must be 0 or more seconds");
+        }
+        if (size != null && (size < 1 || size > 16 << 20)) {
+            throw UsageErrors.invalid(spec.commandLine(), "--size", size, "must be 1..16M");
+        }
+        if (procedures.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--procedure: give at least one of ECHO, SINK, SOURCE");
         }
         List<Integer> sizes = size != null ? List.of(size) : RpcBenchSettings.sizes(all ? 2 : 4, maxSize);
         if (sizes.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--max-size below 1 KiB");
         }
         return new RpcBenchSettings(procedures.stream().distinct().toList(), sizes, calls == null ? 0 : calls,
-                duration == null ? 0.5 : duration, warmup, inFlight, inline, credits, transport, !noTcp);
+                duration == null ? 0.5 : duration, warmup, inFlight, inline, credits, transport, !noTcp,
+                org.iwarp4j.tools.pcap.CommandCapture.current());
     }
 
     @Override

@@ -1,5 +1,8 @@
 package org.iwarp4j.cli.bench.rpc;
 
+import org.iwarp4j.tools.rpc.EchoProcedure;
+import org.iwarp4j.tools.rpc.RpcBenchReport;
+import org.iwarp4j.tools.rpc.RpcBenchSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
@@ -88,12 +91,13 @@ class RpcBenchCommandLineTest {
             "bench rpc -s 4096 -a | -s or -a",
             "bench rpc -n 5 -D 1 | -n or -D",
             "bench rpc --inline 1000 | --inline",
-            "bench rpc --credits 0 | must be positive",
-            "bench rpc -t 0 | must be positive",
-            "bench rpc --warmup -1 | --warmup not negative",
-            "bench rpc -s 0 | -s 1..16777216",
+            "bench rpc --credits 0 | --credits 0: must be 1..65535",
+            "bench rpc -t 0 | --in-flight 0: must be at least 1",
+            "bench rpc --warmup -1 | --warmup -1.0: must be 0 or more seconds",
+            "bench rpc -s 0 | --size 0: must be 1..16M",
+            "bench rpc -s 32M | --size 33554432: must be 1..16M",
             "bench rpc -P ping | ECHO, SINK or SOURCE",
-            "bench rpc -p 70000 | 0..65535"})
+            "bench rpc -p 70000 | --port 70000: must be 0..65535"})
     void usageErrorsExitWithTwo(String line, String message) {
         assertThat(iwarp(line)).isEqualTo(2);
         assertThat(err.toString()).contains(message);

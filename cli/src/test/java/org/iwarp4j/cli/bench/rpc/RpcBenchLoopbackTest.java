@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
-import org.iwarp4j.cli.bench.BenchReport;
+import org.iwarp4j.tools.bench.BenchReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,0 +1,211 @@
+package org.iwarp4j.tools.bench;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One JSON document per run of {@code iwarp bench} ({@code --json}, {@code --out_json FILE}), in the
+ * spirit of iperf3's {@code -J} and perftest's {@code --out_json}: the settings, the machine, and per
+ * message size every figure the table prints (RDMA, TCP, the ratio, latency percentiles). The field
+ * names are stable and listed in docs/iwarp-command.md ("JSON output"); a figure that does not exist
+ * (no TCP comparison, a size not reached) is {@code null}, never left out.
+ */
+public final class BenchJson {
+
+    /** Bumped only when a field changes meaning or goes away; new fields do not bump it. */
+    public static final int FORMAT = 1;
+
+    private static final JsonFactory FACTORY = new JsonFactory();
+    private static final double MIB = 1 << 20;
+
+    private BenchJson() {
+    }
+
+    /**
+     * Everything a document says about one run.
+     *
+     * @param version      the command's version string
+     * @param role         {@code loopback} or {@code client}
+     * @param peer         {@code host:port} of the server, or {@code null} in loopback
+     * @param rows         the rows printed, the partial one included
+     * @param outcome      the RDMA outcome, or {@code null} if the run did not end normally
+     * @param tcpNote      why there is no TCP column, or {@code null}
+     * @param interrupted  the run was stopped (Ctrl-C)
+     * @param error        what ended the run early other than a stop, or {@code null}
+     * @param exitStatus   the command's exit status
+     */
+    public record Run(String version, BenchSettings settings, String role, String peer, List<BenchRow> rows,
+                      RdmaOutcome outcome, String tcpNote, boolean interrupted, String error, int exitStatus) {
+    }
+
+    /** Writes {@code run} to {@code out} as one pretty-printed document (UTF-8); does not close {@code out}. */
+    public static void write(OutputStream out, Run run) throws IOException {
+        try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            g.useDefaultPrettyPrinter();
+            BenchSettings s = run.settings();
+            g.writeStartObject();
+            g.writeNumberField("format", FORMAT);
+            g.writeStringField("tool", "iwarp bench " + s.test().command());
+            g.writeStringField("version", run.version());
+            g.writeStringField("perftest_equivalent", s.test().perftestName());
+            g.writeStringField("operation", s.test().operation());
+            g.writeStringField("kind", s.test().isLatency() ? "latency" : "bandwidth");
+            g.writeStringField("role", run.role());
+            g.writeStringField("peer", run.peer());
+
+            g.writeObjectFieldStart("settings");
+            g.writeArrayFieldStart("sizes");
+            for (int size : s.sizes()) {
+                g.writeNumber(size);
+            }
+            g.writeEndArray();
+            nullableNumber(g, "iterations", s.byDuration() ? null : (double) s.iterations());
+            nullableNumber(g, "duration_seconds", s.byDuration() ? s.durationSeconds() : null);
+            g.writeNumberField("warmup_seconds", s.warmupSeconds());
+            g.writeNumberField("queue_pairs", s.queuePairs());
+            g.writeNumberField("tx_depth", s.depth());
+            g.writeStringField("crc", crc(s));
+            g.writeBooleanField("markers", s.markers());
+            g.writeNumberField("mpa_revision", s.mpaRevision());
+            nullableNumber(g, "max_ulpdu", s.maxUlpdu() == 0 ? null : (double) s.maxUlpdu());
+            g.writeBooleanField("compare_tcp", s.compareTcp());
+            g.writeEndObject();
+
+            g.writeObjectFieldStart("machine");
+            g.writeNumberField("cores", Runtime.getRuntime().availableProcessors());
+            g.writeStringField("jdk", System.getProperty("java.version"));
+            g.writeStringField("jdk_vendor", System.getProperty("java.vendor"));
+            g.writeStringField("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                    + System.getProperty("os.arch"));
+            g.writeStringField("transport", s.transport().name().toLowerCase(Locale.ROOT));
+            g.writeEndObject();
+
+            g.writeObjectFieldStart("units");
+            g.writeStringField("bandwidth_mb", "MB/sec, MB = 2^20 octets (perftest's)");
+            g.writeStringField("bandwidth_gbit", "Gb/sec, Gb = 10^9 bits (perftest's --report_gbits)");
+            g.writeStringField("latency", "usec, one-way (half the round trip, perftest's)");
+            g.writeStringField("ratio", "RDMA / TCP: average bandwidth, or typical latency");
+            g.writeEndObject();
+
+            g.writeArrayFieldStart("results");
+            for (BenchRow row : run.rows()) {
+                writeRow(g, row);
+            }
+            g.writeEndArray();
+
+            g.writeBooleanField("interrupted", run.interrupted());
+            g.writeStringField("error", run.error());
+            g.writeObjectFieldStart("verification");
+            RdmaOutcome o = run.outcome();
+            if (o == null) {
+                g.writeStringField("state", run.interrupted() ? "not finished: interrupted" : "not finished");
+                g.writeNullField("verifiable");
+                g.writeNullField("verified");
+                g.writeArrayFieldStart("problems");
+                g.writeEndArray();
+                g.writeNullField("peer_version");
+            } else {
+                g.writeStringField("state", !o.verifiable() ? "not verifiable: the peer is perftest"
+                        : o.verified() ? "verified" : "failed");
+                g.writeBooleanField("verifiable", o.verifiable());
+                g.writeBooleanField("verified", o.verified());
+                g.writeArrayFieldStart("problems");
+                for (String p : o.problems()) {
+                    g.writeString(p);
+                }
+                g.writeEndArray();
+                g.writeStringField("peer_version", o.peerVersion());
+            }
+            g.writeEndObject();
+            g.writeStringField("tcp_note", run.tcpNote());
+            g.writeNumberField("exit_status", run.exitStatus());
+            g.writeEndObject();
+        }
+        out.write('\n');
+        out.flush();
+    }
+
+    private static void writeRow(JsonGenerator g, BenchRow row) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("bytes", row.size());
+        g.writeBooleanField("partial", row.partial());
+        g.writeFieldName("rdma");
+        if (row.rdmaBandwidth() != null || row.rdmaLatency() == null) {
+            bandwidth(g, row.rdmaBandwidth());
+        } else {
+            latency(g, row.rdmaLatency());
+        }
+        g.writeFieldName("tcp");
+        if (row.rdmaLatency() != null) {
+            latency(g, row.tcpLatency());
+        } else {
+            bandwidth(g, row.tcpBandwidth());
+        }
+        double ratio = row.ratio();
+        nullableNumber(g, "ratio", Double.isNaN(ratio) ? null : ratio);
+        g.writeEndObject();
+    }
+
+    private static void bandwidth(JsonGenerator g, BandwidthResult r) throws IOException {
+        if (r == null) {
+            g.writeNull();
+            return;
+        }
+        g.writeStartObject();
+        g.writeNumberField("iterations", r.iterations());
+        g.writeNumberField("bw_peak_mb_per_sec", r.peakBytesPerSecond() / MIB);
+        g.writeNumberField("bw_average_mb_per_sec", r.averageBytesPerSecond() / MIB);
+        g.writeNumberField("bw_peak_gbit_per_sec", r.peakBytesPerSecond() * 8 / 1e9);
+        g.writeNumberField("bw_average_gbit_per_sec", r.averageBytesPerSecond() * 8 / 1e9);
+        g.writeNumberField("msg_rate_mpps", r.messagesPerSecond() / 1e6);
+        g.writeEndObject();
+    }
+
+    private static void latency(JsonGenerator g, LatencyResult r) throws IOException {
+        if (r == null) {
+            g.writeNull();
+            return;
+        }
+        g.writeStartObject();
+        g.writeNumberField("iterations", r.iterations());
+        g.writeNumberField("t_min_usec", r.min());
+        g.writeNumberField("t_max_usec", r.max());
+        g.writeNumberField("t_typical_usec", r.typical());
+        g.writeNumberField("t_avg_usec", r.average());
+        g.writeNumberField("t_stdev_usec", r.stdev());
+        g.writeNumberField("t_p99_usec", r.p99());
+        g.writeNumberField("t_p99_9_usec", r.p999());
+        g.writeObjectFieldStart("percentiles_usec");
+        if (r.histogram() != null) {
+            for (String p : new String[] {"50", "90", "99", "99.9", "99.99"}) {
+                g.writeNumberField(p, r.percentile(Double.parseDouble(p)));
+            }
+        }
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static void nullableNumber(JsonGenerator g, String name, Double value) throws IOException {
+        if (value == null) {
+            g.writeNullField(name);
+        } else if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            g.writeNumberField(name, value.longValue());
+        } else {
+            g.writeNumberField(name, value);
+        }
+    }
+
+    private static String crc(BenchSettings s) {
+        return switch (s.crc()) {
+            case REQUIRE -> "on";
+            case ACCEPT -> "accept";
+            case OFF -> "off";
+        };
+    }
+}

@@ -1,0 +1,114 @@
+package org.iwarp4j.tools.bench;
+
+import java.io.PrintWriter;
+import java.util.List;
+
+/**
+ * What {@code iwarp bench} prints: perftest's header and columns, then the same transfer over
+ * plain TCP and the ratio RDMA / TCP. Bandwidth: {@code #bytes #iterations BW peak BW average
+ * MsgRate}, MB being 2^20 octets (or Gb/sec with {@code --report-gbits}: 10^9 bits) as in
+ * perftest; latency: {@code t_min t_max t_typical t_avg t_stdev 99% 99.9%} in microseconds,
+ * one-way (half the round trip) as perftest reports ib_write_lat and ib_send_lat.
+ */
+public final class BenchReport {
+
+    public static final String LINE = "---------------------------------------------------------------------------------------";
+
+    private BenchReport() {
+    }
+
+    public static void header(PrintWriter out, BenchSettings s, String where, boolean reportGbits) {
+        out.printf("# iwarp bench %s: %s %s, %s, %d QP%s, %s, CRC %s, markers %s, MPA revision %d, MULPDU %s, %s%n",
+                s.test().command(), s.test().operation(), s.test().isLatency() ? "latency" : "bandwidth", where,
+                s.queuePairs(), s.queuePairs() == 1 ? "" : "s",
+                s.test().isLatency() ? "ping-pong" : "tx depth " + s.txDepth(),
+                s.crc().name().toLowerCase(java.util.Locale.ROOT).replace("require", "on"),
+                s.markers() ? "required" : "off", s.mpaRevision(),
+                s.maxUlpdu() != 0 ? String.valueOf(s.maxUlpdu())
+                        : s.transport() == org.iwarp4j.rdmap.Transport.EPOLL ? "from the connection's MSS (RFC 5044 §4.5 EMSS)"
+                        : "from EMSS 1448 (MSS unknown)", s.transport());
+        out.printf("# %s; TCP: the same transfer over plain Netty TCP in the same run; ratio = RDMA / TCP%n",
+                s.test().isLatency() ? "latency one-way (half the round trip) in usec, as perftest"
+                        : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest");
+        out.println(LINE);
+        if (s.test().isLatency()) {
+            out.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+                    + "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   TCP t_typical[usec]   ratio");
+        } else {
+            String unit = reportGbits ? "Gb/sec" : "MB/sec";
+            out.printf(" #bytes     #iterations    BW peak[%1$s]    BW average[%1$s]   MsgRate[Mpps]   "
+                    + "TCP BW average[%1$s]   ratio%n", unit);
+        }
+        out.flush();
+    }
+
+    public static void bandwidthLine(PrintWriter out, BandwidthResult rdma, BandwidthResult tcp, boolean reportGbits) {
+        double factor = reportGbits ? 8 / 1e9 : 1.0 / (1 << 20);
+        out.printf(" %-10d %-14d %-18.2f %-20.2f %-15.6f %-24s %s%n", rdma.size(), rdma.iterations(),
+                rdma.peakBytesPerSecond() * factor, rdma.averageBytesPerSecond() * factor,
+                rdma.messagesPerSecond() / 1e6,
+                tcp == null ? "-" : String.format("%.2f", tcp.averageBytesPerSecond() * factor),
+                tcp == null ? "-" : String.format("%.3f", rdma.averageBytesPerSecond() / tcp.averageBytesPerSecond()));
+        out.flush();
+    }
+
+    public static void latencyLine(PrintWriter out, LatencyResult rdma, LatencyResult tcp) {
+        out.printf(" %-6d %-14d %-14.2f %-12.2f %-18.2f %-14.2f %-15.2f %-22.2f %-24.2f %-21s %s%n", rdma.size(),
+                rdma.iterations(), rdma.min(), rdma.max(), rdma.typical(), rdma.average(), rdma.stdev(), rdma.p99(),
+                rdma.p999(), tcp == null ? "-" : String.format("%.2f", tcp.typical()),
+                tcp == null ? "-" : String.format("%.3f", rdma.typical() / tcp.typical()));
+        out.flush();
+    }
+
+    /**
+     * One row as the table prints it, as soon as its size is done; a partial row (the run was
+     * stopped during its size) is followed by a comment saying so.
+     */
+    public static void row(PrintWriter out, BenchRow row, boolean reportGbits) {
+        if (row.rdmaLatency() != null) {
+            latencyLine(out, row.rdmaLatency(), row.tcpLatency());
+        } else if (row.rdmaBandwidth() != null) {
+            bandwidthLine(out, row.rdmaBandwidth(), row.tcpBandwidth(), reportGbits);
+        }
+        if (row.partial()) {
+            out.println(row.rdmaLatency() == null && row.rdmaBandwidth() == null
+                    ? "# " + row.size() + " octets: stopped before anything was measured"
+                    : "# partial: the run was stopped while " + row.size() + " octets were measured; the row covers"
+                            + " the part done");
+        }
+        out.flush();
+    }
+
+    /** {@code -H}: the distribution of the one-way latency of one size (RDMA, then plain TCP). */
+    public static void histogram(PrintWriter out, BenchRow row) {
+        if (row.rdmaLatency() == null) {
+            return;
+        }
+        out.println("# histogram, " + row.size() + " octets, RDMA: one-way latency in usec (HdrHistogram)");
+        row.rdmaLatency().distribution().lines().forEach(l -> out.println("#  " + l));
+        if (row.tcpLatency() != null) {
+            out.println("# histogram, " + row.size() + " octets, plain TCP: one-way latency in usec (HdrHistogram)");
+            row.tcpLatency().distribution().lines().forEach(l -> out.println("#  " + l));
+        }
+        out.flush();
+    }
+
+    /** The closing lines: the rule and what was verified. */
+    public static void footer(PrintWriter out, RdmaOutcome outcome, String tcpNote) {
+        out.println(LINE);
+        if (!outcome.verifiable()) {
+            out.println("# data not verified: the peer is perftest " + outcome.peerVersion()
+                    + ", whose memory holds no known pattern");
+        } else if (outcome.problems().isEmpty()) {
+            out.println("# data verified: every size, against the pattern, at both ends");
+        } else {
+            List<String> problems = outcome.problems();
+            out.println("# DATA VERIFICATION FAILED:");
+            problems.forEach(p -> out.println("#   " + p));
+        }
+        if (tcpNote != null) {
+            out.println("# " + tcpNote);
+        }
+        out.flush();
+    }
+}

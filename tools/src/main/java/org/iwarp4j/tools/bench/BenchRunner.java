@@ -1,0 +1,171 @@
+package org.iwarp4j.tools.bench;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import org.iwarp4j.tools.bench.internal.TcpBenchClient;
+import org.iwarp4j.tools.bench.internal.PerftestMessages;
+
+/**
+ * The two ends of a benchmark and their order: the RDMA session (perftest's exchange) and, when
+ * both ends are iwarp4j, the plain-TCP comparison on the same port, each size's TCP transfer right
+ * after its RDMA one, so that a row is complete (and printed) as soon as its size is done. Loopback runs a server end on a
+ * thread and the client end in the caller; {@code --server} and {@code HOST} run one end each.
+ */
+public final class BenchRunner {
+
+    private BenchRunner() {
+    }
+
+    /**
+     * What the client end found: the RDMA outcome, per size plain TCP's figures (or none), and the
+     * rows as they were handed to the listener.
+     */
+    public record ClientResult(RdmaOutcome rdma, List<BandwidthResult> tcpBandwidth, List<LatencyResult> tcpLatency,
+                               String tcpNote, List<BenchRow> rows) {
+
+        public ClientResult {
+            tcpBandwidth = List.copyOf(tcpBandwidth);
+            tcpLatency = List.copyOf(tcpLatency);
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /** Both ends in this process over loopback: the README's main-job command. */
+    public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
+                                        Consumer<String> progress) throws IOException, InterruptedException {
+        return loopback(settings, clientMeters, serverMeters, BenchListener.progressOnly(progress));
+    }
+
+    /** As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, Consumer)}, rows and stop through {@code listener}. */
+    public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
+                                        BenchListener listener) throws IOException, InterruptedException {
+        PerftestServer server = new PerftestServer(settings, new InetSocketAddress("127.0.0.1", 0), serverMeters);
+        InetSocketAddress address = server.localAddress();
+        CompletableFuture<RdmaOutcome> served = new CompletableFuture<>();
+        Thread serverThread = new Thread(() -> {
+            try {
+                served.complete(serve(server, settings, null));
+            } catch (Throwable e) {
+                served.completeExceptionally(e);
+            }
+        }, "iwarp-bench-server");
+        serverThread.setDaemon(true);
+        serverThread.start();
+        try {
+            ClientResult result = client(settings, address, clientMeters, listener);
+            served.get(); // the server's findings reached the client as verdicts
+            return result;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("server end failed: " + cause, cause);
+        } finally {
+            if (!served.isDone()) {
+                server.close();
+                serverThread.interrupt();
+            }
+        }
+    }
+
+    /** The client end: RDMA against {@code server}, each size followed by plain TCP's if the server is iwarp4j. */
+    public static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
+                                      Consumer<String> progress) throws IOException, InterruptedException {
+        return client(settings, server, meters, BenchListener.progressOnly(progress));
+    }
+
+    /**
+     * As {@link #client(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}: each size's row goes to
+     * {@code listener} as soon as the size is done, and {@code listener} can stop the run ({@link
+     * BenchStoppedException} after a partial row).
+     */
+    public static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
+                                      BenchListener listener) throws IOException, InterruptedException {
+        List<BandwidthResult> bandwidth = new ArrayList<>();
+        List<LatencyResult> latency = new ArrayList<>();
+        List<BenchRow> rows = new ArrayList<>();
+        String[] peer = new String[1];
+        TcpBenchClient tcp = settings.compareTcp() ? new TcpBenchClient(settings, server) : null;
+        try {
+            if (tcp != null) {
+                tcp.stopWhen(listener::stopRequested);
+            }
+            RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, (size, bw, lat, partial) -> {
+                BandwidthResult tcpBandwidth = null;
+                LatencyResult tcpLatency = null;
+                boolean compare = tcp != null && !partial && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
+                if (compare) {
+                    listener.progress("plain TCP " + size + " octets");
+                    if (settings.test().isLatency()) {
+                        tcpLatency = tcp.latency(size);
+                        if (tcpLatency != null) {
+                            latency.add(tcpLatency);
+                        }
+                    } else {
+                        tcpBandwidth = tcp.bandwidth(size);
+                        if (tcpBandwidth != null) {
+                            bandwidth.add(tcpBandwidth);
+                        }
+                    }
+                }
+                BenchRow row = new BenchRow(size, bw, lat, tcpBandwidth, tcpLatency,
+                        partial || (compare && listener.stopRequested()));
+                rows.add(row);
+                listener.row(row);
+            }, version -> peer[0] = version);
+            if (!settings.compareTcp()) {
+                return new ClientResult(rdma, List.of(), List.of(), "TCP comparison skipped (--no-tcp)", rows);
+            }
+            if (!rdma.peerIsIwarp4j()) {
+                return new ClientResult(rdma, List.of(), List.of(),
+                        "no TCP comparison: the server is perftest " + rdma.peerVersion(), rows);
+            }
+            tcp.done();
+            return new ClientResult(rdma, bandwidth, latency, null, rows);
+        } finally {
+            if (tcp != null) {
+                tcp.close();
+            }
+        }
+    }
+
+    /**
+     * The server end: serves one client's RDMA session and, between iwarp4j ends, the plain-TCP
+     * comparison on the same port (from the moment the data connections are up) until the client is
+     * done. Closes {@code server}.
+     */
+    public static RdmaOutcome serve(PerftestServer server, BenchSettings settings, Consumer<String> progress)
+            throws IOException, InterruptedException {
+        try {
+            RdmaOutcome outcome = server.serveOne(progress);
+            server.awaitTcpComparison();
+            return outcome;
+        } finally {
+            server.close();
+        }
+    }
+
+    /** Prints the client's table. */
+    public static void print(PrintWriter out, BenchSettings settings, ClientResult result, String where,
+                             boolean reportGbits) {
+        BenchReport.header(out, settings, where, reportGbits);
+        RdmaOutcome rdma = result.rdma();
+        for (int i = 0; i < rdma.bandwidth().size(); i++) {
+            BandwidthResult tcp = i < result.tcpBandwidth().size() ? result.tcpBandwidth().get(i) : null;
+            BenchReport.bandwidthLine(out, rdma.bandwidth().get(i), tcp, reportGbits);
+        }
+        for (int i = 0; i < rdma.latency().size(); i++) {
+            LatencyResult tcp = i < result.tcpLatency().size() ? result.tcpLatency().get(i) : null;
+            BenchReport.latencyLine(out, rdma.latency().get(i), tcp);
+        }
+        BenchReport.footer(out, rdma, result.tcpNote());
+    }
+}

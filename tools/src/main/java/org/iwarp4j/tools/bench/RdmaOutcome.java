@@ -1,0 +1,27 @@
+package org.iwarp4j.tools.bench;
+
+import java.util.List;
+
+/**
+ * What one end measured and found: the figures per size (bandwidth or latency), the peer's
+ * perftest version string, whether the data was verified ({@code verified} false with
+ * {@code problems} when it was wrong; {@code verifiable} false against a perftest peer, whose
+ * memory holds no known pattern) and, from a client's report, the peer's view.
+ */
+public record RdmaOutcome(String peerVersion, List<BandwidthResult> bandwidth, List<LatencyResult> latency,
+                          boolean verifiable, List<String> problems) {
+
+    public RdmaOutcome {
+        bandwidth = List.copyOf(bandwidth);
+        latency = List.copyOf(latency);
+        problems = List.copyOf(problems);
+    }
+
+    public boolean verified() {
+        return verifiable && problems.isEmpty();
+    }
+
+    public boolean peerIsIwarp4j() {
+        return org.iwarp4j.tools.bench.internal.PerftestMessages.isIwarp4j(peerVersion);
+    }
+}

@@ -1,0 +1,43 @@
+package org.iwarp4j.tools.bench.internal;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.iwarp4j.rdmap.Transport;
+
+/**
+ * The plain-TCP ends run on the same Netty transport as the RNICs (epoll or NIO), one event loop
+ * each as the RNICs have, so the RDMA / TCP ratio compares protocols rather than I/O layers. The one
+ * choice of Netty classes for every TCP baseline: {@code iwarp bench}'s, {@code iwarp bench rpc}'s and
+ * the loopback harness's.
+ */
+public final class NettyIo {
+
+    private NettyIo() {
+    }
+
+    public static EventLoopGroup group(Transport transport) {
+        return group(transport, 1);
+    }
+
+    /** {@code threads} event loops (one per queue pair of a {@code -q} run). */
+    public static EventLoopGroup group(Transport transport, int threads) {
+        return new MultiThreadIoEventLoopGroup(threads,
+                transport == Transport.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    public static Class<? extends SocketChannel> socketChannel(Transport transport) {
+        return transport == Transport.EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    public static Class<? extends ServerChannel> serverSocketChannel(Transport transport) {
+        return transport == Transport.EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+}

@@ -1,0 +1,83 @@
+package org.iwarp4j.tools.bench.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The messages perftest (4.5, "6.06") exchanges on its rdma_cm control connection besides
+ * {@link PingPongDest}, each one Send of exactly these octets ({@code ctx_xchg_data}):
+ * the version string (16 octets, NUL padded), the cycle buffer and cache line sizes
+ * ({@code check_sys_data}, 4 octets big-endian each), the MTU as a decimal string of 2 octets
+ * ({@code check_mtu}), and after a bandwidth run the client's report ({@code xchg_bw_reports}:
+ * size, iterations as 8 octets big-endian, BW peak, BW average, message rate as big-endian doubles).
+ */
+public final class PerftestMessages {
+
+    /** perftest's {@code MAX_VERSION}. */
+    public static final int VERSION_LENGTH = 16;
+    /** The version Debian bookworm's perftest 4.5 reports. */
+    public static final String PERFTEST_VERSION = "6.06";
+    /**
+     * The version iwarp4j sends: perftest reads it with {@code atof} (6.06), so a perftest peer
+     * is not disturbed; an iwarp4j peer recognises the suffix and adds its verification exchange.
+     */
+    public static final String IWARP4J_VERSION = PERFTEST_VERSION + " iwarp4j";
+    /** perftest's page-size cycle buffer and {@code DEF_CACHE_LINE_SIZE}. */
+    public static final int CYCLE_BUFFER = 4096;
+    public static final int CACHE_LINE_SIZE = 64;
+    /** {@code IBV_MTU_1024}, what siw reports, as perftest sends it: "3" and a NUL. */
+    public static final String MTU = "3";
+
+    private PerftestMessages() {
+    }
+
+    public static byte[] version(String version) {
+        byte[] text = version.getBytes(StandardCharsets.US_ASCII);
+        if (text.length >= VERSION_LENGTH) {
+            throw new IllegalArgumentException("version too long: " + version);
+        }
+        return Arrays.copyOf(text, VERSION_LENGTH);
+    }
+
+    /** The text before the first NUL. */
+    public static String versionOf(byte[] message) {
+        int end = 0;
+        while (end < message.length && message[end] != 0) {
+            end++;
+        }
+        return new String(message, 0, end, StandardCharsets.US_ASCII);
+    }
+
+    public static boolean isIwarp4j(String version) {
+        return version.endsWith(" iwarp4j");
+    }
+
+    public static byte[] int32(int value) {
+        return ByteBuffer.allocate(4).putInt(value).array();
+    }
+
+    public static int int32(byte[] message) {
+        return ByteBuffer.wrap(message).getInt();
+    }
+
+    public static byte[] int64(long value) {
+        return ByteBuffer.allocate(8).putLong(value).array();
+    }
+
+    public static long int64(byte[] message) {
+        return ByteBuffer.wrap(message).getLong();
+    }
+
+    public static byte[] float64(double value) {
+        return ByteBuffer.allocate(8).putDouble(value).array();
+    }
+
+    public static double float64(byte[] message) {
+        return ByteBuffer.wrap(message).getDouble();
+    }
+
+    public static byte[] mtu() {
+        return Arrays.copyOf(MTU.getBytes(StandardCharsets.US_ASCII), 2);
+    }
+}

@@ -1,0 +1,362 @@
+package org.iwarp4j.tools.bench.internal;
+
+import org.iwarp4j.tools.bench.BandwidthResult;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.LatencyResult;
+import org.iwarp4j.tools.bench.RdmaOutcome;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.iwarp4j.tools.bench.BenchStoppedException;
+import org.iwarp4j.rdmap.Rnic;
+
+/**
+ * The part of perftest's session both ends share once the connections are up: the {@link
+ * PingPongDest} handshakes, the measured runs per size, the verification exchange between iwarp4j
+ * ends ({@link Verdict}), the client's report and the closing handshake. The order of messages is
+ * perftest 4.5's (see {@link org.iwarp4j.tools.bench.PerftestClient}).
+ */
+public abstract class RdmaSession {
+
+    /** How long one control message or connection may take. */
+    protected static final long TIMEOUT_SECONDS = 60;
+    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    protected final Rnic rnic;
+    protected final BenchSettings settings;
+    protected final boolean client;
+    protected final Consumer<String> progress;
+    private BooleanSupplier stopped = () -> false;
+    private SizeDone sizeDone = (size, bandwidth, latency, partial) -> { };
+    private Consumer<String> peerVersionKnown = version -> { };
+    protected ControlChannel control;
+    protected DataEnd data;
+    private String peerVersion = "";
+    private final List<BandwidthResult> bandwidth = new ArrayList<>();
+    private final List<LatencyResult> latency = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+
+    protected RdmaSession(Rnic rnic, BenchSettings settings, boolean client, Consumer<String> progress) {
+        this.rnic = rnic;
+        this.settings = settings;
+        this.client = client;
+        this.progress = progress == null ? s -> { } : progress;
+    }
+
+    /**
+     * What a client does when a size is done (its RDMA figures measured and, between iwarp4j ends,
+     * verified): the TCP comparison of that size and the printed row. {@code partial}: the run was
+     * stopped during the measurement; a figure is {@code null} if nothing was measured.
+     */
+    @FunctionalInterface
+    public interface SizeDone {
+        void done(int size, BandwidthResult bandwidth, LatencyResult latency, boolean partial)
+                throws IOException, InterruptedException;
+    }
+
+    /** Ends the measurement in progress early, and then the run, when {@code stopped} says so. */
+    public void stopWhen(BooleanSupplier stopped) {
+        this.stopped = stopped;
+    }
+
+    /** Told the peer's version string as soon as the versions are exchanged. */
+    public void onPeerVersion(Consumer<String> listener) {
+        this.peerVersionKnown = listener;
+    }
+
+    /** Called by a client after each size. */
+    public void onSizeDone(SizeDone sizeDone) {
+        this.sizeDone = sizeDone;
+    }
+
+    /** The peer's perftest version string (after the exchange of versions). */
+    public String peerVersion() {
+        return peerVersion;
+    }
+
+    private void stopIfAsked(int size) throws BenchStoppedException {
+        if (stopped.getAsBoolean()) {
+            throw new BenchStoppedException("stopped during the " + size + "-octet measurement");
+        }
+    }
+
+    /** {@code exchange_versions}, {@code check_sys_data}, {@code check_mtu}. */
+    protected void exchangeSystemData() throws IOException, InterruptedException {
+        byte[] version = control.exchange(PerftestMessages.version(PerftestMessages.IWARP4J_VERSION));
+        peerVersion = PerftestMessages.versionOf(version);
+        peerVersionKnown.accept(peerVersion);
+        control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER));
+        control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE));
+        control.exchange(PerftestMessages.mtu());
+    }
+
+    protected boolean peerIsIwarp4j() {
+        return PerftestMessages.isIwarp4j(peerVersion);
+    }
+
+    /** The destination handshakes, then the test; {@code mine} has one entry per queue pair. */
+    protected RdmaOutcome runTest(List<PingPongDest> mine) throws IOException, InterruptedException {
+        List<PingPongDest> remote = new ArrayList<>();
+        int q = settings.queuePairs();
+        if (!client && settings.test() == BenchTest.READ) {
+            // Before the handshakes, not after: the client starts its RDMA Reads as soon as the last
+            // one is done, and a Read Response of memory still being filled carries octets that
+            // changed between its CRC pass and its socket write (a CRC error at the client).
+            for (int i = 0; i < q; i++) {
+                Pattern.fill(data.memory(), data.targetOffset(i), settings.bufferPerQueuePair());
+            }
+        }
+        for (int i = 0; i < q; i++) {
+            remote.add(handShake(mine.get(i)));
+        }
+        if (settings.test() == BenchTest.SEND) {
+            handShake(mine.get(0));
+            for (int i = 0; i < q; i++) {
+                handShake(mine.get(i));
+            }
+        } else {
+            for (int i = 0; i < q; i++) {
+                remote.set(i, handShake(mine.get(i)));
+            }
+            handShake(mine.get(0));
+        }
+        if (settings.test().isLatency() && !peerIsIwarp4j()) {
+            throw new IOException("the latency tests need an iwarp4j peer; the peer is perftest " + peerVersion);
+        }
+        switch (settings.test()) {
+            case WRITE, READ -> {
+                if (client) {
+                    clientBandwidth(mine.get(0), remote);
+                } else {
+                    serverWriteRead(mine.get(0));
+                }
+            }
+            case SEND -> {
+                if (client) {
+                    clientBandwidth(mine.get(0), remote);
+                } else {
+                    serverSend(mine.get(0), remote);
+                }
+            }
+            default -> pingPong(mine.get(0), remote.get(0));
+        }
+        return new RdmaOutcome(peerVersion, bandwidth, latency, peerIsIwarp4j(), problems);
+    }
+
+    private void clientBandwidth(PingPongDest mine, List<PingPongDest> remote)
+            throws IOException, InterruptedException {
+        boolean iwarp4j = peerIsIwarp4j();
+        boolean send = settings.test() == BenchTest.SEND;
+        boolean allSizes = settings.sizes().size() > 1;
+        BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j);
+        engine.stopWhen(stopped);
+        for (int size : settings.sizes()) {
+            progress.accept(settings.test().operation() + " " + size + " octets");
+            if (send) {
+                handShake(mine);
+            }
+            engine.startSize();
+            if (settings.test() == BenchTest.READ) {
+                data.clearTargets(size);
+            }
+            if (!send || iwarp4j) { // perftest's Send server counts exactly -n messages: no warm-up then
+                engine.warmUp(size, settings.warmupSeconds());
+            }
+            BandwidthResult result = engine.measure(size, settings.iterations(), settings.durationSeconds(),
+                    iwarp4j && settings.test() != BenchTest.READ && !stopped.getAsBoolean());
+            if (stopped.getAsBoolean()) {
+                // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
+                sizeDone.done(size, result.iterations() > 0 ? result : null, null, true);
+                stopIfAsked(size);
+            }
+            bandwidth.add(result);
+            if (iwarp4j) {
+                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.sentForSize())));
+                if (!verdict.ok()) {
+                    problems.add(verdict.describe(size));
+                }
+                String local = settings.test() == BenchTest.READ ? data.verifyTargets(size) : null;
+                if (local != null) {
+                    problems.add("client, RDMA Read sink: " + local);
+                }
+            }
+            if (send && allSizes) {
+                handShake(mine);
+            }
+            sizeDone.done(size, result, null, false);
+            stopIfAsked(size);
+        }
+        if (!send) {
+            handShake(mine);
+            BandwidthResult last = bandwidth.get(bandwidth.size() - 1);
+            control.exchange(PerftestMessages.int64(last.size()));
+            control.exchange(PerftestMessages.int64(last.iterations()));
+            control.exchange(PerftestMessages.float64(last.peakBytesPerSecond() / (1 << 20)));
+            control.exchange(PerftestMessages.float64(last.averageBytesPerSecond() / (1 << 20)));
+            control.exchange(PerftestMessages.float64(last.messagesPerSecond() / 1e6));
+        }
+        closingHandShake(mine);
+    }
+
+    private void serverWriteRead(PingPongDest mine) throws IOException, InterruptedException {
+        if (peerIsIwarp4j()) {
+            for (int size : settings.sizes()) {
+                byte[] done = awaitMessage();
+                Verdict verdict = expectSize(size, done);
+                if (verdict == null) {
+                    String mismatch = settings.test() == BenchTest.WRITE ? data.verifyTargets(size) : null;
+                    verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
+                            Verdict.messagesOf(done), 0);
+                    if (mismatch != null) {
+                        problems.add(mismatch);
+                    }
+                }
+                if (settings.test() == BenchTest.WRITE) {
+                    data.clearTargets(settings.bufferPerQueuePair());
+                }
+                control.send(verdict.encode());
+            }
+        }
+        answer(awaitMessage(), mine);
+        double mib = 1 << 20;
+        long size = PerftestMessages.int64(control.exchange(new byte[8]));
+        long iterations = PerftestMessages.int64(control.exchange(new byte[8]));
+        double peak = PerftestMessages.float64(control.exchange(new byte[8])) * mib;
+        double average = PerftestMessages.float64(control.exchange(new byte[8])) * mib;
+        double rate = PerftestMessages.float64(control.exchange(new byte[8])) * 1e6;
+        bandwidth.add(new BandwidthResult((int) size, iterations, peak, average, rate));
+        answer(awaitMessage(), mine);
+    }
+
+    private void serverSend(PingPongDest mine, List<PingPongDest> remote) throws IOException, InterruptedException {
+        boolean iwarp4j = peerIsIwarp4j();
+        boolean allSizes = settings.sizes().size() > 1;
+        SendReceiver receiver = new SendReceiver(data, remote);
+        receiver.postReceives();
+        boolean closed = false;
+        for (int size : settings.sizes()) {
+            answer(awaitMessage(), mine);
+            receiver.startSize(size, !iwarp4j);
+            byte[] message = receiver.serve(control);
+            if (iwarp4j) {
+                Verdict verdict = expectSize(size, message);
+                if (verdict == null) {
+                    receiver.drainUntil(Verdict.messagesOf(message));
+                    String mismatch = data.verifyTargets(size);
+                    verdict = receiver.wrongLength() > 0
+                            ? new Verdict(Verdict.COUNT_MISMATCH, receiver.receivedForSize(), 0)
+                            : new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
+                                    receiver.receivedForSize(), 0);
+                    if (mismatch != null) {
+                        problems.add(mismatch);
+                    }
+                }
+                data.clearTargets(settings.bufferPerQueuePair());
+                control.send(verdict.encode());
+                if (allSizes) {
+                    answer(awaitMessage(), mine);
+                }
+            } else {
+                answer(message, mine); // a perftest client: its next handshake ends the run
+                closed = !allSizes;
+            }
+        }
+        if (!closed) {
+            answer(awaitMessage(), mine);
+        }
+    }
+
+    private void pingPong(PingPongDest mine, PingPongDest remote) throws IOException, InterruptedException {
+        PingPong engine = new PingPong(data, remote);
+        engine.postReceives();
+        for (int size : settings.sizes()) {
+            engine.startSize(size);
+            if (client) {
+                progress.accept(settings.test().operation() + " latency " + size + " octets");
+                handShake(mine);
+                engine.warmUp(settings.warmupSeconds(), stopped);
+                LatencyResult measured = engine.measure(settings.iterations(), settings.durationSeconds(), stopped);
+                if (stopped.getAsBoolean()) {
+                    sizeDone.done(size, null, measured, true);
+                    stopIfAsked(size);
+                }
+                latency.add(measured);
+                String local = engine.verify();
+                if (local != null) {
+                    problems.add("client: " + local);
+                }
+                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.count())));
+                if (!verdict.ok()) {
+                    problems.add(verdict.describe(size));
+                }
+                sizeDone.done(size, null, measured, false);
+                stopIfAsked(size);
+            } else {
+                answer(awaitMessage(), mine);
+                byte[] done = engine.serve(control);
+                Verdict verdict = expectSize(size, done);
+                if (verdict == null) {
+                    String mismatch = engine.verify();
+                    verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH, engine.count(), 0);
+                    if (mismatch != null) {
+                        problems.add(mismatch);
+                    }
+                }
+                control.send(verdict.encode());
+            }
+        }
+        if (client) {
+            closingHandShake(mine);
+        } else {
+            answer(awaitMessage(), mine);
+        }
+    }
+
+    private Verdict expectSize(int size, byte[] sizeDone) {
+        if (sizeDone.length != 16 || Verdict.sizeOf(sizeDone) != size) {
+            problems.add("the client measured " + (sizeDone.length == 16 ? Verdict.sizeOf(sizeDone) : -1)
+                    + "-octet messages; this end was told " + size + " (give both ends the same -s/-a)");
+            return new Verdict(Verdict.SIZE_MISMATCH, 0, size);
+        }
+        return null;
+    }
+
+    private PingPongDest handShake(PingPongDest mine) throws IOException, InterruptedException {
+        if (client) {
+            return control.handShake(mine);
+        }
+        return answer(awaitMessage(), mine);
+    }
+
+    /** The server's half of a handshake whose first message has arrived. */
+    private PingPongDest answer(byte[] theirs, PingPongDest mine) throws IOException, InterruptedException {
+        control.send(mine.encode());
+        return PingPongDest.decode(theirs);
+    }
+
+    /** A server waits for its client as long as the connection lives (a run may take long). */
+    private byte[] awaitMessage() throws IOException, InterruptedException {
+        while (true) {
+            byte[] message = control.tryReceive(TimeUnit.SECONDS.toNanos(1));
+            if (message != null) {
+                return message;
+            }
+        }
+    }
+
+    /** {@code ctx_close_connection}; perftest's Send server may exit without answering it. */
+    private void closingHandShake(PingPongDest mine) throws IOException, InterruptedException {
+        control.send(mine.encode());
+        try {
+            if (control.tryReceive(CLOSE_WAIT_NANOS) == null) {
+                progress.accept("the server did not answer the closing handshake");
+            }
+        } catch (IOException closedInstead) {
+            progress.accept("the server closed instead of answering the closing handshake");
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package org.iwarp4j.tools.bench.internal;
+
+import java.util.function.BooleanSupplier;
+import org.HdrHistogram.Histogram;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.DuplexChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.iwarp4j.tools.bench.BandwidthResult;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.LatencyResult;
+import org.iwarp4j.tools.bench.ConnectFailedException;
+
+/**
+ * The client end of the plain-TCP comparison: for each size, the same transfer as the RDMA run
+ * over plain Netty TCP, one connection per queue pair, the same messages in flight per connection.
+ * RDMA Write and Send: the messages are written and the clock stops when the server has counted
+ * every octet; RDMA Read: a 4-octet request answered with the message; latency: an echo ping-pong,
+ * reported as half the round trip like perftest.
+ */
+public final class TcpBenchClient implements AutoCloseable {
+
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private final BenchSettings settings;
+    private final InetSocketAddress server;
+    private final EventLoopGroup group;
+    private final ByteBuf pattern;
+    private BooleanSupplier stopped = () -> false;
+
+    public TcpBenchClient(BenchSettings settings, InetSocketAddress server) {
+        this.settings = settings;
+        this.server = server;
+        this.group = NettyIo.group(settings.transport(), settings.eventLoopThreads());
+        int max = settings.maxSize();
+        this.pattern = Unpooled.directBuffer(max).writeZero(max);
+        Pattern.fill(pattern, 0, max);
+    }
+
+    /** Ends measurements early when {@code stopped} says so (Ctrl-C): their results cover the part done. */
+    public void stopWhen(BooleanSupplier stopped) {
+        this.stopped = stopped;
+    }
+
+    /** Plain TCP's figures for {@code size}; {@code null} if stopped before any message was measured. */
+    public BandwidthResult bandwidth(int size) throws IOException, InterruptedException {
+        TcpMode mode = settings.test() == BenchTest.READ ? TcpMode.READ : TcpMode.SINK;
+        List<Connection> connections = new ArrayList<>();
+        try {
+            for (int i = 0; i < settings.queuePairs(); i++) {
+                connections.add(connect(mode, size));
+            }
+            if (settings.warmupSeconds() > 0) {
+                run(connections, size, Long.MAX_VALUE, System.nanoTime() + (long) (settings.warmupSeconds() * 1e9));
+            }
+            long start = System.nanoTime();
+            long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
+            long end = settings.iterations() == 0 ? start + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
+            long messages = run(connections, size, perConnection, end);
+            if (mode == TcpMode.SINK) {
+                for (Connection c : connections) {
+                    ((DuplexChannel) c.channel).shutdownOutput();
+                }
+                for (Connection c : connections) {
+                    long counted = c.count.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                    if (counted != c.sentOctets) {
+                        throw new IOException("TCP server counted " + counted + " octets, " + c.sentOctets + " sent");
+                    }
+                }
+            }
+            long nanos = System.nanoTime() - start;
+            if (messages == 0) {
+                return null;
+            }
+            double average = messages * (double) size / (nanos / 1e9);
+            return new BandwidthResult(size, messages, average, average, messages / (nanos / 1e9));
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("TCP comparison failed: " + e, e);
+        } finally {
+            for (Connection c : connections) {
+                c.channel.close().syncUninterruptibly();
+            }
+        }
+    }
+
+    /** Plain TCP's round trips for {@code size}; {@code null} if stopped before any was measured. */
+    public LatencyResult latency(int size) throws IOException, InterruptedException {
+        Connection c = connect(TcpMode.ECHO, size);
+        try {
+            long stopWarmup = System.nanoTime() + (long) (settings.warmupSeconds() * 1e9);
+            while (System.nanoTime() < stopWarmup && !stopped.getAsBoolean()) {
+                roundTrip(c, size);
+            }
+            long iterations = settings.iterations();
+            long stop = iterations == 0 ? System.nanoTime() + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
+            Histogram rtt = LatencyResult.newRoundTripHistogram();
+            long n = 0;
+            while ((iterations == 0 ? System.nanoTime() < stop : n < iterations) && !stopped.getAsBoolean()) {
+                long t0 = System.nanoTime();
+                roundTrip(c, size);
+                rtt.recordValue(Math.max(1, System.nanoTime() - t0));
+                n++;
+            }
+            return n == 0 ? null : LatencyResult.of(size, rtt);
+        } finally {
+            c.channel.close().syncUninterruptibly();
+        }
+    }
+
+    /** Tells the server the comparison is over. */
+    public void done() throws IOException, InterruptedException {
+        Connection c = connect(TcpMode.DONE, 0);
+        try {
+            c.ended.get(TIMEOUT_SECONDS, TimeUnit.SECONDS); // the server closes once it has read the header
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("the TCP comparison server did not finish: " + e, e);
+        } finally {
+            c.channel.close().syncUninterruptibly();
+        }
+    }
+
+    private void roundTrip(Connection c, int size) throws IOException, InterruptedException {
+        c.channel.writeAndFlush(pattern.retainedSlice(0, size));
+        if (!c.units.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            throw new IOException("TCP echo stalled");
+        }
+    }
+
+    private long run(List<Connection> connections, int size, long perConnection, long endNanos)
+            throws IOException, InterruptedException {
+        int depth = settings.depth();
+        long total = 0;
+        long[] posted = new long[connections.size()];
+        boolean more = true;
+        while (more && System.nanoTime() < endNanos && !stopped.getAsBoolean()) {
+            more = false;
+            for (int i = 0; i < connections.size(); i++) {
+                Connection c = connections.get(i);
+                if (posted[i] >= perConnection) {
+                    continue;
+                }
+                more = true;
+                if (!c.window.tryAcquire(1, TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+                posted[i]++;
+                if (c.mode == TcpMode.READ) {
+                    c.channel.writeAndFlush(Unpooled.buffer(4).writeInt(size));
+                } else {
+                    c.sentOctets += size;
+                    c.channel.writeAndFlush(pattern.retainedSlice(0, size)).addListener(f -> c.window.release());
+                }
+            }
+        }
+        for (int i = 0; i < connections.size(); i++) {
+            if (!connections.get(i).window.tryAcquire(depth, TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IOException("TCP transfer stalled");
+            }
+            connections.get(i).window.release(depth);
+            total += posted[i];
+        }
+        return total;
+    }
+
+    private Connection connect(TcpMode mode, int size) throws IOException, InterruptedException {
+        Connection c = new Connection(mode, size, settings.depth());
+        Throwable last = null;
+        for (int attempt = 0; attempt < 30; attempt++) {
+            io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
+                    .channel(NettyIo.socketChannel(settings.transport()))
+                    .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server).await();
+            if (f.isSuccess()) {
+                c.channel = f.channel();
+                c.channel.writeAndFlush(Unpooled.buffer(8).writeInt(mode.ordinal()).writeInt(size));
+                return c;
+            }
+            last = f.cause();
+            Thread.sleep(100); // the server binds the port after the RDMA run
+        }
+        throw new ConnectFailedException("cannot connect to " + org.iwarp4j.tools.net.ConnectErrors.where(server)
+                + " for the TCP comparison: " + org.iwarp4j.tools.net.ConnectErrors.reason(last), last);
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        pattern.release();
+    }
+
+    /** One comparison connection: its window of messages in flight and what came back. */
+    @io.netty.channel.ChannelHandler.Sharable
+    private static final class Connection extends ChannelInboundHandlerAdapter {
+        final TcpMode mode;
+        final int size;
+        final Semaphore window;
+        final Semaphore units = new Semaphore(0);
+        final CompletableFuture<Long> count = new CompletableFuture<>();
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+        final AtomicLong received = new AtomicLong();
+        final ByteBuf countOctets = Unpooled.buffer(8);
+        volatile Channel channel;
+        long sentOctets;
+
+        Connection(TcpMode mode, int size, int depth) {
+            this.mode = mode;
+            this.size = size;
+            this.window = new Semaphore(depth);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                if (mode == TcpMode.SINK) {
+                    in.readBytes(countOctets, Math.min(in.readableBytes(), countOctets.writableBytes()));
+                    if (!countOctets.isWritable()) {
+                        count.complete(countOctets.getLong(0));
+                    }
+                    return;
+                }
+                long before = received.getAndAdd(in.readableBytes());
+                long after = before + in.readableBytes();
+                int whole = (int) (after / size - before / size);
+                if (whole > 0) {
+                    (mode == TcpMode.READ ? window : units).release(whole);
+                }
+            } finally {
+                in.release();
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+                ended.complete(null); // half-closure is allowed, so the channel stays open: say so
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ended.complete(null);
+            count.completeExceptionally(new IOException("TCP comparison connection closed"));
+            countOctets.release();
+        }
+    }
+}

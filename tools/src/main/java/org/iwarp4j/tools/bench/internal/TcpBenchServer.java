@@ -1,0 +1,150 @@
+package org.iwarp4j.tools.bench.internal;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.rdmap.Transport;
+
+/**
+ * The server end of the plain-TCP comparison: Netty on the same transport as the RNIC, serving
+ * {@link TcpMode}s until a client sends {@link TcpMode#DONE}.
+ */
+public final class TcpBenchServer implements AutoCloseable {
+
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final ByteBuf pattern;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
+                          org.iwarp4j.tools.pcap.PcapRecording pcap) throws InterruptedException {
+        group = NettyIo.group(transport, threads);
+        pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
+        Pattern.fill(pattern, 0, maxSize);
+        java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.PcapRecording.recorder(pcap);
+        try {
+            server = new ServerBootstrap().group(group)
+                    .channel(NettyIo.serverSocketChannel(transport))
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            record.accept(ch);
+                            ch.pipeline().addLast(new Connection());
+                        }
+                    })
+                    .bind(address).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Completes when a client said {@link TcpMode#DONE}. */
+    public CompletableFuture<Void> done() {
+        return done;
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (server != null) {
+            server.close().syncUninterruptibly();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        pattern.release();
+    }
+
+    /** One connection: the header, then the mode's behaviour. */
+    private final class Connection extends ChannelInboundHandlerAdapter {
+        private final ByteBuf header = Unpooled.buffer(8);
+        private TcpMode mode;
+        private int size;
+        private long consumed;
+        private long pending;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                if (mode == null) {
+                    in.readBytes(header, Math.min(in.readableBytes(), header.writableBytes()));
+                    if (header.isWritable()) {
+                        return;
+                    }
+                    int ordinal = header.readInt();
+                    size = header.readInt();
+                    if (ordinal < 0 || ordinal >= TcpMode.values().length || size < 0 || size > pattern.capacity()) {
+                        ctx.close();
+                        return;
+                    }
+                    mode = TcpMode.values()[ordinal];
+                    if (mode == TcpMode.DONE) {
+                        done.complete(null);
+                        ctx.close();
+                        return;
+                    }
+                }
+                int n = in.readableBytes();
+                consumed += n;
+                switch (mode) {
+                    case READ -> {
+                        long requests = (consumed / 4) - ((consumed - n) / 4);
+                        for (long r = 0; r < requests; r++) {
+                            ctx.write(pattern.retainedSlice(0, size));
+                        }
+                        ctx.flush();
+                    }
+                    case ECHO -> {
+                        pending += n;
+                        ctx.write(in.retain());
+                        if (pending >= size) {
+                            pending %= Math.max(1, size);
+                            ctx.flush();
+                        }
+                    }
+                    default -> { }
+                }
+            } finally {
+                in.release();
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof ChannelInputShutdownEvent) {
+                ctx.writeAndFlush(Unpooled.buffer(8).writeLong(consumed)).addListener(f -> ctx.close());
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            header.release();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}

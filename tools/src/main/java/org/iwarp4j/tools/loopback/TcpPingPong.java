@@ -1,0 +1,88 @@
+package org.iwarp4j.tools.loopback;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.internal.NettyIo;
+
+/**
+ * The plain-TCP baseline for {@link RdmaPingPong}: the client writes {@code size} octets, the
+ * server echoes what it reads, the client writes again once the whole echo is back; one event
+ * loop per end, TCP_NODELAY, the same Netty transport.
+ */
+final class TcpPingPong {
+
+    private TcpPingPong() {
+    }
+
+    static RoundTrips run(int size, int warmupRounds, int rounds, Transport transport) throws Exception {
+        EventLoopGroup serverGroup = NettyIo.group(transport);
+        EventLoopGroup clientGroup = NettyIo.group(transport);
+        try {
+            Channel server = new ServerBootstrap().group(serverGroup).channel(NettyIo.serverSocketChannel(transport))
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                    ctx.writeAndFlush(msg);
+                                }
+                            });
+                        }
+                    })
+                    .bind("127.0.0.1", 0).sync().channel();
+            long[] timing = new long[2];
+            long[] cpu = new long[2];
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Channel client = new Bootstrap().group(clientGroup).channel(NettyIo.socketChannel(transport))
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        private long received;
+                        private int count;
+
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ByteBuf b = (ByteBuf) msg;
+                            received += b.readableBytes();
+                            b.release();
+                            if (received < size) {
+                                return;
+                            }
+                            received -= size;
+                            int n = ++count;
+                            if (n == warmupRounds) {
+                                timing[0] = System.nanoTime();
+                        cpu[0] = Measurement.eventLoopCpuNanos();
+                            } else if (n == warmupRounds + rounds) {
+                                timing[1] = System.nanoTime();
+                        cpu[1] = Measurement.eventLoopCpuNanos();
+                                done.complete(null);
+                                return;
+                            }
+                            ctx.writeAndFlush(ctx.alloc().directBuffer(size).writeZero(size));
+                        }
+                    })
+                    .connect(server.localAddress()).sync().channel();
+            client.writeAndFlush(client.alloc().directBuffer(size).writeZero(size));
+            done.get(300, TimeUnit.SECONDS);
+            client.close().sync();
+            server.close().sync();
+            return RoundTrips.of(timing, cpu, rounds);
+        } finally {
+            clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package org.iwarp4j.tools.rping.internal;
+
+import java.io.PrintWriter;
+
+/**
+ * Where rping's lines go, as Linux rping sends them: ping data ({@code -v}) and debug lines
+ * ({@code -d}) to standard output, errors to standard error. Every line is flushed at once so a
+ * long run shows its progress; the writers are safe to use from event loops too.
+ */
+public final class RpingLog {
+
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final boolean debug;
+
+    public RpingLog(PrintWriter out, PrintWriter err, boolean debug) {
+        this.out = out;
+        this.err = err;
+        this.debug = debug;
+    }
+
+    public void out(String line) {
+        out.println(line);
+        out.flush();
+    }
+
+    /** rping's {@code DEBUG_LOG}: printed with {@code -d} only. */
+    public void debug(String format, Object... args) {
+        if (debug) {
+            out(args.length == 0 ? format : String.format(format, args));
+        }
+    }
+
+    public void error(String line) {
+        err.println(line);
+        err.flush();
+    }
+}
