@@ -41,6 +41,8 @@ class RpcRdmaLimitsTest {
 
     private static final long WAIT_SECONDS = 10;
     private static final int SLOW_PROGRAM = 0x2049_5777;
+    /** Three idle timeouts of the test below: the timer would fire twice while the call is in service. */
+    private static final long SLOW_CALL_MILLIS = 3_000;
 
     private final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
     private final CompletableFuture<Channel> peerChannel = new CompletableFuture<>();
@@ -67,7 +69,7 @@ class RpcRdmaLimitsTest {
         RpcProgram slow = RpcProgram.builder(SLOW_PROGRAM, 1).procedure(1, (ctx, args) -> {
             XdrMessage results = ctx.newEncoder().toMessage();
             return CompletableFuture.supplyAsync(() -> results,
-                    CompletableFuture.delayedExecutor(800, TimeUnit.MILLISECONDS));
+                    CompletableFuture.delayedExecutor(SLOW_CALL_MILLIS, TimeUnit.MILLISECONDS));
         }).build();
         RpcDispatcher dispatcher = new RpcDispatcher().register(EchoProgram.create()).register(slow);
         server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0), dispatcher,
@@ -96,9 +98,12 @@ class RpcRdmaLimitsTest {
 
     @Test
     void aCallInServiceLongerThanTheIdleTimeoutKeepsItsConnection() throws Exception {
-        serve(RpcRdmaSettings.builder().idleTimeout(Duration.ofMillis(200)));
+        // The idle timer runs from establishment, so the timeout must exceed the time our first Send
+        // takes to arrive even on a loaded machine (200 ms did not: the connection was closed as idle
+        // before the call came); the call is then in service for three timeouts.
+        serve(RpcRdmaSettings.builder().idleTimeout(Duration.ofMillis(SLOW_CALL_MILLIS / 3)));
         peer.send(concat(fixed(0x41, 1, 1, 0), words(0, 0, 0), call(0x41, SLOW_PROGRAM, 1, 1, new byte[0])));
-        byte[] reply = peer.receive(); // 800 ms later; a close while serving would flush the Receive instead
+        byte[] reply = peer.receive(); // 3 s later; a close while serving would flush the Receive instead
         assertThat(reply).startsWith(words(0x41, 1));
         assertThat(server.idleClosedConnections()).isZero();
     }
