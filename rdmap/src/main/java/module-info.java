@@ -2,7 +2,8 @@
  * RDMAP (RFC 5040) and the verbs API: {@link org.iwarp4j.rdmap.Rnic}, protection domains, memory
  * regions, queue pairs, completion queues.
  *
- * <p>{@code org.iwarp4j.rdmap.internal.wire} (the RDMAP header codecs) is not exported.
+ * <p>{@code org.iwarp4j.rdmap.internal.wire} (the RDMAP header codecs) and {@code
+ * org.iwarp4j.rdmap.internal.qp} (the queue pair engine) are not exported.
  */
 module org.iwarp4j.rdmap {
     requires transitive org.iwarp4j.ddp;

@@ -177,7 +177,7 @@ public final class Rnic implements AutoCloseable {
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
-                            ch.pipeline().addLast(new QueuePairEngine(decision.queuePair()));
+                            ch.pipeline().addLast(decision.queuePair().newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
                                     ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
                         }));
@@ -208,7 +208,7 @@ public final class Rnic implements AutoCloseable {
                         channels.add(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
-                                new QueuePairEngine(queuePair));
+                                queuePair.newEngine());
                     }
                 })
                 .connect(remote)
