@@ -13,6 +13,14 @@ public final class QueuePairSettings {
 
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}, in seconds. */
     public static final int DEFAULT_TERMINATE_CLOSE_SECONDS = 2;
+    /**
+     * Default of {@link Builder#directPlacementThreshold(int)}: 16 KiB. A first guess, to be
+     * settled by measurement (docs/performance.md): below a few KiB the extra read for the FPDU's
+     * trailer costs about what the copy saves.
+     */
+    public static final int DEFAULT_DIRECT_PLACEMENT_THRESHOLD = 16 * 1024;
+    /** {@link Builder#directPlacementThreshold(int)} value that turns direct placement off. */
+    public static final int NO_DIRECT_PLACEMENT = Integer.MAX_VALUE;
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}. */
     public static final Duration DEFAULT_TERMINATE_CLOSE_TIMEOUT = Duration.ofSeconds(DEFAULT_TERMINATE_CLOSE_SECONDS);
 
@@ -24,6 +32,7 @@ public final class QueuePairSettings {
     private final MpaSettings mpa;
     private final Duration wakeUpWriteAfter;
     private final Duration terminateCloseTimeout;
+    private final int directPlacementThreshold;
 
     private QueuePairSettings(Builder b) {
         this.protectionDomain = b.protectionDomain;
@@ -34,6 +43,7 @@ public final class QueuePairSettings {
         this.mpa = b.mpa;
         this.wakeUpWriteAfter = b.wakeUpWriteAfter;
         this.terminateCloseTimeout = b.terminateCloseTimeout;
+        this.directPlacementThreshold = b.directPlacementThreshold;
     }
 
     /** Settings with one completion queue for both queues. */
@@ -85,6 +95,11 @@ public final class QueuePairSettings {
         return terminateCloseTimeout;
     }
 
+    /** See {@link Builder#directPlacementThreshold(int)}. */
+    public int directPlacementThreshold() {
+        return directPlacementThreshold;
+    }
+
     /** Builder for {@link QueuePairSettings}. */
     public static final class Builder {
         private final ProtectionDomain protectionDomain;
@@ -95,6 +110,7 @@ public final class QueuePairSettings {
         private MpaSettings mpa = MpaSettings.builder().build();
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
         private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
+        private int directPlacementThreshold = DEFAULT_DIRECT_PLACEMENT_THRESHOLD;
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -164,6 +180,26 @@ public final class QueuePairSettings {
                 throw new IllegalArgumentException("negative terminate close timeout: " + timeout);
             }
             this.terminateCloseTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Direct placement: an RDMA Write, Read Response or Send whose payload still to arrive is at
+         * least {@code octets} long is read from the socket straight into its registered memory or
+         * posted receive (one copy per octet, by the kernel, as for plain TCP) instead of into a
+         * receive buffer that is then copied (two copies). Only for direct memory in one piece,
+         * without MPA markers, on the NIO and epoll transports; everything else takes the ordinary
+         * path. Checks, completions and Terminates are the same either way: the segment is still
+         * checked and delivered only once its FPDU is complete and its CRC good; an FPDU that fails
+         * leaves its octets placed but not delivered (RFC 5041 §7.1). Default {@value
+         * QueuePairSettings#DEFAULT_DIRECT_PLACEMENT_THRESHOLD}; {@link
+         * QueuePairSettings#NO_DIRECT_PLACEMENT} turns it off.
+         */
+        public Builder directPlacementThreshold(int octets) {
+            if (octets < 1) {
+                throw new IllegalArgumentException("direct placement threshold must be positive: " + octets);
+            }
+            this.directPlacementThreshold = octets;
             return this;
         }
 

@@ -25,6 +25,7 @@ import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
+import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,6 +169,7 @@ public final class Rnic implements AutoCloseable {
                             return;
                         }
                         channels.add(ch);
+                        useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
@@ -206,6 +208,7 @@ public final class Rnic implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
                                 queuePair.newEngine());
@@ -228,6 +231,17 @@ public final class Rnic implements AutoCloseable {
      */
     private static AdaptiveRecvByteBufAllocator receiveBuffers() {
         return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ);
+    }
+
+    /**
+     * Each connection gets its own {@link PlacementRecvByteBufAllocator} around {@link
+     * #receiveBuffers()} where the transport reads into a buffer it allocates just before the read
+     * (NIO, epoll), so that MPA can direct reads into registered memory (direct placement).
+     */
+    private void useReceiveBuffers(Channel ch) {
+        if (transport == Transport.NIO || transport == Transport.EPOLL) {
+            ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers()));
+        }
     }
 
     private MpaSettings withMeters(MpaSettings mpa) {

@@ -2,10 +2,13 @@ package org.iwarp4j.rdmap.internal.qp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaException;
+import org.iwarp4j.mpa.MpaFrameDecoder;
+import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.MpaRole;
 import org.iwarp4j.mpa.MpaStartupEvent;
 import org.iwarp4j.mpa.NegotiatedParameters;
@@ -120,6 +123,11 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
 
     private void start(NegotiatedParameters parameters) {
         receivePath.start(parameters);
+        int threshold = port.settings().directPlacementThreshold();
+        ChannelHandler decoder = ctx.pipeline().get(MpaStartupHandler.FRAME_DECODER_NAME);
+        if (threshold != QueuePairSettings.NO_DIRECT_PLACEMENT && decoder instanceof MpaFrameDecoder) {
+            ((MpaFrameDecoder) decoder).placementAdvisor(receivePath, threshold);
+        }
         role = parameters.role();
         transmitter.start(parameters);
         port.established(parameters);

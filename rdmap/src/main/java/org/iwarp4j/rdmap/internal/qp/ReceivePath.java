@@ -1,21 +1,28 @@
 package org.iwarp4j.rdmap.internal.qp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpException;
+import org.iwarp4j.ddp.DdpHeader;
 import org.iwarp4j.ddp.DdpReceiver;
 import org.iwarp4j.ddp.DdpSegment;
 import org.iwarp4j.ddp.ReceiveBuffer;
 import org.iwarp4j.ddp.ScatterEntry;
 import org.iwarp4j.ddp.StagCheck;
 import org.iwarp4j.ddp.StagTable;
+import org.iwarp4j.ddp.TaggedBuffer;
+import org.iwarp4j.ddp.TaggedHeader;
 import org.iwarp4j.ddp.UntaggedMessage;
 import org.iwarp4j.ddp.UntaggedQueue;
+import org.iwarp4j.mpa.DirectPlacement;
 import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.mpa.PlacementAdvisor;
 import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.ScatterGatherElement;
@@ -34,8 +41,15 @@ import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
  * table, Sends into posted receives, Read Requests answered within IRD, Terminates decoded. Every
  * error goes to the {@link Terminator}. Each ULPDU is released here; placement copies its payload
  * once into registered memory.
+ *
+ * <p>It is also MPA's {@link PlacementAdvisor}: for an RDMA Write, a Read Response or a Send whose
+ * FPDU has only begun to arrive, it names the memory the payload will be placed into, after the
+ * checks its placement will make (RDMAP opcode, STag, access, bounds; MSN and MO of a posted
+ * receive), so the socket reads the rest of the payload straight there. It declines anything else
+ * (Read Requests, Terminates, errors, heap or composite memory); when the ULPDU is complete it is
+ * processed here exactly as any other, the checks run again at that moment and decide.
  */
-final class ReceivePath {
+final class ReceivePath implements PlacementAdvisor {
 
     /** Octets of a buffer that receives a Terminate's RDMAP part (at most 4 + 2 + 18 + 28). */
     private static final int TERMINATE_BUFFER = 64;
@@ -108,6 +122,84 @@ final class ReceivePath {
         ByteBuf slice = internalBuffers.slice(internalUsed, length);
         internalUsed += length;
         return ReceiveBuffer.of(-1, slice, length);
+    }
+
+    @Override
+    public DirectPlacement advise(ByteBuf head, int ulpduLength) {
+        if (terminator.isTerminated() || receiver == null || receiver.isStopped()) {
+            return null;
+        }
+        DdpHeader header;
+        try {
+            header = DdpHeader.decode(head);
+        } catch (DdpException e) {
+            return null; // reported when the ULPDU is complete
+        }
+        int payload = ulpduLength - header.length();
+        if (payload <= 0) {
+            return null;
+        }
+        int ddpControl = head.getUnsignedByte(head.readerIndex());
+        long queueNumber = header.tagged() ? -1 : ((org.iwarp4j.ddp.UntaggedHeader) header).qn() & 0xFFFFFFFFL;
+        RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, header.rsvdUlp(), queueNumber);
+        if (!check.isValid()) {
+            return null;
+        }
+        ByteBuf target;
+        switch (check.opcode()) {
+            case RDMA_WRITE:
+                target = taggedTarget((TaggedHeader) header, Access.REMOTE_WRITE, payload);
+                break;
+            case RDMA_READ_RESPONSE: {
+                Transmitter.OutstandingRead read = transmitter.currentRead();
+                TaggedHeader tagged = (TaggedHeader) header;
+                target = read == null || tagged.stag() != read.header.sinkStag() ? null
+                        : taggedTarget(tagged, Access.LOCAL_WRITE, payload);
+                break;
+            }
+            case SEND:
+            case SEND_WITH_INVALIDATE:
+            case SEND_WITH_SE:
+            case SEND_WITH_SE_AND_INVALIDATE:
+                target = receives.placementTarget((org.iwarp4j.ddp.UntaggedHeader) header, payload);
+                break;
+            default:
+                return null;
+        }
+        if (target == null) {
+            return null;
+        }
+        if (!directlyPlaceable(target)) {
+            target.release();
+            return null;
+        }
+        return DirectPlacement.of(header.length(), target);
+    }
+
+    /** The registered octets a tagged payload goes to, if every check of its placement passes now. */
+    private ByteBuf taggedTarget(TaggedHeader header, Access required, int length) {
+        if (stagTable.check(header.stag(), protectionDomain, streamId, required, header.to(), length)
+                != StagCheck.VALID) {
+            return null;
+        }
+        TaggedBuffer buffer = stagTable.lookup(header.stag());
+        if (buffer == null) {
+            return null;
+        }
+        try {
+            return buffer.memory().retainedSlice((int) (header.to() - buffer.baseTo()), length);
+        } catch (RuntimeException e) {
+            return null; // memory released or shrunk: the ordinary path reports it
+        }
+    }
+
+    /**
+     * Memory a socket read can write into and DDP can recognise as already placed: direct, one
+     * piece, with an address. Heap memory would be read through a JDK bounce buffer anyway.
+     */
+    private static boolean directlyPlaceable(ByteBuf target) {
+        return target.isDirect() && target.nioBufferCount() == 1 && !(target.unwrap() instanceof CompositeByteBuf)
+                && PlatformDependent.hasUnsafe();
     }
 
     /** Places nothing more (RFC 5041 §7.1, RDMAP-R-035). */
