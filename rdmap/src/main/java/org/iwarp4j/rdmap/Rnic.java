@@ -324,7 +324,13 @@ public final class Rnic implements AutoCloseable {
 
         /** The TCP implementation; default {@link Transport#best()}: epoll on Linux, NIO elsewhere. */
         public Builder transport(Transport transport) {
-            this.transport = java.util.Objects.requireNonNull(transport);
+            java.util.Objects.requireNonNull(transport);
+            if (!transport.isAvailable()) {
+                throw new IllegalArgumentException(transport + " is not available here: "
+                        + transport.unavailabilityCause().orElse("unknown")
+                        + " (Transport.orBest falls back to the best available one)");
+            }
+            this.transport = transport;
             return this;
         }
 

@@ -33,9 +33,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DirectPlacementTest {
 
-    private static final int MIB = 1 << 19; // half a MiB: PARANOID leak tracking makes each buffer costly
+    /** Octets of the Write and the Read: half a MiB, as PARANOID leak tracking makes every buffer costly. */
+    private static final int BIG = 1 << 19;
     private static final int GUARD = 4096;
     private static final MpaSettings MPA = MpaSettings.builder().build(); // rev 2, CRC on, MULPDU from the MSS
+    /** FPDUs of the largest size on any transport (NIO cannot read the MSS and would send 1454-octet ones). */
+    private static final MpaSettings LARGE_FPDUS = MpaSettings.builder().maxSendUlpdu(org.iwarp4j.mpa.MpaConstants.MAX_ULPDU).build();
 
     /** Octets of buffers asked for through a channel's allocator (receive buffers and everything else). */
     private static final class CountingAllocator extends AbstractByteBufAllocator {
@@ -103,39 +106,42 @@ class DirectPlacementTest {
      * off, no octet is read in place and it allocates at least as many as it receives. The octets, the
      * completions and the untouched memory around the targets are the same either way.
      */
-    @ParameterizedTest(name = "direct placement {0}")
-    @ValueSource(booleans = {true, false})
-    void writeSendAndReadLandInPlaceWithOneCopy(boolean direct) throws Exception {
+    @ParameterizedTest(name = "direct placement {0}, {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"true, EPOLL", "false, EPOLL", "true, NIO"})
+    void writeSendAndReadLandInPlaceWithOneCopy(boolean direct, Transport transport) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(transport.isAvailable(), transport + " unavailable");
         int threshold = direct ? 4096 : QueuePairSettings.NO_DIRECT_PLACEMENT;
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
         SimpleMeterRegistry clientMeters = new SimpleMeterRegistry();
         CountingAllocator serverAlloc = new CountingAllocator();
         CountingAllocator clientAlloc = new CountingAllocator();
         int sendLength = 128 * 1024;
-        ByteBuf serverMemory = filled(MIB + sendLength + 2 * GUARD, 0xEE);
-        ByteBuf clientMemory = filled(2 * MIB + sendLength + GUARD, 0xEE);
-        byte[] written = random(MIB, 1);
+        ByteBuf serverMemory = filled(BIG + sendLength + 2 * GUARD, 0xEE);
+        ByteBuf clientMemory = filled(2 * BIG + sendLength + GUARD, 0xEE);
+        byte[] written = random(BIG, 1);
         byte[] sent = random(sendLength, 2);
-        byte[] readBack = random(MIB, 3);
+        byte[] readBack = random(BIG, 3);
         clientMemory.setBytes(0, written);
-        clientMemory.setBytes(2 * MIB, sent);
+        clientMemory.setBytes(2 * BIG, sent);
         MemoryRegion[] serverMr = new MemoryRegion[1];
         try (RdmaPair pair = new RdmaPair(
-                Rnic.builder().meterRegistry(serverMeters).channelInitializer(ch -> ch.config().setAllocator(serverAlloc)),
-                Rnic.builder().meterRegistry(clientMeters).channelInitializer(ch -> ch.config().setAllocator(clientAlloc)),
-                MPA, b -> b.directPlacementThreshold(threshold), b -> b.directPlacementThreshold(threshold),
+                Rnic.builder().transport(transport).meterRegistry(serverMeters)
+                        .channelInitializer(ch -> ch.config().setAllocator(serverAlloc)),
+                Rnic.builder().transport(transport).meterRegistry(clientMeters)
+                        .channelInitializer(ch -> ch.config().setAllocator(clientAlloc)),
+                LARGE_FPDUS, b -> b.directPlacementThreshold(threshold), b -> b.directPlacementThreshold(threshold),
                 server -> {
                     serverMr[0] = server.settings().protectionDomain().register(serverMemory, RdmaPair.ALL);
-                    server.postReceive(new ReceiveWorkRequest(9, serverMr[0].sge(GUARD + MIB, sendLength)));
+                    server.postReceive(new ReceiveWorkRequest(9, serverMr[0].sge(GUARD + BIG, sendLength)));
                 }, client -> { })) {
             MemoryRegion smr = serverMr[0];
             MemoryRegion cmr = pair.clientPd.register(clientMemory, RdmaPair.ALL);
             long serverBefore = serverAlloc.allocated.get();
 
             pair.client.postSend(SendWorkRequest.rdmaWrite(1, smr.stag(), smr.baseTaggedOffset() + GUARD,
-                    cmr.sge(0, MIB)));
+                    cmr.sge(0, BIG)));
             assertThat(RdmaPair.next(pair.clientCq).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
-            pair.client.postSend(SendWorkRequest.send(2, cmr.sge(2 * MIB, sendLength)));
+            pair.client.postSend(SendWorkRequest.send(2, cmr.sge(2 * BIG, sendLength)));
             assertThat(RdmaPair.next(pair.clientCq).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
             WorkCompletion received = RdmaPair.next(pair.serverCq);
             assertThat(received.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
@@ -145,23 +151,23 @@ class DirectPlacementTest {
 
             // The Write's completion says it left, not that it was placed: the Send after it was
             // completed, so the Write (earlier on the same stream) was placed before.
-            assertThat(ByteBufUtil.getBytes(serverMemory, GUARD, MIB)).isEqualTo(written);
-            assertThat(ByteBufUtil.getBytes(serverMemory, GUARD + MIB, sendLength)).isEqualTo(sent);
+            assertThat(ByteBufUtil.getBytes(serverMemory, GUARD, BIG)).isEqualTo(written);
+            assertThat(ByteBufUtil.getBytes(serverMemory, GUARD + BIG, sendLength)).isEqualTo(sent);
             assertUntouched(serverMemory, 0, GUARD, 0xEE);
-            assertUntouched(serverMemory, GUARD + MIB + sendLength, serverMemory.capacity(), 0xEE);
+            assertUntouched(serverMemory, GUARD + BIG + sendLength, serverMemory.capacity(), 0xEE);
 
             serverMemory.setBytes(GUARD, readBack);
             long clientBefore = clientAlloc.allocated.get();
             pair.client.postSend(SendWorkRequest.rdmaRead(3, smr.stag(), smr.baseTaggedOffset() + GUARD,
-                    cmr.sge(MIB, MIB)));
+                    cmr.sge(BIG, BIG)));
             WorkCompletion read = RdmaPair.next(pair.clientCq);
             assertThat(read.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
-            assertThat(read.byteLength()).isEqualTo(MIB);
+            assertThat(read.byteLength()).isEqualTo(BIG);
             long clientAllocated = clientAlloc.allocated.get() - clientBefore;
-            assertThat(ByteBufUtil.getBytes(clientMemory, MIB, MIB)).isEqualTo(readBack);
-            assertUntouched(clientMemory, 2 * MIB + sendLength, clientMemory.capacity(), 0xEE);
+            assertThat(ByteBufUtil.getBytes(clientMemory, BIG, BIG)).isEqualTo(readBack);
+            assertUntouched(clientMemory, 2 * BIG + sendLength, clientMemory.capacity(), 0xEE);
 
-            int receivedOctets = MIB + sendLength;
+            int receivedOctets = BIG + sendLength;
             if (direct) {
                 assertThat(placedDirectly(serverMeters)).as("server FPDUs placed directly").isPositive();
                 assertThat(placedDirectly(clientMeters)).as("client FPDUs placed directly").isPositive();
@@ -170,15 +176,15 @@ class DirectPlacementTest {
                 assertThat(octetsReadInPlace(serverMeters)).as("octets the server's socket reads put in place")
                         .isGreaterThan(receivedOctets / 2.0);
                 assertThat(octetsReadInPlace(clientMeters)).as("octets the client's socket reads put in place")
-                        .isGreaterThan(MIB / 2.0);
+                        .isGreaterThan(BIG / 2.0);
                 assertThat(serverAllocated).as("octets of buffers the server allocated while receiving")
                         .isLessThan(receivedOctets);
-                assertThat(clientAllocated).as("octets of buffers the client allocated while reading").isLessThan(MIB);
+                assertThat(clientAllocated).as("octets of buffers the client allocated while reading").isLessThan(BIG);
             } else {
                 assertThat(placedDirectly(serverMeters) + placedDirectly(clientMeters)).isZero();
                 assertThat(octetsReadInPlace(serverMeters) + octetsReadInPlace(clientMeters)).isZero();
                 assertThat(serverAllocated).isGreaterThanOrEqualTo(receivedOctets);
-                assertThat(clientAllocated).isGreaterThanOrEqualTo(MIB);
+                assertThat(clientAllocated).isGreaterThanOrEqualTo(BIG);
             }
         } finally {
             serverMemory.release();
