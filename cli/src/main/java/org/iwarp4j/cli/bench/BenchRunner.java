@@ -24,9 +24,16 @@ public final class BenchRunner {
     private BenchRunner() {
     }
 
-    /** What the client end found: the RDMA outcome and, per size, plain TCP's figures (or none). */
+    /**
+     * What the client end found: the RDMA outcome and, per size, plain TCP's figures (or none): raw,
+     * and for bandwidth also with the receiver's copy into an application buffer.
+     */
     public record ClientResult(RdmaOutcome rdma, List<BandwidthResult> tcpBandwidth, List<LatencyResult> tcpLatency,
-                               String tcpNote) {
+                               String tcpNote, List<BandwidthResult> tcpCopyBandwidth) {
+        public ClientResult(RdmaOutcome rdma, List<BandwidthResult> tcpBandwidth, List<LatencyResult> tcpLatency,
+                            String tcpNote) {
+            this(rdma, tcpBandwidth, tcpLatency, tcpNote, List.of());
+        }
     }
 
     /** Both ends in this process over loopback: the README's main-job command. */
@@ -75,6 +82,7 @@ public final class BenchRunner {
         }
         List<BandwidthResult> bandwidth = new ArrayList<>();
         List<LatencyResult> latency = new ArrayList<>();
+        List<BandwidthResult> withCopy = new ArrayList<>();
         try (TcpBenchClient tcp = new TcpBenchClient(settings, server)) {
             for (int size : settings.sizes()) {
                 if (progress != null) {
@@ -83,12 +91,16 @@ public final class BenchRunner {
                 if (settings.test().isLatency()) {
                     latency.add(tcp.latency(size));
                 } else {
-                    bandwidth.add(tcp.bandwidth(size));
+                    bandwidth.add(tcp.bandwidth(size, false));
+                    if (progress != null) {
+                        progress.accept("plain TCP with copy " + size + " octets");
+                    }
+                    withCopy.add(tcp.bandwidth(size, true));
                 }
             }
             tcp.done();
         }
-        return new ClientResult(rdma, bandwidth, latency, null);
+        return new ClientResult(rdma, bandwidth, latency, null, withCopy);
     }
 
     /**
@@ -122,7 +134,8 @@ public final class BenchRunner {
         RdmaOutcome rdma = result.rdma();
         for (int i = 0; i < rdma.bandwidth().size(); i++) {
             BandwidthResult tcp = i < result.tcpBandwidth().size() ? result.tcpBandwidth().get(i) : null;
-            BenchReport.bandwidthLine(out, rdma.bandwidth().get(i), tcp, reportGbits);
+            BandwidthResult copy = i < result.tcpCopyBandwidth().size() ? result.tcpCopyBandwidth().get(i) : null;
+            BenchReport.bandwidthLine(out, rdma.bandwidth().get(i), tcp, copy, reportGbits);
         }
         for (int i = 0; i < rdma.latency().size(); i++) {
             LatencyResult tcp = i < result.tcpLatency().size() ? result.tcpLatency().get(i) : null;

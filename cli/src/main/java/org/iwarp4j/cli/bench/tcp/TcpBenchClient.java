@@ -9,11 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -32,7 +28,9 @@ import org.iwarp4j.cli.bench.perftest.ConnectFailedException;
 
 /**
  * The client end of the plain-TCP comparison: for each size, the same transfer as the RDMA run
- * over plain Netty TCP, one connection per queue pair, the same messages in flight per connection.
+ * over plain Netty TCP, one connection per queue pair, the same messages in flight per connection,
+ * raw (the receiving end drops what it reads) or with copy (it copies every octet into an
+ * application buffer the size of the RDMA run's registered area, as an application must).
  * RDMA Write and Send: the messages are written and the clock stops when the server has counted
  * every octet; RDMA Read: a 4-octet request answered with the message; latency: an echo ping-pong,
  * reported as half the round trip like perftest.
@@ -45,21 +43,30 @@ public final class TcpBenchClient implements AutoCloseable {
     private final InetSocketAddress server;
     private final EventLoopGroup group;
     private final ByteBuf pattern;
-    private final boolean epoll;
+    private final org.iwarp4j.rdmap.Transport transport;
 
     public TcpBenchClient(BenchSettings settings, InetSocketAddress server) {
         this.settings = settings;
         this.server = server;
-        this.epoll = settings.transport() == org.iwarp4j.rdmap.Transport.EPOLL;
-        this.group = new MultiThreadIoEventLoopGroup(settings.eventLoopThreads(),
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.transport = settings.transport();
+        this.group = new MultiThreadIoEventLoopGroup(settings.eventLoopThreads(), transport.ioHandlerFactory());
         int max = settings.maxSize();
         this.pattern = Unpooled.directBuffer(max).writeZero(max);
         Pattern.fill(pattern, 0, max);
     }
 
+    /** The raw baseline: the receiving end drops what it reads. */
     public BandwidthResult bandwidth(int size) throws IOException, InterruptedException {
-        TcpMode mode = settings.test() == BenchTest.READ ? TcpMode.READ : TcpMode.SINK;
+        return bandwidth(size, false);
+    }
+
+    /**
+     * @param copy the receiving end (the server for Write and Send, this end for Read) copies every
+     *     octet into an application buffer the size of the RDMA run's registered area
+     */
+    public BandwidthResult bandwidth(int size, boolean copy) throws IOException, InterruptedException {
+        boolean read = settings.test() == BenchTest.READ;
+        TcpMode mode = read ? (copy ? TcpMode.READ_COPY : TcpMode.READ) : (copy ? TcpMode.SINK_COPY : TcpMode.SINK);
         List<Connection> connections = new ArrayList<>();
         try {
             for (int i = 0; i < settings.queuePairs(); i++) {
@@ -72,7 +79,7 @@ public final class TcpBenchClient implements AutoCloseable {
             long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
             long end = settings.iterations() == 0 ? start + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
             long messages = run(connections, size, perConnection, end);
-            if (mode == TcpMode.SINK) {
+            if (mode == TcpMode.SINK || mode == TcpMode.SINK_COPY) {
                 for (Connection c : connections) {
                     ((DuplexChannel) c.channel).shutdownOutput();
                 }
@@ -157,7 +164,7 @@ public final class TcpBenchClient implements AutoCloseable {
                     continue;
                 }
                 posted[i]++;
-                if (c.mode == TcpMode.READ) {
+                if (c.mode == TcpMode.READ || c.mode == TcpMode.READ_COPY) {
                     c.channel.writeAndFlush(Unpooled.buffer(4).writeInt(size));
                 } else {
                     c.sentOctets += size;
@@ -176,11 +183,12 @@ public final class TcpBenchClient implements AutoCloseable {
     }
 
     private Connection connect(TcpMode mode, int size) throws IOException, InterruptedException {
-        Connection c = new Connection(mode, size, settings.depth());
+        Connection c = new Connection(mode, size, settings.depth(),
+                mode == TcpMode.READ_COPY ? new ApplicationBuffer(settings.bufferPerQueuePair()) : null);
         Throwable last = null;
         for (int attempt = 0; attempt < 30; attempt++) {
             io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
-                    .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .channel(transport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .handler(org.iwarp4j.cli.pcap.CommandCapture.recorded(c)).connect(server).await();
             if (f.isSuccess()) {
@@ -212,31 +220,36 @@ public final class TcpBenchClient implements AutoCloseable {
         final CompletableFuture<Void> ended = new CompletableFuture<>();
         final AtomicLong received = new AtomicLong();
         final ByteBuf countOctets = Unpooled.buffer(8);
+        final ApplicationBuffer application;
         volatile Channel channel;
         long sentOctets;
 
-        Connection(TcpMode mode, int size, int depth) {
+        Connection(TcpMode mode, int size, int depth, ApplicationBuffer application) {
             this.mode = mode;
             this.size = size;
             this.window = new Semaphore(depth);
+            this.application = application;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf in = (ByteBuf) msg;
             try {
-                if (mode == TcpMode.SINK) {
+                if (mode == TcpMode.SINK || mode == TcpMode.SINK_COPY) {
                     in.readBytes(countOctets, Math.min(in.readableBytes(), countOctets.writableBytes()));
                     if (!countOctets.isWritable()) {
                         count.complete(countOctets.getLong(0));
                     }
                     return;
                 }
+                if (application != null) {
+                    application.copy(in);
+                }
                 long before = received.getAndAdd(in.readableBytes());
                 long after = before + in.readableBytes();
                 int whole = (int) (after / size - before / size);
                 if (whole > 0) {
-                    (mode == TcpMode.READ ? window : units).release(whole);
+                    (mode == TcpMode.ECHO ? units : window).release(whole);
                 }
             } finally {
                 in.release();
@@ -256,6 +269,9 @@ public final class TcpBenchClient implements AutoCloseable {
             ended.complete(null);
             count.completeExceptionally(new IOException("TCP comparison connection closed"));
             countOctets.release();
+            if (application != null) {
+                application.release();
+            }
         }
     }
 }

@@ -10,12 +10,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,14 +31,14 @@ public final class TcpBenchServer implements AutoCloseable {
 
     public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize)
             throws InterruptedException {
-        boolean epoll = transport == Transport.EPOLL;
-        group = new MultiThreadIoEventLoopGroup(threads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        // The RNIC's transport (epoll, NIO or io_uring): the comparison differs from the RDMA run in the protocol only.
+        group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
         java.util.function.Consumer<Channel> record = org.iwarp4j.cli.pcap.CommandCapture.channelInitializer();
         try {
             server = new ServerBootstrap().group(group)
-                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                    .channel(transport.serverSocketChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
@@ -85,6 +81,7 @@ public final class TcpBenchServer implements AutoCloseable {
         private int size;
         private long consumed;
         private long pending;
+        private ApplicationBuffer application;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -107,11 +104,15 @@ public final class TcpBenchServer implements AutoCloseable {
                         ctx.close();
                         return;
                     }
+                    if (mode == TcpMode.SINK_COPY) {
+                        application = new ApplicationBuffer(TcpMode.applicationBuffer(pattern.capacity()));
+                    }
                 }
                 int n = in.readableBytes();
                 consumed += n;
                 switch (mode) {
-                    case READ -> {
+                    case SINK_COPY -> application.copy(in);
+                    case READ, READ_COPY -> {
                         long requests = (consumed / 4) - ((consumed - n) / 4);
                         for (long r = 0; r < requests; r++) {
                             ctx.write(pattern.retainedSlice(0, size));
@@ -143,6 +144,9 @@ public final class TcpBenchServer implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             header.release();
+            if (application != null) {
+                application.release();
+            }
         }
 
         @Override
