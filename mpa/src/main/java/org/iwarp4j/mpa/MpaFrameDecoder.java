@@ -69,6 +69,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     /** While an FPDU is placed directly: its payload's memory (exactly its length), else null. */
     private ByteBuf placing;
     private ByteBuf placingHeader;
+    private java.util.function.BooleanSupplier placingValid;
     private int placed;
     private int placingLength;
     private int placingPad;
@@ -233,6 +234,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             ByteBufCrc32c.update(crc, in, start, 2 + headerLength);
         }
         placing = target;
+        placingValid = placement.valid();
         placingHeader = header;
         placed = 0;
         placingLength = payloadLength;
@@ -251,13 +253,20 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         int n = Math.min(buf.readableBytes(), placingLength - placed);
         if (inPlace) {
             meters.bytesPlacedDirectly.increment(n);
-        } else if (n > 0) {
+            if (crcEnabled) {
+                ByteBufCrc32c.update(crc, placing, placed, n);
+            }
+        } else if (n > 0 && placingValid.getAsBoolean()) {
             // Through a fresh NIO view: the memory's cached one is not safe when other event loops
             // place into the same registered buffer.
             buf.getBytes(buf.readerIndex(), placing.nioBuffer(placed, n));
-        }
-        if (crcEnabled) {
-            ByteBufCrc32c.update(crc, placing, placed, n);
+            if (crcEnabled) {
+                ByteBufCrc32c.update(crc, placing, placed, n);
+            }
+        } else if (crcEnabled) {
+            // The memory stopped being a valid target (its STag was invalidated): the octets are
+            // checked and dropped; the ULP's checks at delivery report the error.
+            ByteBufCrc32c.update(crc, buf, buf.readerIndex(), n);
         }
         placed += n;
         buf.skipBytes(n);
@@ -284,7 +293,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             }
         }
         if (placementReads != null) {
-            placementReads.placeInto(placing, placed, placingLength - placed);
+            placementReads.placeInto(placing, placingValid, placed, placingLength - placed);
         }
     }
 
@@ -346,6 +355,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             placingHeader.release();
             placing = null;
             placingHeader = null;
+            placingValid = null;
         }
         if (placementReads != null) {
             placementReads.stopPlacing();

@@ -26,6 +26,7 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
     private final RecvByteBufAllocator delegate;
     /** Where the next read goes while placing: target memory, its index and octets; null otherwise. */
     private ByteBuf target;
+    private java.util.function.BooleanSupplier valid;
     private int index;
     private int length;
     /** The last slice handed to a read: the decoder recognises a read that landed in place by identity. */
@@ -45,9 +46,10 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
     }
 
     /** Reads go to {@code target}'s octets {@code [index, index + length)} until {@link #stopPlacing()}. */
-    void placeInto(ByteBuf target, int index, int length) {
+    void placeInto(ByteBuf target, java.util.function.BooleanSupplier valid, int index, int length) {
         this.nextReadLimit = 0;
         this.target = target;
+        this.valid = valid;
         this.index = index;
         this.length = length;
     }
@@ -89,7 +91,7 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            if (target != null) {
+            if (target != null && valid.getAsBoolean()) {
                 // A fresh slice each time: a read that got nothing releases its buffer unread.
                 handedOut = target.retainedSlice(index, length).writerIndex(0);
                 return handedOut;

@@ -56,6 +56,8 @@ class DirectPlacementTest {
         int advised;
         boolean accept = true;
         boolean heapTarget;
+        /** What the placement's validity check answers (an STag invalidated meanwhile: false). */
+        boolean valid = true;
 
         Harness(int regionLength, boolean markers, boolean crc, int threshold) {
             region = ByteBufAllocator.DEFAULT.directBuffer(regionLength + 2 * GUARD);
@@ -82,7 +84,7 @@ class DirectPlacementTest {
             int at = head.getInt(head.readerIndex());
             int length = ulpduLength - HEADER;
             ByteBuf target = heapTarget ? Unpooled.buffer(length) : region.retainedSlice(GUARD + at, length);
-            return DirectPlacement.of(HEADER, target);
+            return DirectPlacement.of(HEADER, target, () -> valid);
         }
 
         /**
@@ -338,6 +340,32 @@ class DirectPlacementTest {
             assertThat(h.delivered()).as("neither the bad FPDU nor the good one after it (MPA-R-074)").isEmpty();
             // Placed but not delivered: allowed; nothing outside the named octets was written.
             assertThat(h.regionBytes(0, payload.length)).isEqualTo(payload);
+            h.assertGuardsUntouched(payload.length);
+        }
+    }
+
+    /**
+     * The target stops being valid halfway (the ULP's STag was invalidated): no read goes into the
+     * memory any more and nothing more is copied there, the rest is read, CRC-checked and dropped,
+     * and the ULPDU is still delivered, for the ULP's own check at delivery to refuse.
+     */
+    @Test
+    void aTargetThatStopsBeingValidGetsNoMoreOctets() {
+        byte[] payload = random(40000, 10);
+        byte[] u = ulpdu(0, payload);
+        byte[] stream = encode(false, true, List.of(u));
+        int half = 20000;
+        try (Harness h = new Harness(payload.length, false, true, 1024)) {
+            h.receive(Arrays.copyOf(stream, 2 + HEADER + half), List.of(4096));
+            long inPlace = h.reads.readsInPlace();
+            assertThat(inPlace).isPositive();
+            assertThat(h.regionBytes(0, half)).isEqualTo(Arrays.copyOf(payload, half));
+            h.valid = false;
+            h.receive(Arrays.copyOfRange(stream, 2 + HEADER + half, stream.length), List.of(4096));
+            assertThat(h.reads.readsInPlace()).as("no read into the memory once invalid").isEqualTo(inPlace);
+            assertThat(h.errors).as("the CRC over all octets, placed or dropped, is right").isEmpty();
+            assertThat(h.delivered()).hasSize(1);
+            assertThat(h.regionBytes(half, payload.length - half)).containsOnly(UNTOUCHED);
             h.assertGuardsUntouched(payload.length);
         }
     }

@@ -292,6 +292,56 @@ class DirectPlacementTest {
                 .containsExactly("5 RECEIVE FLUSHED 0 " + TerminateReason.LLP_CRC_ERROR);
     }
 
+    /**
+     * The target region is deregistered while its Write is being placed: the octets already placed
+     * stay (placed, never delivered), no octet after that reaches the memory, and the Write fails at
+     * its delivery exactly as on the ordinary path: Terminate DDP tagged buffer error, invalid STag.
+     */
+    @ParameterizedTest(name = "direct placement {0}")
+    @ValueSource(booleans = {true, false})
+    void aRegionDeregisteredWhilePlacingGetsNothingMore(boolean direct) throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        int length = 40000;
+        int half = 20000;
+        ByteBuf memory = filled(length + 2 * GUARD, 0xEE);
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).meterRegistry(meters).build()) {
+            ProtectionDomain pd = rnic.allocateProtectionDomain();
+            CompletionQueue cq = rnic.createCompletionQueue(16);
+            QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).directPlacementThreshold(
+                    direct ? 1024 : QueuePairSettings.NO_DIRECT_PLACEMENT).build());
+            MemoryRegion mr = pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            byte[] payload = random(length, 6);
+            byte[] fpdu = fpdu(write(mr.stag(), mr.baseTaggedOffset() + GUARD, payload), false);
+            try (RawMpaPeer peer = RawMpaPeer.connectedTo(rnic, qp, MPA, MPA)) {
+                peer.send(write(1, 0, new byte[0])); // opens MPA's fence for the Terminate
+                int firstPart = 2 + 14 + half;
+                peer.sendRaw(java.util.Arrays.copyOf(fpdu, firstPart));
+                if (direct) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RdmaPair.WAIT_SECONDS);
+                    ByteBuf expected = io.netty.buffer.Unpooled.wrappedBuffer(payload);
+                    while (!RdmaPair.sameOctets(memory, GUARD, expected, 0, half)) {
+                        assertThat(System.nanoTime()).as("first half placed in time").isLessThan(deadline);
+                        Thread.onSpinWait();
+                    }
+                }
+                mr.close();
+                peer.sendRaw(java.util.Arrays.copyOfRange(fpdu, firstPart, fpdu.length));
+                List<byte[]> ulpdus = peer.takeAllUntilClosed();
+                assertThat(ulpdus).as("exactly one Terminate").hasSize(1);
+                qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(qp.terminateReason()).isEqualTo(TerminateReason.DDP_TAGGED_INVALID_STAG);
+            }
+            assertUntouched(memory, 0, GUARD, 0xEE);
+            assertUntouched(memory, GUARD + half, memory.capacity(), 0xEE);
+            if (!direct) {
+                assertUntouched(memory, GUARD, GUARD + half, 0xEE);
+            }
+            assertThat(placedDirectly(meters)).isEqualTo(direct ? 1 : 0);
+        } finally {
+            memory.release();
+        }
+    }
+
     @Test
     void theThresholdIsASettingThatMustBePositive() {
         try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build()) {

@@ -146,15 +146,26 @@ final class ReceivePath implements PlacementAdvisor {
             return null;
         }
         ByteBuf target;
+        java.util.function.BooleanSupplier valid = () -> true;
         switch (check.opcode()) {
             case RDMA_WRITE:
-                target = taggedTarget((TaggedHeader) header, Access.REMOTE_WRITE, payload);
-                break;
             case RDMA_READ_RESPONSE: {
-                Transmitter.OutstandingRead read = transmitter.currentRead();
                 TaggedHeader tagged = (TaggedHeader) header;
-                target = read == null || tagged.stag() != read.header.sinkStag() ? null
-                        : taggedTarget(tagged, Access.LOCAL_WRITE, payload);
+                if (check.opcode() == RdmapOpcode.RDMA_READ_RESPONSE) {
+                    Transmitter.OutstandingRead read = transmitter.currentRead();
+                    if (read == null || tagged.stag() != read.header.sinkStag()) {
+                        return null;
+                    }
+                }
+                TaggedBuffer buffer = stagTable.lookup(tagged.stag());
+                if (buffer == null) {
+                    return null;
+                }
+                target = taggedTarget(buffer, tagged, check.opcode() == RdmapOpcode.RDMA_WRITE
+                        ? Access.REMOTE_WRITE : Access.LOCAL_WRITE, payload);
+                // Asked before each read into the memory: an STag invalidated or deregistered
+                // meanwhile gets no more octets (the delivery's check then fails the segment).
+                valid = buffer::isValid;
                 break;
             }
             case SEND:
@@ -173,17 +184,13 @@ final class ReceivePath implements PlacementAdvisor {
             target.release();
             return null;
         }
-        return DirectPlacement.of(header.length(), target);
+        return DirectPlacement.of(header.length(), target, valid);
     }
 
     /** The registered octets a tagged payload goes to, if every check of its placement passes now. */
-    private ByteBuf taggedTarget(TaggedHeader header, Access required, int length) {
+    private ByteBuf taggedTarget(TaggedBuffer buffer, TaggedHeader header, Access required, int length) {
         if (stagTable.check(header.stag(), protectionDomain, streamId, required, header.to(), length)
                 != StagCheck.VALID) {
-            return null;
-        }
-        TaggedBuffer buffer = stagTable.lookup(header.stag());
-        if (buffer == null) {
             return null;
         }
         try {
