@@ -12,6 +12,7 @@ import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.MpaRole;
 import org.iwarp4j.mpa.MpaStartupEvent;
 import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
 import org.iwarp4j.rdmap.QueuePairSettings;
 import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
@@ -125,7 +126,10 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         receivePath.start(parameters);
         int threshold = port.settings().directPlacementThreshold();
         ChannelHandler decoder = ctx.pipeline().get(MpaStartupHandler.FRAME_DECODER_NAME);
-        if (threshold != QueuePairSettings.NO_DIRECT_PLACEMENT && decoder instanceof MpaFrameDecoder) {
+        // Only where reads can be directed (NIO, epoll: Rnic gives those connections the allocator);
+        // elsewhere the advisor would only move the ordinary path's one copy to another place.
+        if (threshold != QueuePairSettings.NO_DIRECT_PLACEMENT && decoder instanceof MpaFrameDecoder
+                && ctx.channel().config().getRecvByteBufAllocator() instanceof PlacementRecvByteBufAllocator) {
             ((MpaFrameDecoder) decoder).placementAdvisor(receivePath, threshold);
         }
         role = parameters.role();
