@@ -21,6 +21,13 @@ public final class QueuePairSettings {
     public static final int DEFAULT_DIRECT_PLACEMENT_THRESHOLD = 16 * 1024;
     /** {@link Builder#directPlacementThreshold(int)} value that turns direct placement off. */
     public static final int NO_DIRECT_PLACEMENT = Integer.MAX_VALUE;
+    /**
+     * System property that replaces {@link #DEFAULT_DIRECT_PLACEMENT_THRESHOLD} as the builder's
+     * default (a positive number of octets; {@value Integer#MAX_VALUE} turns direct placement off),
+     * so that the threshold can be measured with tools that build their own settings, e.g.
+     * {@code IWARP_JAVA_OPTS=-Diwarp4j.directPlacementThreshold=65536 ./iwarp bench write}.
+     */
+    public static final String DIRECT_PLACEMENT_THRESHOLD_PROPERTY = "iwarp4j.directPlacementThreshold";
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}. */
     public static final Duration DEFAULT_TERMINATE_CLOSE_TIMEOUT = Duration.ofSeconds(DEFAULT_TERMINATE_CLOSE_SECONDS);
 
@@ -110,7 +117,7 @@ public final class QueuePairSettings {
         private MpaSettings mpa = MpaSettings.builder().build();
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
         private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
-        private int directPlacementThreshold = DEFAULT_DIRECT_PLACEMENT_THRESHOLD;
+        private int directPlacementThreshold = defaultDirectPlacementThreshold();
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -189,8 +196,10 @@ public final class QueuePairSettings {
          * posted receive (one copy per octet, by the kernel, as for plain TCP) instead of into a
          * receive buffer that is then copied (two copies). Only for direct memory in one piece,
          * without MPA markers, on the NIO and epoll transports; everything else takes the ordinary
-         * path. Checks, completions and Terminates are the same either way: the segment is still
-         * checked and delivered only once its FPDU is complete and its CRC good; an FPDU that fails
+         * path (the default can also be set with the system property {@value
+         * QueuePairSettings#DIRECT_PLACEMENT_THRESHOLD_PROPERTY}). Checks, completions and
+         * Terminates are the same either way: the segment is still checked and delivered only once
+         * its FPDU is complete and its CRC good; an FPDU that fails
          * leaves its octets placed but not delivered (RFC 5041 §7.1). Default {@value
          * QueuePairSettings#DEFAULT_DIRECT_PLACEMENT_THRESHOLD}; {@link
          * QueuePairSettings#NO_DIRECT_PLACEMENT} turns it off.
@@ -205,6 +214,11 @@ public final class QueuePairSettings {
 
         public QueuePairSettings build() {
             return new QueuePairSettings(this);
+        }
+
+        private static int defaultDirectPlacementThreshold() {
+            Integer octets = Integer.getInteger(DIRECT_PLACEMENT_THRESHOLD_PROPERTY);
+            return octets != null && octets > 0 ? octets : DEFAULT_DIRECT_PLACEMENT_THRESHOLD;
         }
 
         private static int positive(int depth) {

@@ -349,6 +349,16 @@ class DirectPlacementTest {
             CompletionQueue cq = rnic.createCompletionQueue(1);
             assertThat(QueuePairSettings.builder(pd, cq).build().directPlacementThreshold())
                     .isEqualTo(QueuePairSettings.DEFAULT_DIRECT_PLACEMENT_THRESHOLD);
+            String property = QueuePairSettings.DIRECT_PLACEMENT_THRESHOLD_PROPERTY;
+            System.setProperty(property, "65536");
+            try {
+                assertThat(QueuePairSettings.builder(pd, cq).build().directPlacementThreshold()).isEqualTo(65536);
+                System.setProperty(property, "-3");
+                assertThat(QueuePairSettings.builder(pd, cq).build().directPlacementThreshold()).as("not positive")
+                        .isEqualTo(QueuePairSettings.DEFAULT_DIRECT_PLACEMENT_THRESHOLD);
+            } finally {
+                System.clearProperty(property);
+            }
             assertThat(QueuePairSettings.builder(pd, cq).directPlacementThreshold(1).build()
                     .directPlacementThreshold()).isEqualTo(1);
             org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
