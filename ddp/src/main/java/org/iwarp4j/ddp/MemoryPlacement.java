@@ -1,6 +1,7 @@
 package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 
 /**
@@ -11,6 +12,10 @@ import java.nio.ByteBuffer;
  * direct buffer goes through the buffer's cached internal NIO view, whose position and limit are
  * not safe for concurrent use, so concurrent placements corrupt each other. This copies through
  * a fresh view of the target instead.
+ *
+ * <p>When the payload is already where it belongs (MPA's direct placement had the socket read it
+ * into the registered memory, see {@code MpaFrameDecoder}), source and target are the same octets
+ * and the copy is skipped: all checks before it ran as for any segment, only the copy is saved.
  */
 final class MemoryPlacement {
 
@@ -19,7 +24,7 @@ final class MemoryPlacement {
 
     /** Copies {@code length} octets from {@code src} at {@code srcIndex} into {@code dst} at {@code dstIndex}. */
     static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
-        if (length == 0) {
+        if (length == 0 || samePlace(src, srcIndex, dst, dstIndex, length)) {
             return;
         }
         if (dst.hasArray()) {
@@ -32,5 +37,25 @@ final class MemoryPlacement {
             // concurrent placement into the same components (documented on StagTable.register).
             dst.setBytes(dstIndex, src, srcIndex, length);
         }
+    }
+
+    /**
+     * Whether {@code src}'s octets are {@code dst}'s very octets (direct memory at one address).
+     * Only direct memory can have been placed in advance; heap and composite targets never are.
+     */
+    static boolean samePlace(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
+        if (!src.isDirect() || !dst.isDirect() || !PlatformDependent.hasUnsafe() || dst.nioBufferCount() != 1) {
+            return false;
+        }
+        // nioBuffers, not nioBuffer: a range of a composite within one component is that component's
+        // memory, where nioBuffer would merge (copy) a composite.
+        ByteBuffer[] from = src.nioBuffers(srcIndex, length);
+        if (from.length != 1 || !from[0].isDirect()) {
+            return false;
+        }
+        ByteBuffer to = dst.nioBuffer(dstIndex, length);
+        return to.isDirect()
+                && PlatformDependent.directBufferAddress(from[0]) + from[0].position()
+                == PlatformDependent.directBufferAddress(to) + to.position();
     }
 }

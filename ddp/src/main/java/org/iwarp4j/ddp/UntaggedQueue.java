@@ -182,6 +182,43 @@ public final class UntaggedQueue {
     }
 
     /**
+     * Where the payload of an untagged segment with {@code header} and {@code length} payload
+     * octets would be placed, if it is one contiguous piece of a posted buffer: a retained slice of
+     * exactly those octets, for MPA's direct placement; {@code null} if the segment would fail a
+     * check or spans pieces of the scatter list. Changes nothing: the segment is placed (and
+     * checked again) by {@link #place} when it is complete.
+     */
+    public ByteBuf placementTarget(UntaggedHeader header, int length) {
+        if (header.qn() != queueNumber || length <= 0) {
+            return null;
+        }
+        long d = Integer.toUnsignedLong(header.msn() - headMsn);
+        if (d >= count) {
+            return null;
+        }
+        ReceiveBuffer buffer = ring[(head + (int) d) % ring.length].buffer;
+        long mo = Integer.toUnsignedLong(header.mo());
+        if (mo + length > buffer.length()) {
+            return null;
+        }
+        for (ScatterEntry e : buffer.scatterList()) {
+            if (mo >= e.length()) {
+                mo -= e.length();
+                continue;
+            }
+            if (mo + length > e.length()) {
+                return null;
+            }
+            try {
+                return e.buffer().retainedSlice(e.index() + (int) mo, length);
+            } catch (IndexOutOfBoundsException | IllegalReferenceCountException ex) {
+                return null; // the ordinary path reports it
+            }
+        }
+        return null;
+    }
+
+    /**
      * Removes every buffer held, delivered or not, in MSN order, for the ULP to complete in error
      * (RFC 5041 §6.2.2: outstanding requests are completed with an error). The queue's next MSN
      * moves past them.

@@ -10,6 +10,7 @@ import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -38,6 +39,18 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * (at most 65535 octets of ULPDU plus framing; every complete FPDU is taken out at once), kept in
  * the buffers of the reads that brought it: a join of more than 4 KiB keeps each read's buffer,
  * sized by Netty to what that read returned, instead of copying.
+ *
+ * <p><b>Direct placement</b> ({@link #placementAdvisor}): when an FPDU's header has arrived and
+ * enough of it is still to come, the decoder asks the ULP where its payload belongs; if the ULP
+ * names memory, the octets already read are copied there, and the channel's {@link
+ * PlacementRecvByteBufAllocator} makes the following socket reads land in that memory directly,
+ * so the rest of the payload is copied once, by the kernel. The CRC runs over the octets in place,
+ * then over the pad; the ULPDU is delivered only once the CRC at the FPDU's end has been checked,
+ * as on the ordinary path, as a composite of the header and the placed payload, so the ULP's own
+ * checks and placement run unchanged (its copy of the payload onto itself is skipped). A CRC error
+ * there is reported as usual and nothing is delivered: the payload was placed but not delivered.
+ * Without markers only; a read that did not land in place (another channel allocator, a test)
+ * is copied into the memory instead, so placement never depends on how the stream was cut.
  */
 public final class MpaFrameDecoder extends ByteToMessageDecoder {
 
@@ -49,6 +62,22 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     private Runnable firstFpduListener;
     private long streamOffset;
     private boolean failed;
+    private PlacementAdvisor advisor;
+    private int placementThreshold;
+    /** Stream offset of the last FPDU the advisor was asked about: it is asked once per FPDU. */
+    private long advisedFpdu = -1;
+    /** While an FPDU is placed directly: its payload's memory (exactly its length), else null. */
+    private ByteBuf placing;
+    private ByteBuf placingHeader;
+    private java.util.function.BooleanSupplier placingValid;
+    private int placed;
+    private int placingLength;
+    private int placingPad;
+    private int placingWireLength;
+    private PlacementRecvByteBufAllocator placementReads;
+    private RecvByteBufAllocator channelAllocator;
+    /** The last FPDU was placed directly: read only up to the next header, to place the next one too. */
+    private boolean chaining;
 
     /**
      * @param markers the peer puts markers in its FPDUs (this end's startup frame had M=1)
@@ -68,6 +97,24 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         setCumulator(FpduCumulator.INSTANCE);
     }
 
+    /**
+     * Turns direct placement on (see the class comment): an FPDU whose payload octets still to come
+     * number at least {@code threshold} is offered to {@code advisor}. Below the threshold the
+     * ordinary path is cheaper (the extra read for the FPDU's trailer and the advisor's checks
+     * cost more than the copy they save). Ignored while markers are in use: they cut the payload.
+     * On the channel's event loop.
+     *
+     * @param advisor the ULP's advisor, or {@code null} to turn direct placement off
+     * @param threshold at least 1
+     */
+    public void placementAdvisor(PlacementAdvisor advisor, int threshold) {
+        if (threshold < 1) {
+            throw new IllegalArgumentException("placement threshold must be positive: " + threshold);
+        }
+        this.advisor = advisor;
+        this.placementThreshold = threshold;
+    }
+
     /** {@code true} once an error was reported; nothing is delivered afterwards. */
     public boolean hasFailed() {
         return failed;
@@ -79,10 +126,15 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        if (placing != null) {
+            decodeTrailer(ctx, in, out);
+            return;
+        }
         int start = in.readerIndex();
         int available = in.readableBytes();
         int lead = markers && isMarkerOffset(streamOffset) ? MARKER_LENGTH : 0;
         if (available < lead + 2) {
+            readOnlyHead(available);
             return;
         }
         int length = in.getUnsignedShort(start + lead);
@@ -96,6 +148,10 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         int innerMarkers = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
         int wireLength = lead + preCrc + MARKER_LENGTH * innerMarkers + CRC_LENGTH;
         if (available < wireLength) {
+            if (advisor != null && !markers && fpduStart != advisedFpdu
+                    && 2 + length - available >= placementThreshold) {
+                startPlacement(ctx, in, start, available, length, wireLength, fpduStart);
+            }
             return;
         }
         // The FPDU's octets: in the read that holds all of them when the cumulation is a composite
@@ -135,6 +191,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
                 : ulpduWithoutMarkers(ctx, fpdu, base, fpduStart, length);
         in.skipBytes(wireLength);
         streamOffset += wireLength;
+        chaining = false;
         meters.fpdusReceived.increment();
         meters.bytesReceived.increment(wireLength);
         out.add(ulpdu);
@@ -143,6 +200,178 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             firstFpduListener = null;
             listener.run();
         }
+    }
+
+    /**
+     * Asks the advisor about the incomplete FPDU at {@code start} (no markers); if it names memory,
+     * takes the FPDU's octets out of {@code in}: the header is kept, the payload octets so far go
+     * to the memory, and the following reads are directed there.
+     */
+    private void startPlacement(ChannelHandlerContext ctx, ByteBuf in, int start, int available, int length,
+                                int wireLength, long fpduStart) {
+        int headLength = Math.min(PlacementAdvisor.HEAD_LENGTH, length);
+        if (available < 2 + headLength) {
+            readOnlyHead(available);
+            return; // asked again once the header is here
+        }
+        advisedFpdu = fpduStart;
+        DirectPlacement placement = advisor.advise(in.slice(start + 2, headLength), length);
+        if (placement == null) {
+            return;
+        }
+        int headerLength = placement.headerLength();
+        ByteBuf target = placement.target();
+        int payloadLength = length - headerLength;
+        if (headerLength > headLength || target.capacity() != payloadLength || !target.isDirect()
+                || target.nioBufferCount() != 1) {
+            target.release(); // not memory a read can go to: the ordinary path
+            return;
+        }
+        ByteBuf header = ctx.alloc().directBuffer(headerLength, headerLength);
+        header.writeBytes(in, start + 2, headerLength);
+        if (crcEnabled) {
+            crc.reset();
+            ByteBufCrc32c.update(crc, in, start, 2 + headerLength);
+        }
+        placing = target;
+        placingValid = placement.valid();
+        placingHeader = header;
+        placed = 0;
+        placingLength = payloadLength;
+        placingPad = MpaFrameEncoder.padLength(length);
+        placingWireLength = wireLength;
+        in.skipBytes(2 + headerLength);
+        meters.fpdusPlacedDirectly.increment();
+        placeFrom(in, false);
+    }
+
+    /**
+     * Places the next octets of {@code buf} (up to the payload's end) into the memory, unless the
+     * read already put them there, and runs the CRC over them in place; then directs the next read.
+     */
+    private void placeFrom(ByteBuf buf, boolean inPlace) {
+        int n = Math.min(buf.readableBytes(), placingLength - placed);
+        if (inPlace) {
+            meters.bytesPlacedDirectly.increment(n);
+            if (crcEnabled) {
+                ByteBufCrc32c.update(crc, placing, placed, n);
+            }
+        } else if (n > 0 && placingValid.getAsBoolean()) {
+            // Through a fresh NIO view: the memory's cached one is not safe when other event loops
+            // place into the same registered buffer.
+            buf.getBytes(buf.readerIndex(), placing.nioBuffer(placed, n));
+            if (crcEnabled) {
+                ByteBufCrc32c.update(crc, placing, placed, n);
+            }
+        } else if (crcEnabled) {
+            // The memory stopped being a valid target (its STag was invalidated): the octets are
+            // checked and dropped; the ULP's checks at delivery report the error.
+            ByteBufCrc32c.update(crc, buf, buf.readerIndex(), n);
+        }
+        placed += n;
+        buf.skipBytes(n);
+        if (placed < placingLength) {
+            directNextRead();
+        } else if (placementReads != null) {
+            placementReads.stopPlacing();
+            placementReads.limitNextRead(placingPad + CRC_LENGTH + 2 + PlacementAdvisor.HEAD_LENGTH);
+        }
+    }
+
+    /** While chaining, the next read stops at the end of the next FPDU's head ({@code available} octets are here). */
+    private void readOnlyHead(int available) {
+        if (chaining && placementReads != null && available < 2 + PlacementAdvisor.HEAD_LENGTH) {
+            placementReads.limitNextRead(2 + PlacementAdvisor.HEAD_LENGTH - available);
+        }
+    }
+
+    private void directNextRead() {
+        if (placementReads == null) {
+            RecvByteBufAllocator allocator = channelAllocator;
+            if (allocator instanceof PlacementRecvByteBufAllocator) {
+                placementReads = (PlacementRecvByteBufAllocator) allocator;
+            }
+        }
+        if (placementReads != null) {
+            placementReads.placeInto(placing, placingValid, placed, placingLength - placed);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (placing == null || placed == placingLength || failed || !(msg instanceof ByteBuf)) {
+            super.channelRead(ctx, msg);
+            return;
+        }
+        ByteBuf buf = (ByteBuf) msg;
+        placeFrom(buf, placementReads != null && placementReads.isInPlace(buf));
+        if (buf.isReadable()) {
+            super.channelRead(ctx, buf); // the trailer and whatever follows: the ordinary path
+        } else {
+            buf.release();
+        }
+    }
+
+    /** The pad and CRC after a directly placed payload: check, then deliver header + payload as the ULPDU. */
+    private void decodeTrailer(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        int need = placingPad + CRC_LENGTH;
+        if (in.readableBytes() < need) {
+            return;
+        }
+        int start = in.readerIndex();
+        long fpduStart = streamOffset;
+        if (crcEnabled) {
+            ByteBufCrc32c.update(crc, in, start, placingPad);
+            int received = in.getIntLE(start + placingPad);
+            if ((int) crc.getValue() != received) {
+                meters.crcErrors.increment();
+                fail(ctx, in, MpaError.CRC_ERROR, String.format(
+                        "CRC mismatch in the FPDU at stream offset %d (placed directly, not delivered): "
+                                + "received %08x, computed %08x", fpduStart, received, (int) crc.getValue()));
+                return;
+            }
+        }
+        ByteBuf ulpdu = ctx.alloc().compositeDirectBuffer(2).addComponents(true, placingHeader,
+                placing.setIndex(0, placingLength));
+        placing = null;
+        placingHeader = null;
+        in.skipBytes(need);
+        streamOffset += placingWireLength;
+        chaining = true;
+        readOnlyHead(in.readableBytes());
+        meters.fpdusReceived.increment();
+        meters.bytesReceived.increment(placingWireLength);
+        out.add(ulpdu);
+        if (firstFpduListener != null) {
+            Runnable listener = firstFpduListener;
+            firstFpduListener = null;
+            listener.run();
+        }
+    }
+
+    private void releasePlacement() {
+        if (placing != null) {
+            placing.release();
+            placingHeader.release();
+            placing = null;
+            placingHeader = null;
+            placingValid = null;
+        }
+        if (placementReads != null) {
+            placementReads.stopPlacing();
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        channelAllocator = ctx.channel().config().getRecvByteBufAllocator();
+        super.handlerAdded(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        releasePlacement();
+        super.handlerRemoved0(ctx);
     }
 
     /**
@@ -198,14 +427,16 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         if (in.isReadable()) {
             decode(ctx, in, out);
         }
-        if (!failed && in.isReadable()) {
-            fail(ctx, in, MpaError.CONNECTION_LOST,
-                    "the connection ended inside an FPDU (" + in.readableBytes() + " octets pending)");
+        if (!failed && (in.isReadable() || placing != null)) {
+            fail(ctx, in, MpaError.CONNECTION_LOST, "the connection ended inside an FPDU ("
+                    + (placing != null ? "placing directly, " + (placingLength - placed) + " payload octets missing"
+                    : in.readableBytes() + " octets pending") + ")");
         }
     }
 
     private void fail(ChannelHandlerContext ctx, ByteBuf in, MpaError error, String message) {
         failed = true;
+        releasePlacement();
         in.skipBytes(in.readableBytes());
         ctx.fireExceptionCaught(new MpaException(error, message));
     }

@@ -5,11 +5,16 @@ import java.net.SocketAddress;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpMeters;
+import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.rdmap.internal.qp.EngineMeters;
+import org.iwarp4j.rdmap.internal.qp.QueuePairEngine;
+import org.iwarp4j.rdmap.internal.qp.QueuePairPort;
+import org.iwarp4j.rdmap.internal.qp.WorkCommand;
+import org.iwarp4j.rdmap.internal.qp.WorkQueue;
 
 /**
  * A queue pair (RFC 5040 §2.1 "Stream", ibv_qp): a send queue and a receive queue bound to one
@@ -20,6 +25,9 @@ import org.iwarp4j.mpa.NegotiatedParameters;
  * connection's event loop, where all queue pair state lives, and many posts cost one wake-up.
  * Posting more than the queue depths allow throws {@link IllegalStateException} (like
  * ibv_post_send's ENOMEM); work posted before the connection is up waits for it.
+ *
+ * <p>The connection's side lives in {@code org.iwarp4j.rdmap.internal.qp}; this class only queues
+ * work for it and keeps the state every thread may read.
  */
 public final class QueuePair {
 
@@ -28,14 +36,13 @@ public final class QueuePair {
     private final int number;
     /** This queue pair's RDMAP/DDP stream, for regions bound to it ({@link #register}). */
     private final long streamId;
-    final ConcurrentLinkedQueue<Object> posted = new ConcurrentLinkedQueue<>();
-    final AtomicInteger outstandingSends = new AtomicInteger();
-    final AtomicInteger outstandingReceives = new AtomicInteger();
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final WorkQueue workQueue = new WorkQueue();
+    private final AtomicInteger outstandingSends = new AtomicInteger();
+    private final AtomicInteger outstandingReceives = new AtomicInteger();
+    private final Port port = new Port();
     private final CompletableFuture<QueuePair> established = new CompletableFuture<>();
     private final CompletableFuture<QueuePair> closed = new CompletableFuture<>();
     private volatile QueuePairState state = QueuePairState.IDLE;
-    private volatile WorkQueueProcessor processor;
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
     private volatile boolean terminateReceived;
@@ -148,9 +155,8 @@ public final class QueuePair {
             throw new IllegalStateException("send queue full (depth " + settings.sendQueueDepth() + ")");
         }
         for (SendWorkRequest r : requests) {
-            posted.add(r);
+            workQueue.enqueue(new WorkCommand.PostSend(r));
         }
-        scheduleDrain();
     }
 
     /** Posts receive buffers; each Send from the peer consumes one, in posting order. */
@@ -161,9 +167,8 @@ public final class QueuePair {
             throw new IllegalStateException("receive queue full (depth " + settings.receiveQueueDepth() + ")");
         }
         for (ReceiveWorkRequest r : requests) {
-            posted.add(r);
+            workQueue.enqueue(new WorkCommand.PostReceive(r));
         }
-        scheduleDrain();
     }
 
     /**
@@ -171,12 +176,11 @@ public final class QueuePair {
      * closed; posted receives complete as flushed.
      */
     public CompletableFuture<QueuePair> close() {
-        WorkQueueProcessor p = processor;
-        if (p == null) {
+        if (!workQueue.isBound()) {
             moveTo(QueuePairState.ERROR);
             closed.complete(this);
         } else {
-            p.closeGracefully();
+            workQueue.enqueue(new WorkCommand.CloseGracefully());
         }
         return closed;
     }
@@ -187,12 +191,11 @@ public final class QueuePair {
      * Request it never responds to keeps {@link #close()} waiting forever).
      */
     public CompletableFuture<QueuePair> abort() {
-        WorkQueueProcessor p = processor;
-        if (p == null) {
+        if (!workQueue.isBound()) {
             moveTo(QueuePairState.ERROR);
             closed.complete(this);
         } else {
-            p.abort();
+            workQueue.enqueue(new WorkCommand.Abort());
         }
         return closed;
     }
@@ -204,51 +207,14 @@ public final class QueuePair {
         }
     }
 
-    private void scheduleDrain() {
-        WorkQueueProcessor p = processor;
-        if (p != null && drainScheduled.compareAndSet(false, true)) {
-            p.executor().execute(this::drain);
-        }
-    }
-
-    /** Runs on the event loop: hands every posted request to the processor. */
-    void drain() {
-        drainScheduled.set(false);
-        WorkQueueProcessor p = processor;
-        for (Object work; (work = posted.poll()) != null; ) {
-            p.accept(work);
-        }
-        p.flush();
-    }
-
-    void attach(WorkQueueProcessor processor) {
-        this.processor = processor;
-    }
-
-    void established(NegotiatedParameters parameters) {
-        this.negotiated = parameters;
-        moveTo(QueuePairState.RTS);
-        if (drainScheduled.compareAndSet(false, true)) {
-            drain();
-        }
-        established.complete(this);
+    /** The handler that runs this queue pair on its connection, after MPA's in the pipeline. */
+    QueuePairEngine newEngine() {
+        return new QueuePairEngine(port);
     }
 
     void failedToEstablish(Throwable cause) {
         moveTo(QueuePairState.ERROR);
         established.completeExceptionally(cause);
-    }
-
-    void terminated(TerminateReason reason, boolean received, OptionalInt stag) {
-        if (terminateReason == null) {
-            terminateReceived = received;
-            terminatedStag = stag;
-            terminateReason = reason;
-        }
-    }
-
-    void withheldTerminate() {
-        terminateWithheld = true;
     }
 
     void moveTo(QueuePairState next) {
@@ -267,18 +233,109 @@ public final class QueuePair {
         return rnic;
     }
 
-    /** The event-loop side of a queue pair: takes posted work and runs it. */
-    interface WorkQueueProcessor {
-        java.util.concurrent.Executor executor();
+    /** The engine's view of this queue pair (see {@link QueuePairPort}). */
+    private final class Port implements QueuePairPort {
+        @Override
+        public QueuePair queuePair() {
+            return QueuePair.this;
+        }
 
-        void accept(Object work);
+        @Override
+        public QueuePairSettings settings() {
+            return settings;
+        }
 
-        void flush();
+        @Override
+        public StagTable stagTable() {
+            return rnic.stagTable();
+        }
 
-        void closeGracefully();
+        @Override
+        public long streamId() {
+            return streamId;
+        }
 
-        /** Closes the connection now; its teardown flushes everything outstanding. */
-        void abort();
+        @Override
+        public EngineMeters meters() {
+            return rnic.meters();
+        }
+
+        @Override
+        public DdpMeters ddpMeters() {
+            return rnic.ddpMeters();
+        }
+
+        @Override
+        public WorkQueue workQueue() {
+            return workQueue;
+        }
+
+        @Override
+        public void complete(Queue queue, long workRequestId, WorkCompletionOpcode opcode,
+                             WorkCompletionStatus status, int byteLength, boolean solicitedEvent,
+                             Integer invalidatedStag, TerminateReason reason) {
+            CompletionQueue cq;
+            if (queue == Queue.SEND) {
+                outstandingSends.decrementAndGet();
+                cq = settings.sendCompletionQueue();
+            } else {
+                outstandingReceives.decrementAndGet();
+                cq = settings.receiveCompletionQueue();
+            }
+            WorkCompletion completion = new WorkCompletion(workRequestId, opcode, status, byteLength, solicitedEvent,
+                    invalidatedStag, reason, QueuePair.this);
+            rnic.meters().completed(completion);
+            if (!cq.complete(completion)) {
+                moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
+            }
+        }
+
+        @Override
+        public QueuePairState state() {
+            return state;
+        }
+
+        @Override
+        public void moveTo(QueuePairState next) {
+            QueuePair.this.moveTo(next);
+        }
+
+        @Override
+        public void established(NegotiatedParameters parameters) {
+            negotiated = parameters;
+            QueuePair.this.moveTo(QueuePairState.RTS);
+            workQueue.drainNow();
+            established.complete(QueuePair.this);
+        }
+
+        @Override
+        public void failedToEstablish(Throwable cause) {
+            QueuePair.this.failedToEstablish(cause);
+        }
+
+        @Override
+        public void terminated(TerminateReason reason, boolean received, OptionalInt stag) {
+            if (terminateReason == null) {
+                terminateReceived = received;
+                terminatedStag = stag;
+                terminateReason = reason;
+            }
+        }
+
+        @Override
+        public TerminateReason terminateReason() {
+            return terminateReason;
+        }
+
+        @Override
+        public void withheldTerminate() {
+            terminateWithheld = true;
+        }
+
+        @Override
+        public void closedDown() {
+            QueuePair.this.closedDown();
+        }
     }
 
     @Override

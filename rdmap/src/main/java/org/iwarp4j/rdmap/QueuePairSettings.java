@@ -13,6 +13,21 @@ public final class QueuePairSettings {
 
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}, in seconds. */
     public static final int DEFAULT_TERMINATE_CLOSE_SECONDS = 2;
+    /**
+     * Default of {@link Builder#directPlacementThreshold(int)}: 16 KiB. A first guess, to be
+     * settled by measurement (docs/performance.md): below a few KiB the extra read for the FPDU's
+     * trailer costs about what the copy saves.
+     */
+    public static final int DEFAULT_DIRECT_PLACEMENT_THRESHOLD = 16 * 1024;
+    /** {@link Builder#directPlacementThreshold(int)} value that turns direct placement off. */
+    public static final int NO_DIRECT_PLACEMENT = Integer.MAX_VALUE;
+    /**
+     * System property that replaces {@link #DEFAULT_DIRECT_PLACEMENT_THRESHOLD} as the builder's
+     * default (a positive number of octets; {@value Integer#MAX_VALUE} turns direct placement off),
+     * so that the threshold can be measured with tools that build their own settings, e.g.
+     * {@code IWARP_JAVA_OPTS=-Diwarp4j.directPlacementThreshold=65536 ./iwarp bench write}.
+     */
+    public static final String DIRECT_PLACEMENT_THRESHOLD_PROPERTY = "iwarp4j.directPlacementThreshold";
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}. */
     public static final Duration DEFAULT_TERMINATE_CLOSE_TIMEOUT = Duration.ofSeconds(DEFAULT_TERMINATE_CLOSE_SECONDS);
 
@@ -24,6 +39,7 @@ public final class QueuePairSettings {
     private final MpaSettings mpa;
     private final Duration wakeUpWriteAfter;
     private final Duration terminateCloseTimeout;
+    private final int directPlacementThreshold;
 
     private QueuePairSettings(Builder b) {
         this.protectionDomain = b.protectionDomain;
@@ -34,6 +50,7 @@ public final class QueuePairSettings {
         this.mpa = b.mpa;
         this.wakeUpWriteAfter = b.wakeUpWriteAfter;
         this.terminateCloseTimeout = b.terminateCloseTimeout;
+        this.directPlacementThreshold = b.directPlacementThreshold;
     }
 
     /** Settings with one completion queue for both queues. */
@@ -105,6 +122,11 @@ public final class QueuePairSettings {
         return terminateCloseTimeout;
     }
 
+    /** See {@link Builder#directPlacementThreshold(int)}. */
+    public int directPlacementThreshold() {
+        return directPlacementThreshold;
+    }
+
     /** Builder for {@link QueuePairSettings}. */
     public static final class Builder {
         private final ProtectionDomain protectionDomain;
@@ -115,6 +137,7 @@ public final class QueuePairSettings {
         private MpaSettings mpa = MpaSettings.builder().build();
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
         private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
+        private int directPlacementThreshold = defaultDirectPlacementThreshold();
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -187,8 +210,35 @@ public final class QueuePairSettings {
             return this;
         }
 
+        /**
+         * Direct placement: an RDMA Write, Read Response or Send whose payload still to arrive is at
+         * least {@code octets} long is read from the socket straight into its registered memory or
+         * posted receive (one copy per octet, by the kernel, as for plain TCP) instead of into a
+         * receive buffer that is then copied (two copies). Only for direct memory in one piece,
+         * without MPA markers, on the NIO and epoll transports; everything else takes the ordinary
+         * path (the default can also be set with the system property {@value
+         * QueuePairSettings#DIRECT_PLACEMENT_THRESHOLD_PROPERTY}). Checks, completions and
+         * Terminates are the same either way: the segment is still checked and delivered only once
+         * its FPDU is complete and its CRC good; an FPDU that fails
+         * leaves its octets placed but not delivered (RFC 5041 §7.1). Default {@value
+         * QueuePairSettings#DEFAULT_DIRECT_PLACEMENT_THRESHOLD}; {@link
+         * QueuePairSettings#NO_DIRECT_PLACEMENT} turns it off.
+         */
+        public Builder directPlacementThreshold(int octets) {
+            if (octets < 1) {
+                throw new IllegalArgumentException("direct placement threshold must be positive: " + octets);
+            }
+            this.directPlacementThreshold = octets;
+            return this;
+        }
+
         public QueuePairSettings build() {
             return new QueuePairSettings(this);
+        }
+
+        private static int defaultDirectPlacementThreshold() {
+            Integer octets = Integer.getInteger(DIRECT_PLACEMENT_THRESHOLD_PROPERTY);
+            return octets != null && octets > 0 ? octets : DEFAULT_DIRECT_PLACEMENT_THRESHOLD;
         }
 
         private static int positive(int depth) {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.iwarp4j.rdmap.internal.qp.EngineMeters;
 import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 
 /**
@@ -37,7 +38,7 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *       {@code address}; see {@link Rnic.Builder#maxConnectionsPerListener}).
  * </ul>
  */
-final class RdmapMeters {
+final class RdmapMeters implements EngineMeters {
 
     private static final RdmapOpcode[] OPCODES = RdmapOpcode.values();
     private static final WorkCompletionStatus[] STATUSES = WorkCompletionStatus.values();
@@ -102,11 +103,13 @@ final class RdmapMeters {
         (cap == ConnectionLimits.Cap.SERVER ? refusedByListenerCap : refusedByAddressCap).increment();
     }
 
-    void sent(RdmapOpcode opcode) {
+    @Override
+    public void sent(RdmapOpcode opcode) {
         sent[opcode.ordinal()].increment();
     }
 
-    void received(RdmapOpcode opcode) {
+    @Override
+    public void received(RdmapOpcode opcode) {
         received[opcode.ordinal()].increment();
     }
 
@@ -114,24 +117,29 @@ final class RdmapMeters {
         completions[completion.opcode().ordinal()][completion.status().ordinal()].increment();
     }
 
-    void wakeUpWriteSent() {
+    @Override
+    public void wakeUpWriteSent() {
         wakeUpWrites.increment();
     }
 
-    void terminateWithheld() {
+    @Override
+    public void terminateWithheld() {
         terminatesWithheld.increment();
     }
 
-    void terminateCloseTimedOut() {
+    @Override
+    public void terminateCloseTimedOut() {
         terminateCloseTimeouts.increment();
     }
 
-    void terminateSent(TerminateReason reason) {
+    @Override
+    public void terminateSent(TerminateReason reason) {
         sent(RdmapOpcode.TERMINATE);
         terminate(true, reason);
     }
 
-    void terminateReceived(TerminateReason reason) {
+    @Override
+    public void terminateReceived(TerminateReason reason) {
         received(RdmapOpcode.TERMINATE);
         terminate(false, reason);
     }

@@ -25,6 +25,7 @@ import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
+import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -172,6 +173,7 @@ public final class Rnic implements AutoCloseable {
                         }
                         channels.add(ch);
                         capture.accept(ch);
+                        useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
@@ -181,7 +183,7 @@ public final class Rnic implements AutoCloseable {
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
-                            ch.pipeline().addLast(new QueuePairEngine(decision.queuePair()));
+                            ch.pipeline().addLast(decision.queuePair().newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
                                     ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
                         }));
@@ -211,9 +213,10 @@ public final class Rnic implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         capture.accept(ch);
+                        useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
                         ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
-                                new QueuePairEngine(queuePair));
+                                queuePair.newEngine());
                     }
                 })
                 .connect(remote)
@@ -233,6 +236,17 @@ public final class Rnic implements AutoCloseable {
      */
     private static AdaptiveRecvByteBufAllocator receiveBuffers() {
         return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ);
+    }
+
+    /**
+     * Each connection gets its own {@link PlacementRecvByteBufAllocator} around {@link
+     * #receiveBuffers()} where the transport reads into a buffer it allocates just before the read
+     * (NIO, epoll), so that MPA can direct reads into registered memory (direct placement).
+     */
+    private void useReceiveBuffers(Channel ch) {
+        if (transport == Transport.NIO || transport == Transport.EPOLL) {
+            ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers()));
+        }
     }
 
     private MpaSettings withMeters(MpaSettings mpa) {
@@ -316,7 +330,13 @@ public final class Rnic implements AutoCloseable {
 
         /** The TCP implementation; default {@link Transport#best()}: epoll on Linux, NIO elsewhere. */
         public Builder transport(Transport transport) {
-            this.transport = java.util.Objects.requireNonNull(transport);
+            java.util.Objects.requireNonNull(transport);
+            if (!transport.isAvailable()) {
+                throw new IllegalArgumentException(transport + " is not available here: "
+                        + transport.unavailabilityCause().orElse("unknown")
+                        + " (Transport.orBest falls back to the best available one)");
+            }
+            this.transport = transport;
             return this;
         }
 

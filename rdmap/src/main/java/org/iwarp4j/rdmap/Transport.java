@@ -10,6 +10,12 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /** The TCP implementation an {@link Rnic} runs its connections on. */
 public enum Transport {
@@ -19,7 +25,51 @@ public enum Transport {
      */
     EPOLL,
     /** Java NIO: works everywhere. */
-    NIO;
+    NIO,
+    /**
+     * Linux's io_uring (Netty 4.2's transport), opt-in: never chosen by {@link #best()}. Needs a
+     * kernel that allows io_uring (5.9 or later; some container sandboxes forbid it) and Netty's
+     * native library (the rdmap artifact brings the Linux x86_64 one). Direct placement is off on
+     * it: io_uring reads into buffers it was given long before, while placement directs each read
+     * just before it happens ({@code PlacementRecvByteBufAllocator}).
+     */
+    IO_URING;
+
+    /** Whether this transport can run here (NIO always; the native ones if their library loaded and the kernel allows them). */
+    public boolean isAvailable() {
+        switch (this) {
+            case EPOLL:
+                return Epoll.isAvailable();
+            case IO_URING:
+                return IoUring.isAvailable();
+            default:
+                return true;
+        }
+    }
+
+    /** Why this transport cannot run here, or empty if it can. */
+    public Optional<String> unavailabilityCause() {
+        if (isAvailable()) {
+            return Optional.empty();
+        }
+        Throwable cause = this == EPOLL ? Epoll.unavailabilityCause() : IoUring.unavailabilityCause();
+        return Optional.of(cause == null ? "unknown" : String.valueOf(cause.getMessage() != null
+                ? cause.getMessage() : cause));
+    }
+
+    /**
+     * {@code wanted} if it can run here, else {@link #best()}, after telling {@code warn} which and
+     * why (for a command line's {@code --transport}: fall back rather than fail).
+     */
+    public static Transport orBest(Transport wanted, Consumer<String> warn) {
+        if (wanted.isAvailable()) {
+            return wanted;
+        }
+        Transport best = best();
+        warn.accept(wanted + " is not available here (" + wanted.unavailabilityCause().orElse("unknown")
+                + "); using " + best);
+        return best;
+    }
 
     /**
      * EPOLL where its native library loaded, NIO otherwise: on macOS, Windows, another CPU, or where
@@ -34,15 +84,39 @@ public enum Transport {
         return epollAvailable ? EPOLL : NIO;
     }
 
-    IoHandlerFactory ioHandlerFactory() {
-        return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    /** Netty's I/O handler factory for this transport's event loops (for plain-TCP comparisons on the same transport). */
+    public IoHandlerFactory ioHandlerFactory() {
+        switch (this) {
+            case EPOLL:
+                return EpollIoHandler.newFactory();
+            case IO_URING:
+                return IoUringIoHandler.newFactory();
+            default:
+                return NioIoHandler.newFactory();
+        }
     }
 
-    Class<? extends SocketChannel> socketChannel() {
-        return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    /** Netty's client socket channel class of this transport. */
+    public Class<? extends SocketChannel> socketChannel() {
+        switch (this) {
+            case EPOLL:
+                return EpollSocketChannel.class;
+            case IO_URING:
+                return IoUringSocketChannel.class;
+            default:
+                return NioSocketChannel.class;
+        }
     }
 
-    Class<? extends ServerChannel> serverSocketChannel() {
-        return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    /** Netty's server socket channel class of this transport. */
+    public Class<? extends ServerChannel> serverSocketChannel() {
+        switch (this) {
+            case EPOLL:
+                return EpollServerSocketChannel.class;
+            case IO_URING:
+                return IoUringServerSocketChannel.class;
+            default:
+                return NioServerSocketChannel.class;
+        }
     }
 }

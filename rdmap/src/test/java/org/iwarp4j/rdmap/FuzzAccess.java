@@ -10,6 +10,6 @@ public final class FuzzAccess {
 
     /** The handler that {@link Rnic} puts after MPA for {@code queuePair}. */
     public static ChannelHandler engine(QueuePair queuePair) {
-        return new QueuePairEngine(queuePair);
+        return queuePair.newEngine();
     }
 }

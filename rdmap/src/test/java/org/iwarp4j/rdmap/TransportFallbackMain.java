@@ -19,6 +19,13 @@ public final class TransportFallbackMain {
     }
 
     public static void main(String[] args) throws Exception {
+        System.out.println("asked for IO_URING, got " + Transport.orBest(Transport.IO_URING,
+                warning -> System.out.println("warning: " + warning)));
+        try {
+            Rnic.builder().transport(Transport.IO_URING);
+        } catch (IllegalArgumentException e) {
+            System.out.println("builder: " + e.getMessage());
+        }
         try (Rnic server = Rnic.builder().build(); Rnic client = Rnic.builder().build()) {
             System.out.println("server transport " + server.transport());
             System.out.println("client transport " + client.transport());

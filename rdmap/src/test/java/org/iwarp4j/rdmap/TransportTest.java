@@ -52,6 +52,48 @@ class TransportTest {
         assertThat(result.exitCode()).as(result.output()).isZero();
         assertThat(result.output())
                 .contains("server transport NIO", "client transport NIO", "received: over the fallback")
+                // io_uring, asked for where no native transport loads, falls back with a message.
+                .contains("warning: IO_URING is not available here (", "); using NIO", "asked for IO_URING, got NIO",
+                        "builder: IO_URING is not available here: ")
                 .doesNotContain("LEAK:");
+    }
+
+    /** io_uring is opt-in: never the default, reported as available exactly when Netty says so. */
+    @Test
+    void ioUringIsOptInAndReportsItsAvailability() {
+        assertThat(Transport.best()).isNotEqualTo(Transport.IO_URING);
+        assertThat(Transport.IO_URING.isAvailable()).isEqualTo(io.netty.channel.uring.IoUring.isAvailable());
+        assertThat(Transport.IO_URING.unavailabilityCause().isPresent()).isEqualTo(!Transport.IO_URING.isAvailable());
+        assertThat(Transport.NIO.isAvailable()).isTrue();
+    }
+
+    /** Where io_uring cannot run, asking for it falls back to the best transport and says why; the builder refuses it. */
+    @Test
+    void anUnavailableTransportFallsBackWithAMessage() {
+        assumeTrue(!Transport.IO_URING.isAvailable(), "io_uring is available here");
+        List<String> warnings = new java.util.ArrayList<>();
+        assertThat(Transport.orBest(Transport.IO_URING, warnings::add)).isEqualTo(Transport.best());
+        assertThat(warnings).singleElement().asString().startsWith("IO_URING is not available here (")
+                .endsWith("); using " + Transport.best());
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Rnic.builder().transport(Transport.IO_URING))
+                .withMessageStartingWith("IO_URING is not available here: ");
+    }
+
+    /** Where io_uring runs, an RNIC asked for it gets it: its connections are io_uring channels. */
+    @Test
+    void ioUringIsSelectedWhenAvailable() throws Exception {
+        assumeTrue(Transport.IO_URING.isAvailable(),
+                () -> "io_uring unavailable: " + Transport.IO_URING.unavailabilityCause().orElse(""));
+        assertThat(Transport.orBest(Transport.IO_URING, w -> { throw new AssertionError(w); }))
+                .isEqualTo(Transport.IO_URING);
+        List<String> channelTypes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (RdmaPair pair = new RdmaPair(Rnic.builder().transport(Transport.IO_URING)
+                .channelInitializer(ch -> channelTypes.add(ch.getClass().getSimpleName())),
+                Rnic.builder().transport(Transport.IO_URING), org.iwarp4j.mpa.MpaSettings.builder().build(),
+                b -> b, b -> b, qp -> { }, qp -> { })) {
+            assertThat(pair.serverRnic.transport()).isEqualTo(Transport.IO_URING);
+            assertThat(channelTypes).isNotEmpty().allMatch(name -> name.startsWith("IoUring"));
+        }
     }
 }

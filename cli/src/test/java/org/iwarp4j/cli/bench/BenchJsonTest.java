@@ -77,6 +77,10 @@ class BenchJsonTest {
             assertThat(r.get("ratio").asDouble()).isCloseTo(rdma.get("bw_average_mb_per_sec").asDouble()
                     / r.get("tcp").get("bw_average_mb_per_sec").asDouble(),
                     org.assertj.core.data.Percentage.withPercentage(0.001));
+            assertThat(r.get("tcp_copy").get("bw_average_mb_per_sec").asDouble()).isPositive();
+            assertThat(r.get("ratio_copy").asDouble()).isCloseTo(rdma.get("bw_average_mb_per_sec").asDouble()
+                    / r.get("tcp_copy").get("bw_average_mb_per_sec").asDouble(),
+                    org.assertj.core.data.Percentage.withPercentage(0.001));
         }
         assertThat(doc.get("interrupted").asBoolean()).isFalse();
         assertThat(doc.get("verification").get("verified").asBoolean()).isTrue();
@@ -114,6 +118,7 @@ class BenchJsonTest {
         assertThat(doc.getDocumentElement().getLocalName()).isEqualTo("svg");
         assertThat(points(doc, "rdma")).isEqualTo(8); // 2 .. 256
         assertThat(points(doc, "tcp")).isEqualTo(8);
+        assertThat(points(doc, "tcp-copy")).as("the TCP-with-copy baseline").isEqualTo(8);
 
         Path html = dir.resolve("bw.html");
         assertThat(iwarp("bench write -s 4K --no-tcp --chart " + html + SHORT)).as(err.toString()).isZero();

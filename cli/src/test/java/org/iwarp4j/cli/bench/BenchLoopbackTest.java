@@ -23,7 +23,8 @@ class BenchLoopbackTest {
 
     private static final String SHORT = " -n 40 --warmup 0.05";
     private static final List<String> BANDWIDTH_COLUMNS = List.of("#bytes", "#iterations", "BW", "peak[MB/sec]", "BW",
-            "average[MB/sec]", "MsgRate[Mpps]", "TCP", "BW", "average[MB/sec]", "ratio");
+            "average[MB/sec]", "MsgRate[Mpps]", "TCP", "BW", "average[MB/sec]", "ratio", "TCP+copy", "BW",
+            "average[MB/sec]", "ratio");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -54,10 +55,11 @@ class BenchLoopbackTest {
         List<String[]> rows = figures(lines);
         assertThat(rows).hasSize(1);
         String[] row = rows.get(0);
-        assertThat(row).hasSize(7);
+        assertThat(row).as("size, iterations, peak, average, rate, TCP raw and ratio, TCP with copy and ratio")
+                .hasSize(9);
         assertThat(row[0]).isEqualTo("4096");
         assertThat(Long.parseLong(row[1])).isEqualTo(40);
-        for (int column = 2; column < 7; column++) {
+        for (int column = 2; column < 9; column++) {
             assertThat(Double.parseDouble(row[column])).as("column %d", column).isPositive();
         }
         assertThat(Double.parseDouble(row[2])).isGreaterThanOrEqualTo(Double.parseDouble(row[3])); // peak >= average
@@ -112,6 +114,25 @@ class BenchLoopbackTest {
         assertThat(Long.parseLong(figures(lines()).get(0)[1])).isPositive();
     }
 
+    /**
+     * {@code --transport io_uring}: both the RDMA run and the plain-TCP ones on io_uring where it runs,
+     * else the default with a warning.
+     */
+    @Test
+    void ioUringIsUsedWhereAvailableElseTheDefaultWithAWarning() {
+        assertThat(iwarp("bench write -s 4096 --transport io_uring" + SHORT)).as(err.toString()).isZero();
+        org.iwarp4j.rdmap.Transport expected = org.iwarp4j.rdmap.Transport.IO_URING.isAvailable()
+                ? org.iwarp4j.rdmap.Transport.IO_URING : org.iwarp4j.rdmap.Transport.best();
+        assertThat(lines().get(0)).endsWith(", " + expected);
+        if (expected == org.iwarp4j.rdmap.Transport.IO_URING) {
+            assertThat(err.toString()).doesNotContain("not available");
+        } else {
+            assertThat(err.toString()).contains("IO_URING is not available here (").contains("; using " + expected);
+        }
+        assertThat(figures(lines()).get(0)).hasSize(9);
+        assertThat(out.toString()).contains("# data verified: every size, against the pattern, at both ends");
+    }
+
     @Test
     void gbitsAndNoTcpAndCrcOff() {
         assertThat(iwarp("bench write -s 1024 --report-gbits --no-tcp --crc accept --mpa-rev 1" + SHORT))
@@ -120,6 +141,7 @@ class BenchLoopbackTest {
         assertThat(text).contains("BW peak[Gb/sec]").contains("TCP comparison skipped (--no-tcp)")
                 .contains("CRC accept").contains("MPA revision 1");
         assertThat(figures(lines()).get(0)[5]).isEqualTo("-");
+        assertThat(figures(lines()).get(0)[7]).as("TCP with copy").isEqualTo("-");
     }
 
     @Test

@@ -6,7 +6,9 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 
 /**
  * MPA's meters: {@code iwarp.mpa.fpdus} and {@code iwarp.mpa.bytes} (tag {@code direction}
- * tx/rx, bytes as on the wire), {@code iwarp.mpa.errors} (tag {@code type} crc/marker/length).
+ * tx/rx, bytes as on the wire), {@code iwarp.mpa.errors} (tag {@code type} crc/marker/length),
+ * {@code iwarp.mpa.fpdus.placed.directly} (received FPDUs placed by direct placement) and
+ * {@code iwarp.mpa.bytes.placed.directly} (their payload octets that a socket read put in place).
  * Shared by all connections that use the same registry.
  */
 public final class MpaMeters {
@@ -20,6 +22,10 @@ public final class MpaMeters {
     public final Counter crcErrors;
     public final Counter markerErrors;
     public final Counter lengthErrors;
+    /** FPDUs whose payload went straight to its memory ({@code iwarp.mpa.fpdus.placed.directly}). */
+    public final Counter fpdusPlacedDirectly;
+    /** Payload octets the socket read straight into their memory ({@code iwarp.mpa.bytes.placed.directly}). */
+    public final Counter bytesPlacedDirectly;
 
     private MpaMeters(MeterRegistry registry) {
         fpdusSent = Counter.builder("iwarp.mpa.fpdus").tag("direction", "tx").register(registry);
@@ -29,6 +35,12 @@ public final class MpaMeters {
         crcErrors = Counter.builder("iwarp.mpa.errors").tag("type", "crc").register(registry);
         markerErrors = Counter.builder("iwarp.mpa.errors").tag("type", "marker").register(registry);
         lengthErrors = Counter.builder("iwarp.mpa.errors").tag("type", "length").register(registry);
+        fpdusPlacedDirectly = Counter.builder("iwarp.mpa.fpdus.placed.directly")
+                .description("Received FPDUs whose payload the socket read straight into its memory")
+                .register(registry);
+        bytesPlacedDirectly = Counter.builder("iwarp.mpa.bytes.placed.directly").baseUnit("bytes")
+                .description("Payload octets the socket read straight into their memory (no copy after the read)")
+                .register(registry);
     }
 
     /** Meters in {@code registry}, or ones that count nowhere when it is {@code null}. */

@@ -3,6 +3,7 @@ package org.iwarp4j.tools.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * {@code --chart FILE.svg} (or {@code .html}): bandwidth (bandwidth tests) or typical one-way latency
@@ -33,11 +34,16 @@ public final class BenchChart {
         boolean latency = settings.test().isLatency();
         String unit = latency ? "usec (one-way, typical)" : reportGbits ? "Gb/sec" : "MB/sec";
         List<Series> series = new ArrayList<>();
-        series.add(new Series("RDMA (" + settings.test().operation() + ")", "rdma", points(rows, true, latency,
-                reportGbits)));
-        List<double[]> tcp = points(rows, false, latency, reportGbits);
+        series.add(new Series("RDMA (" + settings.test().operation() + ")", "rdma", points(rows,
+                row -> latency ? typical(row.rdmaLatency()) : average(row.rdmaBandwidth(), reportGbits))));
+        List<double[]> tcp = points(rows,
+                row -> latency ? typical(row.tcpLatency()) : average(row.tcpBandwidth(), reportGbits));
         if (!tcp.isEmpty()) {
             series.add(new Series("plain TCP", "tcp", tcp));
+        }
+        List<double[]> tcpCopy = latency ? List.of() : points(rows, row -> average(row.tcpCopyBandwidth(), reportGbits));
+        if (!tcpCopy.isEmpty()) {
+            series.add(new Series("plain TCP with copy", "tcp-copy", tcpCopy));
         }
         double maxY = 0;
         int minExp = Integer.MAX_VALUE;
@@ -128,22 +134,23 @@ public final class BenchChart {
                 + settings.test().command() + "</title></head>\n<body>\n" + svg + "</body>\n</html>\n";
     }
 
-    private static List<double[]> points(List<BenchRow> rows, boolean rdma, boolean latency, boolean gbits) {
+    private static List<double[]> points(List<BenchRow> rows, Function<BenchRow, Double> figure) {
         List<double[]> points = new ArrayList<>();
         for (BenchRow row : rows) {
-            Double y = null;
-            if (latency) {
-                LatencyResult r = rdma ? row.rdmaLatency() : row.tcpLatency();
-                y = r == null ? null : r.typical();
-            } else {
-                BandwidthResult r = rdma ? row.rdmaBandwidth() : row.tcpBandwidth();
-                y = r == null ? null : gbits ? r.averageBytesPerSecond() * 8 / 1e9 : r.averageBytesPerSecond() / (1 << 20);
-            }
+            Double y = figure.apply(row);
             if (y != null && !y.isNaN()) {
                 points.add(new double[] {row.size(), y});
             }
         }
         return points;
+    }
+
+    private static Double typical(LatencyResult r) {
+        return r == null ? null : r.typical();
+    }
+
+    private static Double average(BandwidthResult r, boolean gbits) {
+        return r == null ? null : gbits ? r.averageBytesPerSecond() * 8 / 1e9 : r.averageBytesPerSecond() / (1 << 20);
     }
 
     private static double log2(double v) {

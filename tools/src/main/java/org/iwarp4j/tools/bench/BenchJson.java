@@ -149,6 +149,12 @@ public final class BenchJson {
         }
         double ratio = row.ratio();
         nullableNumber(g, "ratio", Double.isNaN(ratio) ? null : ratio);
+        if (row.rdmaLatency() == null) {
+            g.writeFieldName("tcp_copy");
+            bandwidth(g, row.tcpCopyBandwidth());
+            double copyRatio = row.copyRatio();
+            nullableNumber(g, "ratio_copy", Double.isNaN(copyRatio) ? null : copyRatio);
+        }
         g.writeEndObject();
     }
 

@@ -5,7 +5,9 @@ import java.util.List;
 
 /**
  * What {@code iwarp bench} prints: perftest's header and columns, then the same transfer over
- * plain TCP and the ratio RDMA / TCP. Bandwidth: {@code #bytes #iterations BW peak BW average
+ * plain TCP and the ratio RDMA / TCP; for bandwidth twice: raw TCP (the receiver drops what it reads)
+ * and TCP with copy (the receiver copies every octet into an application buffer the size of the RDMA
+ * registered area, as an application must; RDMA's placement into that memory is the same work). Bandwidth: {@code #bytes #iterations BW peak BW average
  * MsgRate}, MB being 2^20 octets (or Gb/sec with {@code --report-gbits}: 10^9 bits) as in
  * perftest; latency: {@code t_min t_max t_typical t_avg t_stdev 99% 99.9%} in microseconds,
  * one-way (half the round trip) as perftest reports ib_write_lat and ib_send_lat.
@@ -27,9 +29,11 @@ public final class BenchReport {
                 s.maxUlpdu() != 0 ? String.valueOf(s.maxUlpdu())
                         : s.transport() == org.iwarp4j.rdmap.Transport.EPOLL ? "from the connection's MSS (RFC 5044 §4.5 EMSS)"
                         : "from EMSS 1448 (MSS unknown)", s.transport());
-        out.printf("# %s; TCP: the same transfer over plain Netty TCP in the same run; ratio = RDMA / TCP%n",
+        out.printf("# %s; TCP: the same transfer over plain Netty TCP in the same run; ratio = RDMA / TCP%s%n",
                 s.test().isLatency() ? "latency one-way (half the round trip) in usec, as perftest"
-                        : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest");
+                        : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest",
+                s.test().isLatency() ? "" : "; TCP+copy: the receiver also copies every octet into an application"
+                        + " buffer the size of the RDMA region");
         out.println(LINE);
         if (s.test().isLatency()) {
             out.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
@@ -37,19 +41,32 @@ public final class BenchReport {
         } else {
             String unit = reportGbits ? "Gb/sec" : "MB/sec";
             out.printf(" #bytes     #iterations    BW peak[%1$s]    BW average[%1$s]   MsgRate[Mpps]   "
-                    + "TCP BW average[%1$s]   ratio%n", unit);
+                    + "TCP BW average[%1$s]   ratio   TCP+copy BW average[%1$s]   ratio%n", unit);
         }
         out.flush();
     }
 
     public static void bandwidthLine(PrintWriter out, BandwidthResult rdma, BandwidthResult tcp, boolean reportGbits) {
+        bandwidthLine(out, rdma, tcp, null, reportGbits);
+    }
+
+    /** A bandwidth line with both TCP baselines, raw and with copy (either may be {@code null}). */
+    public static void bandwidthLine(PrintWriter out, BandwidthResult rdma, BandwidthResult tcp,
+                                     BandwidthResult tcpCopy, boolean reportGbits) {
         double factor = reportGbits ? 8 / 1e9 : 1.0 / (1 << 20);
-        out.printf(" %-10d %-14d %-18.2f %-20.2f %-15.6f %-24s %s%n", rdma.size(), rdma.iterations(),
+        out.printf(" %-10d %-14d %-18.2f %-20.2f %-15.6f %-24s %-7s %-29s %s%n", rdma.size(), rdma.iterations(),
                 rdma.peakBytesPerSecond() * factor, rdma.averageBytesPerSecond() * factor,
-                rdma.messagesPerSecond() / 1e6,
-                tcp == null ? "-" : String.format("%.2f", tcp.averageBytesPerSecond() * factor),
-                tcp == null ? "-" : String.format("%.3f", rdma.averageBytesPerSecond() / tcp.averageBytesPerSecond()));
+                rdma.messagesPerSecond() / 1e6, average(tcp, factor), ratio(rdma, tcp), average(tcpCopy, factor),
+                ratio(rdma, tcpCopy));
         out.flush();
+    }
+
+    private static String average(BandwidthResult r, double factor) {
+        return r == null ? "-" : String.format("%.2f", r.averageBytesPerSecond() * factor);
+    }
+
+    private static String ratio(BandwidthResult rdma, BandwidthResult tcp) {
+        return tcp == null ? "-" : String.format("%.3f", rdma.averageBytesPerSecond() / tcp.averageBytesPerSecond());
     }
 
     public static void latencyLine(PrintWriter out, LatencyResult rdma, LatencyResult tcp) {
@@ -68,7 +85,7 @@ public final class BenchReport {
         if (row.rdmaLatency() != null) {
             latencyLine(out, row.rdmaLatency(), row.tcpLatency());
         } else if (row.rdmaBandwidth() != null) {
-            bandwidthLine(out, row.rdmaBandwidth(), row.tcpBandwidth(), reportGbits);
+            bandwidthLine(out, row.rdmaBandwidth(), row.tcpBandwidth(), row.tcpCopyBandwidth(), reportGbits);
         }
         if (row.partial()) {
             out.println(row.rdmaLatency() == null && row.rdmaBandwidth() == null

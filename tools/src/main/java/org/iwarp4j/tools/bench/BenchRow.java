@@ -5,10 +5,28 @@ package org.iwarp4j.tools.bench;
  * iwarp4j and the comparison was not skipped, plain TCP's for the same transfer. Bandwidth tests fill
  * the bandwidth fields, latency tests the latency fields; the others are {@code null}.
  *
+ * @param tcpBandwidth plain TCP, raw: the receiver drops what it reads
  * @param partial the run was stopped while this size was measured: the figures cover the part done
+ * @param tcpCopyBandwidth plain TCP with copy: the receiver also copies every octet into an
+ *     application buffer the size of the RDMA region (bandwidth tests only)
  */
 public record BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
-                       BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial) {
+                       BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial,
+                       BandwidthResult tcpCopyBandwidth) {
+
+    /** A row without the TCP-with-copy baseline. */
+    public BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
+                    BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial) {
+        this(size, rdmaBandwidth, rdmaLatency, tcpBandwidth, tcpLatency, partial, null);
+    }
+
+    /** RDMA / TCP with copy, average bandwidth; {@code NaN} without that figure. */
+    public double copyRatio() {
+        if (rdmaBandwidth != null && tcpCopyBandwidth != null && tcpCopyBandwidth.averageBytesPerSecond() > 0) {
+            return rdmaBandwidth.averageBytesPerSecond() / tcpCopyBandwidth.averageBytesPerSecond();
+        }
+        return Double.NaN;
+    }
 
     /** RDMA / TCP: average bandwidth, or typical latency; {@code NaN} without a TCP figure. */
     public double ratio() {

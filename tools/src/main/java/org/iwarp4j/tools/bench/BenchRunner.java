@@ -100,6 +100,7 @@ public final class BenchRunner {
             }
             RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, (size, bw, lat, partial) -> {
                 BandwidthResult tcpBandwidth = null;
+                BandwidthResult tcpCopyBandwidth = null;
                 LatencyResult tcpLatency = null;
                 boolean compare = tcp != null && !partial && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
                 if (compare) {
@@ -114,10 +115,14 @@ public final class BenchRunner {
                         if (tcpBandwidth != null) {
                             bandwidth.add(tcpBandwidth);
                         }
+                        if (!listener.stopRequested()) {
+                            listener.progress("plain TCP with copy " + size + " octets");
+                            tcpCopyBandwidth = tcp.bandwidth(size, true);
+                        }
                     }
                 }
                 BenchRow row = new BenchRow(size, bw, lat, tcpBandwidth, tcpLatency,
-                        partial || (compare && listener.stopRequested()));
+                        partial || (compare && listener.stopRequested()), tcpCopyBandwidth);
                 rows.add(row);
                 listener.row(row);
             }, version -> peer[0] = version);
@@ -160,7 +165,8 @@ public final class BenchRunner {
         RdmaOutcome rdma = result.rdma();
         for (int i = 0; i < rdma.bandwidth().size(); i++) {
             BandwidthResult tcp = i < result.tcpBandwidth().size() ? result.tcpBandwidth().get(i) : null;
-            BenchReport.bandwidthLine(out, rdma.bandwidth().get(i), tcp, reportGbits);
+            BandwidthResult copy = i < result.rows().size() ? result.rows().get(i).tcpCopyBandwidth() : null;
+            BenchReport.bandwidthLine(out, rdma.bandwidth().get(i), tcp, copy, reportGbits);
         }
         for (int i = 0; i < rdma.latency().size(); i++) {
             LatencyResult tcp = i < result.tcpLatency().size() ? result.tcpLatency().get(i) : null;

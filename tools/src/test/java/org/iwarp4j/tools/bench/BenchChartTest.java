@@ -29,13 +29,16 @@ class BenchChartTest {
         for (int size : sizes) {
             double rdma = size * 1000.0; // octets per second, rising with the size
             rows.add(new BenchRow(size, new BandwidthResult(size, 10, rdma, rdma, 1000), null,
-                    new BandwidthResult(size, 10, rdma / 2, rdma / 2, 500), null, false));
+                    new BandwidthResult(size, 10, rdma / 2, rdma / 2, 500), null, false,
+                    new BandwidthResult(size, 10, rdma / 4, rdma / 4, 250)));
         }
         Document doc = parse(BenchChart.svg(settings, rows, false));
         List<double[]> rdma = points(doc, "rdma");
         List<double[]> tcp = points(doc, "tcp");
+        List<double[]> tcpCopy = points(doc, "tcp-copy");
         assertThat(rdma).hasSize(sizes.size());
         assertThat(tcp).hasSize(sizes.size());
+        assertThat(tcpCopy).as("both TCP baselines are drawn").hasSize(sizes.size());
         double step = rdma.get(1)[0] - rdma.get(0)[0];
         for (int i = 1; i < rdma.size(); i++) {
             assertThat(rdma.get(i)[0] - rdma.get(i - 1)[0]).as("x step %d", i).isCloseTo(step,
@@ -43,6 +46,8 @@ class BenchChartTest {
             assertThat(rdma.get(i)[1]).as("y of size %d is higher (smaller y)", sizes.get(i))
                     .isLessThanOrEqualTo(rdma.get(i - 1)[1]);
             assertThat(tcp.get(i)[1]).as("TCP at half RDMA is drawn lower").isGreaterThanOrEqualTo(rdma.get(i)[1]);
+            assertThat(tcpCopy.get(i)[1]).as("TCP with copy at a quarter is lower still")
+                    .isGreaterThanOrEqualTo(tcp.get(i)[1]);
         }
     }
 

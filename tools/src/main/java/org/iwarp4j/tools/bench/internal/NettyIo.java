@@ -3,17 +3,11 @@ package org.iwarp4j.tools.bench.internal;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import org.iwarp4j.rdmap.Transport;
 
 /**
- * The plain-TCP ends run on the same Netty transport as the RNICs (epoll or NIO), one event loop
+ * The plain-TCP ends run on the same Netty transport as the RNICs (epoll, NIO or io_uring), one event loop
  * each as the RNICs have, so the RDMA / TCP ratio compares protocols rather than I/O layers. The one
  * choice of Netty classes for every TCP baseline: {@code iwarp bench}'s, {@code iwarp bench rpc}'s and
  * the loopback harness's.
@@ -29,15 +23,14 @@ public final class NettyIo {
 
     /** {@code threads} event loops (one per queue pair of a {@code -q} run). */
     public static EventLoopGroup group(Transport transport, int threads) {
-        return new MultiThreadIoEventLoopGroup(threads,
-                transport == Transport.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        return new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
     }
 
     public static Class<? extends SocketChannel> socketChannel(Transport transport) {
-        return transport == Transport.EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+        return transport.socketChannel();
     }
 
     public static Class<? extends ServerChannel> serverSocketChannel(Transport transport) {
-        return transport == Transport.EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        return transport.serverSocketChannel();
     }
 }

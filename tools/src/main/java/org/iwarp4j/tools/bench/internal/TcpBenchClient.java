@@ -27,7 +27,9 @@ import org.iwarp4j.tools.bench.ConnectFailedException;
 
 /**
  * The client end of the plain-TCP comparison: for each size, the same transfer as the RDMA run
- * over plain Netty TCP, one connection per queue pair, the same messages in flight per connection.
+ * over plain Netty TCP, one connection per queue pair, the same messages in flight per connection,
+ * raw (the receiving end drops what it reads) or with copy (it copies every octet into an
+ * application buffer the size of the RDMA run's registered area, as an application must).
  * RDMA Write and Send: the messages are written and the clock stops when the server has counted
  * every octet; RDMA Read: a 4-octet request answered with the message; latency: an echo ping-pong,
  * reported as half the round trip like perftest.
@@ -56,9 +58,21 @@ public final class TcpBenchClient implements AutoCloseable {
         this.stopped = stopped;
     }
 
-    /** Plain TCP's figures for {@code size}; {@code null} if stopped before any message was measured. */
+    /**
+     * The raw baseline (the receiving end drops what it reads); {@code null} if stopped before any
+     * message was measured.
+     */
     public BandwidthResult bandwidth(int size) throws IOException, InterruptedException {
-        TcpMode mode = settings.test() == BenchTest.READ ? TcpMode.READ : TcpMode.SINK;
+        return bandwidth(size, false);
+    }
+
+    /**
+     * @param copy the receiving end (the server for Write and Send, this end for Read) copies every
+     *     octet into an application buffer the size of the RDMA run's registered area
+     */
+    public BandwidthResult bandwidth(int size, boolean copy) throws IOException, InterruptedException {
+        boolean read = settings.test() == BenchTest.READ;
+        TcpMode mode = read ? (copy ? TcpMode.READ_COPY : TcpMode.READ) : (copy ? TcpMode.SINK_COPY : TcpMode.SINK);
         List<Connection> connections = new ArrayList<>();
         try {
             for (int i = 0; i < settings.queuePairs(); i++) {
@@ -71,7 +85,7 @@ public final class TcpBenchClient implements AutoCloseable {
             long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
             long end = settings.iterations() == 0 ? start + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
             long messages = run(connections, size, perConnection, end);
-            if (mode == TcpMode.SINK) {
+            if (mode == TcpMode.SINK || mode == TcpMode.SINK_COPY) {
                 for (Connection c : connections) {
                     ((DuplexChannel) c.channel).shutdownOutput();
                 }
@@ -158,7 +172,7 @@ public final class TcpBenchClient implements AutoCloseable {
                     continue;
                 }
                 posted[i]++;
-                if (c.mode == TcpMode.READ) {
+                if (c.mode == TcpMode.READ || c.mode == TcpMode.READ_COPY) {
                     c.channel.writeAndFlush(Unpooled.buffer(4).writeInt(size));
                 } else {
                     c.sentOctets += size;
@@ -177,7 +191,8 @@ public final class TcpBenchClient implements AutoCloseable {
     }
 
     private Connection connect(TcpMode mode, int size) throws IOException, InterruptedException {
-        Connection c = new Connection(mode, size, settings.depth());
+        Connection c = new Connection(mode, size, settings.depth(),
+                mode == TcpMode.READ_COPY ? new ApplicationBuffer(settings.bufferPerQueuePair()) : null);
         Throwable last = null;
         for (int attempt = 0; attempt < 30; attempt++) {
             io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
@@ -213,31 +228,36 @@ public final class TcpBenchClient implements AutoCloseable {
         final CompletableFuture<Void> ended = new CompletableFuture<>();
         final AtomicLong received = new AtomicLong();
         final ByteBuf countOctets = Unpooled.buffer(8);
+        final ApplicationBuffer application;
         volatile Channel channel;
         long sentOctets;
 
-        Connection(TcpMode mode, int size, int depth) {
+        Connection(TcpMode mode, int size, int depth, ApplicationBuffer application) {
             this.mode = mode;
             this.size = size;
             this.window = new Semaphore(depth);
+            this.application = application;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf in = (ByteBuf) msg;
             try {
-                if (mode == TcpMode.SINK) {
+                if (mode == TcpMode.SINK || mode == TcpMode.SINK_COPY) {
                     in.readBytes(countOctets, Math.min(in.readableBytes(), countOctets.writableBytes()));
                     if (!countOctets.isWritable()) {
                         count.complete(countOctets.getLong(0));
                     }
                     return;
                 }
+                if (application != null) {
+                    application.copy(in);
+                }
                 long before = received.getAndAdd(in.readableBytes());
                 long after = before + in.readableBytes();
                 int whole = (int) (after / size - before / size);
                 if (whole > 0) {
-                    (mode == TcpMode.READ ? window : units).release(whole);
+                    (mode == TcpMode.ECHO ? units : window).release(whole);
                 }
             } finally {
                 in.release();
@@ -257,6 +277,9 @@ public final class TcpBenchClient implements AutoCloseable {
             ended.complete(null);
             count.completeExceptionally(new IOException("TCP comparison connection closed"));
             countOctets.release();
+            if (application != null) {
+                application.release();
+            }
         }
     }
 }

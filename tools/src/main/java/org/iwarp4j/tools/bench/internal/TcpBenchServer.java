@@ -82,6 +82,7 @@ public final class TcpBenchServer implements AutoCloseable {
         private int size;
         private long consumed;
         private long pending;
+        private ApplicationBuffer application;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -104,11 +105,15 @@ public final class TcpBenchServer implements AutoCloseable {
                         ctx.close();
                         return;
                     }
+                    if (mode == TcpMode.SINK_COPY) {
+                        application = new ApplicationBuffer(TcpMode.applicationBuffer(pattern.capacity()));
+                    }
                 }
                 int n = in.readableBytes();
                 consumed += n;
                 switch (mode) {
-                    case READ -> {
+                    case SINK_COPY -> application.copy(in);
+                    case READ, READ_COPY -> {
                         long requests = (consumed / 4) - ((consumed - n) / 4);
                         for (long r = 0; r < requests; r++) {
                             ctx.write(pattern.retainedSlice(0, size));
@@ -140,6 +145,9 @@ public final class TcpBenchServer implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             header.release();
+            if (application != null) {
+                application.release();
+            }
         }
 
         @Override

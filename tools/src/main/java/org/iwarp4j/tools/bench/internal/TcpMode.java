@@ -12,5 +12,18 @@ enum TcpMode {
     /** RDMA Read: each 4-octet request is answered with {@code size} octets. */
     READ,
     /** Latency: every {@code size} octets are echoed. */
-    ECHO
+    ECHO,
+    /**
+     * As {@link #SINK}, but the server copies every octet it reads into an application buffer the
+     * size of the RDMA run's registered area (cyclically), as an application that needs the data
+     * must: the honest baseline for RDMA's placement into registered memory.
+     */
+    SINK_COPY,
+    /** As {@link #READ}, and the client copies every octet of the answers into such a buffer. */
+    READ_COPY;
+
+    /** Octets of the application buffer for a run whose largest message is {@code maxSize}: perftest's BUFF_SIZE. */
+    static int applicationBuffer(int maxSize) {
+        return Math.max(maxSize, org.iwarp4j.tools.bench.BenchSettings.CYCLE_BUFFER);
+    }
 }

@@ -1,4 +1,4 @@
-package org.iwarp4j.rdmap;
+package org.iwarp4j.rdmap.internal.qp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -10,12 +10,19 @@ import org.iwarp4j.ddp.DdpSegmenter;
 import org.iwarp4j.ddp.MsnSequence;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.mpa.RtrType;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rdmap.ProtectionDomain;
+import org.iwarp4j.rdmap.ScatterGatherElement;
+import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.TerminateReason;
+import org.iwarp4j.rdmap.WorkCompletionOpcode;
+import org.iwarp4j.rdmap.WorkCompletionStatus;
 import org.iwarp4j.rdmap.internal.wire.RdmapControl;
 import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
 
 /**
- * The send side of one queue pair, on its event loop: turns send work requests into DDP segments
+ * The send side of one queue pair (siw_qp_tx), on its event loop: turns send work requests into DDP segments
  * (RFC 5040 §5, RFC 5041 §5.2), keeps RDMA Reads within ORD (RFC 6581 §9.1; the excess waits
  * here, MPA2-R-007), places Read Responses, and completes work in posting order (RFC 5040 §5.5
  * #15, RDMAP-R-031). Payloads are retained slices of registered memory: nothing is copied.
@@ -37,7 +44,8 @@ final class Transmitter {
     /** Messages between two looks at the connection's MSS, when MULPDU follows it (a system call each). */
     private static final int MSS_CHECK_INTERVAL = 16;
 
-    private final QueuePair queuePair;
+    private final QueuePairPort port;
+    private final Completions completions;
     private final ProtectionDomain protectionDomain;
     private final ChannelHandlerContext ctx;
     private final MsnSequence sendMsn = new MsnSequence();
@@ -48,7 +56,7 @@ final class Transmitter {
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
     private final Runnable onIdle;
     private final Runnable onFirstMessage;
-    private final RdmapMeters meters;
+    private final EngineMeters meters;
     private NegotiatedParameters negotiated;
     private int mulpdu;
     private int untilMssCheck;
@@ -60,13 +68,15 @@ final class Transmitter {
      * @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that)
      * @param onFirstMessage runs once, when the first message of Full Operation is written
      */
-    Transmitter(QueuePair queuePair, ChannelHandlerContext ctx, Runnable onIdle, Runnable onFirstMessage) {
-        this.queuePair = queuePair;
-        this.protectionDomain = queuePair.settings().protectionDomain();
+    Transmitter(QueuePairPort port, Completions completions, ChannelHandlerContext ctx, Runnable onIdle,
+                Runnable onFirstMessage) {
+        this.port = port;
+        this.completions = completions;
+        this.protectionDomain = port.settings().protectionDomain();
         this.ctx = ctx;
         this.onIdle = onIdle;
         this.onFirstMessage = onFirstMessage;
-        this.meters = queuePair.rnic().meters();
+        this.meters = port.meters();
     }
 
     /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
@@ -170,12 +180,12 @@ final class Transmitter {
 
     private void invalidateLocally(SendEntry entry) {
         int stag = entry.request.remoteStag();
-        org.iwarp4j.ddp.TaggedBuffer buffer = queuePair.rnic().stagTable().lookup(stag);
+        org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookup(stag);
         if (buffer == null || buffer.protectionDomain() != protectionDomain.id()) {
             entry.done(WorkCompletionStatus.LOCAL_PROTECTION_ERROR, 0);
             return;
         }
-        queuePair.rnic().stagTable().invalidate(stag);
+        port.stagTable().invalidate(stag);
         entry.done(WorkCompletionStatus.SUCCESS, 0);
     }
 
@@ -282,10 +292,7 @@ final class Transmitter {
         boolean completed = false;
         while (!inOrder.isEmpty() && inOrder.peek().status != null) {
             SendEntry e = inOrder.poll();
-            queuePair.outstandingSends.decrementAndGet();
-            QueuePairEngine.deliver(queuePair, queuePair.settings().sendCompletionQueue(),
-                    new WorkCompletion(e.request.id(), opcodeOf(e.request.kind()), e.status, e.length, false, null,
-                            e.reason, queuePair));
+            completions.send(e.request.id(), opcodeOf(e.request.kind()), e.status, e.length, e.reason);
             completed = true;
         }
         if (completed && idle()) {

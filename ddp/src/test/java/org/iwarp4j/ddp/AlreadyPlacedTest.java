@@ -1,0 +1,72 @@
+package org.iwarp4j.ddp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A payload that MPA's direct placement already read into its target (the ULPDU is then a
+ * composite of the header and a slice of the target) is recognised as being in place, so the
+ * placement's checks run but its copy is skipped; any other payload is copied.
+ */
+class AlreadyPlacedTest {
+
+    @Test
+    void aPayloadInItsTargetIsRecognisedAndNothingElseIs() {
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
+        ByteBuf header = ByteBufAllocator.DEFAULT.directBuffer(14).writeZero(14);
+        CompositeByteBuf ulpdu = ByteBufAllocator.DEFAULT.compositeDirectBuffer(2)
+                .addComponents(true, header, memory.retainedSlice(100, 500));
+        ByteBuf other = ByteBufAllocator.DEFAULT.directBuffer(500).writeZero(500);
+        try {
+            assertThat(MemoryPlacement.samePlace(ulpdu, 14, memory, 100, 500)).isTrue();
+            assertThat(MemoryPlacement.samePlace(ulpdu, 14, memory, 101, 499)).isFalse();
+            assertThat(MemoryPlacement.samePlace(ulpdu, 10, memory, 96, 100)).as("spans the header").isFalse();
+            assertThat(MemoryPlacement.samePlace(other, 0, memory, 100, 500)).isFalse();
+            assertThat(MemoryPlacement.samePlace(Unpooled.wrappedBuffer(new byte[500]), 0, memory, 100, 500)).isFalse();
+        } finally {
+            ulpdu.release();
+            other.release();
+            memory.release();
+        }
+    }
+
+    @Test
+    void aTaggedSegmentAlreadyInPlaceIsStillChecked() throws DdpException {
+        StagTable table = new StagTable();
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
+        TaggedBuffer buffer = table.register(1, 0x1000, 1000, EnumSet.of(Access.REMOTE_WRITE), memory);
+        ByteBuf header = ByteBufAllocator.DEFAULT.directBuffer(14);
+        header.writeByte(0xC1).writeByte(0x40).writeInt(buffer.stag()).writeLong(0x1000 + 100);
+        memory.setByte(100, 0x42); // "placed" by the socket read
+        CompositeByteBuf ulpdu = ByteBufAllocator.DEFAULT.compositeDirectBuffer(2)
+                .addComponents(true, header, memory.retainedSlice(100, 500));
+        try {
+            DdpSegment segment = DdpSegment.decode(ulpdu);
+            try {
+                table.place(segment, 1, TaggedBuffer.ANY_STREAM, Access.REMOTE_WRITE);
+            } finally {
+                segment.release();
+            }
+            assertThat(memory.getByte(100)).isEqualTo((byte) 0x42);
+            // The checks still run: the same segment after invalidation fails as any other would.
+            table.invalidate(buffer.stag());
+            DdpSegment again = DdpSegment.decode(ulpdu);
+            try {
+                org.assertj.core.api.Assertions.assertThatExceptionOfType(DdpException.class)
+                        .isThrownBy(() -> table.place(again, 1, TaggedBuffer.ANY_STREAM, Access.REMOTE_WRITE))
+                        .satisfies(e -> assertThat(e.stagCheck()).isEqualTo(StagCheck.INVALID_STAG));
+            } finally {
+                again.release();
+            }
+        } finally {
+            ulpdu.release();
+            memory.release();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package org.iwarp4j.rdmap.internal.qp;
+
+import org.iwarp4j.ddp.ReceiveBuffer;
+import org.iwarp4j.rdmap.ReceiveWorkRequest;
+import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.TerminateReason;
+import org.iwarp4j.rdmap.WorkCompletionOpcode;
+import org.iwarp4j.rdmap.WorkCompletionStatus;
+
+/**
+ * Every work completion of one queue pair goes out here (siw_sqe_complete / siw_rqe_complete):
+ * each gives its work queue slot back and reaches the completion queue exactly once.
+ */
+final class Completions {
+
+    private final QueuePairPort port;
+
+    Completions(QueuePairPort port) {
+        this.port = port;
+    }
+
+    /** A send-queue request finished (in posting order: the {@link Transmitter} sees to that). */
+    void send(long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status, int length,
+              TerminateReason reason) {
+        port.complete(QueuePairPort.Queue.SEND, workRequestId, opcode, status, length, false, null, reason);
+    }
+
+    /** A receive was filled by a Send (RFC 5040 §5.3). */
+    void received(long workRequestId, int length, boolean solicitedEvent, Integer invalidatedStag) {
+        port.complete(QueuePairPort.Queue.RECEIVE, workRequestId, WorkCompletionOpcode.RECEIVE,
+                WorkCompletionStatus.SUCCESS, length, solicitedEvent, invalidatedStag, null);
+    }
+
+    /** A receive that ends without data: flushed, or refused at posting. */
+    void receiveFailed(long workRequestId, WorkCompletionStatus status, TerminateReason reason) {
+        port.complete(QueuePairPort.Queue.RECEIVE, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
+                null, reason);
+    }
+
+    /** Every posted receive the DDP queue still held (RFC 5040 §6.2.1). */
+    void flushReceives(Iterable<ReceiveBuffer> buffers, TerminateReason reason) {
+        for (ReceiveBuffer buffer : buffers) {
+            receiveFailed(buffer.workRequestId(), WorkCompletionStatus.FLUSHED, reason);
+        }
+    }
+
+    /** Work posted after the queue pair failed, or still queued when it did: flushed. */
+    WorkCommand.Handler flushing() {
+        return new WorkCommand.Handler() {
+            @Override
+            public void postSend(SendWorkRequest request) {
+                send(request.id(), WorkCompletionOpcode.SEND, WorkCompletionStatus.FLUSHED, 0,
+                        port.terminateReason());
+            }
+
+            @Override
+            public void postReceive(ReceiveWorkRequest request) {
+                receiveFailed(request.id(), WorkCompletionStatus.FLUSHED, port.terminateReason());
+            }
+
+            @Override
+            public void closeGracefully() {
+            }
+
+            @Override
+            public void abort() {
+            }
+
+            @Override
+            public void drained() {
+            }
+        };
+    }
+}

@@ -1,0 +1,408 @@
+package org.iwarp4j.rdmap.internal.qp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpException;
+import org.iwarp4j.ddp.DdpHeader;
+import org.iwarp4j.ddp.DdpReceiver;
+import org.iwarp4j.ddp.DdpSegment;
+import org.iwarp4j.ddp.ReceiveBuffer;
+import org.iwarp4j.ddp.ScatterEntry;
+import org.iwarp4j.ddp.StagCheck;
+import org.iwarp4j.ddp.StagTable;
+import org.iwarp4j.ddp.TaggedBuffer;
+import org.iwarp4j.ddp.TaggedHeader;
+import org.iwarp4j.ddp.UntaggedMessage;
+import org.iwarp4j.ddp.UntaggedQueue;
+import org.iwarp4j.mpa.DirectPlacement;
+import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.mpa.PlacementAdvisor;
+import org.iwarp4j.rdmap.MemoryRegion;
+import org.iwarp4j.rdmap.ReceiveWorkRequest;
+import org.iwarp4j.rdmap.ScatterGatherElement;
+import org.iwarp4j.rdmap.TerminateReason;
+import org.iwarp4j.rdmap.WorkCompletionStatus;
+import org.iwarp4j.rdmap.internal.wire.RdmapConstants;
+import org.iwarp4j.rdmap.internal.wire.RdmapControl;
+import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
+import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
+import org.iwarp4j.rdmap.internal.wire.TerminateCause;
+import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
+
+/**
+ * The receive side of one queue pair (siw_qp_rx), on its event loop: each inbound ULPDU is a DDP
+ * segment dispatched by opcode (RFC 5040 §5): Writes and Read Responses placed through the STag
+ * table, Sends into posted receives, Read Requests answered within IRD, Terminates decoded. Every
+ * error goes to the {@link Terminator}. Each ULPDU is released here; placement copies its payload
+ * once into registered memory.
+ *
+ * <p>It is also MPA's {@link PlacementAdvisor}: for an RDMA Write, a Read Response or a Send whose
+ * FPDU has only begun to arrive, it names the memory the payload will be placed into, after the
+ * checks its placement will make (RDMAP opcode, STag, access, bounds; MSN and MO of a posted
+ * receive), so the socket reads the rest of the payload straight there. It declines anything else
+ * (Read Requests, Terminates, errors, heap or composite memory); when the ULPDU is complete it is
+ * processed here exactly as any other, the checks run again at that moment and decide.
+ */
+final class ReceivePath implements PlacementAdvisor {
+
+    /** Octets of a buffer that receives a Terminate's RDMAP part (at most 4 + 2 + 18 + 28). */
+    private static final int TERMINATE_BUFFER = 64;
+
+    private final QueuePairPort port;
+    private final Completions completions;
+    private final Terminator terminator;
+    private final Transmitter transmitter;
+    private final ChannelHandlerContext ctx;
+    private final StagTable stagTable;
+    private final int protectionDomain;
+    private final long streamId;
+    private final EngineMeters meters;
+    private final UntaggedQueue receives;
+    private DdpReceiver receiver;
+    private UntaggedQueue readRequests;
+    /** The IRD slots for Read Request headers and the Terminate buffer: one allocation, sliced. */
+    private ByteBuf internalBuffers;
+    private int internalUsed;
+    private ByteBuf currentUlpdu;
+
+    ReceivePath(QueuePairPort port, Completions completions, Terminator terminator, Transmitter transmitter,
+                ChannelHandlerContext ctx) {
+        this.port = port;
+        this.completions = completions;
+        this.terminator = terminator;
+        this.transmitter = transmitter;
+        this.ctx = ctx;
+        this.stagTable = port.stagTable();
+        this.protectionDomain = port.settings().protectionDomain().id();
+        this.streamId = port.streamId();
+        this.meters = port.meters();
+        this.receives = new UntaggedQueue(RdmapConstants.QN_SEND, port.settings().receiveQueueDepth(),
+                this::received);
+    }
+
+    /** A posted receive: its segments must be valid local-write memory of this protection domain. */
+    void postReceive(ReceiveWorkRequest request) {
+        List<ScatterEntry> scatter = new ArrayList<>(request.localSegments().size());
+        for (ScatterGatherElement sge : request.localSegments()) {
+            MemoryRegion region = sge.region();
+            if (!region.isValid() || region.protectionDomain() != port.settings().protectionDomain()
+                    || !region.access().contains(Access.LOCAL_WRITE)
+                    || sge.offset() + sge.length() > region.length()) {
+                completions.receiveFailed(request.id(), WorkCompletionStatus.LOCAL_PROTECTION_ERROR, null);
+                return;
+            }
+            scatter.add(new ScatterEntry(region.memory(), (int) sge.offset(), sge.length()));
+        }
+        receives.post(ReceiveBuffer.of(request.id(), scatter));
+    }
+
+    /** Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2. */
+    void start(NegotiatedParameters parameters) {
+        int ird = Math.max(1, parameters.ird());
+        int total = ird * RdmapConstants.READ_REQUEST_HEADER_LENGTH + TERMINATE_BUFFER;
+        internalBuffers = ctx.alloc().heapBuffer(total, total).writerIndex(total);
+        readRequests = new UntaggedQueue(RdmapConstants.QN_READ_REQUEST, ird, this::readRequested);
+        for (int i = 0; i < ird; i++) {
+            readRequests.post(internalBuffer(RdmapConstants.READ_REQUEST_HEADER_LENGTH));
+        }
+        UntaggedQueue terminates = new UntaggedQueue(RdmapConstants.QN_TERMINATE, 1, this::terminateReceived);
+        terminates.post(internalBuffer(TERMINATE_BUFFER));
+        receiver = new DdpReceiver(stagTable, protectionDomain, streamId, List.of(receives, readRequests, terminates),
+                port.ddpMeters());
+    }
+
+    /** The next {@code length} octets of {@link #internalBuffers}, as a receive buffer (index 0 is its start). */
+    private ReceiveBuffer internalBuffer(int length) {
+        ByteBuf slice = internalBuffers.slice(internalUsed, length);
+        internalUsed += length;
+        return ReceiveBuffer.of(-1, slice, length);
+    }
+
+    @Override
+    public DirectPlacement advise(ByteBuf head, int ulpduLength) {
+        if (terminator.isTerminated() || receiver == null || receiver.isStopped()) {
+            return null;
+        }
+        DdpHeader header;
+        try {
+            header = DdpHeader.decode(head);
+        } catch (DdpException e) {
+            return null; // reported when the ULPDU is complete
+        }
+        int payload = ulpduLength - header.length();
+        if (payload <= 0) {
+            return null;
+        }
+        int ddpControl = head.getUnsignedByte(head.readerIndex());
+        long queueNumber = header.tagged() ? -1 : ((org.iwarp4j.ddp.UntaggedHeader) header).qn() & 0xFFFFFFFFL;
+        RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, header.rsvdUlp(), queueNumber);
+        if (!check.isValid()) {
+            return null;
+        }
+        ByteBuf target;
+        java.util.function.BooleanSupplier valid = () -> true;
+        switch (check.opcode()) {
+            case RDMA_WRITE:
+            case RDMA_READ_RESPONSE: {
+                TaggedHeader tagged = (TaggedHeader) header;
+                if (check.opcode() == RdmapOpcode.RDMA_READ_RESPONSE) {
+                    Transmitter.OutstandingRead read = transmitter.currentRead();
+                    if (read == null || tagged.stag() != read.header.sinkStag()) {
+                        return null;
+                    }
+                }
+                TaggedBuffer buffer = stagTable.lookup(tagged.stag());
+                if (buffer == null) {
+                    return null;
+                }
+                target = taggedTarget(buffer, tagged, check.opcode() == RdmapOpcode.RDMA_WRITE
+                        ? Access.REMOTE_WRITE : Access.LOCAL_WRITE, payload);
+                // Asked before each read into the memory: an STag invalidated or deregistered
+                // meanwhile gets no more octets (the delivery's check then fails the segment).
+                valid = buffer::isValid;
+                break;
+            }
+            case SEND:
+            case SEND_WITH_INVALIDATE:
+            case SEND_WITH_SE:
+            case SEND_WITH_SE_AND_INVALIDATE:
+                target = receives.placementTarget((org.iwarp4j.ddp.UntaggedHeader) header, payload);
+                break;
+            default:
+                return null;
+        }
+        if (target == null) {
+            return null;
+        }
+        if (!directlyPlaceable(target)) {
+            target.release();
+            return null;
+        }
+        return DirectPlacement.of(header.length(), target, valid);
+    }
+
+    /** The registered octets a tagged payload goes to, if every check of its placement passes now. */
+    private ByteBuf taggedTarget(TaggedBuffer buffer, TaggedHeader header, Access required, int length) {
+        if (stagTable.check(header.stag(), protectionDomain, streamId, required, header.to(), length)
+                != StagCheck.VALID) {
+            return null;
+        }
+        try {
+            return buffer.memory().retainedSlice((int) (header.to() - buffer.baseTo()), length);
+        } catch (RuntimeException e) {
+            return null; // memory released or shrunk: the ordinary path reports it
+        }
+    }
+
+    /**
+     * Memory a socket read can write into and DDP can recognise as already placed: direct, one
+     * piece, with an address. Heap memory would be read through a JDK bounce buffer anyway.
+     */
+    private static boolean directlyPlaceable(ByteBuf target) {
+        return target.isDirect() && target.nioBufferCount() == 1 && !(target.unwrap() instanceof CompositeByteBuf)
+                && PlatformDependent.hasUnsafe();
+    }
+
+    /** Places nothing more (RFC 5041 §7.1, RDMAP-R-035). */
+    void stop() {
+        if (receiver != null) {
+            receiver.stop();
+        }
+    }
+
+    /** Takes back every posted receive, for the flush. */
+    List<ReceiveBuffer> flushReceives() {
+        return receives.flush();
+    }
+
+    /** The connection is gone: the internal buffers go back to the allocator. */
+    void release() {
+        if (internalBuffers != null) {
+            internalBuffers.release();
+            internalBuffers = null;
+        }
+    }
+
+    /** One ULPDU from MPA; released here. */
+    void ulpduReceived(ByteBuf ulpdu) {
+        try {
+            if (terminator.isTerminated() || receiver == null) {
+                return; // RFC 5041 §7.1: after an error nothing more is placed
+            }
+            currentUlpdu = ulpdu;
+            DdpSegment segment;
+            try {
+                segment = receiver.decode(ulpdu);
+            } catch (DdpException e) {
+                terminator.terminateFor(e, ulpdu);
+                return;
+            }
+            if (segment == null) {
+                return;
+            }
+            try {
+                dispatch(segment, ulpdu);
+            } catch (DdpException e) {
+                terminator.terminateFor(e, ulpdu);
+            } finally {
+                segment.release();
+            }
+        } finally {
+            currentUlpdu = null;
+            ulpdu.release();
+        }
+    }
+
+    private void terminate(TerminateCause cause) {
+        terminator.terminate(cause, currentUlpdu);
+    }
+
+    private void dispatch(DdpSegment segment, ByteBuf ulpdu) throws DdpException {
+        int ddpControl = ulpdu.getUnsignedByte(ulpdu.readerIndex());
+        long queueNumber = segment.tagged() ? -1 : segment.untaggedHeader().qn() & 0xFFFFFFFFL;
+        RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, segment.header().rsvdUlp(), queueNumber);
+        if (!check.isValid()) {
+            terminate(check.cause());
+            return;
+        }
+        switch (check.opcode()) {
+            case RDMA_WRITE:
+                // A valid Write is not delivered to the ULP (RFC 5040 §5.1); zero length: no STag check.
+                receiver.placeTagged(segment, Access.REMOTE_WRITE);
+                if (segment.last()) {
+                    meters.received(RdmapOpcode.RDMA_WRITE);
+                }
+                break;
+            case RDMA_READ_RESPONSE:
+                readResponse(segment);
+                break;
+            default:
+                // Send types, Read Request, Terminate: untagged, delivered by their queue's callback.
+                receiver.placeUntagged(segment);
+                break;
+        }
+    }
+
+    private void readResponse(DdpSegment segment) throws DdpException {
+        Transmitter.OutstandingRead read = transmitter.currentRead();
+        if (read == null) {
+            terminate(TerminateCause.UNSOLICITED_READ_RESPONSE);
+            return;
+        }
+        if (segment.payloadLength() > 0 && segment.taggedHeader().stag() != read.header.sinkStag()) {
+            terminate(TerminateCause.TAGGED_INVALID_STAG);
+            return;
+        }
+        receiver.placeTagged(segment, Access.LOCAL_WRITE);
+        if (segment.last()) {
+            meters.received(RdmapOpcode.RDMA_READ_RESPONSE);
+            transmitter.readResponseComplete();
+            ctx.flush(); // Read Requests held back by ORD may just have been written
+        }
+    }
+
+    /** A Send (any type) filled a posted receive (RFC 5040 §5.3). */
+    private void received(UntaggedMessage message) {
+        RdmapOpcode opcode = RdmapControl.opcode(message.rsvdUlp());
+        Integer invalidated = null;
+        if (opcode.carriesInvalidateStag()) {
+            int stag = message.rsvdUlpWord();
+            StagCheck result = stagTable.invalidate(stag, protectionDomain, streamId);
+            if (result != StagCheck.VALID) {
+                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for another domain's.
+                TerminateCause cause = result == StagCheck.NOT_ASSOCIATED
+                        ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED : TerminateCause.INVALIDATE_STAG_INVALID;
+                // The queue already gave this receive back: complete it here, first, or it is lost.
+                completions.receiveFailed(message.buffer().workRequestId(), WorkCompletionStatus.FLUSHED,
+                        cause.reason());
+                terminate(cause);
+                return;
+            }
+            invalidated = stag;
+        }
+        meters.received(opcode);
+        completions.received(message.buffer().workRequestId(), (int) message.length(), opcode.solicitedEvent(),
+                invalidated);
+    }
+
+    /** A Read Request arrived within IRD (RFC 5040 §5.2.1): validate the source, answer, free the slot. */
+    private void readRequested(UntaggedMessage message) {
+        ReceiveBuffer slot = message.buffer();
+        ByteBuf header = slot.scatterList().get(0).buffer();
+        if (message.length() != 28) {
+            terminate(TerminateCause.MALFORMED_READ_REQUEST);
+            return;
+        }
+        ReadRequestHeader request = ReadRequestHeader.decode(header.slice(0, 28));
+        meters.received(RdmapOpcode.RDMA_READ_REQUEST);
+        ByteBuf source;
+        if (request.isZeroLength()) {
+            source = ctx.alloc().buffer(0); // RFC 5040 §5.2.1: no STag check, a zero-length response
+        } else {
+            try {
+                source = stagTable.retainedSlice(request.sourceStag(), protectionDomain, streamId, Access.REMOTE_READ,
+                        request.sourceTaggedOffset(), request.readMessageSize());
+            } catch (DdpException e) {
+                terminate(readSourceCause(e.stagCheck()));
+                return;
+            }
+        }
+        transmitter.respondToRead(request, source).addListener(f -> {
+            if (f.isSuccess() && !terminator.isTerminated()) {
+                readRequests.post(slot);
+            }
+        });
+        ctx.flush();
+    }
+
+    private static TerminateCause readSourceCause(StagCheck check) {
+        if (check == null) {
+            return TerminateCause.READ_SOURCE_INVALID_STAG;
+        }
+        switch (check) {
+            case NOT_ASSOCIATED:
+                return TerminateCause.READ_SOURCE_STAG_NOT_ASSOCIATED;
+            case ACCESS_DENIED:
+                return TerminateCause.READ_SOURCE_ACCESS_RIGHTS;
+            case TO_WRAP:
+                return TerminateCause.READ_SOURCE_TO_WRAP;
+            case BASE_OR_BOUNDS:
+                return TerminateCause.READ_SOURCE_BASE_OR_BOUNDS;
+            default:
+                return TerminateCause.READ_SOURCE_INVALID_STAG;
+        }
+    }
+
+    /** The peer's Terminate (RFC 5040 §5.4): decode it for the user, then fail the queue pair. */
+    private void terminateReceived(UntaggedMessage message) {
+        ByteBuf buffer = message.buffer().scatterList().get(0).buffer();
+        TerminateReason reason;
+        OptionalInt stag = OptionalInt.empty();
+        try {
+            TerminateMessage terminate = TerminateMessage.decode(buffer.slice(0, (int) message.length()));
+            reason = terminate.reason();
+            stag = terminatedStag(terminate);
+        } catch (RuntimeException e) {
+            reason = TerminateReason.rdmap(0x2, 0xFF);
+        }
+        terminator.terminateReceived(reason, stag);
+    }
+
+    /** The peer's STag the refused message named: a tagged segment's, or a Read Request's Data Source STag. */
+    private static OptionalInt terminatedStag(TerminateMessage terminate) {
+        byte[] ddp = terminate.terminatedDdpHeader();
+        if (ddp != null && ddp.length == RdmapConstants.DDP_TAGGED_HEADER_LENGTH
+                && (ddp[0] & RdmapConstants.DDP_CONTROL_TAGGED) != 0) {
+            return OptionalInt.of(((ddp[2] & 0xFF) << 24) | ((ddp[3] & 0xFF) << 16) | ((ddp[4] & 0xFF) << 8)
+                    | (ddp[5] & 0xFF)); // RFC 5041 §4.3: control, RsvdULP, STag, TO
+        }
+        return terminate.terminatedRdmaHeader() == null ? OptionalInt.empty()
+                : OptionalInt.of(terminate.terminatedRdmaHeader().sourceStag());
+    }
+}

@@ -1,0 +1,70 @@
+package org.iwarp4j.rdmap.internal.qp;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The cross-thread queue of one queue pair: any thread {@link #enqueue}s {@link WorkCommand}s; the
+ * first enqueue after a drain schedules one drain on the event loop, which runs every command
+ * queued by then and flushes the channel once (the pattern of grpc-java's Netty {@code
+ * WriteQueue}): many posts cost one wake-up and one flush. Before a connection's engine is bound,
+ * commands wait here.
+ */
+public final class WorkQueue {
+
+    private final Queue<WorkCommand> commands = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drain;
+    private volatile Executor executor;
+    private volatile WorkCommand.Handler handler;
+
+    /** From any thread. */
+    public void enqueue(WorkCommand command) {
+        commands.add(command);
+        scheduleDrain();
+    }
+
+    /** Whether an engine runs the commands yet. */
+    public boolean isBound() {
+        return handler != null;
+    }
+
+    /** Binds the engine (on its event loop); commands that waited are drained on a later turn. */
+    void bind(Executor executor, WorkCommand.Handler handler) {
+        this.executor = executor;
+        this.handler = handler;
+        if (!commands.isEmpty()) {
+            scheduleDrain();
+        }
+    }
+
+    /** Drains now, on the event loop, unless a drain is already scheduled. */
+    public void drainNow() {
+        if (handler != null && drainScheduled.compareAndSet(false, true)) {
+            drain();
+        }
+    }
+
+    /** The next command, for a queue pair that failed and completes them as flushed; {@code null} if none. */
+    WorkCommand poll() {
+        return commands.poll();
+    }
+
+    private void scheduleDrain() {
+        Executor e = executor;
+        if (e != null && drainScheduled.compareAndSet(false, true)) {
+            e.execute(drainTask);
+        }
+    }
+
+    private void drain() {
+        drainScheduled.set(false);
+        WorkCommand.Handler h = handler;
+        for (WorkCommand c; (c = commands.poll()) != null; ) {
+            c.dispatch(h);
+        }
+        h.drained();
+    }
+}
