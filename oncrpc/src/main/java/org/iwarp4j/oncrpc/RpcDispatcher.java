@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
  *       authsys_parms) with an AUTH_NONE verifier are accepted. A malformed or unsupported
  *       credential is MSG_DENIED AUTH_ERROR AUTH_BADCRED; a bad verifier AUTH_BADVERF.</li>
  *   <li>Unknown program: PROG_UNAVAIL. Known program, unknown version: PROG_MISMATCH with the
- *       lowest and highest registered versions. Unknown procedure: PROC_UNAVAIL.</li>
+ *       lowest and highest registered versions, and a log line (INFO) naming the version asked
+ *       for, so that an operator sees why a client's mount failed. Unknown procedure: PROC_UNAVAIL.</li>
  *   <li>The procedure's result decides the rest (see {@link RpcProcedure}): SUCCESS with its
  *       results, GARBAGE_ARGS, PROC_UNAVAIL, AUTH_ERROR or SYSTEM_ERR.</li>
  * </ol>
@@ -168,6 +169,10 @@ public final class RpcDispatcher {
             if (low == null || high == null) {
                 return accepted(transport, xid, AcceptStat.PROG_UNAVAIL);
             }
+            log.info("PROG_MISMATCH: program {} version {} asked by {}; versions {} to {} are served",
+                    Integer.toUnsignedString(info.program()), Integer.toUnsignedString(info.version()),
+                    transport.remoteAddress(), Integer.toUnsignedString(low.getValue().version()),
+                    Integer.toUnsignedString(high.getValue().version()));
             return reply(transport, RpcReplyHeader.Accepted.progMismatch(xid, OpaqueAuth.NONE,
                     low.getValue().version(), high.getValue().version()));
         }
