@@ -66,6 +66,18 @@ final class OurServerMountedByLinux implements AutoCloseable {
      */
     static OurServerMountedByLinux mount(LinuxPeer peer, Path directory, boolean record, NegotiationMode crc)
             throws IOException {
+        return mount(peer, directory, record, crc, "nfsv3", EXPORT, server -> "vers=3,proto=rdma,port="
+                + server.rdmaPort() + ",mountport=" + server.tcpPort() + ",mountproto=tcp,nolock");
+    }
+
+    /**
+     * As {@link #mount(LinuxPeer, Path, boolean, NegotiationMode)}, with the kernel module to load,
+     * the path to mount ({@code /} for NFSv4, whose namespace is rooted at the export) and the
+     * mount options, chosen once the server's ports are known.
+     */
+    static OurServerMountedByLinux mount(LinuxPeer peer, Path directory, boolean record, NegotiationMode crc,
+            String module, String remotePath, java.util.function.Function<NfsServer, String> mountOptions)
+            throws IOException {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         List<ByteArrayOutputStream> captures = new CopyOnWriteArrayList<>();
         Rnic rnic = Rnic.builder().name("nfs-server").meterRegistry(meters)
@@ -91,13 +103,12 @@ final class OurServerMountedByLinux implements AutoCloseable {
                     .rnic(rnic)
                     .rdmaSettings(RpcRdmaSettings.builder().mpa(MpaSettings.builder().crc(crc).build()).build())
                     .start();
-            peer.exec("modprobe -a rpcrdma nfsv3").requireSuccess();
+            peer.exec("modprobe -a rpcrdma " + module).requireSuccess();
             mountPoint = peer.exec("mktemp -d /tmp/iwarp4j-nfs-mnt.XXXXXX").requireSuccess().stdout().strip();
-            String options = "vers=3,proto=rdma,port=" + server.rdmaPort() + ",mountport=" + server.tcpPort()
-                    + ",mountproto=tcp,nolock";
+            String options = mountOptions.apply(server);
             long start = System.nanoTime();
             ExecResult mount = peer.exec("mount -t nfs -o " + options + " "
-                    + peer.hostAddressSeenByPeer().getHostAddress() + ":" + EXPORT + " " + mountPoint, MOUNT_TIMEOUT);
+                    + peer.hostAddressSeenByPeer().getHostAddress() + ":" + remotePath + " " + mountPoint, MOUNT_TIMEOUT);
             if (!mount.succeeded()) {
                 throw new AssertionError("the peer's mount failed: " + mount + "\n--- dmesg ---\n"
                         + peer.exec("dmesg | tail -30").stdout());
