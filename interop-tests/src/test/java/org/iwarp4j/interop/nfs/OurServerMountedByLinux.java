@@ -44,10 +44,11 @@ final class OurServerMountedByLinux implements AutoCloseable {
     private final NfsServer server;
     private final String mountPoint;
     private final String options;
+    private final String remotePath;
     private boolean closed;
 
     private OurServerMountedByLinux(LinuxPeer peer, SimpleMeterRegistry meters, List<ByteArrayOutputStream> captures,
-            Rnic rnic, NfsServer server, String mountPoint, String options) {
+            Rnic rnic, NfsServer server, String mountPoint, String options, String remotePath) {
         this.peer = peer;
         this.meters = meters;
         this.captures = captures;
@@ -55,6 +56,7 @@ final class OurServerMountedByLinux implements AutoCloseable {
         this.server = server;
         this.mountPoint = mountPoint;
         this.options = options;
+        this.remotePath = remotePath;
     }
 
     /**
@@ -114,7 +116,7 @@ final class OurServerMountedByLinux implements AutoCloseable {
                         + peer.exec("dmesg | tail -30").stdout());
             }
             LOG.info("peer mounted our export in {} ms: {}", (System.nanoTime() - start) / 1_000_000, options);
-            return new OurServerMountedByLinux(peer, meters, captures, rnic, server, mountPoint, options);
+            return new OurServerMountedByLinux(peer, meters, captures, rnic, server, mountPoint, options, remotePath);
         } catch (IOException | RuntimeException | Error e) {
             if (mountPoint != null) {
                 peer.exec("rmdir " + mountPoint);
@@ -124,6 +126,16 @@ final class OurServerMountedByLinux implements AutoCloseable {
             }
             rnic.close();
             throw e;
+        }
+    }
+
+    /** Unmounts and mounts again with the same options (the server keeps running). */
+    void remount() {
+        peer.exec("umount " + mountPoint, MOUNT_TIMEOUT).requireSuccess();
+        ExecResult mount = peer.exec("mount -t nfs -o " + options + " " + peer.hostAddressSeenByPeer().getHostAddress()
+                + ":" + remotePath + " " + mountPoint, MOUNT_TIMEOUT);
+        if (!mount.succeeded()) {
+            throw new AssertionError("the peer's remount failed: " + mount + "\n--- dmesg ---\n" + dmesg());
         }
     }
 
