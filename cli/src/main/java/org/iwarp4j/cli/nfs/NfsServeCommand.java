@@ -157,7 +157,7 @@ final class NfsServeCommand implements Callable<Integer> {
     }
 
     private void printBanner(PrintWriter out, NfsServer server, InetAddress address) {
-        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localHostName();
+        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localAddress();
         int tcp = server.tcpPort();
         ExportOptions options = server.exportOptions();
         // a read-only export mounted read-only: the client refuses writes itself, before any ROFS
@@ -172,8 +172,9 @@ final class NfsServeCommand implements Callable<Integer> {
                 && (address == null || !address.isLoopbackAddress())) {
             out.println("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others");
         }
-        out.printf("# NFSv3 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
-                : "; NFSv3 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port " + server.rdmaPort());
+        out.printf("# NFSv3, NFSv4.1/4.2 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
+                : "; NFSv3 and NFSv4.1/4.2 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port "
+                + server.rdmaPort());
         if (!noRdma) {
             out.println("# Linux client over RDMA (needs an iWARP device, e.g. siw: rdma link add siw0 type siw "
                     + "netdev eth0):");
@@ -183,6 +184,12 @@ final class NfsServeCommand implements Callable<Integer> {
         out.println("# Linux client over TCP:");
         out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
                 tcp, tcp, ro, host, server.exportName());
+        // NFSv4: the export is the root of the namespace; no version option gets 4.2
+        out.printf("# NFSv4.2 (or vers=4.1), the export %s is the root of the NFSv4 namespace:%n", server.exportName());
+        if (!noRdma) {
+            out.printf("mount -t nfs -o proto=rdma,port=%d%s %s:/ /mnt%n", server.rdmaPort(), ro, host);
+        }
+        out.printf("mount -t nfs -o proto=tcp,port=%d%s %s:/ /mnt%n", tcp, ro, host);
         String ports = (tcp == NfsBindingConstants.NFS_TCP_PORT ? "" : " --port " + tcp)
                 + (noRdma || server.rdmaPort() == NfsBindingConstants.NFS_RDMA_PORT ? "" : " --rdma-port "
                 + server.rdmaPort());
@@ -192,9 +199,24 @@ final class NfsServeCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private static String localHostName() {
+    /**
+     * An address a client on another machine (or a VM guest) can use when the server listens on
+     * every interface: the first IPv4 address of an interface that is up and not loopback; a host
+     * name would have to be resolvable by the client, which a VM guest's often is not.
+     */
+    private static String localAddress() {
         try {
-            return InetAddress.getLocalHost().getHostName();
+            for (java.net.NetworkInterface nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+                if (!nif.isUp() || nif.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                    if (a instanceof java.net.Inet4Address && !a.isLinkLocalAddress()) {
+                        return a.getHostAddress();
+                    }
+                }
+            }
+            return InetAddress.getLocalHost().getHostAddress();
         } catch (IOException e) {
             return "SERVER";
         }
