@@ -29,13 +29,13 @@ class Nfs4XdrProperties {
         ByteBuf octets = encode(b::encode);
         try {
             int max = bits.stream().mapToInt(Integer::intValue).max().orElse(-1);
-            assertThat(octets.readableBytes()).as("no trailing zero words").isEqualTo(4 + 4 * (max / 32 + 1));
+            assertThat(octets.readableBytes()).as("no trailing zero words").isEqualTo(max < 0 ? 4 : 4 + 4 * (max / 32 + 1));
             Bitmap4 back = Bitmap4.decode(new XdrDecoder(octets));
             assertThat(back).isEqualTo(b);
             for (int i = 0; i < 256; i++) {
                 assertThat(back.isSet(i)).isEqualTo(bits.contains(i));
             }
-            assertThat(back.bits()).containsExactlyElementsOf(bits.stream().distinct().sorted().toList());
+            assertThat(back.bits()).containsExactly(bits.stream().distinct().sorted().mapToInt(Integer::intValue).toArray());
         } finally {
             octets.release();
         }

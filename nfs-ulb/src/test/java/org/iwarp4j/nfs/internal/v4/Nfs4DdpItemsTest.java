@@ -58,7 +58,7 @@ class Nfs4DdpItemsTest {
         Files.writeString(dir.resolve("b"), "second");
         byte[] a = fh("a");
         byte[] b = fh("b");
-        ByteBuf args = args(1, "", List.of(sequence(h.sessionId, 9, 5), putfh(a), read(Stateid4.ANONYMOUS, 0, 100),
+        ByteBuf args = args(1, "", List.of(sequence(h.sessionId, 1, 5), putfh(a), read(Stateid4.ANONYMOUS, 0, 100),
                 putfh(b), read(Stateid4.ANONYMOUS, 0, 100), getattr(FATTR4_SIZE)));
         XdrMessage reply = h.processor.compound(h.rpc(), new XdrDecoder(args));
         try {
@@ -87,7 +87,7 @@ class Nfs4DdpItemsTest {
             s.encode(e);
             e.writeHyper(0).writeEnum(FILE_SYNC4).writeUnsignedInt(data.length);
         };
-        ByteBuf args = args(1, "", List.of(sequence(h.sessionId, 9, 6), putfh(fh("w")), reducedWrite));
+        ByteBuf args = args(1, "", List.of(sequence(h.sessionId, 1, 6), putfh(fh("w")), reducedWrite));
         ByteBuf item = Unpooled.wrappedBuffer(data);
         XdrMessage reply = h.processor.compound(h.rpc(), new XdrDecoder(args, List.of(item)));
         try {
