@@ -69,6 +69,7 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 public final class NfsServer implements AutoCloseable {
 
     private final Nfs3Context context;
+    private final Nfs4Context nfs4;
     private final RpcDispatcher dispatcher;
     private final ExecutorService workers;
     private final RpcTcpServer tcp;
@@ -81,8 +82,9 @@ public final class NfsServer implements AutoCloseable {
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
                 .register(new MountProgram(context).toRpcProgram());
-        if (b.nfs4 != null) {
-            dispatcher.register(new Nfs4Program(new Nfs4Context(context, b.nfs4), workers).toRpcProgram());
+        this.nfs4 = b.nfs4 == null ? null : new Nfs4Context(context, b.nfs4);
+        if (nfs4 != null) {
+            dispatcher.register(new Nfs4Program(nfs4, workers).toRpcProgram());
         }
         RpcTcpServer server = null;
         if (b.tcpAddress != null) {
@@ -120,6 +122,13 @@ public final class NfsServer implements AutoCloseable {
         }
         this.ownRnic = b.rnic == null ? rnic : null;
         this.rdma = rdmaServer;
+        if (nfs4 != null && rdmaServer != null) {
+            RpcRdmaServer listening = rdmaServer;
+            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167)
+            nfs4.backchannels(address -> listening.responders().stream()
+                    .filter(r -> address.equals(r.remoteAddress())).findFirst()
+                    .map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null));
+        }
     }
 
     private static ExecutorService workerPool(int threads) {
@@ -163,6 +172,14 @@ public final class NfsServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * NFSv4.1 callbacks (CB_NULL, CB_SEQUENCE over the RPC-over-RDMA backward direction) that
+     * clients answered successfully; 0 without NFSv4.
+     */
+    public long nfs4CallbacksAnswered() {
+        return nfs4 == null ? 0 : nfs4.callbacksAnswered();
     }
 
     /** The exported directory (canonical). */

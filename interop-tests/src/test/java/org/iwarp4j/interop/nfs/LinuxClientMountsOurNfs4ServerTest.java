@@ -63,6 +63,8 @@ class LinuxClientMountsOurNfs4ServerTest {
                 SiwTrailerWorkaround.BULK_CRC, "nfsv4", "/", server -> "proto=rdma,port=" + server.rdmaPort())) {
             assertThat(mount.procMountsLine()).contains("vers=4.2").contains("proto=rdma");
             writeAndReadBack(mount, 64 << 20, true);
+            assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered by Linux over the "
+                    + "RPC-over-RDMA backward direction (ULB-R-027)").isGreaterThanOrEqualTo(2);
             namespace(mount);
             locks(mount);
             remountKeepsEverything(mount);
@@ -92,6 +94,15 @@ class LinuxClientMountsOurNfs4ServerTest {
             namespace(mount);
             locks(mount);
         }
+    }
+
+    /** The callbacks Linux answered, once {@code expected} are or after 30 s. */
+    private static long callbacksAnswered(OurServerMountedByLinux mount, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (mount.server().nfs4CallbacksAnswered() < expected && System.nanoTime() < deadline) {
+            Thread.sleep(50); // polls a counter the server raises asynchronously; bounded by the deadline
+        }
+        return mount.server().nfs4CallbacksAnswered();
     }
 
     private void writeAndReadBack(OurServerMountedByLinux mount, int size, boolean rdma) throws Exception {

@@ -8,8 +8,11 @@ import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
 
 /**
- * RFC 8267 §4 and §5.2 as an RPC-over-RDMA {@link UpperLayerBinding}: NFS versions 2 and 3 and
- * NFSACL, from the tables of {@link LegacyNfsBinding} and {@link AuxiliaryProgramBinding}.
+ * RFC 8267 §4, §5.2 and §6 as an RPC-over-RDMA {@link UpperLayerBinding}: NFS versions 2 and 3 and
+ * NFSACL, from the tables of {@link LegacyNfsBinding} and {@link AuxiliaryProgramBinding}, and
+ * NFS version 4, whose COMPOUND may carry WRITE data in a Read chunk and READ and READLINK results
+ * in Write chunks (ULB-R-012; the Responder pairs the k-th of them with the k-th Write chunk,
+ * ULB-R-018).
  *
  * <p>A Requester learns the largest Reply from the Call's own arguments (READ count, READDIR count,
  * READDIRPLUS maxcount; RFC 8267 §3) and the client's {@link ReplySizeLimits} (the longest
@@ -84,7 +87,7 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
     @Override
     public boolean hasDdpEligibleArgument(RpcCallInfo call) {
         if (isNfs4(call.program(), call.version())) {
-            return true;
+            return call.procedure() == 1; // COMPOUND: WRITE data, CREATE's link text (ULB-R-012)
         }
         ProgramBinding binding = bindingOf(call.program(), call.version());
         return binding != null && binding.isDdpEligible(call.procedure(), DdpEligibleItem.Direction.ARGUMENT);
@@ -93,7 +96,7 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
     @Override
     public boolean hasDdpEligibleResult(RpcCallInfo call) {
         if (isNfs4(call.program(), call.version())) {
-            return true;
+            return call.procedure() == 1; // COMPOUND: READ data, READLINK text (ULB-R-012, ULB-R-018)
         }
         ProgramBinding binding = bindingOf(call.program(), call.version());
         return binding != null && binding.isDdpEligible(call.procedure(), DdpEligibleItem.Direction.RESULT);

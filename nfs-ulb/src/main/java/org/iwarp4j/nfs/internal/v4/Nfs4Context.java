@@ -28,6 +28,7 @@ public final class Nfs4Context {
     private final ClientTable clients;
     private final SessionTable sessions;
     private final StateTable states;
+    private final Callbacks callbacks = new Callbacks();
 
     public Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis) {
         this.base = base;
@@ -89,6 +90,24 @@ public final class Nfs4Context {
 
     StateTable states() {
         return states;
+    }
+
+    Callbacks callbacks() {
+        return callbacks;
+    }
+
+    /**
+     * Where the back channels of sessions come from: for a client's address, the backward
+     * direction of its RPC-over-RDMA connection (RFC 8167), or null.
+     */
+    public void backchannels(java.util.function.Function<java.net.SocketAddress,
+            org.iwarp4j.oncrpc.RpcClientTransport> lookup) {
+        callbacks.backchannels(lookup);
+    }
+
+    /** Callbacks (CB_NULL, CB_SEQUENCE) that clients answered successfully. */
+    public long callbacksAnswered() {
+        return callbacks.answered();
     }
 
     /** Whether the grace period after start is still running (RFC 8881 §8.4.2). */

@@ -12,9 +12,9 @@ import org.iwarp4j.oncrpc.XdrEncoder;
 /**
  * The session operations of NFSv4.1 (RFC 8881 §18.34-§18.37, §18.46, §18.49-§18.51): EXCHANGE_ID,
  * CREATE_SESSION, SEQUENCE, DESTROY_SESSION, DESTROY_CLIENTID, RECLAIM_COMPLETE,
- * BIND_CONN_TO_SESSION and BACKCHANNEL_CTL. No back channel is granted: the server never calls
- * back (it grants no delegations and no layouts), so CREATE_SESSION answers without
- * CREATE_SESSION4_FLAG_CONN_BACK_CHAN and BIND_CONN_TO_SESSION binds the fore channel only.
+ * BIND_CONN_TO_SESSION and BACKCHANNEL_CTL. A back channel is granted when asked for on a
+ * connection with a backward direction (RPC-over-RDMA, RFC 8167; see {@link Callbacks}); over TCP
+ * none is, and BIND_CONN_TO_SESSION binds the fore channel only.
  */
 final class SessionOps {
 
@@ -111,7 +111,11 @@ final class SessionOps {
             ChannelAttrs4 grantedBack = new ChannelAttrs4(0, Math.min(back.maxRequestSize(), 4096),
                     Math.min(back.maxResponseSize(), 4096), Math.min(back.maxResponseSizeCached(), 0),
                     Math.min(back.maxOperations(), 2), Math.max(1, Math.min(back.maxRequests(), 1)), -1);
-            SessionTable.Session s = ctx.sessions().create(c, grantedFore, grantedBack, 0, cbProgram);
+            org.iwarp4j.oncrpc.RpcClientTransport backchannel = (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0
+                    ? ctx.callbacks().channelOf(st.rpc) : null;
+            SessionTable.Session s = ctx.sessions().create(c, grantedFore, grantedBack,
+                    backchannel != null ? CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0, cbProgram);
+            s.backchannel = backchannel;
             ctx.clients().confirm(c);
             ctx.clients().renew(c);
             c.createSessionSeq = seq;
@@ -211,6 +215,10 @@ final class SessionOps {
             st.slot = slot;
             st.session = s;
             ctx.clients().renew(s.client);
+            if (s.backchannel != null && !s.probed) {
+                s.probed = true;
+                ctx.callbacks().probe(s); // the client knows the session now that it sequences on it
+            }
         }
         if (st.operationCount > s.fore.maxOperations()) {
             throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");

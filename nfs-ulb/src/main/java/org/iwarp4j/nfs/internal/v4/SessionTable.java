@@ -45,6 +45,10 @@ final class SessionTable {
         final Slot[] slots;
         final int flags;
         int callbackProgram;
+        /** The backward direction of the connection the session was made on, if a back channel was granted. */
+        org.iwarp4j.oncrpc.RpcClientTransport backchannel;
+        /** Whether the back channel has been probed (after the first SEQUENCE). */
+        boolean probed;
 
         Session(byte[] id, ClientTable.Client client, ChannelAttrs4 fore, ChannelAttrs4 back, int flags,
                 int callbackProgram) {
