@@ -66,7 +66,11 @@ final class Callbacks {
         if (channel == null) {
             return;
         }
-        RpcClient client = RpcClient.builder(channel).timeout(TIMEOUT).build();
+        RpcClient.Builder b = RpcClient.builder(channel).timeout(TIMEOUT);
+        if (s.callbackCredential != null) {
+            b.credential(s.callbackCredential); // one of the client's csa_sec_parms (RFC 8881 §18.36.3)
+        }
+        RpcClient client = b.build();
         String session = HexFormat.of().formatHex(s.id);
         client.call(s.callbackProgram, CB_VERSION, CB_NULL, e -> { }).thenCompose(reply -> {
             reply.close();
@@ -96,6 +100,7 @@ final class Callbacks {
                 if (reply != null) {
                     reply.close();
                 }
+                client.close(); // the backward direction itself stays open: it ends with the connection
             }
         });
     }

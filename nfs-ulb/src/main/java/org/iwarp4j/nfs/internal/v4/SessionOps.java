@@ -93,7 +93,7 @@ final class SessionOps {
         ChannelAttrs4 fore = ChannelAttrs4.decode(in);
         ChannelAttrs4 back = ChannelAttrs4.decode(in);
         int cbProgram = in.readInt();
-        skipCallbackSecParms(in);
+        org.iwarp4j.oncrpc.AuthSys cbCredential = callbackSecParms(in);
         synchronized (ctx.lock()) {
             ClientTable.Client c = ctx.clients().get(clientId);
             if (c.createSessionReply != null && seq == c.createSessionSeq) {
@@ -116,6 +116,7 @@ final class SessionOps {
             SessionTable.Session s = ctx.sessions().create(c, grantedFore, grantedBack,
                     backchannel != null ? CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0, cbProgram);
             s.backchannel = backchannel;
+            s.callbackCredential = cbCredential;
             ctx.clients().confirm(c);
             ctx.clients().renew(c);
             c.createSessionSeq = seq;
@@ -145,22 +146,30 @@ final class SessionOps {
         return Integer.compareUnsigned(asked, max) > 0 ? max : asked;
     }
 
-    /** callback_sec_parms4&lt;&gt; (RFC 8881 §18.36.1): decoded for its length only (the server never calls back). */
-    static void skipCallbackSecParms(XdrDecoder in) {
+    /**
+     * callback_sec_parms4&lt;&gt; (RFC 8881 §18.36.1): the first AUTH_SYS credential the client
+     * offers for callbacks, or null if it offers AUTH_NONE only (callbacks then go with AUTH_NONE,
+     * which Linux accepts for CB_NULL only). RPCSEC_GSS entries are decoded and skipped.
+     */
+    static org.iwarp4j.oncrpc.AuthSys callbackSecParms(XdrDecoder in) {
         long n = in.readUnsignedInt();
         if (n > 16) {
             throw new Nfs4Exception(NFS4ERR_BADXDR, n + " callback security parameters");
         }
+        org.iwarp4j.oncrpc.AuthSys sys = null;
         for (long i = 0; i < n; i++) {
             int flavor = in.readInt();
             switch (flavor) {
                 case AUTH_NONE -> { }
                 case AUTH_SYS -> {
-                    in.readInt();
-                    in.readOpaque(255);
-                    in.readInt();
-                    in.readInt();
-                    in.readIntArray(16);
+                    int stamp = in.readInt();
+                    String machine = new String(in.readOpaque(255), StandardCharsets.UTF_8);
+                    int uid = in.readInt();
+                    int gid = in.readInt();
+                    int[] gids = in.readIntArray(16);
+                    if (sys == null) {
+                        sys = new org.iwarp4j.oncrpc.AuthSys(stamp, machine, uid, gid, gids);
+                    }
                 }
                 case 6 -> {
                     in.readEnum();
@@ -170,6 +179,7 @@ final class SessionOps {
                 default -> throw new Nfs4Exception(NFS4ERR_INVAL, "callback flavor " + flavor);
             }
         }
+        return sys;
     }
 
     /**
@@ -285,9 +295,10 @@ final class SessionOps {
     /** BACKCHANNEL_CTL (RFC 8881 §18.33): accepted and remembered; the server makes no callbacks. */
     Result backchannelCtl(XdrDecoder in, CompoundState st) {
         int program = in.readInt();
-        skipCallbackSecParms(in);
+        org.iwarp4j.oncrpc.AuthSys credential = callbackSecParms(in);
         synchronized (ctx.lock()) {
             st.session.callbackProgram = program;
+            st.session.callbackCredential = credential;
         }
         return Result.ok();
     }
