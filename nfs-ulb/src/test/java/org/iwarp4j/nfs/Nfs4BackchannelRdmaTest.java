@@ -45,7 +45,7 @@ class Nfs4BackchannelRdmaTest {
                     assertThat(c.authSys()).as("the credential the client offered in CREATE_SESSION").isNotNull();
                     assertThat(c.authSys().machineName()).isEqualTo("client-host");
                     in.readOpaque(1024);
-                    in.readUnsignedInt();
+                    assertThat(in.readUnsignedInt()).as("the minor version the session was made with").isEqualTo(2);
                     in.readUnsignedInt();
                     assertThat(in.readUnsignedInt()).isEqualTo(1);
                     assertThat(in.readInt()).isEqualTo(OP_CB_SEQUENCE);
@@ -78,7 +78,7 @@ class Nfs4BackchannelRdmaTest {
                 }
                 byte[] session;
                 try (RpcReply c = rpc.call(PROGRAM, VERSION, NFSPROC4_COMPOUND, e -> {
-                    e.writeString("", 64).writeUnsignedInt(1).writeUnsignedInt(1).writeInt(OP_CREATE_SESSION)
+                    e.writeString("", 64).writeUnsignedInt(2).writeUnsignedInt(1).writeInt(OP_CREATE_SESSION)
                             .writeHyper(clientId).writeInt(seq).writeInt(CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
                     e.writeInt(0).writeInt(1 << 20).writeInt(1 << 20).writeInt(4096).writeInt(8).writeInt(4)
                             .writeUnsignedInt(0);

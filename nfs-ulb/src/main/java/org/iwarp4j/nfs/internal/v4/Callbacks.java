@@ -77,7 +77,9 @@ final class Callbacks {
             answered.incrementAndGet();
             log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
             return client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
-                e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(1).writeUnsignedInt(0).writeUnsignedInt(1);
+                // the session's minor version: Linux looks the session up among clients of that version
+                e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
+                        .writeUnsignedInt(1);
                 e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(1).writeInt(0).writeInt(0)
                         .writeBoolean(false).writeUnsignedInt(0);
             });

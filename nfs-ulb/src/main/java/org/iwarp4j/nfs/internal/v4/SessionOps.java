@@ -117,6 +117,7 @@ final class SessionOps {
                     backchannel != null ? CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0, cbProgram);
             s.backchannel = backchannel;
             s.callbackCredential = cbCredential;
+            s.minorVersion = st.minorVersion;
             ctx.clients().confirm(c);
             ctx.clients().renew(c);
             c.createSessionSeq = seq;

@@ -47,6 +47,8 @@ final class SessionTable {
         int callbackProgram;
         /** The backward direction of the connection the session was made on, if a back channel was granted. */
         org.iwarp4j.oncrpc.RpcClientTransport backchannel;
+        /** The minor version of the COMPOUND that made the session: its CB_COMPOUNDs carry the same. */
+        int minorVersion = 1;
         /** The AUTH_SYS credential the client asked callbacks to carry, or null for AUTH_NONE. */
         org.iwarp4j.oncrpc.AuthSys callbackCredential;
         /** Whether the back channel has been probed (after the first SEQUENCE). */
