@@ -172,9 +172,8 @@ final class NfsServeCommand implements Callable<Integer> {
                 && (address == null || !address.isLoopbackAddress())) {
             out.println("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others");
         }
-        out.printf("# NFSv3, NFSv4.1/4.2 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
-                : "; NFSv3 and NFSv4.1/4.2 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port "
-                + server.rdmaPort());
+        out.printf("# NFSv3 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
+                : "; NFSv3 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port " + server.rdmaPort());
         if (!noRdma) {
             out.println("# Linux client over RDMA (needs an iWARP device, e.g. siw: rdma link add siw0 type siw "
                     + "netdev eth0):");
@@ -185,7 +184,8 @@ final class NfsServeCommand implements Callable<Integer> {
         out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
                 tcp, tcp, ro, host, server.exportName());
         // NFSv4: the export is the root of the namespace; no version option gets 4.2
-        out.printf("# NFSv4.2 (or vers=4.1), the export %s is the root of the NFSv4 namespace:%n", server.exportName());
+        out.printf("# NFSv4.1 and 4.2 on the same ports; no version option gets 4.2 (vers=4.1 also works), and the "
+                + "export %s is the root of the NFSv4 namespace:%n", server.exportName());
         if (!noRdma) {
             out.printf("mount -t nfs -o proto=rdma,port=%d%s %s:/ /mnt%n", server.rdmaPort(), ro, host);
         }
