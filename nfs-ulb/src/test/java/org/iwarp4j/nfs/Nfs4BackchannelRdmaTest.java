@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ULB-R-027, ULB-R-028: an NFSv4.1 session made over RPC-over-RDMA with a back channel gets
  * CB_NULL and CB_SEQUENCE from the server on the same connection's backward direction (RFC 8167),
- * inline; the client's answers are counted by the server.
+ * inline, with the credential and minor version of the session; a CB_SEQUENCE answered
+ * NFS4ERR_DELAY is sent again; the client's answers are counted by the server.
  */
 class Nfs4BackchannelRdmaTest {
 
@@ -39,6 +40,7 @@ class Nfs4BackchannelRdmaTest {
     void cbNullAndCbSequenceArriveOnTheBackwardDirection() throws Exception {
         CompletableFuture<Void> cbNull = new CompletableFuture<>();
         CompletableFuture<byte[]> cbSequenceSession = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicInteger cbCompounds = new java.util.concurrent.atomic.AtomicInteger();
         RpcDispatcher callbacks = new RpcDispatcher().register(RpcProgram.builder(CB_PROGRAM, CB_VERSION)
                 .procedure(CB_NULL, RpcProcedure.of((c, in, out) -> cbNull.complete(null)))
                 .procedure(CB_COMPOUND, RpcProcedure.of((c, in, out) -> {
@@ -51,6 +53,11 @@ class Nfs4BackchannelRdmaTest {
                     assertThat(in.readInt()).isEqualTo(OP_CB_SEQUENCE);
                     byte[] session = in.readFixedOpaque(16);
                     int seq = in.readInt();
+                    if (cbCompounds.incrementAndGet() == 1) { // busy at first, as Linux is while it mounts
+                        out.writeInt(NFS4ERR_DELAY).writeString("", 64).writeUnsignedInt(1).writeInt(OP_CB_SEQUENCE)
+                                .writeInt(NFS4ERR_DELAY);
+                        return;
+                    }
                     out.writeInt(NFS4_OK).writeString("", 64).writeUnsignedInt(1).writeInt(OP_CB_SEQUENCE)
                             .writeInt(NFS4_OK).writeFixedOpaque(session).writeInt(seq).writeInt(0).writeInt(0).writeInt(0);
                     cbSequenceSession.complete(session);
@@ -104,6 +111,7 @@ class Nfs4BackchannelRdmaTest {
                     Thread.sleep(10); // the server counts the CB_SEQUENCE reply after we sent it; bounded
                 }
                 assertThat(server.nfs4CallbacksAnswered()).isEqualTo(2);
+                assertThat(cbCompounds.get()).as("CB_SEQUENCE sent again after NFS4ERR_DELAY").isEqualTo(2);
             } finally {
                 requester.close();
             }

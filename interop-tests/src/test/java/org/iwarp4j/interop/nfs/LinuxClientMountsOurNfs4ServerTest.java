@@ -66,6 +66,7 @@ class LinuxClientMountsOurNfs4ServerTest {
             assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered by Linux over the "
                     + "RPC-over-RDMA backward direction (ULB-R-027)").isGreaterThanOrEqualTo(2);
             namespace(mount);
+            largeDirectory(mount);
             locks(mount);
             remountKeepsEverything(mount);
             assertThat(mount.terminates()).as("Terminate messages; the peer's dmesg:\n%s", mount.dmesg()).isEmpty();
@@ -156,6 +157,21 @@ class LinuxClientMountsOurNfs4ServerTest {
         peer.exec("rm " + m + "/d/s " + m + "/d/h " + m + "/d/g && rmdir " + m + "/d").requireSuccess();
         assertThat(export.resolve("d")).doesNotExist();
         assertThat(Files.exists(export.resolve("d"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    }
+
+    /**
+     * A directory whose listing is far larger than the 4 KiB inline threshold: Linux asks for it
+     * with READDIRs whose replies need a Reply chunk (RFC 8267 §6.2); every name arrives once.
+     */
+    private void largeDirectory(OurServerMountedByLinux mount) throws Exception {
+        Path big = Files.createDirectory(export.resolve("big"));
+        for (int i = 0; i < 400; i++) {
+            Files.writeString(big.resolve("a-rather-long-file-name-to-fill-readdir-replies-" + i), "x");
+        }
+        String listed = peer.exec("ls -1 " + mount.onPeer("big") + " | sort | uniq | wc -l").requireSuccess().stdout();
+        assertThat(Integer.parseInt(listed.strip())).isEqualTo(400);
+        peer.exec("rm -r " + mount.onPeer("big")).requireSuccess();
+        assertThat(big).doesNotExist();
     }
 
     /**

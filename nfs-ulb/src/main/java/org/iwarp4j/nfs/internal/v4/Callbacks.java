@@ -5,6 +5,8 @@ import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.iwarp4j.oncrpc.RpcCallContext;
@@ -33,6 +35,7 @@ final class Callbacks {
 
     private static final Logger log = LoggerFactory.getLogger(Callbacks.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
+    private static final int DELAY_RETRIES = 10;
 
     private volatile Function<SocketAddress, RpcClientTransport> backchannels = a -> null;
     private final AtomicLong answered = new AtomicLong();
@@ -72,28 +75,49 @@ final class Callbacks {
         }
         RpcClient client = b.build();
         String session = HexFormat.of().formatHex(s.id);
-        client.call(s.callbackProgram, CB_VERSION, CB_NULL, e -> { }).thenCompose(reply -> {
-            reply.close();
+        client.call(s.callbackProgram, CB_VERSION, CB_NULL, e -> { }).whenComplete((reply, error) -> {
+            if (reply != null) {
+                reply.close();
+            }
+            if (error != null) {
+                failed.incrementAndGet();
+                log.warn("NFSv4.1 back channel of session {}: CB_NULL failed: {}", session, error.toString());
+                client.close();
+                return;
+            }
             answered.incrementAndGet();
             log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
-            return client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
-                // the session's minor version: Linux looks the session up among clients of that version
-                e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
-                        .writeUnsignedInt(1);
-                e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(1).writeInt(0).writeInt(0)
-                        .writeBoolean(false).writeUnsignedInt(0);
-            });
+            sequence(client, s, session, 0);
+        });
+    }
+
+    /**
+     * CB_COMPOUND with CB_SEQUENCE on back channel slot 0, sequenceid 1. A client busy with its
+     * session (Linux while its state manager drains the slots at mount) answers NFS4ERR_DELAY,
+     * which asks for the same request later (RFC 8881 §15.1.1.3): up to {@link #DELAY_RETRIES}
+     * times, a second more each time.
+     */
+    private void sequence(RpcClient client, SessionTable.Session s, String session, int attempt) {
+        client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
+            // the session's minor version: Linux looks the session up among clients of that version
+            e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
+                    .writeUnsignedInt(1);
+            e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(1).writeInt(0).writeInt(0)
+                    .writeBoolean(false).writeUnsignedInt(0);
         }).whenComplete((reply, error) -> {
+            boolean again = false;
             try {
                 if (error != null) {
                     failed.incrementAndGet();
-                    log.warn("NFSv4.1 back channel of session {} failed: {}", session, error.toString());
+                    log.warn("NFSv4.1 back channel of session {}: CB_COMPOUND failed: {}", session, error.toString());
                     return;
                 }
                 int status = cbSequenceStatus(reply);
                 if (status == NFS4_OK) {
                     answered.incrementAndGet();
                     log.info("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
+                } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES) {
+                    again = true;
                 } else {
                     failed.incrementAndGet();
                     log.warn("NFSv4.1 back channel of session {}: CB_SEQUENCE answered {}", session, status);
@@ -102,7 +126,12 @@ final class Callbacks {
                 if (reply != null) {
                     reply.close();
                 }
-                client.close(); // the backward direction itself stays open: it ends with the connection
+                if (again) {
+                    CompletableFuture.delayedExecutor(attempt + 1, TimeUnit.SECONDS)
+                            .execute(() -> sequence(client, s, session, attempt + 1));
+                } else {
+                    client.close(); // the backward direction itself stays open: it ends with the connection
+                }
             }
         });
     }
