@@ -40,6 +40,7 @@ public final class CompoundProcessor {
 
     private final Nfs4Context ctx;
     private final Map<Integer, Operation> operations = new HashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong lastMismatchLog = new java.util.concurrent.atomic.AtomicLong();
 
     public CompoundProcessor(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -101,8 +102,13 @@ public final class CompoundProcessor {
         long minor = in.readUnsignedInt();
         long numops = in.readUnsignedInt();
         if (minor != 1 && minor != 2) {
-            log.info("NFSv4 COMPOUND of minor version {} from {}: NFS4ERR_MINOR_VERS_MISMATCH (this server "
-                    + "serves 4.1 and 4.2)", minor, rpc.transport().remoteAddress());
+            long now = System.nanoTime();
+            long last = lastMismatchLog.get();
+            if ((last == 0 || now - last >= 60_000_000_000L) && lastMismatchLog.compareAndSet(last, now)) {
+                // at most once a minute: a client retrying in a loop cannot flood the log
+                log.info("NFSv4 COMPOUND of minor version {} from {}: NFS4ERR_MINOR_VERS_MISMATCH (this server "
+                        + "serves 4.1 and 4.2)", minor, rpc.transport().remoteAddress());
+            }
             return reply(rpc, NFS4ERR_MINOR_VERS_MISMATCH, tag, 0, null);
         }
         Caller caller = ctx.base().caller(rpc);
