@@ -42,6 +42,23 @@ class Nfs4XdrProperties {
     }
 
     @Property
+    void compoundHeadersRoundTrip(@ForAll int status, @ForAll @Size(max = 1024) byte[] tag,
+                                  @ForAll @IntRange(min = 0) int minor, @ForAll @IntRange(min = 0) int count) {
+        Compound4Header args = new Compound4Header(0, tag, minor, count);
+        ByteBuf a = encode(args::encodeArgs);
+        ByteBuf r = encode(new Compound4Header(status, tag, -1, count)::encodeRes);
+        try {
+            assertThat(a.readableBytes()).isEqualTo(4 + ((tag.length + 3) & ~3) + 8);
+            assertThat(Compound4Header.decodeArgs(new XdrDecoder(a))).isEqualTo(args);
+            assertThat(r.getInt(0)).isEqualTo(status);
+            assertThat(Compound4Header.decodeRes(new XdrDecoder(r))).isEqualTo(new Compound4Header(status, tag, -1, count));
+        } finally {
+            a.release();
+            r.release();
+        }
+    }
+
+    @Property
     void stateidRoundTrips(@ForAll int seqid, @ForAll @Size(12) byte[] other) {
         Stateid4 s = new Stateid4(seqid, other);
         ByteBuf octets = encode(s::encode);

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.iwarp4j.nfs.internal.Caller;
+import org.iwarp4j.nfs.v4.Compound4Header;
 import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
@@ -98,9 +99,10 @@ public final class CompoundProcessor {
 
     /** Serves one COMPOUND: decodes its header, runs it, and returns COMPOUND4res. */
     public XdrMessage compound(RpcCallContext rpc, XdrDecoder in) {
-        byte[] tag = in.readOpaque(NFS4_OPAQUE_LIMIT);
-        long minor = in.readUnsignedInt();
-        long numops = in.readUnsignedInt();
+        Compound4Header args = Compound4Header.decodeArgs(in);
+        byte[] tag = args.tag();
+        long minor = args.minorVersion();
+        long numops = args.count();
         if (minor != 1 && minor != 2) {
             long now = System.nanoTime();
             long last = lastMismatchLog.get();
@@ -196,7 +198,7 @@ public final class CompoundProcessor {
 
     private static XdrMessage reply(RpcCallContext rpc, int status, byte[] tag, int count, XdrEncoder results) {
         XdrEncoder head = rpc.newEncoder();
-        head.writeInt(status).writeOpaque(tag, NFS4_OPAQUE_LIMIT).writeUnsignedInt(count);
+        new Compound4Header(status, tag, -1, count).encodeRes(head);
         XdrMessage h = head.toMessage();
         return results == null ? h : XdrMessage.concat(h, results.toMessage());
     }
