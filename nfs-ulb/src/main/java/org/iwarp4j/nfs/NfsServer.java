@@ -19,6 +19,9 @@ import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.internal.Nfs3Program;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.internal.NfsRdmaSettings;
+import org.iwarp4j.nfs.internal.v4.Nfs4Context;
+import org.iwarp4j.nfs.internal.v4.Nfs4Program;
+import org.iwarp4j.nfs.internal.v4.Nfs4Settings;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTcpServer;
 import org.iwarp4j.rdmap.Rnic;
@@ -26,10 +29,11 @@ import org.iwarp4j.rpcrdma.RpcRdmaServer;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 
 /**
- * An NFS version 3 server (RFC 1813) that exports one local directory: NFS and MOUNT version 3
- * over TCP (RFC 5531 record marking), and NFS over RPC-over-RDMA (RFC 8166) with the RFC 8267
- * binding on an iWARP {@link Rnic}, port 20049 by convention (RFC 8267 §4.2, §9). MOUNT stays on
- * TCP (RFC 8267 §5.1).
+ * An NFS server that exports one local directory: NFS versions 3 (RFC 1813) and 4.1/4.2 (RFC 8881,
+ * RFC 7862) and MOUNT version 3 over TCP (RFC 5531 record marking), and NFS over RPC-over-RDMA
+ * (RFC 8166) with the RFC 8267 binding on an iWARP {@link Rnic}, port 20049 by convention (RFC
+ * 8267 §4.2, §9). MOUNT stays on TCP (RFC 8267 §5.1). NFSv4 clients mount {@code host:/} (the
+ * export is the root of the NFSv4 namespace); see docs/nfs.md for the operations served.
  *
  * <pre>{@code
  * try (NfsServer server = NfsServer.builder(Path.of("/srv/data"))
@@ -65,6 +69,7 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 public final class NfsServer implements AutoCloseable {
 
     private final Nfs3Context context;
+    private final Nfs4Context nfs4;
     private final RpcDispatcher dispatcher;
     private final ExecutorService workers;
     private final RpcTcpServer tcp;
@@ -77,6 +82,10 @@ public final class NfsServer implements AutoCloseable {
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
                 .register(new MountProgram(context).toRpcProgram());
+        this.nfs4 = b.nfs4 == null ? null : new Nfs4Context(context, b.nfs4);
+        if (nfs4 != null) {
+            dispatcher.register(new Nfs4Program(nfs4, workers).toRpcProgram());
+        }
         RpcTcpServer server = null;
         if (b.tcpAddress != null) {
             try {
@@ -113,6 +122,13 @@ public final class NfsServer implements AutoCloseable {
         }
         this.ownRnic = b.rnic == null ? rnic : null;
         this.rdma = rdmaServer;
+        if (nfs4 != null && rdmaServer != null) {
+            RpcRdmaServer listening = rdmaServer;
+            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167)
+            nfs4.backchannels(address -> listening.responders().stream()
+                    .filter(r -> address.equals(r.remoteAddress())).findFirst()
+                    .map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null));
+        }
     }
 
     private static ExecutorService workerPool(int threads) {
@@ -156,6 +172,14 @@ public final class NfsServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * NFSv4.1 callbacks (CB_NULL, CB_SEQUENCE over the RPC-over-RDMA backward direction) that
+     * clients answered successfully; 0 without NFSv4.
+     */
+    public long nfs4CallbacksAnswered() {
+        return nfs4 == null ? 0 : nfs4.callbacksAnswered();
     }
 
     /** The exported directory (canonical). */
@@ -222,6 +246,7 @@ public final class NfsServer implements AutoCloseable {
         private SocketAddress rdmaAddress;
         private Rnic rnic;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
+        private Nfs4Settings nfs4 = Nfs4Settings.defaults();
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -287,6 +312,26 @@ public final class NfsServer implements AutoCloseable {
                 throw new IllegalArgumentException("threads < 1");
             }
             this.workerThreads = threads;
+            return this;
+        }
+
+        /**
+         * Whether NFS version 4 (minor versions 1 and 2, RFC 8881 and RFC 7862) is served beside
+         * version 3, on the same ports (default: yes). Clients mount {@code host:/}: the export
+         * is the root of the NFSv4 namespace.
+         */
+        public Builder nfs4(boolean serve) {
+            this.nfs4 = serve ? (nfs4 != null ? nfs4 : Nfs4Settings.defaults()) : null;
+            return this;
+        }
+
+        /**
+         * The NFSv4 lease (RFC 8881 §8.3, default 90 s) and grace period after start (§8.4.2,
+         * default 0: the server keeps no client records across restarts, so no client can reclaim).
+         */
+        public Builder nfs4Lease(int leaseSeconds, int graceSeconds) {
+            Nfs4Settings base = nfs4 != null ? nfs4 : Nfs4Settings.defaults();
+            this.nfs4 = base.withLease(leaseSeconds).withGrace(graceSeconds);
             return this;
         }
 

@@ -30,7 +30,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
  *       authsys_parms) with an AUTH_NONE verifier are accepted. A malformed or unsupported
  *       credential is MSG_DENIED AUTH_ERROR AUTH_BADCRED; a bad verifier AUTH_BADVERF.</li>
  *   <li>Unknown program: PROG_UNAVAIL. Known program, unknown version: PROG_MISMATCH with the
- *       lowest and highest registered versions. Unknown procedure: PROC_UNAVAIL.</li>
+ *       lowest and highest registered versions, and a log line (INFO, at most one a minute) naming
+ *       the version asked for, so that an operator sees why a client's mount failed. Unknown
+ *       procedure: PROC_UNAVAIL.</li>
  *   <li>The procedure's result decides the rest (see {@link RpcProcedure}): SUCCESS with its
  *       results, GARBAGE_ARGS, PROC_UNAVAIL, AUTH_ERROR or SYSTEM_ERR.</li>
  * </ol>
@@ -44,6 +46,9 @@ public final class RpcDispatcher {
     /** program -> (version as unsigned -> program version). */
     private final Map<Integer, NavigableMap<Long, RpcProgram>> programs = new ConcurrentHashMap<>();
     private final RpcServerMeters meters;
+    private static final long MISMATCH_LOG_INTERVAL_NANOS = 60_000_000_000L;
+    private final java.util.concurrent.atomic.AtomicLong lastMismatchLog = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong unloggedMismatches = new java.util.concurrent.atomic.AtomicLong();
 
     /** A dispatcher without meters. */
     public RpcDispatcher() {
@@ -168,6 +173,7 @@ public final class RpcDispatcher {
             if (low == null || high == null) {
                 return accepted(transport, xid, AcceptStat.PROG_UNAVAIL);
             }
+            logMismatch(info, transport, low.getValue().version(), high.getValue().version());
             return reply(transport, RpcReplyHeader.Accepted.progMismatch(xid, OpaqueAuth.NONE,
                     low.getValue().version(), high.getValue().version()));
         }
@@ -196,6 +202,24 @@ public final class RpcDispatcher {
             return CompletableFuture.completedFuture(XdrMessage.concat(
                     header(transport, RpcReplyHeader.Accepted.success(xid, OpaqueAuth.NONE)), message));
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * One INFO line per minute at most, with the count of mismatches not logged since, so that a
+     * client retrying a version in a loop cannot flood the log.
+     */
+    private void logMismatch(RpcCallInfo info, RpcTransportInfo transport, int low, int high) {
+        long now = System.nanoTime();
+        long last = lastMismatchLog.get();
+        if (last != 0 && now - last < MISMATCH_LOG_INTERVAL_NANOS || !lastMismatchLog.compareAndSet(last, now)) {
+            unloggedMismatches.incrementAndGet();
+            return;
+        }
+        long unlogged = unloggedMismatches.getAndSet(0);
+        log.info("PROG_MISMATCH: program {} version {} asked by {}; versions {} to {} are served{}",
+                Integer.toUnsignedString(info.program()), Integer.toUnsignedString(info.version()),
+                transport.remoteAddress(), Integer.toUnsignedString(low), Integer.toUnsignedString(high),
+                unlogged == 0 ? "" : " (" + unlogged + " more mismatches since the last message)");
     }
 
     private CompletableFuture<XdrMessage> failed(RpcCallInfo info, RpcTransportInfo transport, Throwable error) {

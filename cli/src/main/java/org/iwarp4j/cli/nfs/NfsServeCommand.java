@@ -170,7 +170,7 @@ final class NfsServeCommand implements Callable<Integer> {
     }
 
     private void printBanner(PrintWriter out, NfsServer server, InetAddress address) {
-        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localHostName();
+        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localAddress();
         int tcp = server.tcpPort();
         ExportOptions options = server.exportOptions();
         // a read-only export mounted read-only: the client refuses writes itself, before any ROFS
@@ -196,6 +196,13 @@ final class NfsServeCommand implements Callable<Integer> {
         out.println("# Linux client over TCP:");
         out.printf("mount -t nfs -o vers=3,proto=tcp,port=%d,mountport=%d,mountproto=tcp,nolock%s %s:%s /mnt%n",
                 tcp, tcp, ro, host, server.exportName());
+        // NFSv4: the export is the root of the namespace; no version option gets 4.2
+        out.printf("# NFSv4.1 and 4.2 on the same ports; no version option gets 4.2 (vers=4.1 also works), and the "
+                + "export %s is the root of the NFSv4 namespace:%n", server.exportName());
+        if (!noRdma) {
+            out.printf("mount -t nfs -o proto=rdma,port=%d%s %s:/ /mnt%n", server.rdmaPort(), ro, host);
+        }
+        out.printf("mount -t nfs -o proto=tcp,port=%d%s %s:/ /mnt%n", tcp, ro, host);
         String ports = (tcp == NfsBindingConstants.NFS_TCP_PORT ? "" : " --port " + tcp)
                 + (noRdma || server.rdmaPort() == NfsBindingConstants.NFS_RDMA_PORT ? "" : " --rdma-port "
                 + server.rdmaPort());
@@ -205,9 +212,24 @@ final class NfsServeCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private static String localHostName() {
+    /**
+     * An address a client on another machine (or a VM guest) can use when the server listens on
+     * every interface: the first IPv4 address of an interface that is up and not loopback; a host
+     * name would have to be resolvable by the client, which a VM guest's often is not.
+     */
+    private static String localAddress() {
         try {
-            return InetAddress.getLocalHost().getHostName();
+            for (java.net.NetworkInterface nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+                if (!nif.isUp() || nif.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                    if (a instanceof java.net.Inet4Address && !a.isLinkLocalAddress()) {
+                        return a.getHostAddress();
+                    }
+                }
+            }
+            return InetAddress.getLocalHost().getHostAddress();
         } catch (IOException e) {
             return "SERVER";
         }

@@ -88,6 +88,8 @@ class NfsServeEndToEndTest {
                         + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
                 .contains("mount -t nfs -o vers=3,proto=tcp,port=" + tcpPort + ",mountport=" + tcpPort
                         + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
+                .contains("mount -t nfs -o proto=rdma,port=" + rdmaPort + " 127.0.0.1:/ /mnt")
+                .contains("mount -t nfs -o proto=tcp,port=" + tcpPort + " 127.0.0.1:/ /mnt")
                 .contains("./iwarp nfs ls 127.0.0.1:/export" + ports);
     }
 

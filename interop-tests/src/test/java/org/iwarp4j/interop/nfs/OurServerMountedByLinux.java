@@ -44,10 +44,11 @@ final class OurServerMountedByLinux implements AutoCloseable {
     private final NfsServer server;
     private final String mountPoint;
     private final String options;
+    private final String remotePath;
     private boolean closed;
 
     private OurServerMountedByLinux(LinuxPeer peer, SimpleMeterRegistry meters, List<ByteArrayOutputStream> captures,
-            Rnic rnic, NfsServer server, String mountPoint, String options) {
+            Rnic rnic, NfsServer server, String mountPoint, String options, String remotePath) {
         this.peer = peer;
         this.meters = meters;
         this.captures = captures;
@@ -55,6 +56,7 @@ final class OurServerMountedByLinux implements AutoCloseable {
         this.server = server;
         this.mountPoint = mountPoint;
         this.options = options;
+        this.remotePath = remotePath;
     }
 
     /**
@@ -65,6 +67,18 @@ final class OurServerMountedByLinux implements AutoCloseable {
      *     for none; {@code ACCEPT} leaves it off, as between two Linux hosts (see {@link SiwTrailerWorkaround})
      */
     static OurServerMountedByLinux mount(LinuxPeer peer, Path directory, boolean record, NegotiationMode crc)
+            throws IOException {
+        return mount(peer, directory, record, crc, "nfsv3", EXPORT, server -> "vers=3,proto=rdma,port="
+                + server.rdmaPort() + ",mountport=" + server.tcpPort() + ",mountproto=tcp,nolock");
+    }
+
+    /**
+     * As {@link #mount(LinuxPeer, Path, boolean, NegotiationMode)}, with the kernel module to load,
+     * the path to mount ({@code /} for NFSv4, whose namespace is rooted at the export) and the
+     * mount options, chosen once the server's ports are known.
+     */
+    static OurServerMountedByLinux mount(LinuxPeer peer, Path directory, boolean record, NegotiationMode crc,
+            String module, String remotePath, java.util.function.Function<NfsServer, String> mountOptions)
             throws IOException {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         List<ByteArrayOutputStream> captures = new CopyOnWriteArrayList<>();
@@ -91,19 +105,18 @@ final class OurServerMountedByLinux implements AutoCloseable {
                     .rnic(rnic)
                     .rdmaSettings(RpcRdmaSettings.builder().mpa(MpaSettings.builder().crc(crc).build()).build())
                     .start();
-            peer.exec("modprobe -a rpcrdma nfsv3").requireSuccess();
+            peer.exec("modprobe -a rpcrdma " + module).requireSuccess();
             mountPoint = peer.exec("mktemp -d /tmp/iwarp4j-nfs-mnt.XXXXXX").requireSuccess().stdout().strip();
-            String options = "vers=3,proto=rdma,port=" + server.rdmaPort() + ",mountport=" + server.tcpPort()
-                    + ",mountproto=tcp,nolock";
+            String options = mountOptions.apply(server);
             long start = System.nanoTime();
             ExecResult mount = peer.exec("mount -t nfs -o " + options + " "
-                    + peer.hostAddressSeenByPeer().getHostAddress() + ":" + EXPORT + " " + mountPoint, MOUNT_TIMEOUT);
+                    + peer.hostAddressSeenByPeer().getHostAddress() + ":" + remotePath + " " + mountPoint, MOUNT_TIMEOUT);
             if (!mount.succeeded()) {
                 throw new AssertionError("the peer's mount failed: " + mount + "\n--- dmesg ---\n"
                         + peer.exec("dmesg | tail -30").stdout());
             }
             LOG.info("peer mounted our export in {} ms: {}", (System.nanoTime() - start) / 1_000_000, options);
-            return new OurServerMountedByLinux(peer, meters, captures, rnic, server, mountPoint, options);
+            return new OurServerMountedByLinux(peer, meters, captures, rnic, server, mountPoint, options, remotePath);
         } catch (IOException | RuntimeException | Error e) {
             if (mountPoint != null) {
                 peer.exec("rmdir " + mountPoint);
@@ -113,6 +126,16 @@ final class OurServerMountedByLinux implements AutoCloseable {
             }
             rnic.close();
             throw e;
+        }
+    }
+
+    /** Unmounts and mounts again with the same options (the server keeps running). */
+    void remount() {
+        peer.exec("umount " + mountPoint, MOUNT_TIMEOUT).requireSuccess();
+        ExecResult mount = peer.exec("mount -t nfs -o " + options + " " + peer.hostAddressSeenByPeer().getHostAddress()
+                + ":" + remotePath + " " + mountPoint, MOUNT_TIMEOUT);
+        if (!mount.succeeded()) {
+            throw new AssertionError("the peer's remount failed: " + mount + "\n--- dmesg ---\n" + dmesg());
         }
     }
 

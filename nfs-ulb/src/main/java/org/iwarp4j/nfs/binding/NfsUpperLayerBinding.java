@@ -8,8 +8,11 @@ import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
 
 /**
- * RFC 8267 §4 and §5.2 as an RPC-over-RDMA {@link UpperLayerBinding}: NFS versions 2 and 3 and
- * NFSACL, from the tables of {@link LegacyNfsBinding} and {@link AuxiliaryProgramBinding}.
+ * RFC 8267 §4, §5.2 and §6 as an RPC-over-RDMA {@link UpperLayerBinding}: NFS versions 2 and 3 and
+ * NFSACL, from the tables of {@link LegacyNfsBinding} and {@link AuxiliaryProgramBinding}, and
+ * NFS version 4, whose COMPOUND may carry WRITE data in a Read chunk and READ and READLINK results
+ * in Write chunks (ULB-R-012; the Responder pairs the k-th of them with the k-th Write chunk,
+ * ULB-R-018).
  *
  * <p>A Requester learns the largest Reply from the Call's own arguments (READ count, READDIR count,
  * READDIRPLUS maxcount; RFC 8267 §3) and the client's {@link ReplySizeLimits} (the longest
@@ -44,13 +47,29 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
         return null;
     }
 
-    @Override
-    public boolean covers(int program, int version) {
-        return bindingOf(program, version) != null;
+    /** NFS version 4: any COMPOUND may hold READ, READLINK or WRITE (RFC 8267 §6.1). */
+    private static boolean isNfs4(int program, int version) {
+        return program == NfsBindingConstants.NFS_PROGRAM && version == 4;
     }
 
     @Override
+    public boolean covers(int program, int version) {
+        return bindingOf(program, version) != null || isNfs4(program, version);
+    }
+
+    /**
+     * The Reply estimate of an NFSv4 COMPOUND is not derived from its operations here: a
+     * Requester of NFSv4 sizes its chunks from the session's ca_maxresponsesize (RFC 8267
+     * §6.2.2), which only it knows. This answers that bound's usual value for a 1 MiB READ.
+     */
+    private static final long NFS4_REPLY_BOUND = (1 << 20) + 8192;
+
+    @Override
     public ReplyEstimate replyEstimate(RpcCallInfo call, XdrMessage callMessage) {
+        if (isNfs4(call.program(), call.version())) {
+            long whole = ReplyResources.RPC_ACCEPTED_REPLY_HEADER + NFS4_REPLY_BOUND;
+            return new ReplyEstimate(whole, whole - (1 << 20), List.of((long) (1 << 20)));
+        }
         ProgramBinding binding = bindingOf(call.program(), call.version());
         ProcedureBinding procedure = binding == null ? null : binding.procedure(call.procedure()).orElse(null);
         if (procedure == null) {
@@ -67,12 +86,18 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
 
     @Override
     public boolean hasDdpEligibleArgument(RpcCallInfo call) {
+        if (isNfs4(call.program(), call.version())) {
+            return call.procedure() == 1; // COMPOUND: WRITE data, CREATE's link text (ULB-R-012)
+        }
         ProgramBinding binding = bindingOf(call.program(), call.version());
         return binding != null && binding.isDdpEligible(call.procedure(), DdpEligibleItem.Direction.ARGUMENT);
     }
 
     @Override
     public boolean hasDdpEligibleResult(RpcCallInfo call) {
+        if (isNfs4(call.program(), call.version())) {
+            return call.procedure() == 1; // COMPOUND: READ data, READLINK text (ULB-R-012, ULB-R-018)
+        }
         ProgramBinding binding = bindingOf(call.program(), call.version());
         return binding != null && binding.isDdpEligible(call.procedure(), DdpEligibleItem.Direction.RESULT);
     }

@@ -94,7 +94,7 @@ public final class AttributeOps {
      * ({@code created}), mode and times are the creator's to set, and uid and gid are ignored
      * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE).
      */
-    void apply(FileHandles.Resolved r, Sattr3 s, Caller caller, boolean created) throws IOException {
+    public void apply(FileHandles.Resolved r, Sattr3 s, Caller caller, boolean created) throws IOException {
         Path path = r.path();
         FileStat st = r.stat();
         boolean owner = created || Permissions.isOwnerOrRoot(caller, st);

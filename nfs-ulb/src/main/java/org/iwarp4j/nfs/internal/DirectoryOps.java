@@ -135,7 +135,7 @@ public final class DirectoryOps {
     }
 
     /** FNV-1a over the name's UTF-8 octets, in [3, 2^63). */
-    static long cookieOf(String name) {
+    public static long cookieOf(String name) {
         long h = 0xcbf29ce484222325L;
         for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
             h ^= b & 0xff;

@@ -99,7 +99,11 @@ class NfsUpperLayerBindingTest {
         assertThat(binding.covers(100003, 3)).isTrue();
         assertThat(binding.covers(100003, 2)).isTrue();
         assertThat(binding.covers(100227, 3)).isTrue();
-        assertThat(binding.covers(100003, 4)).isFalse();
+        assertThat(binding.covers(100003, 4)).as("NFSv4 COMPOUND (ULB-R-012)").isTrue();
+        assertThat(binding.hasDdpEligibleArgument(new RpcCallInfo(1, 100003, 4, 1))).isTrue();
+        assertThat(binding.hasDdpEligibleResult(new RpcCallInfo(1, 100003, 4, 1))).isTrue();
+        assertThat(binding.hasDdpEligibleArgument(new RpcCallInfo(1, 100003, 4, 0))).as("NULL").isFalse();
+        assertThat(binding.covers(100003, 5)).isFalse();
         assertThat(binding.covers(100005, 3)).as("MOUNT runs over TCP (ULB-R-010)").isFalse();
         assertThat(binding.hasDdpEligibleArgument(new RpcCallInfo(1, 100227, 3, 2))).isFalse();
     }

@@ -1,0 +1,152 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.iwarp4j.oncrpc.RpcCallContext;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcClientTransport;
+import org.iwarp4j.oncrpc.RpcReply;
+import org.iwarp4j.oncrpc.XdrDecoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The back channel of NFSv4.1 sessions (RFC 8881 §2.10.3.1, §20): callbacks go to the client on the
+ * connection the session was created on, in the RPC-over-RDMA backward direction (RFC 8167;
+ * ULB-R-027), inline only (ULB-R-028: our back channel grants a ca_maxrequestsize no larger than the
+ * inline threshold). A back channel is granted when CREATE_SESSION asks for one
+ * (CREATE_SESSION4_FLAG_CONN_BACK_CHAN) on a connection that has a backward direction; over TCP
+ * the server has none, so none is granted there.
+ *
+ * <p>The server grants no delegations and no layouts, so it has nothing to recall; it checks the
+ * path instead, as knfsd does: once the session's first SEQUENCE shows the client knows the
+ * session, a CB_NULL and then a CB_COMPOUND holding CB_SEQUENCE (slot 0, sequenceid 1) go to the
+ * client. Their outcome is logged and counted; SEQUENCE never reports the path down, since
+ * nothing depends on it.
+ */
+final class Callbacks {
+
+    private static final Logger log = LoggerFactory.getLogger(Callbacks.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(15);
+    private static final int DELAY_RETRIES = 10;
+
+    private volatile Function<SocketAddress, RpcClientTransport> backchannels = a -> null;
+    private final AtomicLong answered = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+
+    /** Where backward-direction transports come from: the RDMA connection of a client address, or null. */
+    void backchannels(Function<SocketAddress, RpcClientTransport> lookup) {
+        this.backchannels = lookup;
+    }
+
+    /** The backward direction of the connection a call came on, or null if it has none. */
+    RpcClientTransport channelOf(RpcCallContext rpc) {
+        SocketAddress remote = rpc.transport().remoteAddress();
+        if (remote == null || !"rdma".equals(rpc.transport().name())) {
+            return null;
+        }
+        return backchannels.apply(remote);
+    }
+
+    long answered() {
+        return answered.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    /** CB_NULL, then CB_COMPOUND with CB_SEQUENCE, to the session's client; asynchronous. */
+    void probe(SessionTable.Session s) {
+        RpcClientTransport channel = s.backchannel;
+        if (channel == null) {
+            return;
+        }
+        RpcClient.Builder b = RpcClient.builder(channel).timeout(TIMEOUT);
+        if (s.callbackCredential != null) {
+            b.credential(s.callbackCredential); // one of the client's csa_sec_parms (RFC 8881 §18.36.3)
+        }
+        RpcClient client = b.build();
+        String session = HexFormat.of().formatHex(s.id);
+        client.call(s.callbackProgram, CB_VERSION, CB_NULL, e -> { }).whenComplete((reply, error) -> {
+            if (reply != null) {
+                reply.close();
+            }
+            if (error != null) {
+                failed.incrementAndGet();
+                log.warn("NFSv4.1 back channel of session {}: CB_NULL failed: {}", session, error.toString());
+                client.close();
+                return;
+            }
+            answered.incrementAndGet();
+            log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
+            sequence(client, s, session, 0);
+        });
+    }
+
+    /**
+     * CB_COMPOUND with CB_SEQUENCE on back channel slot 0, sequenceid 1. A client busy with its
+     * session (Linux while its state manager drains the slots at mount) answers NFS4ERR_DELAY,
+     * which asks for the same request later (RFC 8881 §15.1.1.3): up to {@link #DELAY_RETRIES}
+     * times, a second more each time.
+     */
+    private void sequence(RpcClient client, SessionTable.Session s, String session, int attempt) {
+        client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
+            // the session's minor version: Linux looks the session up among clients of that version
+            e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
+                    .writeUnsignedInt(1);
+            e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(1).writeInt(0).writeInt(0)
+                    .writeBoolean(false).writeUnsignedInt(0);
+        }).whenComplete((reply, error) -> {
+            boolean again = false;
+            try {
+                if (error != null) {
+                    failed.incrementAndGet();
+                    log.warn("NFSv4.1 back channel of session {}: CB_COMPOUND failed: {}", session, error.toString());
+                    return;
+                }
+                int status = cbSequenceStatus(reply);
+                if (status == NFS4_OK) {
+                    answered.incrementAndGet();
+                    log.info("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
+                } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES) {
+                    again = true;
+                } else {
+                    failed.incrementAndGet();
+                    log.warn("NFSv4.1 back channel of session {}: CB_SEQUENCE answered {}", session, status);
+                }
+            } finally {
+                if (reply != null) {
+                    reply.close();
+                }
+                if (again) {
+                    CompletableFuture.delayedExecutor(attempt + 1, TimeUnit.SECONDS)
+                            .execute(() -> sequence(client, s, session, attempt + 1));
+                } else {
+                    client.close(); // the backward direction itself stays open: it ends with the connection
+                }
+            }
+        });
+    }
+
+    /** The status of CB_COMPOUND4res's CB_SEQUENCE result (RFC 8881 §20.9). */
+    private static int cbSequenceStatus(RpcReply reply) {
+        XdrDecoder in = reply.results();
+        int status = in.readInt();
+        in.readOpaque(NFS4_OPAQUE_LIMIT);
+        if (in.readUnsignedInt() == 0) {
+            return status;
+        }
+        if (in.readInt() != OP_CB_SEQUENCE) {
+            return NFS4ERR_SERVERFAULT;
+        }
+        return in.readInt();
+    }
+}

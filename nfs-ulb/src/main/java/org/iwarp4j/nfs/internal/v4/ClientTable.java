@@ -1,0 +1,202 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client records (RFC 8881 §2.4, §18.35): one per client owner, made by EXCHANGE_ID, confirmed by
+ * the first CREATE_SESSION, renewed by every SEQUENCE (§8.3) and dropped with all its state once
+ * its lease has run out. At most {@link Nfs4Settings#maxClients()} records exist; when the table
+ * is full an unconfirmed record is evicted first, then expired ones; otherwise EXCHANGE_ID answers
+ * NFS4ERR_DELAY. Callers hold {@link Nfs4Context#lock()}.
+ */
+final class ClientTable {
+
+    private static final Logger log = LoggerFactory.getLogger(ClientTable.class);
+
+    private final Nfs4Context ctx;
+    private final Map<Long, Client> byId = new HashMap<>();
+    private int counter;
+
+    ClientTable(Nfs4Context ctx) {
+        this.ctx = ctx;
+    }
+
+    /** One client record. */
+    static final class Client {
+        final long clientId;
+        final byte[] owner;
+        final byte[] verifier;
+        final int principal;
+        boolean confirmed;
+        /** The last CREATE_SESSION sequenceid served (RFC 8881 §18.36.4): the next must be one more. */
+        int createSessionSeq;
+        /** The reply to that CREATE_SESSION, for its replay. */
+        byte[] createSessionReply;
+        long lastRenewMillis;
+        boolean reclaimComplete;
+        final List<SessionTable.Session> sessions = new ArrayList<>();
+
+        Client(long clientId, byte[] owner, byte[] verifier, int principal, long now) {
+            this.clientId = clientId;
+            this.owner = owner;
+            this.verifier = verifier;
+            this.principal = principal;
+            this.lastRenewMillis = now;
+        }
+
+        /** The sequenceid EXCHANGE_ID tells the client to use in its next CREATE_SESSION. */
+        int nextCreateSessionSeq() {
+            return createSessionSeq + 1;
+        }
+    }
+
+    /** EXCHANGE_ID's outcome: the record and whether it was confirmed already. */
+    record Exchanged(Client client, boolean confirmed) {
+    }
+
+    /**
+     * EXCHANGE_ID for a client owner (RFC 8881 §18.35.5): the confirmed record of this owner is
+     * returned if the verifier matches (the client is the same incarnation); a changed verifier
+     * (the client rebooted) or no confirmed record gets a new unconfirmed record, which replaces any
+     * other unconfirmed one. A confirmed record held by another principal is NFS4ERR_CLID_INUSE
+     * (§18.35.5 case 3).
+     */
+    Exchanged exchange(byte[] owner, byte[] verifier, int principal, boolean update) {
+        reapExpired();
+        Client confirmed = null;
+        Client unconfirmed = null;
+        for (Client c : byId.values()) {
+            if (Arrays.equals(c.owner, owner)) {
+                if (c.confirmed) {
+                    confirmed = c;
+                } else {
+                    unconfirmed = c;
+                }
+            }
+        }
+        if (update) {
+            if (confirmed == null) {
+                throw new Nfs4Exception(NFS4ERR_NOENT, "update of an unknown client owner");
+            }
+            if (!Arrays.equals(confirmed.verifier, verifier)) {
+                throw new Nfs4Exception(NFS4ERR_NOT_SAME, "update with another verifier");
+            }
+            if (confirmed.principal != principal) {
+                throw new Nfs4Exception(NFS4ERR_PERM, "update by another principal");
+            }
+            renew(confirmed);
+            return new Exchanged(confirmed, true);
+        }
+        if (confirmed != null && Arrays.equals(confirmed.verifier, verifier)) {
+            if (confirmed.principal != principal && hasState(confirmed)) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "client owner in use by another principal");
+            }
+            renew(confirmed);
+            return new Exchanged(confirmed, true);
+        }
+        if (unconfirmed != null) {
+            byId.remove(unconfirmed.clientId);
+        }
+        makeRoom();
+        Client c = new Client(((long) ctx.bootId() << 32) | (++counter & 0xFFFF_FFFFL), owner.clone(), verifier.clone(),
+                principal, ctx.now());
+        byId.put(c.clientId, c);
+        return new Exchanged(c, false);
+    }
+
+    private boolean hasState(Client c) {
+        return !c.sessions.isEmpty() || ctx.states().hasState(c.clientId);
+    }
+
+    private void makeRoom() {
+        if (byId.size() < ctx.settings().maxClients()) {
+            return;
+        }
+        Client oldestUnconfirmed = byId.values().stream().filter(c -> !c.confirmed)
+                .min((a, b) -> Long.compare(a.lastRenewMillis, b.lastRenewMillis)).orElse(null);
+        if (oldestUnconfirmed != null) {
+            byId.remove(oldestUnconfirmed.clientId);
+            return;
+        }
+        throw new Nfs4Exception(NFS4ERR_DELAY, "client table full (" + byId.size() + ")");
+    }
+
+    /** The record of a client id: NFS4ERR_STALE_CLIENTID if this server never issued it or has dropped it. */
+    Client get(long clientId) {
+        reapExpired();
+        Client c = byId.get(clientId);
+        if (c == null) {
+            throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "unknown client id " + Long.toHexString(clientId));
+        }
+        return c;
+    }
+
+    /**
+     * Confirms a record at its first CREATE_SESSION: any other record of the same owner (the
+     * client's previous incarnation) is dropped with its sessions and state (RFC 8881 §18.35.5).
+     */
+    void confirm(Client c) {
+        if (c.confirmed) {
+            return;
+        }
+        for (Iterator<Client> it = byId.values().iterator(); it.hasNext(); ) {
+            Client other = it.next();
+            if (other != c && Arrays.equals(other.owner, c.owner)) {
+                it.remove();
+                drop(other);
+            }
+        }
+        c.confirmed = true;
+    }
+
+    void renew(Client c) {
+        c.lastRenewMillis = ctx.now();
+    }
+
+    /** DESTROY_CLIENTID (RFC 8881 §18.50): refused while the client has sessions or state. */
+    void destroy(long clientId) {
+        Client c = get(clientId);
+        if (!c.sessions.isEmpty() || ctx.states().hasState(clientId)) {
+            throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client " + Long.toHexString(clientId) + " still has state");
+        }
+        byId.remove(clientId);
+    }
+
+    /**
+     * Drops every client whose lease ran out (RFC 8881 §8.3), with its sessions and state; a
+     * client with a COMPOUND in progress is not expired (its SEQUENCE renewed it).
+     */
+    void reapExpired() {
+        long now = ctx.now();
+        long lease = ctx.settings().leaseSeconds() * 1000L;
+        for (Iterator<Client> it = byId.values().iterator(); it.hasNext(); ) {
+            Client c = it.next();
+            if (now - c.lastRenewMillis > lease && c.sessions.stream().noneMatch(SessionTable.Session::busy)) {
+                it.remove();
+                log.info("NFSv4 client {} expired after {} s without renewal", Long.toHexString(c.clientId),
+                        (now - c.lastRenewMillis) / 1000);
+                drop(c);
+            }
+        }
+    }
+
+    private void drop(Client c) {
+        for (SessionTable.Session s : List.copyOf(c.sessions)) {
+            ctx.sessions().remove(s);
+        }
+        ctx.states().dropClient(c.clientId);
+    }
+
+    int size() {
+        return byId.size();
+    }
+}

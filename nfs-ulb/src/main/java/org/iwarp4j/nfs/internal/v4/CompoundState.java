@@ -1,0 +1,78 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import org.iwarp4j.nfs.internal.Caller;
+import org.iwarp4j.nfs.internal.FileHandles;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.RpcCallContext;
+
+/**
+ * What the operations of one COMPOUND share (RFC 8881 §16.2.3): the current and saved file
+ * handles, the current and saved stateids (§16.2.3.1.2), and, once SEQUENCE has run, the session
+ * and slot the COMPOUND holds.
+ */
+final class CompoundState {
+
+    final Nfs4Context ctx;
+    final RpcCallContext rpc;
+    final Caller caller;
+    final int minorVersion;
+    NfsFh3 currentFh;
+    NfsFh3 savedFh;
+    Stateid4 currentStateid;
+    Stateid4 savedStateid;
+    SessionTable.Session session;
+    SessionTable.Slot slot;
+    /** The number of operations the COMPOUND holds (SEQUENCE checks it against ca_maxoperations). */
+    long operationCount;
+    /** The cached reply a replayed SEQUENCE found; the COMPOUND answers with it. */
+    byte[] replay;
+
+    CompoundState(Nfs4Context ctx, RpcCallContext rpc, Caller caller, int minorVersion) {
+        this.ctx = ctx;
+        this.rpc = rpc;
+        this.caller = caller;
+        this.minorVersion = minorVersion;
+    }
+
+    /** The current file handle, NFS4ERR_NOFILEHANDLE if none is set. */
+    NfsFh3 currentFh() {
+        if (currentFh == null) {
+            throw new Nfs4Exception(NFS4ERR_NOFILEHANDLE, "no current file handle");
+        }
+        return currentFh;
+    }
+
+    /** The object of the current file handle, resolved for this caller. */
+    FileHandles.Resolved current() {
+        return ctx.base().resolve(currentFh(), caller);
+    }
+
+    /** The current handle, which must be a directory (NFS4ERR_NOTDIR). */
+    FileHandles.Resolved currentDirectory() {
+        FileHandles.Resolved r = current();
+        if (!r.isDirectory()) {
+            throw new Nfs4Exception(r.stat().type() == org.iwarp4j.nfs.v3.Ftype3.NF3LNK ? NFS4ERR_SYMLINK
+                    : NFS4ERR_NOTDIR, "not a directory: " + r.path());
+        }
+        return r;
+    }
+
+    /** A stateid argument with the current stateid (seqid 1, other 0) replaced (RFC 8881 §16.2.3.1.2). */
+    Stateid4 resolveStateid(Stateid4 s) {
+        if (s.isCurrent()) {
+            if (currentStateid == null) {
+                throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no current stateid");
+            }
+            return currentStateid;
+        }
+        return s;
+    }
+
+    void setCurrent(NfsFh3 fh) {
+        currentFh = fh;
+        currentStateid = null;
+    }
+}

@@ -1,0 +1,414 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.iwarp4j.nfs.internal.DirectoryOps;
+import org.iwarp4j.nfs.internal.FileHandles;
+import org.iwarp4j.nfs.internal.FileStat;
+import org.iwarp4j.nfs.internal.Nfs3Limits;
+import org.iwarp4j.nfs.internal.Permissions;
+import org.iwarp4j.nfs.v3.Access3Args;
+import org.iwarp4j.nfs.v3.Access3Res;
+import org.iwarp4j.nfs.v3.Create3Res;
+import org.iwarp4j.nfs.v3.DirOpArgs3;
+import org.iwarp4j.nfs.v3.Ftype3;
+import org.iwarp4j.nfs.v3.Link3Args;
+import org.iwarp4j.nfs.v3.Link3Res;
+import org.iwarp4j.nfs.v3.Lookup3Res;
+import org.iwarp4j.nfs.v3.Mkdir3Args;
+import org.iwarp4j.nfs.v3.Mknod3Args;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.Readlink3Res;
+import org.iwarp4j.nfs.v3.Rename3Args;
+import org.iwarp4j.nfs.v3.Rename3Res;
+import org.iwarp4j.nfs.v3.Setattr3Args;
+import org.iwarp4j.nfs.v3.SpecData3;
+import org.iwarp4j.nfs.v3.Symlink3Args;
+import org.iwarp4j.nfs.v3.WccRes3;
+import org.iwarp4j.nfs.v4.Bitmap4;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.oncrpc.XdrEncoder;
+
+/**
+ * The file-handle, name and attribute operations (RFC 8881 §18): PUTROOTFH, PUTPUBFH, PUTFH, GETFH,
+ * SAVEFH, RESTOREFH, LOOKUP, LOOKUPP, ACCESS, GETATTR, SETATTR, CREATE, REMOVE, RENAME, LINK,
+ * READLINK, READDIR, SECINFO and SECINFO_NO_NAME. They run the NFSv3 server's operations (same
+ * handles, same access control, same name checks) and answer in NFSv4's terms. The export root
+ * is the root of the server's namespace (PUTROOTFH and PUTPUBFH): clients mount {@code host:/}.
+ */
+final class FileOps {
+
+    private final Nfs4Context ctx;
+    private final Attributes4 attributes;
+
+    FileOps(Nfs4Context ctx, Attributes4 attributes) {
+        this.ctx = ctx;
+        this.attributes = attributes;
+    }
+
+    Result putrootfh(XdrDecoder in, CompoundState st) throws IOException {
+        if (!st.caller.admitted()) {
+            throw new Nfs4Exception(NFS4ERR_ACCESS, "client " + st.caller.address() + " is not admitted");
+        }
+        st.setCurrent(ctx.base().handles().rootHandle());
+        return Result.ok();
+    }
+
+    Result putfh(XdrDecoder in, CompoundState st) {
+        byte[] fh = in.readOpaque(NFS4_FHSIZE);
+        NfsFh3 handle;
+        try {
+            handle = new NfsFh3(fh);
+        } catch (IllegalArgumentException e) {
+            throw new Nfs4Exception(NFS4ERR_BADHANDLE, "handle of " + fh.length + " octets");
+        }
+        ctx.base().resolve(handle, st.caller);
+        st.setCurrent(handle);
+        return Result.ok();
+    }
+
+    Result getfh(XdrDecoder in, CompoundState st) {
+        NfsFh3 fh = st.currentFh();
+        return Result.ok(out -> out.writeOpaque(fh.data(), NFS4_FHSIZE));
+    }
+
+    Result savefh(XdrDecoder in, CompoundState st) {
+        st.savedFh = st.currentFh();
+        st.savedStateid = st.currentStateid;
+        return Result.ok();
+    }
+
+    Result restorefh(XdrDecoder in, CompoundState st) {
+        if (st.savedFh == null) {
+            throw new Nfs4Exception(NFS4ERR_RESTOREFH, "no saved file handle");
+        }
+        st.currentFh = st.savedFh;
+        st.currentStateid = st.savedStateid;
+        return Result.ok();
+    }
+
+    /**
+     * A component4 (RFC 8881 §14.2): strict UTF-8 (NFS4ERR_INVAL otherwise), not empty
+     * (NFS4ERR_INVAL), no '/' or NUL and not "." or ".." (NFS4ERR_BADNAME), at most NAME_MAX
+     * octets (NFS4ERR_NAMETOOLONG).
+     */
+    static String component(XdrDecoder in) {
+        byte[] octets = in.readOpaque(NFS4_OPAQUE_LIMIT * 4);
+        if (octets.length == 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "empty name");
+        }
+        if (octets.length > Nfs3Limits.NAME_MAX) {
+            throw new Nfs4Exception(NFS4ERR_NAMETOOLONG, "name of " + octets.length + " octets");
+        }
+        String name;
+        try {
+            name = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(octets)).toString();
+        } catch (CharacterCodingException e) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "name not UTF-8");
+        }
+        if (name.indexOf('/') >= 0 || name.indexOf('\0') >= 0 || name.equals(".") || name.equals("..")) {
+            throw new Nfs4Exception(NFS4ERR_BADNAME, "bad name '" + name + "'");
+        }
+        return name;
+    }
+
+    private static void check(Nfs3Status s) {
+        if (!s.isOk()) {
+            throw new Nfs4Exception(Nfs4Errors.of(s), s.name());
+        }
+    }
+
+    Result lookup(XdrDecoder in, CompoundState st) {
+        String name = component(in);
+        FileHandles.Resolved dir = st.currentDirectory();
+        Lookup3Res r = ctx.names3().lookup(new DirOpArgs3(st.currentFh(), name), st.caller);
+        check(r.status());
+        st.setCurrent(r.object());
+        return Result.ok();
+    }
+
+    /** LOOKUPP: the parent; at the root of the namespace NFS4ERR_NOENT (RFC 8881 §18.14.3). */
+    Result lookupp(XdrDecoder in, CompoundState st) {
+        FileHandles.Resolved dir = st.currentDirectory();
+        if (dir.path().equals(ctx.base().export().root())) {
+            throw new Nfs4Exception(NFS4ERR_NOENT, "LOOKUPP at the root");
+        }
+        Lookup3Res r = ctx.names3().lookup(new DirOpArgs3(st.currentFh(), ".."), st.caller);
+        check(r.status());
+        st.setCurrent(r.object());
+        return Result.ok();
+    }
+
+    /** ACCESS (RFC 8881 §18.1): the six bits of RFC 8881 are supported, by the NFSv3 server's rules. */
+    Result access(XdrDecoder in, CompoundState st) {
+        int asked = in.readInt();
+        Access3Res r = ctx.attributes3().access(new Access3Args(st.currentFh(), asked & 0x3F), st.caller);
+        check(r.status());
+        int supported = asked & 0x3F;
+        int granted = r.access();
+        return Result.ok(out -> out.writeInt(supported).writeInt(granted));
+    }
+
+    Result getattr(XdrDecoder in, CompoundState st) throws IOException {
+        Bitmap4 asked = Bitmap4.decode(in);
+        FileHandles.Resolved r = st.current();
+        byte[] fattr = attributes.encode(asked, new Attributes4.Subject(r.stat(), st.currentFh(), NFS4_OK));
+        return Result.ok(out -> out.writeFixedOpaque(fattr));
+    }
+
+    /**
+     * SETATTR (RFC 8881 §18.30). A size change with a real stateid needs an open for writing
+     * (NFS4ERR_OPENMODE); the answer carries the attributes set, also on failure (none then).
+     */
+    Result setattr(XdrDecoder in, CompoundState st, OpenOps opens) {
+        Stateid4 stateid = Stateid4.decode(in);
+        Attributes4.ToSet set;
+        try {
+            set = Attributes4.decodeToSet(in);
+        } catch (Nfs4Exception e) {
+            return new Result(e.status(), out -> Bitmap4.EMPTY.encode(out));
+        }
+        try {
+            FileHandles.Resolved r = st.current();
+            if (set.sattr().size() != null) {
+                if (r.isDirectory()) {
+                    throw new Nfs4Exception(NFS4ERR_ISDIR, "size of a directory");
+                }
+                if (r.stat().type() != Ftype3.NF3REG) {
+                    throw new Nfs4Exception(NFS4ERR_INVAL, "size of a non-regular file");
+                }
+                opens.checkIo(st, st.resolveStateid(stateid), r, true);
+            }
+            WccRes3 res = ctx.attributes3().setattr(new Setattr3Args(st.currentFh(), set.sattr(), null), st.caller);
+            check(res.status());
+        } catch (RuntimeException e) {
+            return new Result(Nfs4Errors.statusOf(e), out -> Bitmap4.EMPTY.encode(out));
+        }
+        Bitmap4 given = set.given();
+        return Result.ok(given::encode);
+    }
+
+    /** CREATE (RFC 8881 §18.4): directories and symbolic links; devices, sockets and FIFOs NFS4ERR_NOTSUPP (java.nio cannot make them). */
+    Result create(XdrDecoder in, CompoundState st) throws IOException {
+        int type = in.readEnum();
+        String link = null;
+        switch (type) {
+            case NF4LNK -> link = new String(in.readOpaque(4096), StandardCharsets.UTF_8);
+            case NF4BLK, NF4CHR -> {
+                in.readInt();
+                in.readInt();
+            }
+            case NF4SOCK, NF4FIFO, NF4DIR -> { }
+            default -> throw new Nfs4Exception(NFS4ERR_BADTYPE, "CREATE of type " + type);
+        }
+        String name = component(in);
+        Attributes4.ToSet set = Attributes4.decodeToSet(in);
+        FileHandles.Resolved dir = st.currentDirectory();
+        long before = Attributes4.change(dir.stat());
+        DirOpArgs3 where = new DirOpArgs3(st.currentFh(), name);
+        Create3Res r = switch (type) {
+            case NF4DIR -> ctx.names3().mkdir(new Mkdir3Args(where, set.sattr()), st.caller);
+            case NF4LNK -> ctx.names3().symlink(new Symlink3Args(where, set.sattr(), link), st.caller);
+            default -> ctx.names3().mknod(new Mknod3Args(where, type == NF4BLK ? Ftype3.NF3BLK
+                    : type == NF4CHR ? Ftype3.NF3CHR : type == NF4SOCK ? Ftype3.NF3SOCK : Ftype3.NF3FIFO,
+                    set.sattr(), new SpecData3(0, 0)), st.caller);
+        };
+        check(r.status());
+        long after = Attributes4.change(FileStat.of(dir.path()));
+        st.setCurrent(r.obj());
+        Bitmap4 given = set.given();
+        return Result.ok(out -> {
+            changeInfo(out, before, after);
+            given.encode(out);
+        });
+    }
+
+    static void changeInfo(XdrEncoder out, long before, long after) {
+        out.writeBoolean(false).writeHyper(before).writeHyper(after);
+    }
+
+    /** REMOVE (RFC 8881 §18.25): a file or an empty directory. */
+    Result remove(XdrDecoder in, CompoundState st) throws IOException {
+        String name = component(in);
+        FileHandles.Resolved dir = st.currentDirectory();
+        long before = Attributes4.change(dir.stat());
+        Path target = dir.path().resolve(name);
+        DirOpArgs3 what = new DirOpArgs3(st.currentFh(), name);
+        boolean isDir = Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS);
+        WccRes3 r = isDir ? ctx.names3().rmdir(what, st.caller) : ctx.names3().remove(what, st.caller);
+        check(r.status());
+        long after = Attributes4.change(FileStat.of(dir.path()));
+        return Result.ok(out -> changeInfo(out, before, after));
+    }
+
+    /** RENAME (RFC 8881 §18.26): from the saved directory to the current one. */
+    Result rename(XdrDecoder in, CompoundState st) throws IOException {
+        String from = component(in);
+        String to = component(in);
+        if (st.savedFh == null) {
+            throw new Nfs4Exception(NFS4ERR_NOFILEHANDLE, "no saved file handle");
+        }
+        FileHandles.Resolved target = st.currentDirectory();
+        FileHandles.Resolved source = ctx.base().resolve(st.savedFh, st.caller);
+        if (!source.isDirectory()) {
+            throw new Nfs4Exception(NFS4ERR_NOTDIR, "saved handle is no directory");
+        }
+        long sb = Attributes4.change(source.stat());
+        long tb = Attributes4.change(target.stat());
+        Rename3Res r = ctx.names3().rename(new Rename3Args(new DirOpArgs3(st.savedFh, from),
+                new DirOpArgs3(st.currentFh(), to)), st.caller);
+        check(r.status());
+        long sa = Attributes4.change(FileStat.of(source.path()));
+        long ta = Attributes4.change(FileStat.of(target.path()));
+        return Result.ok(out -> {
+            changeInfo(out, sb, sa);
+            changeInfo(out, tb, ta);
+        });
+    }
+
+    /** LINK (RFC 8881 §18.9): the saved handle's object gets a new name in the current directory. */
+    Result link(XdrDecoder in, CompoundState st) throws IOException {
+        String name = component(in);
+        if (st.savedFh == null) {
+            throw new Nfs4Exception(NFS4ERR_NOFILEHANDLE, "no saved file handle");
+        }
+        FileHandles.Resolved dir = st.currentDirectory();
+        FileHandles.Resolved source = ctx.base().resolve(st.savedFh, st.caller);
+        if (source.isDirectory()) {
+            throw new Nfs4Exception(NFS4ERR_ISDIR, "hard link to a directory");
+        }
+        long before = Attributes4.change(dir.stat());
+        Link3Res r = ctx.names3().link(new Link3Args(st.savedFh, new DirOpArgs3(st.currentFh(), name)), st.caller);
+        check(r.status());
+        long after = Attributes4.change(FileStat.of(dir.path()));
+        return Result.ok(out -> changeInfo(out, before, after));
+    }
+
+    /** READLINK (RFC 8881 §18.24); the link text is the DDP-eligible result of RFC 8267 §6.1. */
+    Result readlink(XdrDecoder in, CompoundState st) {
+        FileHandles.Resolved r = st.current();
+        if (r.isDirectory()) {
+            throw new Nfs4Exception(NFS4ERR_ISDIR, "READLINK of a directory");
+        }
+        if (r.stat().type() != Ftype3.NF3LNK) {
+            throw new Nfs4Exception(NFS4ERR_WRONG_TYPE, "not a symbolic link");
+        }
+        Readlink3Res res = ctx.names3().readlink(st.currentFh(), st.caller);
+        check(res.status());
+        byte[] text = res.data().getBytes(StandardCharsets.UTF_8);
+        return Result.ok(out -> out.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(text), 4096));
+    }
+
+    /** SECINFO and SECINFO_NO_NAME (RFC 8881 §18.29, §18.45): AUTH_SYS; both consume the current handle. */
+    Result secinfo(XdrDecoder in, CompoundState st) {
+        String name = component(in);
+        FileHandles.Resolved dir = st.currentDirectory();
+        Lookup3Res r = ctx.names3().lookup(new DirOpArgs3(st.currentFh(), name), st.caller);
+        check(r.status());
+        st.setCurrent(null);
+        return Result.ok(FileOps::flavors);
+    }
+
+    Result secinfoNoName(XdrDecoder in, CompoundState st) {
+        int style = in.readEnum();
+        if (style != 0 && style != 1) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "secinfo_style4 " + style);
+        }
+        FileHandles.Resolved r = st.current();
+        if (style == 1 && r.path().equals(ctx.base().export().root())) {
+            throw new Nfs4Exception(NFS4ERR_NOENT, "parent of the root");
+        }
+        st.setCurrent(null);
+        return Result.ok(FileOps::flavors);
+    }
+
+    private static void flavors(XdrEncoder out) {
+        out.writeUnsignedInt(1).writeInt(AUTH_SYS);
+    }
+
+    /**
+     * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies (stable while the directory
+     * changes, so the cookie verifier is always zero and never checked), no "." or "..", the
+     * asked attributes per entry (rdattr_error if an entry vanished meanwhile). maxcount bounds the
+     * whole result; if not even one entry fits, NFS4ERR_TOOSMALL.
+     */
+    Result readdir(XdrDecoder in, CompoundState st) throws IOException {
+        long cookie = in.readHyper();
+        in.readFixedOpaque(NFS4_VERIFIER_SIZE);
+        in.readUnsignedInt(); // dircount: a hint
+        long maxcount = in.readUnsignedInt();
+        Bitmap4 asked = Bitmap4.decode(in);
+        if (cookie == 1 || cookie == 2) {
+            throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "reserved cookie " + cookie);
+        }
+        FileHandles.Resolved dir = st.currentDirectory();
+        Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());
+        List<Entry> all = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.path())) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                all.add(new Entry(name, p, DirectoryOps.cookieOf(name)));
+            }
+        }
+        all.sort(Comparator.comparingLong(Entry::cookie).thenComparing(Entry::name));
+        List<Entry> after = cookie == 0 ? all
+                : all.stream().filter(e -> Long.compareUnsigned(e.cookie, cookie) > 0).toList();
+        long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
+        List<byte[]> encoded = new ArrayList<>();
+        for (Entry e : after) {
+            byte[] attrs;
+            try {
+                FileStat stat = FileStat.of(e.path);
+                attrs = attributes.encode(asked, new Attributes4.Subject(stat, ctx.base().handles().handleOf(e.path, stat),
+                        NFS4_OK));
+            } catch (IOException vanished) {
+                if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
+                    continue;
+                }
+                attrs = SessionOps.encode(out -> {
+                    Bitmap4.of(FATTR4_RDATTR_ERROR).encode(out);
+                    out.writeUnsignedInt(4).writeInt(NFS4ERR_NOENT);
+                });
+            }
+            byte[] name = e.name.getBytes(StandardCharsets.UTF_8);
+            byte[] entry = SessionOps.encode(out -> {
+                out.writeBoolean(true).writeHyper(e.cookie).writeOpaque(name, Integer.MAX_VALUE);
+            });
+            if (entry.length + attrs.length > budget) {
+                break;
+            }
+            budget -= entry.length + attrs.length;
+            encoded.add(entry);
+            encoded.add(attrs);
+        }
+        if (encoded.isEmpty() && !after.isEmpty()) {
+            throw new Nfs4Exception(NFS4ERR_TOOSMALL, "maxcount " + maxcount);
+        }
+        boolean eof = encoded.size() / 2 == after.size();
+        return Result.ok(out -> {
+            out.writeHyper(0);
+            for (byte[] b : encoded) {
+                out.writeFixedOpaque(b);
+            }
+            out.writeBoolean(false).writeBoolean(eof);
+        });
+    }
+
+    private record Entry(String name, Path path, long cookie) {
+    }
+}

@@ -1,0 +1,58 @@
+package org.iwarp4j.nfs.internal.v4;
+
+/**
+ * The NFSv4.1 server's timers and the caps on every table a client can make it grow (see
+ * docs/limits.md). Every cap holds per client and, for clients and sessions, per server, so that
+ * no client — however hostile — makes the server keep more than a known amount of state.
+ *
+ * @param leaseSeconds lease_time (RFC 8881 §8.3): a client that sends nothing for this long loses its state
+ * @param graceSeconds the grace period after start (RFC 8881 §8.4.2) during which only reclaims may open or lock
+ * @param maxClients client records (confirmed or not) on the server
+ * @param maxSessionsPerClient sessions one client may have
+ * @param maxSessions sessions on the server
+ * @param maxSlots fore channel slots granted per session (ca_maxrequests)
+ * @param maxOperations operations per COMPOUND (ca_maxoperations)
+ * @param maxCachedReply octets of one slot's cached reply (ca_maxresponsesize_cached)
+ * @param maxOwnersPerClient open owners plus lock owners per client
+ * @param maxStatesPerClient open and lock stateids per client
+ * @param maxLocksPerClient byte-range locks per client
+ */
+public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxSessionsPerClient,
+                           int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
+                           int maxOwnersPerClient, int maxStatesPerClient, int maxLocksPerClient) {
+
+    public Nfs4Settings {
+        if (leaseSeconds < 1 || graceSeconds < 0 || maxClients < 1 || maxSessionsPerClient < 1 || maxSessions < 1
+                || maxSlots < 1 || maxOperations < 2 || maxCachedReply < 512 || maxOwnersPerClient < 1
+                || maxStatesPerClient < 1 || maxLocksPerClient < 1) {
+            throw new IllegalArgumentException("NFSv4 settings out of range: " + this);
+        }
+    }
+
+    /**
+     * Defaults: a 90 s lease (knfsd's), no grace period (the server keeps no client records across
+     * restarts, so no client can have state to reclaim, RFC 8881 §8.4.2.1), 1024 clients, 4
+     * sessions per client and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's
+     * longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
+     * per client.
+     */
+    public static Nfs4Settings defaults() {
+        return new Nfs4Settings(90, 0, 1024, 4, 1024, 64, 16, 8192, 1024, 4096, 4096);
+    }
+
+    public Nfs4Settings withLease(int seconds) {
+        return new Nfs4Settings(seconds, graceSeconds, maxClients, maxSessionsPerClient, maxSessions, maxSlots,
+                maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient, maxLocksPerClient);
+    }
+
+    public Nfs4Settings withGrace(int seconds) {
+        return new Nfs4Settings(leaseSeconds, seconds, maxClients, maxSessionsPerClient, maxSessions, maxSlots,
+                maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient, maxLocksPerClient);
+    }
+
+    public Nfs4Settings withTables(int clients, int sessionsPerClient, int sessions, int slots, int owners,
+                                   int states, int locks) {
+        return new Nfs4Settings(leaseSeconds, graceSeconds, clients, sessionsPerClient, sessions, slots,
+                maxOperations, maxCachedReply, owners, states, locks);
+    }
+}

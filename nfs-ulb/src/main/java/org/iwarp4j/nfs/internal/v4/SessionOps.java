@@ -1,0 +1,328 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.iwarp4j.nfs.v4.Bitmap4;
+import org.iwarp4j.nfs.v4.ChannelAttrs4;
+import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.oncrpc.XdrEncoder;
+
+/**
+ * The session operations of NFSv4.1 (RFC 8881 §18.34-§18.37, §18.46, §18.49-§18.51): EXCHANGE_ID,
+ * CREATE_SESSION, SEQUENCE, DESTROY_SESSION, DESTROY_CLIENTID, RECLAIM_COMPLETE,
+ * BIND_CONN_TO_SESSION and BACKCHANNEL_CTL. A back channel is granted when asked for on a
+ * connection with a backward direction (RPC-over-RDMA, RFC 8167; see {@link Callbacks}); over TCP
+ * none is, and BIND_CONN_TO_SESSION binds the fore channel only.
+ */
+final class SessionOps {
+
+    private static final byte[] SERVER_SCOPE = "iwarp4j".getBytes(StandardCharsets.UTF_8);
+    private static final int KNOWN_EXCHGID_FLAGS = EXCHGID4_FLAG_SUPP_MOVED_REFER | EXCHGID4_FLAG_SUPP_MOVED_MIGR
+            | EXCHGID4_FLAG_BIND_PRINC_STATEID | EXCHGID4_FLAG_MASK_PNFS | EXCHGID4_FLAG_UPD_CONFIRMED_REC_A;
+    /** Octets of a COMPOUND's RPC and COMPOUND headers beyond the READ or WRITE payload. */
+    private static final int HEADROOM = 8192;
+
+    private final Nfs4Context ctx;
+    private final byte[] serverMajorId;
+
+    SessionOps(Nfs4Context ctx) {
+        this.ctx = ctx;
+        this.serverMajorId = ("iwarp4j-" + Long.toHexString(ctx.base().export().id())).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** EXCHANGE_ID (RFC 8881 §18.35); state protection SP4_NONE only (SP4_MACH_CRED and SP4_SSV: NFS4ERR_NOTSUPP). */
+    Result exchangeId(XdrDecoder in, CompoundState st) {
+        byte[] verifier = in.readFixedOpaque(NFS4_VERIFIER_SIZE);
+        byte[] owner = in.readOpaque(NFS4_OPAQUE_LIMIT);
+        int flags = in.readInt();
+        int how = in.readEnum();
+        if (how == SP4_MACH_CRED) {
+            Bitmap4.decode(in);
+            Bitmap4.decode(in);
+        }
+        if (how != SP4_NONE) {
+            throw new Nfs4Exception(NFS4ERR_NOTSUPP, "state protection " + how);
+        }
+        long impls = in.readUnsignedInt();
+        if (impls > 1) {
+            throw new Nfs4Exception(NFS4ERR_BADXDR, "eia_client_impl_id<1> of " + impls);
+        }
+        if (impls == 1) {
+            in.readOpaque(NFS4_OPAQUE_LIMIT);
+            in.readOpaque(NFS4_OPAQUE_LIMIT);
+            in.readHyper();
+            in.readInt();
+        }
+        if ((flags & ~KNOWN_EXCHGID_FLAGS) != 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "EXCHANGE_ID flags 0x" + Integer.toHexString(flags));
+        }
+        if (owner.length == 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "empty client owner");
+        }
+        ClientTable.Exchanged x;
+        synchronized (ctx.lock()) {
+            x = ctx.clients().exchange(owner, verifier, st.caller.uid(),
+                    (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) != 0);
+        }
+        ClientTable.Client c = x.client();
+        int replyFlags = EXCHGID4_FLAG_USE_NON_PNFS | (x.confirmed() ? EXCHGID4_FLAG_CONFIRMED_R : 0);
+        int seq = c.nextCreateSessionSeq();
+        return Result.ok(out -> {
+            out.writeHyper(c.clientId).writeInt(seq).writeInt(replyFlags);
+            out.writeEnum(SP4_NONE);
+            out.writeHyper(0).writeOpaque(serverMajorId, NFS4_OPAQUE_LIMIT);
+            out.writeOpaque(SERVER_SCOPE, NFS4_OPAQUE_LIMIT);
+            out.writeUnsignedInt(1);
+            out.writeOpaque("iwarp4j.org".getBytes(StandardCharsets.UTF_8), NFS4_OPAQUE_LIMIT);
+            out.writeOpaque("iwarp4j NFSv4.1 server".getBytes(StandardCharsets.UTF_8), NFS4_OPAQUE_LIMIT);
+            out.writeHyper(ctx.startMillis() / 1000).writeInt(0);
+        });
+    }
+
+    /**
+     * CREATE_SESSION (RFC 8881 §18.36): sequenced by the client record's own sequenceid (a replay
+     * gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel attributes
+     * are granted as asked but clamped to the server's limits; confirms the client record.
+     */
+    Result createSession(XdrDecoder in, CompoundState st) {
+        long clientId = in.readHyper();
+        int seq = in.readInt();
+        int flags = in.readInt();
+        ChannelAttrs4 fore = ChannelAttrs4.decode(in);
+        ChannelAttrs4 back = ChannelAttrs4.decode(in);
+        int cbProgram = in.readInt();
+        org.iwarp4j.oncrpc.AuthSys cbCredential = callbackSecParms(in);
+        synchronized (ctx.lock()) {
+            ClientTable.Client c = ctx.clients().get(clientId);
+            if (c.createSessionReply != null && seq == c.createSessionSeq) {
+                byte[] cached = c.createSessionReply;
+                return Result.ok(out -> out.writeFixedOpaque(cached));
+            }
+            if (seq != c.createSessionSeq + 1) {
+                throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "CREATE_SESSION sequenceid " + seq + ", expected "
+                        + (c.createSessionSeq + 1));
+            }
+            if (c.confirmed && c.principal != st.caller.uid()) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
+            }
+            ChannelAttrs4 grantedFore = clampFore(fore);
+            ChannelAttrs4 grantedBack = new ChannelAttrs4(0, Math.min(back.maxRequestSize(), 4096),
+                    Math.min(back.maxResponseSize(), 4096), Math.min(back.maxResponseSizeCached(), 0),
+                    Math.min(back.maxOperations(), 2), Math.max(1, Math.min(back.maxRequests(), 1)), -1);
+            org.iwarp4j.oncrpc.RpcClientTransport backchannel = (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0
+                    ? ctx.callbacks().channelOf(st.rpc) : null;
+            SessionTable.Session s = ctx.sessions().create(c, grantedFore, grantedBack,
+                    backchannel != null ? CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0, cbProgram);
+            s.backchannel = backchannel;
+            s.callbackCredential = cbCredential;
+            s.minorVersion = st.minorVersion;
+            ctx.clients().confirm(c);
+            ctx.clients().renew(c);
+            c.createSessionSeq = seq;
+            byte[] body = encode(out -> {
+                out.writeFixedOpaque(s.id).writeInt(seq).writeInt(s.flags);
+                grantedFore.encode(out);
+                grantedBack.encode(out);
+            });
+            c.createSessionReply = body;
+            return Result.ok(out -> out.writeFixedOpaque(body));
+        }
+    }
+
+    private ChannelAttrs4 clampFore(ChannelAttrs4 asked) {
+        Nfs4Settings s = ctx.settings();
+        int maxReq = ctx.base().limits().maxWrite() + HEADROOM;
+        int maxResp = ctx.base().limits().maxRead() + HEADROOM;
+        if (asked.maxRequests() < 1 || asked.maxOperations() < 1) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "channel attributes " + asked);
+        }
+        return new ChannelAttrs4(0, clamp(asked.maxRequestSize(), maxReq), clamp(asked.maxResponseSize(), maxResp),
+                clamp(asked.maxResponseSizeCached(), s.maxCachedReply()), clamp(asked.maxOperations(), s.maxOperations()),
+                clamp(asked.maxRequests(), s.maxSlots()), -1);
+    }
+
+    private static int clamp(int asked, int max) {
+        return Integer.compareUnsigned(asked, max) > 0 ? max : asked;
+    }
+
+    /**
+     * callback_sec_parms4&lt;&gt; (RFC 8881 §18.36.1): the first AUTH_SYS credential the client
+     * offers for callbacks, or null if it offers AUTH_NONE only (callbacks then go with AUTH_NONE,
+     * which Linux accepts for CB_NULL only). RPCSEC_GSS entries are decoded and skipped.
+     */
+    static org.iwarp4j.oncrpc.AuthSys callbackSecParms(XdrDecoder in) {
+        long n = in.readUnsignedInt();
+        if (n > 16) {
+            throw new Nfs4Exception(NFS4ERR_BADXDR, n + " callback security parameters");
+        }
+        org.iwarp4j.oncrpc.AuthSys sys = null;
+        for (long i = 0; i < n; i++) {
+            int flavor = in.readInt();
+            switch (flavor) {
+                case AUTH_NONE -> { }
+                case AUTH_SYS -> {
+                    int stamp = in.readInt();
+                    String machine = new String(in.readOpaque(255), StandardCharsets.UTF_8);
+                    int uid = in.readInt();
+                    int gid = in.readInt();
+                    int[] gids = in.readIntArray(16);
+                    if (sys == null) {
+                        sys = new org.iwarp4j.oncrpc.AuthSys(stamp, machine, uid, gid, gids);
+                    }
+                }
+                case 6 -> {
+                    in.readEnum();
+                    in.readOpaque(NFS4_OPAQUE_LIMIT);
+                    in.readOpaque(NFS4_OPAQUE_LIMIT);
+                }
+                default -> throw new Nfs4Exception(NFS4ERR_INVAL, "callback flavor " + flavor);
+            }
+        }
+        return sys;
+    }
+
+    /**
+     * SEQUENCE (RFC 8881 §18.46, §2.10.6.1): the slot's next sequenceid runs the COMPOUND (and
+     * renews the lease); the same sequenceid is a replay, answered from the slot's cache (or
+     * NFS4ERR_RETRY_UNCACHED_REP if the reply was not kept, NFS4ERR_DELAY while it is still being
+     * made); any other is NFS4ERR_SEQ_MISORDERED. A slot beyond the table is NFS4ERR_BADSLOT; a
+     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS.
+     */
+    Result sequence(XdrDecoder in, CompoundState st) {
+        byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
+        int seq = in.readInt();
+        int slotId = in.readInt();
+        in.readInt(); // sa_highest_slotid: the client's own view
+        in.readBoolean(); // sa_cachethis: every reply that fits is kept anyway
+        SessionTable.Session s;
+        synchronized (ctx.lock()) {
+            s = ctx.sessions().get(sid);
+            if (Integer.compareUnsigned(slotId, s.slots.length) >= 0) {
+                throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + Integer.toUnsignedString(slotId) + " of "
+                        + s.slots.length);
+            }
+            SessionTable.Slot slot = s.slots[slotId];
+            if (seq == slot.seqid && slot.seqid != 0) {
+                if (slot.inUse) {
+                    throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " request still in progress");
+                }
+                if (slot.cachedReply == null) {
+                    throw new Nfs4Exception(NFS4ERR_RETRY_UNCACHED_REP, "reply of slot " + slotId + " not kept");
+                }
+                st.replay = slot.cachedReply;
+                return Result.ok();
+            }
+            if (seq != slot.seqid + 1) {
+                throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "slot " + slotId + " at " + slot.seqid + ", got " + seq);
+            }
+            if (slot.inUse) {
+                throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " busy");
+            }
+            slot.seqid = seq;
+            slot.inUse = true;
+            slot.cachedReply = null;
+            st.slot = slot;
+            st.session = s;
+            ctx.clients().renew(s.client);
+            if (s.backchannel != null && !s.probed) {
+                s.probed = true;
+                ctx.callbacks().probe(s); // the client knows the session now that it sequences on it
+            }
+        }
+        if (st.operationCount > s.fore.maxOperations()) {
+            throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
+        }
+        int highest = s.slots.length - 1;
+        return Result.ok(out -> out.writeFixedOpaque(sid).writeInt(seq).writeInt(slotId).writeInt(highest)
+                .writeInt(highest).writeInt(0));
+    }
+
+    /** DESTROY_SESSION (RFC 8881 §18.37). */
+    Result destroySession(XdrDecoder in, CompoundState st) {
+        byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
+        synchronized (ctx.lock()) {
+            SessionTable.Session s = ctx.sessions().get(sid);
+            if (s != st.session && s.busy()) {
+                throw new Nfs4Exception(NFS4ERR_DELAY, "session has requests in progress");
+            }
+            ctx.sessions().remove(s);
+        }
+        return Result.ok();
+    }
+
+    /** DESTROY_CLIENTID (RFC 8881 §18.50): NFS4ERR_CLIENTID_BUSY while sessions or state remain. */
+    Result destroyClientId(XdrDecoder in, CompoundState st) {
+        long clientId = in.readHyper();
+        synchronized (ctx.lock()) {
+            ctx.clients().destroy(clientId);
+        }
+        return Result.ok();
+    }
+
+    /** RECLAIM_COMPLETE (RFC 8881 §18.51): once per client (NFS4ERR_COMPLETE_ALREADY after). */
+    Result reclaimComplete(XdrDecoder in, CompoundState st) {
+        boolean oneFs = in.readBoolean();
+        if (oneFs) {
+            return Result.ok(); // per file system: the export is one, and the global one follows
+        }
+        synchronized (ctx.lock()) {
+            if (st.session.client.reclaimComplete) {
+                throw new Nfs4Exception(NFS4ERR_COMPLETE_ALREADY, "RECLAIM_COMPLETE already done");
+            }
+            st.session.client.reclaimComplete = true;
+        }
+        return Result.ok();
+    }
+
+    /** BIND_CONN_TO_SESSION (RFC 8881 §18.34): the connection is bound for the fore channel. */
+    Result bindConnToSession(XdrDecoder in, CompoundState st) {
+        byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
+        int dir = in.readEnum();
+        in.readBoolean();
+        if (dir != CDFC4_FORE && dir != CDFC4_BACK && dir != CDFC4_FORE_OR_BOTH && dir != CDFC4_BACK_OR_BOTH) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "channel_dir_from_client4 " + dir);
+        }
+        synchronized (ctx.lock()) {
+            ctx.sessions().get(sid);
+        }
+        if (dir == CDFC4_BACK) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "no back channel is offered");
+        }
+        return Result.ok(out -> out.writeFixedOpaque(sid).writeEnum(CDFS4_FORE).writeBoolean(false));
+    }
+
+    /** BACKCHANNEL_CTL (RFC 8881 §18.33): accepted and remembered; the server makes no callbacks. */
+    Result backchannelCtl(XdrDecoder in, CompoundState st) {
+        int program = in.readInt();
+        org.iwarp4j.oncrpc.AuthSys credential = callbackSecParms(in);
+        synchronized (ctx.lock()) {
+            st.session.callbackProgram = program;
+            st.session.callbackCredential = credential;
+        }
+        return Result.ok();
+    }
+
+    static byte[] encode(java.util.function.Consumer<XdrEncoder> body) {
+        XdrEncoder e = XdrEncoder.create(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
+        body.accept(e);
+        var m = e.toMessage();
+        try {
+            var s = m.stream();
+            try {
+                byte[] b = new byte[s.readableBytes()];
+                s.readBytes(b);
+                return b;
+            } finally {
+                s.release();
+            }
+        } finally {
+            m.release();
+        }
+    }
+
+    static ByteBuffer key(byte[] b) {
+        return ByteBuffer.wrap(b);
+    }
+}

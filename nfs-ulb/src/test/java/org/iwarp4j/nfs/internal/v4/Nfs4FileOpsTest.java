@@ -1,0 +1,477 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.iwarp4j.nfs.v4.Bitmap4;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The file operations of RFC 8881 §18 through COMPOUND octets: handles, names, attributes, OPEN
+ * and CLOSE with their stateids, READ, WRITE and COMMIT, byte-range locks, and their errors.
+ */
+class Nfs4FileOpsTest {
+
+    @TempDir
+    Path dir;
+    Nfs4Harness h;
+
+    @BeforeEach
+    void start() throws Exception {
+        h = new Nfs4Harness(dir);
+        h.session();
+    }
+
+    @AfterEach
+    void stop() {
+        h.close();
+    }
+
+    private Reply seq(java.util.function.Consumer<org.iwarp4j.oncrpc.XdrEncoder>... ops) {
+        Reply r = h.sequenced(ops);
+        assertThat(r.in.readFixedOpaque(16)).isEqualTo(h.sessionId);
+        r.in.skip(20);
+        return r;
+    }
+
+    @Test
+    void getattrOfTheRootAnswersTheAskedSupportedAttributesInOrder() throws Exception {
+        Reply r = seq(putrootfh(), op(OP_GETFH), getattr(FATTR4_MOUNTED_ON_FILEID, FATTR4_TYPE, FATTR4_SIZE,
+                FATTR4_FSID, FATTR4_FS_LOCATIONS, FATTR4_MODE, FATTR4_OWNER, FATTR4_LEASE_TIME));
+        r.op(OP_PUTROOTFH);
+        assertThat(r.op(OP_GETFH)).isEqualTo(NFS4_OK);
+        byte[] fh = r.in.readOpaque(128);
+        assertThat(fh).isEqualTo(h.base.handles().rootHandle().data());
+        assertThat(r.op(OP_GETATTR)).isEqualTo(NFS4_OK);
+        Bitmap4 answered = Bitmap4.decode(r.in);
+        assertThat(answered).as("fs_locations is not supported, so left out")
+                .isEqualTo(Bitmap4.of(FATTR4_TYPE, FATTR4_SIZE, FATTR4_FSID, FATTR4_MODE, FATTR4_OWNER,
+                        FATTR4_LEASE_TIME, FATTR4_MOUNTED_ON_FILEID));
+        int length = r.in.readInt();
+        assertThat(r.in.readInt()).isEqualTo(NF4DIR);
+        r.in.readHyper();
+        assertThat(r.in.readHyper()).isEqualTo(h.base.export().id());
+        assertThat(r.in.readHyper()).isZero();
+        assertThat(r.in.readInt()).as("lease_time").isEqualTo(90);
+        assertThat(r.in.readInt()).isEqualTo((Integer) Files.getAttribute(dir, "unix:mode") & 07777);
+        assertThat(r.in.readString(64)).isEqualTo(String.valueOf(Files.getAttribute(dir, "unix:uid")));
+        assertThat(r.in.readHyper()).isEqualTo(((Number) Files.getAttribute(dir, "unix:ino")).longValue());
+        assertThat(length).isEqualTo(4 + 8 + 16 + 4 + 4 + ((String.valueOf(Files.getAttribute(dir, "unix:uid"))
+                .length() + 3) & ~3) + 4 + 8);
+        assertThat(r.in.isEmpty()).isTrue();
+    }
+
+    @Test
+    void lookupLookuppAndTheirErrors() throws Exception {
+        Files.createDirectories(dir.resolve("a/b"));
+        Files.writeString(dir.resolve("a/file"), "x");
+        Reply r = seq(putrootfh(), lookup("a"), lookup("b"), op(OP_LOOKUPP), op(OP_GETFH));
+        assertThat(r.status).isEqualTo(NFS4_OK);
+        r.op(OP_PUTROOTFH);
+        r.op(OP_LOOKUP);
+        r.op(OP_LOOKUP);
+        r.op(OP_LOOKUPP);
+        r.op(OP_GETFH);
+        byte[] a = r.in.readOpaque(128);
+        Reply a2 = seq(putrootfh(), lookup("a"), op(OP_GETFH));
+        a2.op(OP_PUTROOTFH);
+        a2.op(OP_LOOKUP);
+        a2.op(OP_GETFH);
+        assertThat(a2.in.readOpaque(128)).isEqualTo(a);
+
+        assertThat(seq(putrootfh(), op(OP_LOOKUPP)).status).as("above the root").isEqualTo(NFS4ERR_NOENT);
+        assertThat(seq(putrootfh(), lookup("missing")).status).isEqualTo(NFS4ERR_NOENT);
+        assertThat(seq(putrootfh(), lookup("..")).status).isEqualTo(NFS4ERR_BADNAME);
+        assertThat(seq(putrootfh(), lookup("a/b")).status).isEqualTo(NFS4ERR_BADNAME);
+        assertThat(seq(putrootfh(), lookup("")).status).isEqualTo(NFS4ERR_INVAL);
+        assertThat(seq(putrootfh(), lookup("n".repeat(256))).status).isEqualTo(NFS4ERR_NAMETOOLONG);
+        assertThat(seq(putrootfh(), lookup("a"), lookup("file"), lookup("x")).status).isEqualTo(NFS4ERR_NOTDIR);
+        assertThat(seq(lookup("a")).status).isEqualTo(NFS4ERR_NOFILEHANDLE);
+        assertThat(seq(putfh(new byte[] {9, 9, 9})).status).isEqualTo(NFS4ERR_BADHANDLE);
+        assertThat(seq(op(OP_RESTOREFH)).status).isEqualTo(NFS4ERR_RESTOREFH);
+    }
+
+    @Test
+    void openWriteCommitReadClose() throws Exception {
+        byte[] data = "hello NFSv4".getBytes(StandardCharsets.UTF_8);
+        Reply o = seq(putrootfh(), open("owner", "f", OPEN4_SHARE_ACCESS_BOTH, 0, true), op(OP_GETFH));
+        o.op(OP_PUTROOTFH);
+        assertThat(o.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        Stateid4 s = o.openBody();
+        assertThat(s.seqid()).isEqualTo(1);
+        o.op(OP_GETFH);
+        byte[] fh = o.in.readOpaque(128);
+        assertThat(Files.getAttribute(dir.resolve("f"), "unix:mode")).isEqualTo(0100644);
+
+        Reply w = seq(putfh(fh), write(s, 0, UNSTABLE4, data), e -> e.writeInt(OP_COMMIT).writeHyper(0).writeInt(0));
+        w.op(OP_PUTFH);
+        assertThat(w.op(OP_WRITE)).isEqualTo(NFS4_OK);
+        assertThat(w.in.readInt()).isEqualTo(data.length);
+        assertThat(w.in.readEnum()).isEqualTo(UNSTABLE4);
+        long verifier = w.in.readHyper();
+        assertThat(w.op(OP_COMMIT)).isEqualTo(NFS4_OK);
+        assertThat(w.in.readHyper()).as("COMMIT's verifier is WRITE's").isEqualTo(verifier);
+        assertThat(dir.resolve("f")).hasBinaryContent(data);
+
+        Reply rd = seq(putfh(fh), read(s, 6, 100), read(Stateid4.CURRENT, 0, 5));
+        rd.op(OP_PUTFH);
+        assertThat(rd.op(OP_READ)).isEqualTo(NFS4_OK);
+        assertThat(rd.in.readBoolean()).as("eof").isTrue();
+        assertThat(new String(rd.in.readOpaque(100), StandardCharsets.UTF_8)).isEqualTo("NFSv4");
+        assertThat(rd.op(OP_READ)).as("the current stateid is none after PUTFH").isEqualTo(NFS4ERR_BAD_STATEID);
+
+        Reply c = seq(putfh(fh), close(s));
+        c.op(OP_PUTFH);
+        assertThat(c.op(OP_CLOSE)).isEqualTo(NFS4_OK);
+        Reply again = seq(putfh(fh), close(s));
+        again.op(OP_PUTFH);
+        assertThat(again.op(OP_CLOSE)).as("closed").isEqualTo(NFS4ERR_BAD_STATEID);
+    }
+
+    private byte[] fhOf(String name) {
+        Reply r = seq(putrootfh(), lookup(name), op(OP_GETFH));
+        r.op(OP_PUTROOTFH);
+        r.op(OP_LOOKUP);
+        r.op(OP_GETFH);
+        return r.in.readOpaque(128);
+    }
+
+    private Stateid4 openFile(String owner, String name, int access, int deny) {
+        Reply o = seq(putrootfh(), open(owner, name, access, deny, true));
+        o.op(OP_PUTROOTFH);
+        assertThat(o.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        return o.openBody();
+    }
+
+    @Test
+    void stateidSeqidsAndOthersAreChecked() throws Exception {
+        Stateid4 first = openFile("owner", "f", OPEN4_SHARE_ACCESS_READ, 0);
+        Stateid4 second = openFile("owner", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        assertThat(second.sameOther(first)).as("the owner's open is upgraded").isTrue();
+        assertThat(second.seqid()).isEqualTo(2);
+        byte[] fh = fhOf("f");
+        assertThat(seq(putfh(fh), read(first, 0, 1)).status).isEqualTo(NFS4ERR_OLD_STATEID);
+        assertThat(seq(putfh(fh), read(second.withSeqid(3), 0, 1)).status).isEqualTo(NFS4ERR_BAD_STATEID);
+        assertThat(seq(putfh(fh), read(second.withSeqid(0), 0, 1)).status).as("seqid 0: the current").isEqualTo(NFS4_OK);
+        byte[] other = second.other();
+        other[11] ^= 1;
+        assertThat(seq(putfh(fh), read(new Stateid4(1, other), 0, 1)).status).isEqualTo(NFS4ERR_BAD_STATEID);
+        other[0] ^= 1;
+        assertThat(seq(putfh(fh), read(new Stateid4(1, other), 0, 1)).status).isEqualTo(NFS4ERR_STALE_STATEID);
+        assertThat(seq(putfh(fh), read(Stateid4.ANONYMOUS, 0, 1)).status).isEqualTo(NFS4_OK);
+
+        Reply test = seq(e -> {
+            e.writeInt(OP_TEST_STATEID).writeUnsignedInt(3);
+            second.encode(e);
+            first.encode(e);
+            new Stateid4(1, other).encode(e);
+        });
+        assertThat(test.op(OP_TEST_STATEID)).isEqualTo(NFS4_OK);
+        assertThat(test.in.readIntArray(3)).containsExactly(NFS4_OK, NFS4ERR_OLD_STATEID, NFS4ERR_STALE_STATEID);
+    }
+
+    @Test
+    void writeNeedsAnOpenForWritingAndShareDenyIsEnforced() throws Exception {
+        Stateid4 readOnly = openFile("reader", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE);
+        byte[] fh = fhOf("f");
+        assertThat(seq(putfh(fh), write(readOnly, 0, FILE_SYNC4, new byte[1])).status).isEqualTo(NFS4ERR_OPENMODE);
+        Reply other = seq(putrootfh(), open("writer", "f", OPEN4_SHARE_ACCESS_WRITE, 0, false));
+        other.op(OP_PUTROOTFH);
+        assertThat(other.op(OP_OPEN)).isEqualTo(NFS4ERR_SHARE_DENIED);
+        assertThat(seq(putfh(fh), write(Stateid4.ANONYMOUS, 0, FILE_SYNC4, new byte[1])).status)
+                .as("anonymous WRITE against DENY_WRITE").isEqualTo(NFS4ERR_LOCKED);
+        Reply down = seq(putfh(fh), e -> {
+            e.writeInt(OP_OPEN_DOWNGRADE);
+            readOnly.encode(e);
+            e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(0);
+        });
+        down.op(OP_PUTFH);
+        assertThat(down.op(OP_OPEN_DOWNGRADE)).isEqualTo(NFS4_OK);
+        assertThat(down.stateid().seqid()).isEqualTo(2);
+        Reply now = seq(putrootfh(), open("writer", "f", OPEN4_SHARE_ACCESS_WRITE, 0, false));
+        now.op(OP_PUTROOTFH);
+        assertThat(now.op(OP_OPEN)).isEqualTo(NFS4_OK);
+    }
+
+    @Test
+    void openCreateModesAndTypes() throws Exception {
+        Files.createDirectory(dir.resolve("d"));
+        Files.createSymbolicLink(dir.resolve("l"), Path.of("d"));
+        Reply guarded = seq(putrootfh(), e -> {
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0)
+                    .writeOpaque(new byte[] {1}, 1024).writeEnum(OPEN4_CREATE).writeEnum(GUARDED4);
+            Bitmap4.EMPTY.encode(e);
+            e.writeUnsignedInt(0).writeEnum(CLAIM_NULL).writeString("d", 1024);
+        });
+        guarded.op(OP_PUTROOTFH);
+        assertThat(guarded.op(OP_OPEN)).isEqualTo(NFS4ERR_EXIST);
+        assertThat(seq(putrootfh(), open("o", "d", OPEN4_SHARE_ACCESS_READ, 0, false)).status).isEqualTo(NFS4ERR_ISDIR);
+        assertThat(seq(putrootfh(), open("o", "l", OPEN4_SHARE_ACCESS_READ, 0, false)).status).isEqualTo(NFS4ERR_SYMLINK);
+        assertThat(seq(putrootfh(), open("o", "nope", OPEN4_SHARE_ACCESS_READ, 0, false)).status).isEqualTo(NFS4ERR_NOENT);
+        assertThat(seq(putrootfh(), open("o", "x", 0, 0, true)).status).isEqualTo(NFS4ERR_INVAL);
+
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Reply excl = seq(putrootfh(), e -> {
+                e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0)
+                        .writeOpaque(new byte[] {2}, 1024).writeEnum(OPEN4_CREATE).writeEnum(EXCLUSIVE4_1)
+                        .writeHyper(0x1234_5678_0000_0042L);
+                Bitmap4.of(FATTR4_MODE).encode(e);
+                e.writeUnsignedInt(4).writeInt(0600).writeEnum(CLAIM_NULL).writeString("e", 1024);
+            });
+            excl.op(OP_PUTROOTFH);
+            assertThat(excl.op(OP_OPEN)).as("attempt " + attempt + ": a retransmission finds its own file")
+                    .isEqualTo(NFS4_OK);
+        }
+        assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
+    }
+
+    @Test
+    void byteRangeLocks() throws Exception {
+        Stateid4 a = openFile("owner-a", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        Stateid4 b = openFile("owner-b", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        byte[] fh = fhOf("f");
+        Reply la = seq(putfh(fh), lockNew(a, "lock-a", WRITE_LT, 0, 100));
+        la.op(OP_PUTFH);
+        assertThat(la.op(OP_LOCK)).isEqualTo(NFS4_OK);
+        Stateid4 lockA = la.stateid();
+        assertThat(lockA.seqid()).isEqualTo(1);
+
+        Reply lb = seq(putfh(fh), lockNew(b, "lock-b", READ_LT, 50, 10));
+        lb.op(OP_PUTFH);
+        assertThat(lb.op(OP_LOCK)).isEqualTo(NFS4ERR_DENIED);
+        assertThat(lb.in.readHyper()).isZero();
+        assertThat(lb.in.readHyper()).isEqualTo(100);
+        assertThat(lb.in.readEnum()).isEqualTo(WRITE_LT);
+        assertThat(lb.in.readHyper()).isEqualTo(h.clientId);
+        assertThat(new String(lb.in.readOpaque(1024), StandardCharsets.UTF_8)).isEqualTo("lock-a");
+
+        Reply nonOverlapping = seq(putfh(fh), lockNew(b, "lock-b", WRITE_LT, 100, -1L));
+        nonOverlapping.op(OP_PUTFH);
+        assertThat(nonOverlapping.op(OP_LOCK)).as("to the end, after a's range").isEqualTo(NFS4_OK);
+        Stateid4 lockB = nonOverlapping.stateid();
+
+        Reply test = seq(putfh(fh), e -> e.writeInt(OP_LOCKT).writeEnum(READ_LT).writeHyper(10).writeHyper(1)
+                .writeHyper(h.clientId).writeOpaque("lock-c".getBytes(StandardCharsets.UTF_8), 1024));
+        test.op(OP_PUTFH);
+        assertThat(test.op(OP_LOCKT)).isEqualTo(NFS4ERR_DENIED);
+
+        assertThat(seq(putfh(fh), close(a)).status).as("CLOSE with locks held").isEqualTo(NFS4ERR_LOCKS_HELD);
+        assertThat(seq(e -> {
+            e.writeInt(OP_FREE_STATEID);
+            lockA.encode(e);
+        }).status).isEqualTo(NFS4ERR_LOCKS_HELD);
+
+        Reply un = seq(putfh(fh), locku(lockA, 0, 100));
+        un.op(OP_PUTFH);
+        assertThat(un.op(OP_LOCKU)).isEqualTo(NFS4_OK);
+        Stateid4 lockA2 = un.stateid();
+        assertThat(lockA2.seqid()).isEqualTo(2);
+        assertThat(seq(putfh(fh), lockExisting(lockA, WRITE_LT, 0, 1)).status).isEqualTo(NFS4ERR_OLD_STATEID);
+        assertThat(seq(putfh(fh), lockExisting(lockA2, WRITE_LT, 0, 0)).status).as("length 0").isEqualTo(NFS4ERR_INVAL);
+        assertThat(seq(putfh(fh), lockExisting(lockA2, WRITE_LT, -2L, 5)).status).as("beyond 2^64")
+                .isEqualTo(NFS4ERR_INVAL);
+        Reply now = seq(putfh(fh), lockNew(b, "lock-b", READ_LT, 50, 10));
+        assertThat(now.status).isEqualTo(NFS4_OK);
+        now.op(OP_PUTFH);
+        now.op(OP_LOCK);
+        Stateid4 lockB2 = now.stateid();
+        assertThat(lockB2.sameOther(lockB)).as("the lock owner's state on the file").isTrue();
+        assertThat(lockB2.seqid()).isEqualTo(2);
+        assertThat(seq(putfh(fh), locku(lockB, 0, -1L)).status).isEqualTo(NFS4ERR_OLD_STATEID);
+
+        assertThat(seq(e -> {
+            e.writeInt(OP_FREE_STATEID);
+            lockA2.encode(e);
+        }).status).isEqualTo(NFS4_OK);
+        assertThat(seq(putfh(fh), close(a)).status).isEqualTo(NFS4_OK);
+        assertThat(seq(putfh(fh), locku(lockB2, 0, -1L)).status).isEqualTo(NFS4_OK);
+        assertThat(seq(e -> {
+            e.writeInt(OP_DELEGRETURN);
+            lockB.encode(e);
+        }).status).isEqualTo(NFS4ERR_NOFILEHANDLE);
+        assertThat(seq(putfh(fh), e -> {
+            e.writeInt(OP_DELEGRETURN);
+            lockB.encode(e);
+        }).status).as("no delegations are granted").isEqualTo(NFS4ERR_BAD_STATEID);
+    }
+
+    @Test
+    void namespaceOperations() throws Exception {
+        Reply mk = seq(putrootfh(), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub", 1024);
+            Bitmap4.of(FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(4).writeInt(0750);
+        }, op(OP_SAVEFH), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4LNK).writeString("target/path", 4096).writeString("ln", 1024);
+            Bitmap4.EMPTY.encode(e);
+            e.writeUnsignedInt(0);
+        }, op(OP_READLINK));
+        assertThat(mk.status).isEqualTo(NFS4_OK);
+        mk.op(OP_PUTROOTFH);
+        mk.op(OP_CREATE);
+        mk.in.skip(20);
+        assertThat(Bitmap4.decode(mk.in)).isEqualTo(Bitmap4.of(FATTR4_MODE));
+        mk.op(OP_SAVEFH);
+        mk.op(OP_CREATE);
+        mk.in.skip(20);
+        Bitmap4.decode(mk.in);
+        mk.op(OP_READLINK);
+        assertThat(mk.in.readString(4096)).isEqualTo("target/path");
+        assertThat(Files.getAttribute(dir.resolve("sub"), "unix:mode")).isEqualTo(040750);
+        assertThat(Files.readSymbolicLink(dir.resolve("sub/ln")).toString()).isEqualTo("target/path");
+
+        Files.writeString(dir.resolve("file"), "content");
+        Reply ren = seq(putrootfh(), op(OP_SAVEFH), lookup("sub"), e -> e.writeInt(OP_RENAME)
+                .writeString("file", 1024).writeString("moved", 1024));
+        assertThat(ren.status).isEqualTo(NFS4_OK);
+        assertThat(dir.resolve("sub/moved")).hasContent("content");
+
+        Reply link = seq(putrootfh(), lookup("sub"), lookup("moved"), op(OP_SAVEFH), putrootfh(),
+                e -> e.writeInt(OP_LINK).writeString("hard", 1024));
+        assertThat(link.status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(dir.resolve("hard"), "unix:nlink")).isEqualTo(2);
+
+        assertThat(seq(putrootfh(), e -> e.writeInt(OP_REMOVE).writeString("sub", 1024)).status)
+                .isEqualTo(NFS4ERR_NOTEMPTY);
+        Reply rm = seq(putrootfh(), lookup("sub"), e -> e.writeInt(OP_REMOVE).writeString("ln", 1024),
+                e -> e.writeInt(OP_REMOVE).writeString("moved", 1024), op(OP_LOOKUPP),
+                e -> e.writeInt(OP_REMOVE).writeString("sub", 1024));
+        assertThat(rm.status).isEqualTo(NFS4_OK);
+        assertThat(dir.resolve("sub")).doesNotExist();
+        assertThat(seq(putrootfh(), e -> e.writeInt(OP_REMOVE).writeString("sub", 1024)).status)
+                .isEqualTo(NFS4ERR_NOENT);
+    }
+
+    @Test
+    void readdirReturnsEveryEntryOnceAcrossCalls() throws Exception {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            names.add("entry-" + i);
+            Files.writeString(dir.resolve("entry-" + i), "x".repeat(i));
+        }
+        List<String> seen = new ArrayList<>();
+        long cookie = 0;
+        boolean eof = false;
+        int calls = 0;
+        while (!eof) {
+            long c = cookie;
+            Reply r = seq(putrootfh(), e -> {
+                e.writeInt(OP_READDIR).writeHyper(c).writeHyper(0).writeUnsignedInt(512).writeUnsignedInt(600);
+                Bitmap4.of(FATTR4_SIZE, FATTR4_FILEID).encode(e);
+            });
+            r.op(OP_PUTROOTFH);
+            assertThat(r.op(OP_READDIR)).isEqualTo(NFS4_OK);
+            assertThat(r.in.readHyper()).as("cookie verifier").isZero();
+            while (r.in.readBoolean()) {
+                cookie = r.in.readHyper();
+                assertThat(cookie).isGreaterThan(2);
+                String name = r.in.readString(255);
+                assertThat(Bitmap4.decode(r.in)).isEqualTo(Bitmap4.of(FATTR4_SIZE, FATTR4_FILEID));
+                assertThat(r.in.readInt()).isEqualTo(16);
+                assertThat(r.in.readHyper()).isEqualTo(Files.size(dir.resolve(name)));
+                r.in.readHyper();
+                seen.add(name);
+            }
+            eof = r.in.readBoolean();
+            calls++;
+        }
+        assertThat(calls).as("maxcount 600 needs several calls").isGreaterThan(2);
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(names);
+
+        Reply tooSmall = seq(putrootfh(), e -> {
+            e.writeInt(OP_READDIR).writeHyper(0).writeHyper(0).writeUnsignedInt(10).writeUnsignedInt(20);
+            Bitmap4.EMPTY.encode(e);
+        });
+        assertThat(tooSmall.status).isEqualTo(NFS4ERR_TOOSMALL);
+    }
+
+    @Test
+    void setattrAccessSecinfoAndSeek() throws Exception {
+        Files.writeString(dir.resolve("f"), "0123456789");
+        Stateid4 s = openFile("o", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        byte[] fh = fhOf("f");
+        Reply set = seq(putfh(fh), e -> {
+            e.writeInt(OP_SETATTR);
+            s.encode(e);
+            Bitmap4.of(FATTR4_SIZE, FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(12).writeHyper(4).writeInt(0600);
+        });
+        set.op(OP_PUTFH);
+        assertThat(set.op(OP_SETATTR)).isEqualTo(NFS4_OK);
+        assertThat(Bitmap4.decode(set.in)).isEqualTo(Bitmap4.of(FATTR4_SIZE, FATTR4_MODE));
+        assertThat(dir.resolve("f")).hasContent("0123");
+
+        Reply readOnlyAttr = seq(putfh(fh), e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            Bitmap4.of(FATTR4_TYPE).encode(e);
+            e.writeUnsignedInt(4).writeInt(NF4REG);
+        });
+        readOnlyAttr.op(OP_PUTFH);
+        assertThat(readOnlyAttr.op(OP_SETATTR)).isEqualTo(NFS4ERR_INVAL);
+        assertThat(Bitmap4.decode(readOnlyAttr.in).isEmpty()).isTrue();
+        Reply acl = seq(putfh(fh), e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            Bitmap4.of(FATTR4_ACL).encode(e);
+            e.writeUnsignedInt(4).writeInt(0);
+        });
+        assertThat(acl.status).isEqualTo(NFS4ERR_ATTRNOTSUPP);
+        Reply owner = seq(putfh(fh), e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            Bitmap4.of(FATTR4_OWNER).encode(e);
+            e.writeUnsignedInt(12).writeString("bob@x", 64);
+        });
+        assertThat(owner.status).isEqualTo(NFS4ERR_BADOWNER);
+
+        Reply access = seq(putfh(fh), e -> e.writeInt(OP_ACCESS).writeInt(0xFF));
+        access.op(OP_PUTFH);
+        assertThat(access.op(OP_ACCESS)).isEqualTo(NFS4_OK);
+        assertThat(access.in.readInt()).as("supported").isEqualTo(0x3F);
+        assertThat(access.in.readInt() & (ACCESS4_READ | ACCESS4_MODIFY)).isEqualTo(ACCESS4_READ | ACCESS4_MODIFY);
+
+        Reply sec = seq(putrootfh(), e -> e.writeInt(OP_SECINFO_NO_NAME).writeEnum(0), op(OP_GETFH));
+        sec.op(OP_PUTROOTFH);
+        assertThat(sec.op(OP_SECINFO_NO_NAME)).isEqualTo(NFS4_OK);
+        assertThat(sec.in.readIntArray(4)).containsExactly(AUTH_SYS);
+        assertThat(sec.op(OP_GETFH)).as("SECINFO_NO_NAME consumes the handle").isEqualTo(NFS4ERR_NOFILEHANDLE);
+
+        Reply seek = h.compound(2, List.of(sequence(h.sessionId, 99, 9), putfh(fh), e -> {
+            e.writeInt(OP_SEEK);
+            s.encode(e);
+            e.writeHyper(1).writeEnum(NFS4_CONTENT_HOLE);
+        }, e -> {
+            e.writeInt(OP_SEEK);
+            s.encode(e);
+            e.writeHyper(4).writeEnum(NFS4_CONTENT_DATA);
+        }));
+        assertThat(seek.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_SEQ_MISORDERED);
+        Reply seek2 = h.compound(2, List.of(sequence(h.sessionId, 1, 9), putfh(fh), e -> {
+            e.writeInt(OP_SEEK);
+            s.encode(e);
+            e.writeHyper(1).writeEnum(NFS4_CONTENT_HOLE);
+        }, e -> {
+            e.writeInt(OP_SEEK);
+            s.encode(e);
+            e.writeHyper(4).writeEnum(NFS4_CONTENT_DATA);
+        }));
+        seek2.op(OP_SEQUENCE);
+        seek2.skipSequence();
+        seek2.op(OP_PUTFH);
+        assertThat(seek2.op(OP_SEEK)).isEqualTo(NFS4_OK);
+        assertThat(seek2.in.readBoolean()).isTrue();
+        assertThat(seek2.in.readHyper()).as("the hole at the end").isEqualTo(4);
+        assertThat(seek2.op(OP_SEEK)).as("at the end").isEqualTo(NFS4ERR_NXIO);
+    }
+}

@@ -1,0 +1,313 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.iwarp4j.oncrpc.XdrEncoder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * COMPOUND and session rules of RFC 8881 (§2.10, §16.2, §18.35, §18.36, §18.46), checked on the
+ * octets of COMPOUND4res: minor versions, SEQUENCE placement, slot sequencing and the reply cache,
+ * lease expiry, the grace period and the caps of the tables.
+ */
+class Nfs4SessionTest {
+
+    @TempDir
+    Path dir;
+    Nfs4Harness h;
+
+    @BeforeEach
+    void start() throws Exception {
+        h = new Nfs4Harness(dir);
+    }
+
+    @AfterEach
+    void stop() {
+        h.close();
+    }
+
+    @Test
+    void minorVersionZeroAndThreeAreMismatchWithNoResults() {
+        for (int minor : new int[] {0, 3}) {
+            Reply r = h.compound(minor, List.of(putrootfh()));
+            assertThat(r.status).isEqualTo(NFS4ERR_MINOR_VERS_MISMATCH);
+            assertThat(r.tag).isEqualTo("t");
+            assertThat(r.count).isZero();
+            assertThat(r.in.isEmpty()).isTrue();
+        }
+    }
+
+    @Test
+    void minorVersionsOneAndTwoAreServed() {
+        h.session();
+        for (int minor : new int[] {1, 2}) {
+            Reply r = h.compound(minor, List.of(sequence(h.sessionId, minor, 0), putrootfh()));
+            assertThat(r.status).isEqualTo(NFS4_OK);
+            assertThat(r.count).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void operationsOutsideASessionAreRefused() {
+        Reply r = h.compound(putrootfh());
+        assertThat(r.status).isEqualTo(NFS4ERR_OP_NOT_IN_SESSION);
+        assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4ERR_OP_NOT_IN_SESSION);
+
+        Reply notOnly = h.compound(exchangeId("c", 1), putrootfh());
+        assertThat(notOnly.count).isEqualTo(1);
+        assertThat(notOnly.op(OP_EXCHANGE_ID)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+    }
+
+    @Test
+    void sequenceAfterTheFirstPositionAndUnknownOperations() {
+        h.session();
+        Reply r = h.sequenced(sequence(h.sessionId, 9, 1));
+        r.skipSequence();
+        assertThat(r.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_SEQUENCE_POS);
+
+        Reply illegal = h.sequenced(op(9999));
+        illegal.skipSequence();
+        assertThat(illegal.op(OP_ILLEGAL)).isEqualTo(NFS4ERR_OP_ILLEGAL);
+
+        Reply seekIn41 = h.sequenced(op(OP_SEEK));
+        seekIn41.skipSequence();
+        assertThat(seekIn41.op(OP_ILLEGAL)).as("a 4.2 operation in a 4.1 COMPOUND").isEqualTo(NFS4ERR_OP_ILLEGAL);
+
+        Reply layout = h.sequenced(putrootfh(), op(OP_LAYOUTGET));
+        layout.skipSequence();
+        layout.op(OP_PUTROOTFH);
+        assertThat(layout.op(OP_LAYOUTGET)).isEqualTo(NFS4ERR_NOTSUPP);
+
+        Reply old = h.sequenced(op(OP_RENEW));
+        old.skipSequence();
+        assertThat(old.op(OP_RENEW)).as("NFSv4.0 only").isEqualTo(NFS4ERR_NOTSUPP);
+    }
+
+    @Test
+    void exchangeIdAnswersTheSameClientForTheSameVerifierAndConfirmsAfterCreateSession() {
+        Reply a = h.compound(exchangeId("owner", 7));
+        assertThat(a.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        long id = a.in.readHyper();
+        int seq = a.in.readInt();
+        int flags = a.in.readInt();
+        assertThat(flags & EXCHGID4_FLAG_CONFIRMED_R).isZero();
+        assertThat(flags & EXCHGID4_FLAG_USE_NON_PNFS).isNotZero();
+        assertThat(a.in.readEnum()).isEqualTo(SP4_NONE);
+
+        Reply c = h.compound(createSession(id, seq));
+        assertThat(c.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+
+        Reply b = h.compound(exchangeId("owner", 7));
+        assertThat(b.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        assertThat(b.in.readHyper()).isEqualTo(id);
+        b.in.readInt();
+        assertThat(b.in.readInt() & EXCHGID4_FLAG_CONFIRMED_R).isNotZero();
+
+        Reply rebooted = h.compound(exchangeId("owner", 8));
+        rebooted.op(OP_EXCHANGE_ID);
+        assertThat(rebooted.in.readHyper()).as("a new incarnation gets a new client id").isNotEqualTo(id);
+    }
+
+    @Test
+    void createSessionIsSequencedAndItsReplayGetsTheSameReply() {
+        Reply a = h.compound(exchangeId("owner", 1));
+        a.op(OP_EXCHANGE_ID);
+        long id = a.in.readHyper();
+        int seq = a.in.readInt();
+        Reply first = h.compound(createSession(id, seq));
+        assertThat(first.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        Reply replay = h.compound(createSession(id, seq));
+        assertThat(replay.bytes()).isEqualTo(first.bytes());
+        Reply skipped = h.compound(createSession(id, seq + 5));
+        assertThat(skipped.op(OP_CREATE_SESSION)).isEqualTo(NFS4ERR_SEQ_MISORDERED);
+        Reply unknown = h.compound(createSession(id ^ 0x1234, 1));
+        assertThat(unknown.op(OP_CREATE_SESSION)).isEqualTo(NFS4ERR_STALE_CLIENTID);
+    }
+
+    @Test
+    void createSessionClampsTheChannelAttributes() {
+        Reply a = h.compound(exchangeId("owner", 1));
+        a.op(OP_EXCHANGE_ID);
+        long id = a.in.readHyper();
+        int seq = a.in.readInt();
+        Consumer<XdrEncoder> cs = e -> {
+            e.writeInt(OP_CREATE_SESSION).writeHyper(id).writeInt(seq).writeInt(0);
+            channel(64 << 20, 64 << 20, 1 << 20, 1000, 100000).accept(e);
+            channel(4096, 4096, 0, 2, 1).accept(e);
+            e.writeInt(0x40000000).writeUnsignedInt(0);
+        };
+        Reply r = h.compound(cs);
+        assertThat(r.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        r.in.readFixedOpaque(16);
+        r.in.readInt();
+        assertThat(r.in.readInt() & CREATE_SESSION4_FLAG_CONN_BACK_CHAN).as("no back channel granted").isZero();
+        r.in.readInt();
+        assertThat(r.in.readInt()).as("maxrequestsize").isEqualTo((1 << 20) + 8192);
+        assertThat(r.in.readInt()).as("maxresponsesize").isEqualTo((1 << 20) + 8192);
+        assertThat(r.in.readInt()).as("maxresponsesize_cached").isEqualTo(8192);
+        assertThat(r.in.readInt()).as("maxoperations").isEqualTo(16);
+        assertThat(r.in.readInt()).as("maxrequests").isEqualTo(64);
+    }
+
+    @Test
+    void sequenceRunsTheNextSeqidReplaysTheSameAndRefusesOthers() {
+        h.session();
+        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 3), putrootfh(), op(OP_GETFH));
+        Reply first = h.compound(1, ops);
+        assertThat(first.status).isEqualTo(NFS4_OK);
+        Reply replay = h.compound(1, ops);
+        assertThat(replay.bytes()).as("the slot's cached reply").isEqualTo(first.bytes());
+
+        Reply ahead = h.compound(1, List.of(sequence(h.sessionId, 3, 3)));
+        assertThat(ahead.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_SEQ_MISORDERED);
+        Reply behind = h.compound(1, List.of(sequence(h.sessionId, 0, 3)));
+        assertThat(behind.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_SEQ_MISORDERED);
+        Reply next = h.compound(1, List.of(sequence(h.sessionId, 2, 3)));
+        assertThat(next.op(OP_SEQUENCE)).isEqualTo(NFS4_OK);
+        next.in.readFixedOpaque(16);
+        assertThat(next.in.readInt()).isEqualTo(2);
+        assertThat(next.in.readInt()).isEqualTo(3);
+        assertThat(next.in.readInt()).as("highest slot").isEqualTo(15);
+
+        Reply badSlot = h.compound(1, List.of(sequence(h.sessionId, 1, 16)));
+        assertThat(badSlot.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSLOT);
+        Reply badSession = h.compound(1, List.of(sequence(new byte[16], 1, 0)));
+        assertThat(badSession.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+    }
+
+    @Test
+    void aReplayWhoseReplyWasTooLargeToKeepIsRetryUncachedRep() throws Exception {
+        h.session();
+        Files.write(dir.resolve("big"), new byte[20_000]);
+        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 1), putrootfh(), lookup("big"),
+                read(org.iwarp4j.nfs.v4.Stateid4.ANONYMOUS, 0, 20_000));
+        assertThat(h.compound(1, ops).status).isEqualTo(NFS4_OK);
+        Reply replay = h.compound(1, ops);
+        assertThat(replay.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_RETRY_UNCACHED_REP);
+    }
+
+    @Test
+    void moreOperationsThanTheSessionAllowsIsTooManyOps() {
+        h.session();
+        List<Consumer<XdrEncoder>> ops = new ArrayList<>();
+        ops.add(sequence(h.sessionId, 1, 0));
+        for (int i = 0; i < 8; i++) {
+            ops.add(putrootfh());
+        }
+        Reply r = h.compound(1, ops);
+        assertThat(r.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_TOO_MANY_OPS);
+        assertThat(r.count).isEqualTo(1);
+    }
+
+    @Test
+    void anExpiredLeaseLosesTheSessionAndTheClient() {
+        h.session();
+        h.clock.addAndGet(60_000);
+        assertThat(h.sequenced().status).as("renewed within the lease").isEqualTo(NFS4_OK);
+        h.clock.addAndGet(91_000);
+        Reply r = h.compound(1, List.of(sequence(h.sessionId, 2, 0)));
+        assertThat(r.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+        Reply c = h.compound(createSession(h.clientId, 2));
+        assertThat(c.op(OP_CREATE_SESSION)).isEqualTo(NFS4ERR_STALE_CLIENTID);
+    }
+
+    @Test
+    void destroySessionThenDestroyClientId() {
+        h.session();
+        Reply busy = h.compound(e -> e.writeInt(OP_DESTROY_CLIENTID).writeHyper(h.clientId));
+        assertThat(busy.op(OP_DESTROY_CLIENTID)).isEqualTo(NFS4ERR_CLIENTID_BUSY);
+        Reply ds = h.compound(e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(h.sessionId));
+        assertThat(ds.op(OP_DESTROY_SESSION)).isEqualTo(NFS4_OK);
+        Reply gone = h.compound(1, List.of(sequence(h.sessionId, 1, 0)));
+        assertThat(gone.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+        Reply dc = h.compound(e -> e.writeInt(OP_DESTROY_CLIENTID).writeHyper(h.clientId));
+        assertThat(dc.op(OP_DESTROY_CLIENTID)).isEqualTo(NFS4_OK);
+        Reply again = h.compound(e -> e.writeInt(OP_DESTROY_CLIENTID).writeHyper(h.clientId));
+        assertThat(again.op(OP_DESTROY_CLIENTID)).isEqualTo(NFS4ERR_STALE_CLIENTID);
+    }
+
+    @Test
+    void reclaimCompleteOnceAndBindConnToSession() {
+        h.session();
+        Reply rc = h.sequenced(e -> e.writeInt(OP_RECLAIM_COMPLETE).writeBoolean(false));
+        rc.skipSequence();
+        assertThat(rc.op(OP_RECLAIM_COMPLETE)).isEqualTo(NFS4_OK);
+        Reply again = h.sequenced(e -> e.writeInt(OP_RECLAIM_COMPLETE).writeBoolean(false));
+        again.skipSequence();
+        assertThat(again.op(OP_RECLAIM_COMPLETE)).isEqualTo(NFS4ERR_COMPLETE_ALREADY);
+
+        Reply bind = h.compound(e -> e.writeInt(OP_BIND_CONN_TO_SESSION).writeFixedOpaque(h.sessionId)
+                .writeEnum(CDFC4_FORE_OR_BOTH).writeBoolean(false));
+        assertThat(bind.op(OP_BIND_CONN_TO_SESSION)).isEqualTo(NFS4_OK);
+        assertThat(bind.in.readFixedOpaque(16)).isEqualTo(h.sessionId);
+        assertThat(bind.in.readEnum()).isEqualTo(CDFS4_FORE);
+    }
+
+    @Test
+    void inTheGracePeriodOnlyReclaimsMayOpenAndNothingCanBeReclaimed() throws Exception {
+        h.close();
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults().withGrace(10));
+        h.session();
+        Reply inGrace = h.sequenced(putrootfh(), open("o", "f", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        inGrace.skipSequence();
+        inGrace.op(OP_PUTROOTFH);
+        assertThat(inGrace.op(OP_OPEN)).isEqualTo(NFS4ERR_GRACE);
+        Reply reclaim = h.sequenced(putrootfh(), reclaimOpen());
+        reclaim.skipSequence();
+        reclaim.op(OP_PUTROOTFH);
+        assertThat(reclaim.op(OP_OPEN)).isEqualTo(NFS4ERR_RECLAIM_BAD);
+
+        h.clock.addAndGet(10_001);
+        Reply after = h.sequenced(putrootfh(), open("o", "f", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        after.skipSequence();
+        after.op(OP_PUTROOTFH);
+        assertThat(after.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        Reply late = h.sequenced(putrootfh(), reclaimOpen());
+        late.skipSequence();
+        late.op(OP_PUTROOTFH);
+        assertThat(late.op(OP_OPEN)).isEqualTo(NFS4ERR_NO_GRACE);
+    }
+
+    private static Consumer<XdrEncoder> reclaimOpen() {
+        return e -> e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(0).writeHyper(0)
+                .writeOpaque(new byte[] {1}, 1024).writeEnum(OPEN4_NOCREATE).writeEnum(CLAIM_PREVIOUS)
+                .writeEnum(OPEN_DELEGATE_NONE);
+    }
+
+    @Test
+    void tablesAreCapped() throws Exception {
+        h.close();
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults().withTables(2, 1, 10, 4, 2, 100, 100));
+        h.session();
+        Reply second = h.compound(createSession(h.clientId, 2));
+        assertThat(second.op(OP_CREATE_SESSION)).as("one session per client").isEqualTo(NFS4ERR_NOSPC);
+
+        // unconfirmed clients make room for each other; a confirmed one is never evicted
+        for (int i = 0; i < 5; i++) {
+            assertThat(h.compound(exchangeId("other-" + i, 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        }
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.clients().size()).isEqualTo(2);
+        }
+        assertThat(h.sequenced().status).isEqualTo(NFS4_OK);
+
+        Reply o1 = h.sequenced(putrootfh(), open("owner-1", "a", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        assertThat(o1.status).isEqualTo(NFS4_OK);
+        Reply o2 = h.sequenced(putrootfh(), open("owner-2", "a", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        assertThat(o2.status).isEqualTo(NFS4_OK);
+        Reply o3 = h.sequenced(putrootfh(), open("owner-3", "a", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        o3.skipSequence();
+        o3.op(OP_PUTROOTFH);
+        assertThat(o3.op(OP_OPEN)).as("two owners per client").isEqualTo(NFS4ERR_NOSPC);
+    }
+}
