@@ -182,6 +182,14 @@ public final class NfsServer implements AutoCloseable {
         return nfs4 == null ? 0 : nfs4.callbacksAnswered();
     }
 
+    /**
+     * Waits until clients have answered {@code count} NFSv4.1 callbacks (see {@link
+     * #nfs4CallbacksAnswered()}); false if {@code timeout} passed first or the server has no NFSv4.
+     */
+    public boolean awaitNfs4CallbacksAnswered(long count, java.time.Duration timeout) throws InterruptedException {
+        return nfs4 != null && nfs4.awaitCallbacksAnswered(count, timeout);
+    }
+
     /** The exported directory (canonical). */
     public Path directory() {
         return context.export().root();

@@ -106,10 +106,8 @@ class Nfs4BackchannelRdmaTest {
                 }
                 cbNull.get(TIMEOUT, TimeUnit.SECONDS);
                 assertThat(cbSequenceSession.get(TIMEOUT, TimeUnit.SECONDS)).isEqualTo(session);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-                while (server.nfs4CallbacksAnswered() < 2 && System.nanoTime() < deadline) {
-                    Thread.sleep(10); // the server counts the CB_SEQUENCE reply after we sent it; bounded
-                }
+                // The server counts the CB_SEQUENCE reply after we sent it.
+                assertThat(server.awaitNfs4CallbacksAnswered(2, java.time.Duration.ofSeconds(TIMEOUT))).isTrue();
                 assertThat(server.nfs4CallbacksAnswered()).isEqualTo(2);
                 assertThat(cbCompounds.get()).as("CB_SEQUENCE sent again after NFS4ERR_DELAY").isEqualTo(2);
             } finally {

@@ -2,6 +2,8 @@ package org.iwarp4j.rdmap;
 
 import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -154,9 +156,11 @@ public final class QueuePair {
             outstandingSends.addAndGet(-requests.length);
             throw new IllegalStateException("send queue full (depth " + settings.sendQueueDepth() + ")");
         }
+        List<WorkCommand> batch = new ArrayList<>(requests.length);
         for (SendWorkRequest r : requests) {
-            workQueue.enqueue(new WorkCommand.PostSend(r));
+            batch.add(new WorkCommand.PostSend(r));
         }
+        workQueue.enqueueAll(batch);
     }
 
     /** Posts receive buffers; each Send from the peer consumes one, in posting order. */
@@ -166,9 +170,11 @@ public final class QueuePair {
             outstandingReceives.addAndGet(-requests.length);
             throw new IllegalStateException("receive queue full (depth " + settings.receiveQueueDepth() + ")");
         }
+        List<WorkCommand> batch = new ArrayList<>(requests.length);
         for (ReceiveWorkRequest r : requests) {
-            workQueue.enqueue(new WorkCommand.PostReceive(r));
+            batch.add(new WorkCommand.PostReceive(r));
         }
+        workQueue.enqueueAll(batch);
     }
 
     /**

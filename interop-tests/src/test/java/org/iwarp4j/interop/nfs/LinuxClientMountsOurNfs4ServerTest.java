@@ -99,10 +99,7 @@ class LinuxClientMountsOurNfs4ServerTest {
 
     /** The callbacks Linux answered, once {@code expected} are or after 30 s. */
     private static long callbacksAnswered(OurServerMountedByLinux mount, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (mount.server().nfs4CallbacksAnswered() < expected && System.nanoTime() < deadline) {
-            Thread.sleep(50); // polls a counter the server raises asynchronously; bounded by the deadline
-        }
+        mount.server().awaitNfs4CallbacksAnswered(expected, Duration.ofSeconds(30));
         return mount.server().nfs4CallbacksAnswered();
     }
 

@@ -38,7 +38,9 @@ final class Callbacks {
     private static final int DELAY_RETRIES = 10;
 
     private volatile Function<SocketAddress, RpcClientTransport> backchannels = a -> null;
-    private final AtomicLong answered = new AtomicLong();
+    /** Guards {@link #answered}; waited on by {@link #awaitAnswered}. */
+    private final Object answeredLock = new Object();
+    private long answered;
     private final AtomicLong failed = new AtomicLong();
 
     /** Where backward-direction transports come from: the RDMA connection of a client address, or null. */
@@ -56,7 +58,31 @@ final class Callbacks {
     }
 
     long answered() {
-        return answered.get();
+        synchronized (answeredLock) {
+            return answered;
+        }
+    }
+
+    /** Waits until {@code count} callbacks were answered; false if {@code timeout} passed first. */
+    boolean awaitAnswered(long count, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (answeredLock) {
+            while (answered < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(answeredLock, left);
+            }
+            return true;
+        }
+    }
+
+    private void countAnswered() {
+        synchronized (answeredLock) {
+            answered++;
+            answeredLock.notifyAll();
+        }
     }
 
     long failed() {
@@ -85,7 +111,7 @@ final class Callbacks {
                 client.close();
                 return;
             }
-            answered.incrementAndGet();
+            countAnswered();
             log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
             sequence(client, s, session, 0);
         });
@@ -114,7 +140,7 @@ final class Callbacks {
                 }
                 int status = cbSequenceStatus(reply);
                 if (status == NFS4_OK) {
-                    answered.incrementAndGet();
+                    countAnswered();
                     log.info("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
                 } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES) {
                     again = true;

@@ -110,6 +110,11 @@ public final class Nfs4Context {
         return callbacks.answered();
     }
 
+    /** Waits until {@code count} callbacks were answered; false if {@code timeout} passed first. */
+    public boolean awaitCallbacksAnswered(long count, java.time.Duration timeout) throws InterruptedException {
+        return callbacks.awaitAnswered(count, timeout);
+    }
+
     /** Whether the grace period after start is still running (RFC 8881 §8.4.2). */
     boolean inGrace() {
         return now() - startMillis < settings.graceSeconds() * 1000L;

@@ -26,6 +26,17 @@ public final class WorkQueue {
         scheduleDrain();
     }
 
+    /**
+     * From any thread: all of {@code batch}, then one drain, so that the work requests of one post
+     * call reach the engine in the same turn (a drain scheduled by the first of them could
+     * otherwise run before the rest are queued, and a Terminate read in between would flush the
+     * rest instead of letting them go out behind the first).
+     */
+    public void enqueueAll(java.util.List<? extends WorkCommand> batch) {
+        commands.addAll(batch);
+        scheduleDrain();
+    }
+
     /** Whether an engine runs the commands yet. */
     public boolean isBound() {
         return handler != null;
