@@ -46,7 +46,9 @@ class CorruptCaptureProperties {
             throws Exception {
         byte[] file = markerCapture();
         for (int position : positions) {
-            int at = position % file.length;
+            // Past the 24-octet pcap file header: this property is about damaged packets (a damaged
+            // header is an unreadable file, which damagedCapturesDecodeOrAreUnreadable covers).
+            int at = 24 + position % (file.length - 24);
             file[at] = (byte) (file[at] ^ (value == 0 ? 0x21 : value));
         }
         DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
