@@ -142,6 +142,62 @@ class Nfs4CompoundCaptureTest {
                 .isEqualTo(List.of("SEQUENCE OK", "PUTFH OK", "READ OK", "GETATTR OK"));
     }
 
+    /**
+     * Operations with nested unions and lists, arguments and results: each is stepped over by its
+     * XDR layout, so the operation after it is named right. Encoded here from RFC 8881 §18.
+     */
+    @Test
+    void operationsWithUnionsAndListsAreSteppedOver() throws Exception {
+        Peer p = nfs();
+        Xdr a = Nfs4Wire.compoundArgs(1, 4);
+        a.u32(42).raw(bytes(8, 1)).opaque("client-owner".getBytes()).u32(0x103, 0) // EXCHANGE_ID, SP4_NONE
+                .u32(1).opaque("kernel.org".getBytes()).opaque("Linux 6.1".getBytes()).u64(1).u32(0);
+        a.u32(43).u64(7).u32(1, 2).u32(0, 1048576, 1048576, 4096, 8, 64, 0) // CREATE_SESSION, fore channel
+                .u32(0, 4096, 4096, 0, 2, 16, 1, 8) // back channel with one rdma_ird
+                .u32(0x40000000, 2, 0, 1, 0).opaque("host".getBytes()).u32(0, 0, 2, 10, 20); // AUTH_NONE, AUTH_SYS
+        a.u32(58, 0); // RECLAIM_COMPLETE
+        a.u32(24); // PUTROOTFH
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x90, 32, new Chunks(), Nfs4Wire.call(0x90, a.bytes()))));
+        Xdr r = results(0, 4);
+        r.u32(42, 0).u64(7).u32(1, 0x10001, 0).u64(3).opaque("major".getBytes()).opaque("scope".getBytes()).u32(0);
+        r.u32(43, 0).raw(bytes(16, 2)).u32(1, 0).u32(0, 1048576, 1048576, 4096, 8, 64, 0)
+                .u32(0, 4096, 4096, 0, 2, 16, 1, 8);
+        r.u32(58, 0, 24, 0);
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x90, 8, new Chunks(), Nfs4Wire.reply(0x90, r.bytes()))));
+
+        Xdr b = Nfs4Wire.compoundArgs(1, 6);
+        Nfs4Wire.putfh(Nfs4Wire.sequence(b, 2));
+        b.u32(18, 0, 2, 0).u64(7).opaque("open-owner".getBytes()) // OPEN: seqid, access, deny, owner
+                .u32(1, 1).u32(2, 0x10, 0x2).opaque(bytes(12, 5)) // OPEN4_CREATE GUARDED4 fattr4
+                .u32(0).opaque("file".getBytes()); // CLAIM_NULL
+        b.u32(10); // GETFH
+        b.u32(26).u64(0).raw(bytes(8, 6)).u32(4096, 8192, 2, 0x0010011a, 0x00b0a23a); // READDIR
+        b.u32(12, 2, 0).u64(0).u64(-1L).u32(1, 0).raw(new byte[16]).u32(0).u64(7).opaque("lock-owner".getBytes());
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x91, 32, new Chunks(), Nfs4Wire.call(0x91, b.bytes()))));
+        Xdr q = sequenceResult(results(10010, 6)).u32(PUTFH, 0);
+        q.u32(18, 0).raw(bytes(16, 3)).u32(1).u64(1).u64(2).u32(4, 2, 0x10, 0x2) // stateid, cinfo, rflags, attrset
+                .u32(2).raw(bytes(16, 4)).u32(0, 1).u64(1 << 20) // WRITE delegation, size limit
+                .u32(0, 0, 0x1f).opaque("OWNER@".getBytes());
+        q.u32(10, 0).opaque(bytes(28, 7)); // GETFH
+        q.u32(26, 0).raw(bytes(8, 6)) // READDIR: two entries, eof
+                .u32(1).u64(1).opaque("a".getBytes()).u32(1, 0x10).opaque(bytes(8, 1))
+                .u32(1).u64(2).opaque("bb".getBytes()).u32(1, 0x10).opaque(bytes(8, 2)).u32(0, 1);
+        q.u32(12, 10010).u64(0).u64(-1L).u32(2).u64(9).opaque("other".getBytes()); // LOCK4denied
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x91, 8, new Chunks(), Nfs4Wire.reply(0x91, q.bytes()))));
+
+        DecodeReport rep = p.decode();
+        assertThat(rep.violations()).isEmpty();
+        assertThat(rep.notes()).isEmpty();
+        assertThat(lines(rep)).anySatisfy(l -> assertThat(l).endsWith("| CALL NFSv4 COMPOUND minor 1: EXCHANGE_ID"
+                + " CREATE_SESSION RECLAIM_COMPLETE PUTROOTFH"));
+        assertThat(lines(rep)).anySatisfy(l -> assertThat(l).endsWith("SUCCESS NFS4_OK: EXCHANGE_ID OK,"
+                + " CREATE_SESSION OK, RECLAIM_COMPLETE OK, PUTROOTFH OK"));
+        assertThat(lines(rep)).anySatisfy(l -> assertThat(l).endsWith("| CALL NFSv4 COMPOUND minor 1: SEQUENCE PUTFH"
+                + " OPEN GETFH READDIR LOCK"));
+        assertThat(lines(rep)).anySatisfy(l -> assertThat(l).endsWith("SUCCESS NFS4ERR_DENIED: SEQUENCE OK, PUTFH OK,"
+                + " OPEN OK, GETFH OK, READDIR OK, LOCK NFS4ERR_DENIED"));
+    }
+
     /** An operation the walk has no layout for ends the naming there; nothing is misread or reported. */
     @Test
     void anUnknownOperationStopsTheWalk() throws Exception {
