@@ -87,8 +87,9 @@ class DecodeCommandTest {
     @Test
     void rulesAndVersion() {
         assertThat(iwarp("decode", "--rules")).isZero();
-        assertThat(out.toString()).contains("RFC 5044 (14 rules)").contains("  MPA-R-030    MUST   with CRCs in use")
-                .contains("RFC 8267 (1 rules)");
+        assertThat(out.toString()).contains("RFC 5044 (15 rules)").contains("  MPA-R-030    MUST   with CRCs in use")
+                .contains("RFC 8166 (14 rules)").contains("RFC 8267 (5 rules)")
+                .contains("  ULB-R-018    MUST   NFSv4: the k-th Write chunk");
         out.getBuffer().setLength(0);
         assertThat(iwarp("decode", "--version")).isZero();
         assertThat(out.toString().strip()).isEqualTo(IwarpCommand.VERSION);

@@ -26,6 +26,9 @@ public enum Check {
     MPA_MARKER_POINTER("MPA-R-017", Level.MUST,
             "every marker is where it belongs (each 512 octets from Full Operation) and its FPDUPTR points back to"
                     + " its FPDU's ULPDU_Length, 0 between FPDUs (MPA-R-018)"),
+    MPA_MARKERS_AS_NEGOTIATED("MPA-R-046", Level.MUST,
+            "markers go toward a peer whose startup frame set M, and never toward one whose frame left it clear"
+                    + " (judged by which reading of the first FPDUs holds together)"),
     MPA_FRAMING("MPA-R-010", Level.MUST,
             "the stream after the startup frames is a sequence of FPDUs (length, ULPDU of at least a DDP header, pad, CRC)"),
 
@@ -95,11 +98,33 @@ public enum Check {
                     + " says, CMPD-R-011)"),
     RPC_RESULT_IN_WRITE_CHUNK("RPC-R-048", Level.MUST,
             "a READ's data goes into the Write chunk the Requester offered, not inline"),
+    RPC_REPLY_CHUNK_USED("RPC-R-034", Level.MUST,
+            "a Reply above the reply inline threshold goes through the Reply chunk when the Call offered one"),
+    /**
+     * The catalogue states this without a key word (RFC 8166 describes how the Responder fills
+     * the chunks); an RDMA Write outside the memory a Call offered is no RPC-over-RDMA transfer, so
+     * the decoder counts it as a violation.
+     */
+    RPC_WRITE_IN_CHUNK("RPC-R-029", Level.MUST,
+            "an RDMA Write lands inside a segment of a Write chunk or the Reply chunk of an outstanding Call of the"
+                    + " peer (handle, offset, length)"),
+    /** Like {@link #RPC_WRITE_IN_CHUNK}: the catalogue row has no key word. */
+    RPC_READ_IN_CHUNK("RPC-R-024", Level.MUST,
+            "an RDMA Read Request reads inside a segment of a Read chunk of an outstanding Call of the peer"),
 
     // ---- RFC 8267, NFS upper-layer binding ----
     ULB_NFS3_ELIGIBLE("ULB-R-006", Level.MUST,
             "NFSv3: only WRITE data and SYMLINK paths travel in Read chunks, only READ data and READLINK paths in"
-                    + " Write chunks");
+                    + " Write chunks"),
+    ULB_NFS4_ELIGIBLE("ULB-R-012", Level.MUST,
+            "NFSv4: only WRITE data and CREATE's NF4LNK linkdata travel in Read chunks, only READ and READLINK"
+                    + " results in Write chunks"),
+    ULB_WRITE_CHUNK_ORDER("ULB-R-018", Level.MUST,
+            "NFSv4: the k-th Write chunk holds the data of the k-th READ or READLINK of the COMPOUND"),
+    ULB_RESULT_IN_WRITE_CHUNK("ULB-R-019", Level.MUST,
+            "NFSv4: a READ or READLINK whose Write chunk has segments returns its data through it, not inline"),
+    ULB_EMPTY_CHUNK_ON_ERROR("ULB-R-021", Level.MUST,
+            "NFSv4: a READ or READLINK that returns no data (an error) leaves its Write chunk with no octets");
 
     /** How binding a check is. */
     public enum Level {

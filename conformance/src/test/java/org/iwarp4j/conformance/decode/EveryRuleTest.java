@@ -131,6 +131,11 @@ class EveryRuleTest {
             p.toResponder = new MpaWire.Sender(20 - 12, false); // markers off: only the position matters
             return p.i(MpaWire.send(1, bytes(8)));
         });
+        c.put("MPA-R-046", () -> {
+            Peer p = plain(); // neither startup frame sets M
+            p.toResponder = new MpaWire.Sender(20, true); // yet the Initiator sends markers
+            return p.i(MpaWire.send(1, bytes(600))).i(MpaWire.send(2, bytes(8))).r(MpaWire.send(1, bytes(8)));
+        });
         c.put("MPA2-R-002", () -> new Peer(7174).startup(0x50, new byte[2], 0x50, enhanced(false, Set.of(), 1, 1)));
         c.put("MPA2-R-003", () -> new Peer(7174).startup(0x50, enhanced(false, Set.of(), 1, 1), 0x40, NONE));
         c.put("MPA2-R-014", () -> new Peer(7174).startup(0x40, NONE, 0x50, enhanced(false, Set.of(), 1, 1)));
@@ -174,6 +179,14 @@ class EveryRuleTest {
                         new int[] {0, 1, 1, 0x55, 4096, 0, 0x2000, 0, 0}, call(1, NFS, 3, 6, bytes(24)))))
                 .r(MpaWire.send(1, rdma(1, 1, 8, 0, new int[] {0, 1, 1, 0x55, 0, 0, 0x2000, 0, 0},
                         reply(1, MpaWire.concat(words(0, 0, 100, 1, 100), bytes(100)))))));
+        c.put("RPC-R-034", () -> nfs().i(MpaWire.send(1, rdma(1, 1, 8, 0,
+                        new int[] {0, 0, 1, 1, 0x77, 4096, 0, 0x8000}, call(1, NFS, 3, 16, bytes(32)))))
+                .r(MpaWire.send(1, rdma(1, 1, 8, 0, NO_CHUNKS, reply(1, bytes(1100))))));
+        c.put("RPC-R-029", Nfs4CompoundCaptureTest::writeBeyondItsSegment);
+        c.put("RPC-R-024", Nfs4CompoundCaptureTest::readOfAnUnofferedHandle);
+        c.put("ULB-R-012", Nfs4CompoundCaptureTest::readChunkOfAnIneligibleArgument);
+        c.put("ULB-R-019", Nfs4CompoundCaptureTest::readDataInlineDespiteChunk);
+        c.put("ULB-R-021", Nfs4CompoundCaptureTest::failedReadlinkWithOctetsInItsChunk);
         c.put("ULB-R-006", () -> nfs().i(MpaWire.send(1, rdma(1, 1, 8, 0,
                 new int[] {1, 40, 0x66, 64, 0, 0x3000, 0, 0, 0}, call(1, NFS, 3, 1, bytes(32))))));
         return c.entrySet().stream().map(e -> Arguments.of(e.getKey(), e.getValue()));
@@ -199,7 +212,7 @@ class EveryRuleTest {
         Set<String> here = cases().map(a -> (String) a.get()[0]).collect(Collectors.toSet());
         Set<String> elsewhere = Set.of("MPA-R-030", "DDP-R-025", "MPA2-R-009", "MPA-R-017", "RPC-R-003",
                 "RDMAP-R-026", "RDMAP-R-027", "MPA2-R-005", "MPA2-R-008", "MPA-R-061", "RDMAP-R-012", "RDMAP-R-016",
-                "DDP-R-013");
+                "DDP-R-013", "ULB-R-018");
         assertThat(Stream.of(Check.values()).map(Check::requirementId))
                 .allSatisfy(id -> assertThat(here.contains(id) || elsewhere.contains(id)).as(id).isTrue());
     }

@@ -109,6 +109,15 @@ class RealCapturesTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("REPLY to NFSv3 READDIRPLUS"));
         assertThat(r.connections()).allSatisfy(c -> assertThat(c.negotiated())
                 .endsWith("RPC-over-RDMA inline 4096/4096"));
+        // Every RDMA Write lands in a chunk segment of an outstanding Call, every Read Request reads a
+        // Read chunk segment (RPC-R-029, RPC-R-024): the decoder names which.
+        List<String> writes = lines.stream().filter(l -> l.startsWith("Write ")).collect(Collectors.toList());
+        List<String> reads = lines.stream().filter(l -> l.startsWith("Read Request ")).collect(Collectors.toList());
+        assertThat(writes).isNotEmpty().allSatisfy(l -> assertThat(l)
+                .containsPattern(" -> xid 0x[0-9a-f]{8} (write chunk 0|reply chunk)$"));
+        assertThat(writes).anySatisfy(l -> assertThat(l).endsWith(" write chunk 0"));
+        assertThat(reads).hasSize(2).allSatisfy(l -> assertThat(l).containsPattern(" -> xid 0x[0-9a-f]{8} read chunk"
+                + " @120$"));
     }
 
     /**

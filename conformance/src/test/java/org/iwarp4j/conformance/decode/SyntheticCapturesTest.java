@@ -205,6 +205,23 @@ class SyntheticCapturesTest {
                 + " ULPDU_Length is 508 octets back");
     }
 
+    /**
+     * MPA-R-046: the Reply sets M (the Responder wants markers), the Initiator sends none. Decoding
+     * follows what was sent, so the one choice is one violation, not a framing error per FPDU.
+     */
+    @Test
+    void markersNotSentThoughAsked() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0xc0, NONE);
+        p.toResponder = new MpaWire.Sender(20, false);
+        p.i(MpaWire.send(1, bytes(700))).r(MpaWire.send(1, bytes(8))).i(MpaWire.send(2, bytes(700)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-046");
+        assertThat(r.violations().get(0).detail()).isEqualTo("the receiver's startup frame set M, but the FPDUs"
+                + " arrive without markers");
+        assertThat(summaries(r).subList(2, 5)).extracting(x -> x.substring(0, 16)).containsExactly(
+                "Send QN 0 MSN 1 ", "Send QN 0 MSN 1 ", "Send QN 0 MSN 2 ");
+    }
+
     /** An NFSv3 client (RPC-over-RDMA, port 20049) that sends a second Call before the first Reply. */
     @Test
     void creditsExceeded() throws Exception {
@@ -362,6 +379,9 @@ class SyntheticCapturesTest {
                 "RFC 8166", "RFC 8267");
         assertThat(ReportWriter.ruleCounts().values().stream().mapToInt(Integer::intValue).sum())
                 .isEqualTo(Check.values().length);
+        // The counts docs/decode.md states.
+        assertThat(ReportWriter.ruleCounts()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("RFC 5044", 15,
+                "RFC 6581", 8, "RFC 5041", 7, "RFC 5040", 12, "RFC 8166", 14, "RFC 8267", 5));
         assertThat(Check.values()).allSatisfy(c -> assertThat(c.requirementId()).matches("[A-Z0-9]+-R-\\d{3}"));
         assertThat(java.util.Arrays.stream(Check.values()).map(Check::requirementId).distinct().count())
                 .isEqualTo(Check.values().length);

@@ -372,8 +372,8 @@ final class ConnectionDecoder {
         boolean markersToInitiator = request.markers();
         long iStart = requestEnd;
         long rStart = replyEnd;
-        toResponder.reader = new FpduReader(initiatorStream, iStart, markersToResponder);
-        toInitiator.reader = new FpduReader(responderStream, rStart, markersToInitiator);
+        toResponder.reader = markerReader(toResponder, iStart, markersToResponder);
+        toInitiator.reader = markerReader(toInitiator, rStart, markersToInitiator);
         StringBuilder n = new StringBuilder("rev ").append(reply.revision()).append(", CRC ").append(crc ? "on" : "off")
                 .append(", markers I>R ").append(markersToResponder ? "on" : "off").append(" R>I ")
                 .append(markersToInitiator ? "on" : "off");
@@ -432,6 +432,52 @@ final class ConnectionDecoder {
                     .append(rpc.thresholds().replyThreshold());
         }
         negotiated = n.toString();
+    }
+
+    /**
+     * MPA-R-046 (RFC 5044 §7.1.1): markers go toward a peer whose startup frame set M, and never
+     * toward one that left it clear. The stream shows which the sender did: the first FPDUs hold
+     * together (plausible DDP/RDMAP headers, CRCs when in use, markers in place) read one way and
+     * not the other. Decoding goes on the way that holds, so a sender that chose wrong gets this
+     * one violation instead of a framing error on every FPDU.
+     */
+    private FpduReader markerReader(Direction d, long start, boolean negotiated) {
+        FpduReader asNegotiated = new FpduReader(d.stream, start, negotiated);
+        if (holdsTogether(asNegotiated, d.stream, start)) {
+            return asNegotiated;
+        }
+        FpduReader other = new FpduReader(d.stream, start, !negotiated);
+        if (!holdsTogether(other, d.stream, start)) {
+            return asNegotiated;
+        }
+        out.violation(Check.MPA_MARKERS_AS_NEGOTIATED, d.stream.frameAt(start), index, d.name, negotiated
+                ? "the receiver's startup frame set M, but the FPDUs arrive without markers"
+                : "the FPDUs carry markers, but the receiver's startup frame left M clear");
+        return other;
+    }
+
+    /** Whether up to four FPDUs from {@code start} read cleanly with this reader. */
+    private boolean holdsTogether(FpduReader reader, ByteStream s, long start) {
+        long pos = start;
+        int read = 0;
+        while (read < 4 && pos < s.length()) {
+            FpduReader.Attempt a = reader.read(pos);
+            if (a.fpdu() == null) {
+                return read > 0 && (a.stop() == FpduReader.Stop.END_OF_CAPTURE || a.stop() == FpduReader.Stop.GAP);
+            }
+            Fpdu f = a.fpdu();
+            if (!FpduReader.headerPlausible(f.ulpdu()) || crc && !f.crcMatches()) {
+                return false;
+            }
+            for (Fpdu.Marker m : f.markers()) {
+                if (m.pointer() != m.expectedPointer() || m.reserved() != 0) {
+                    return false;
+                }
+            }
+            pos = f.end();
+            read++;
+        }
+        return read > 0;
     }
 
     // ---------------------------------------------------------------- FPDUs
@@ -657,7 +703,10 @@ final class ConnectionDecoder {
             }
             taggedSequence(d, frame, stag, to, payload, last, opcode == RdmapOpcode.RDMA_READ_RESPONSE);
             rtrCheck(d, frame, opcode, tagged, payload, last, null, null);
-            return String.format("%s STag 0x%08x TO 0x%x len %d%s", name, stag, to, payload, last ? " L" : "");
+            String target = rpc != null && opcode == RdmapOpcode.RDMA_WRITE
+                    ? rpc.rdmaWrite(d == toResponder, frame, stag, to, payload) : "";
+            return String.format("%s STag 0x%08x TO 0x%x len %d%s", name, stag, to, payload, last ? " L" : "")
+                    + target;
         }
         int rsvdUlp = getInt(u, 2);
         long qn = getInt(u, 6) & 0xffffffffL;
@@ -805,8 +854,10 @@ final class ConnectionDecoder {
             out.violation(Check.RDMAP_ORD, frame, index, dir, d.outstandingReads.size()
                     + " Read Requests outstanding, the negotiated ORD is " + d.ordLimit);
         }
+        String source = rpc == null ? "" : rpc.rdmaReadRequest(d == toResponder, frame, rr.sourceStag(),
+                rr.sourceTaggedOffset(), rr.readMessageSize());
         return String.format(" sink 0x%08x@0x%x size %d source 0x%08x@0x%x", rr.sinkStag(), rr.sinkTaggedOffset(),
-                rr.readMessageSize(), rr.sourceStag(), rr.sourceTaggedOffset());
+                rr.readMessageSize(), rr.sourceStag(), rr.sourceTaggedOffset()) + source;
     }
 
     private void readResponse(Direction d, long frame, boolean first, int stag, long to, int payload, boolean last) {

@@ -3,10 +3,12 @@ package org.iwarp4j.conformance.decode.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.iwarp4j.conformance.decode.Check;
 import org.iwarp4j.nfs.binding.DdpEligibleItem;
 import org.iwarp4j.nfs.binding.LegacyNfsBinding;
@@ -41,8 +43,21 @@ final class RpcTracker {
 
     private static final String[] PROCEDURES = {"RDMA_MSG", "RDMA_NOMSG", "RDMA_MSGP", "RDMA_DONE", "RDMA_ERROR"};
 
-    /** A Call whose Reply has not been seen. */
-    private record PendingCall(int xid, long frame, int program, int version, int procedure, ChunkLists chunks) {
+    /**
+     * A Call whose Reply has not been seen. {@code written} counts the octets RDMA Writes placed in
+     * each of its Write chunks, the Reply chunk last; {@code compound} is the walk of an NFSv4
+     * COMPOUND's arguments, null for anything else.
+     */
+    private record PendingCall(int xid, long frame, int program, int version, int procedure, ChunkLists chunks,
+                               Nfs4Compound.Call compound, long[] written) {
+        PendingCall(int xid, long frame, int program, int version, int procedure, ChunkLists chunks,
+                    Nfs4Compound.Call compound) {
+            this(xid, frame, program, version, procedure, chunks, compound, new long[chunks.writeList().size() + 1]);
+        }
+
+        boolean isCompound() {
+            return compound != null;
+        }
     }
 
     /** Requester state of the side that sends Calls in one direction. */
@@ -97,12 +112,14 @@ final class RpcTracker {
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
         int threshold = fromClient ? thresholds.callThreshold() : thresholds.replyThreshold();
         // RDMAP payload: the transport header and the Payload stream together (RPC-R-045).
-        if (length > threshold) {
-            out.violation(Check.RPC_INLINE_THRESHOLD, frame, index, dir, "a Send of " + length
-                    + " octets; the inline threshold " + (fromClient ? "client to server" : "server to client")
-                    + " is " + threshold);
-        }
+        String overThreshold = length <= threshold ? null : "a Send of " + length + " octets; the inline threshold "
+                + (fromClient ? "client to server" : "server to client") + " is " + threshold;
         HeaderDecodeResult result = decoder.decode(buf);
+        if (overThreshold != null && !(result instanceof HeaderDecodeResult.Decoded d
+                && (d.header() instanceof RpcRdmaHeader.RdmaMsg || d.header() instanceof RpcRdmaHeader.RdmaNomsg))) {
+            out.violation(Check.RPC_INLINE_THRESHOLD, frame, index, dir, overThreshold);
+            overThreshold = null;
+        }
         if (result instanceof HeaderDecodeResult.Rejected r) {
             Check check = switch (r.problem()) {
                 case VERSION_NOT_SUPPORTED -> Check.RPC_VERSION;
@@ -158,6 +175,7 @@ final class RpcTracker {
         }
         boolean isCall;
         String rpcText;
+        int messageStart = buf.readerIndex();
         if (h instanceof RpcRdmaHeader.RdmaMsg) {
             if (buf.readableBytes() >= 8) {
                 int rpcXid = buf.getInt(buf.readerIndex());
@@ -177,10 +195,13 @@ final class RpcTracker {
             isCall = !peer.outstanding.containsKey(h.xid());
         }
         if (isCall) {
-            PendingCall call = call(h, buf, frame, dir, layers);
-            rpcText = call == null ? "CALL (in a chunk)" : "CALL " + callName(call, buf);
+            if (overThreshold != null) {
+                out.violation(Check.RPC_INLINE_THRESHOLD, frame, index, dir, overThreshold);
+            }
+            PendingCall call = call(h, buf, messageStart, frame, dir, layers);
+            rpcText = call == null ? "CALL (in a chunk)" : "CALL " + callName(call) + callOperations(call);
             if (call == null) {
-                call = new PendingCall(h.xid(), frame, -1, -1, -1, chunks == null ? ChunkLists.NONE : chunks);
+                call = new PendingCall(h.xid(), frame, -1, -1, -1, chunks == null ? ChunkLists.NONE : chunks, null);
             }
             callChecks(self, call, frame, dir);
             self.outstanding.put(h.xid(), call);
@@ -190,8 +211,15 @@ final class RpcTracker {
             }
         } else {
             PendingCall call = peer.outstanding.remove(h.xid());
-            rpcText = "REPLY" + (call == null ? "" : " to " + callName(call, null) + " (frame " + call.frame() + ")")
-                    + reply(h, buf, call, frame, dir, layers);
+            if (overThreshold != null) {
+                // RFC 8166 §3.5.3: with a Reply chunk offered, a Reply too large to go inline goes through it.
+                boolean replyChunk = call != null && call.chunks().replyChunk().isPresent();
+                out.violation(replyChunk ? Check.RPC_REPLY_CHUNK_USED : Check.RPC_INLINE_THRESHOLD, frame, index,
+                        dir, overThreshold + (replyChunk ? ", and the Call (frame " + call.frame()
+                        + ") offered a Reply chunk" : ""));
+            }
+            rpcText = "REPLY" + (call == null ? "" : " to " + callName(call) + " (frame " + call.frame() + ")")
+                    + reply(h, buf, call, frame, dir, layers, peer.afterGap || self.afterGap || midStream);
             credits(peer, h, frame, dir);
             if (call == null && !peer.afterGap && !midStream) {
                 out.note(frame, index, dir, "Reply to xid " + xid(h.xid()) + ", which no Call in the capture has");
@@ -261,7 +289,7 @@ final class RpcTracker {
     }
 
     /** Decodes the RPC call header of an RDMA_MSG; null for RDMA_NOMSG or an undecodable one. */
-    private PendingCall call(RpcRdmaHeader h, ByteBuf buf, long frame, String dir,
+    private PendingCall call(RpcRdmaHeader h, ByteBuf buf, int messageStart, long frame, String dir,
             Map<String, Map<String, Object>> layers) {
         if (!(h instanceof RpcRdmaHeader.RdmaMsg m)) {
             return null;
@@ -273,7 +301,18 @@ final class RpcTracker {
                     "program", c.program(), "version", c.version(), "procedure", c.procedure(),
                     "name", procedureName(c.program(), c.version(), c.procedure())));
             buf.readerIndex(copy.readerIndex()); // leave buf at the procedure's arguments
-            return new PendingCall(h.xid(), frame, c.program(), c.version(), c.procedure(), m.chunks());
+            Nfs4Compound.Call compound = null;
+            if (c.program() == NfsBindingConstants.NFS_PROGRAM && c.version() == 4
+                    && c.procedure() == Nfs4Binding.PROC_COMPOUND) {
+                Set<Long> positions = new HashSet<>();
+                m.chunks().readList().forEach(r -> positions.add(r.position()));
+                try {
+                    compound = Nfs4Compound.call(buf, messageStart, positions);
+                } catch (RuntimeException e) {
+                    out.note(frame, index, dir, "COMPOUND arguments not decoded: " + e.getMessage());
+                }
+            }
+            return new PendingCall(h.xid(), frame, c.program(), c.version(), c.procedure(), m.chunks(), compound);
         } catch (RuntimeException e) {
             out.note(frame, index, dir, "RPC call header not decoded: " + e.getMessage());
             return null;
@@ -282,6 +321,19 @@ final class RpcTracker {
 
     /** RFC 8267 §4 (ULB-R-006): which NFSv3 items a Call may move into Read chunks. */
     private void callChecks(Requester self, PendingCall call, long frame, String dir) {
+        Nfs4Compound.Call c = call.compound();
+        if (c != null && c.complete()) {
+            // RFC 8267 §6.1 (ULB-R-012): a Read chunk may only carry WRITE data or CREATE's NF4LNK linkdata.
+            for (ReadSegment r : call.chunks().readList()) {
+                if (r.position() != 0 && !c.reducedPositions().contains(r.position())) {
+                    out.violation(Check.ULB_NFS4_ELIGIBLE, frame, index, dir, "a Read chunk at Position "
+                            + r.position() + ", where the COMPOUND has no WRITE data or CREATE linkdata"
+                            + (c.eligiblePositions().isEmpty() ? "" : " (those stand at " + c.eligiblePositions()
+                            + ")"));
+                    break;
+                }
+            }
+        }
         if (call.program() != NfsBindingConstants.NFS_PROGRAM || call.version() != 3) {
             return;
         }
@@ -294,7 +346,7 @@ final class RpcTracker {
     }
 
     private String reply(RpcRdmaHeader h, ByteBuf buf, PendingCall call, long frame, String dir,
-            Map<String, Map<String, Object>> layers) {
+            Map<String, Map<String, Object>> layers, boolean afterGap) {
         ChunkLists chunks = chunks(h);
         StringBuilder s = new StringBuilder();
         if (chunks == null) {
@@ -328,6 +380,9 @@ final class RpcTracker {
                     }
                 }
             }
+            if (problem == null && !afterGap) {
+                problem = writtenProblem(call, returned, chunks.replyChunk());
+            }
             if (problem != null) {
                 out.violation(Check.RPC_WRITE_CHUNKS_RETURNED, frame, index, dir, problem);
             }
@@ -350,6 +405,9 @@ final class RpcTracker {
                     s.append(' ').append(a.stat());
                     if (a.stat() == AcceptStat.SUCCESS && call != null) {
                         readInline(call, buf, written, frame, dir, rpc, s);
+                        if (call.isCompound()) {
+                            compoundReply(call, chunks.writeList(), buf, frame, dir, rpc, s);
+                        }
                     }
                 } else {
                     rpc.put("denied", true);
@@ -361,6 +419,92 @@ final class RpcTracker {
             }
         }
         return s.toString();
+    }
+
+    /**
+     * RFC 8166 §3.4.6 (RPC-R-028): each returned segment length is what was written. The RDMA Writes
+     * of the capture are the evidence: a Reply that claims more octets in a chunk than RDMA Writes
+     * placed there (READ data "in the Write chunk" that never arrived) breaks it. Fewer is allowed:
+     * a Responder may write into a chunk and then not use it (RPC-R-052).
+     */
+    private static String writtenProblem(PendingCall call, List<WriteChunk> returned, Optional<WriteChunk> reply) {
+        for (int i = 0; i < returned.size(); i++) {
+            if (returned.get(i).length() > call.written()[i]) {
+                return "Write chunk " + i + " returned with " + returned.get(i).length() + " octets, RDMA Writes placed "
+                        + call.written()[i] + " in it";
+            }
+        }
+        long replyLength = reply.map(WriteChunk::length).orElse(0L);
+        if (call.chunks().replyChunk().isPresent() && replyLength > call.written()[call.written().length - 1]) {
+            return "Reply chunk returned with " + replyLength + " octets, RDMA Writes placed "
+                    + call.written()[call.written().length - 1] + " in it";
+        }
+        return null;
+    }
+
+    /**
+     * An NFSv4 COMPOUND Reply: every operation with its status, and the RFC 8267 §6.4.1 pairing of
+     * READ-type operations (READ, READLINK) with the Write chunks: the k-th such operation uses the
+     * k-th chunk (ULB-R-018), puts its data there when the chunk has segments (ULB-R-019), leaves a
+     * chunk it had no data for empty (ULB-R-021), and no chunk beyond the READ-type operations
+     * carries anything (ULB-R-012).
+     */
+    private void compoundReply(PendingCall call, List<WriteChunk> returned, ByteBuf buf, long frame, String dir,
+            Map<String, Object> rpc, StringBuilder s) {
+        List<Long> lengths = returned.stream().map(WriteChunk::length).toList();
+        Nfs4Compound.Reply r;
+        try {
+            r = Nfs4Compound.reply(buf, lengths);
+        } catch (RuntimeException e) {
+            out.note(frame, index, dir, "COMPOUND results not decoded: " + e.getMessage());
+            return;
+        }
+        rpc.put("nfs4Status", Nfs4Compound.status(r.status()));
+        s.append(' ').append(Nfs4Compound.status(r.status())).append(':');
+        List<String> ops = new ArrayList<>();
+        for (Nfs4Compound.OpResult o : r.results()) {
+            ops.add(Nfs4Compound.name(o.opcode()) + " " + (o.status() == 0 ? "OK" : Nfs4Compound.status(o.status())));
+        }
+        rpc.put("operations", ops);
+        s.append(' ').append(String.join(", ", ops));
+        if (!r.complete()) {
+            s.append(" ... (not decoded further)");
+        }
+        List<WriteChunk> offered = call.chunks().writeList();
+        int k = 0;
+        for (Nfs4Compound.OpResult o : r.results()) {
+            if (!Nfs4Compound.isReadOperation(o.opcode())) {
+                continue;
+            }
+            int chunk = k++;
+            boolean hasSegments = chunk < offered.size() && !offered.get(chunk).segments().isEmpty();
+            long inChunk = chunk < lengths.size() ? lengths.get(chunk) : 0;
+            String which = Nfs4Compound.name(o.opcode()) + " (READ-type operation " + (chunk + 1) + ")";
+            if (o.status() != 0) {
+                if (inChunk > 0) {
+                    out.violation(Check.ULB_EMPTY_CHUNK_ON_ERROR, frame, index, dir, which + " failed with "
+                            + Nfs4Compound.status(o.status()) + ", its Write chunk " + chunk + " returns " + inChunk
+                            + " octets");
+                }
+            } else if (hasSegments && o.itemLength() > 0 && inChunk == 0) {
+                out.violation(Check.ULB_RESULT_IN_WRITE_CHUNK, frame, index, dir, which + " returned "
+                        + o.itemLength() + " octets inline; the Call offered Write chunk " + chunk + " for them");
+            } else if (hasSegments && inChunk > 0 && inChunk != o.itemLength()) {
+                out.violation(Check.ULB_WRITE_CHUNK_ORDER, frame, index, dir, which + " returned "
+                        + o.itemLength() + " octets, Write chunk " + chunk + " holds " + inChunk
+                        + ": the k-th Write chunk belongs to the k-th READ-type operation");
+            }
+        }
+        Nfs4Compound.Call c = call.compound();
+        int readOps = c.complete() ? c.readOperations() : r.complete() ? k : Integer.MAX_VALUE;
+        for (int i = readOps; i < lengths.size(); i++) {
+            if (lengths.get(i) > 0) {
+                out.violation(Check.ULB_NFS4_ELIGIBLE, frame, index, dir, "Write chunk " + i + " returns "
+                        + lengths.get(i) + " octets; the COMPOUND has " + readOps
+                        + " READ or READLINK operations, nothing else may use a Write chunk");
+                break;
+            }
+        }
     }
 
     /**
@@ -401,16 +545,24 @@ final class RpcTracker {
         }
     }
 
-    private static String callName(PendingCall call, ByteBuf args) {
-        if (call.program() < 0) {
-            return "(in a chunk)";
+    private static String callName(PendingCall call) {
+        return call.program() < 0 ? "(in a chunk)" : procedureName(call.program(), call.version(), call.procedure());
+    }
+
+    /** An NFSv4 COMPOUND's minor version and every operation's name (RFC 8881 §16.2). */
+    private static String callOperations(PendingCall call) {
+        Nfs4Compound.Call c = call.compound();
+        if (c == null) {
+            return "";
         }
-        String name = procedureName(call.program(), call.version(), call.procedure());
-        if (args != null && call.program() == NfsBindingConstants.NFS_PROGRAM && call.version() == 4
-                && call.procedure() == Nfs4Binding.PROC_COMPOUND) {
-            name += compound(args);
+        StringBuilder s = new StringBuilder(" minor ").append(c.minor()).append(':');
+        for (int opcode : c.opcodes()) {
+            s.append(' ').append(Nfs4Compound.name(opcode));
         }
-        return name;
+        if (!c.complete()) {
+            s.append(" ... (not decoded further; the Call states ").append(c.count()).append(" operations)");
+        }
+        return s.toString();
     }
 
     static String procedureName(int program, int version, int procedure) {
@@ -434,25 +586,81 @@ final class RpcTracker {
     }
 
     /**
-     * The first operations of an NFSv4 COMPOUND: tag, minorversion, the count, then each opcode as far
-     * as operations without arguments, or with a fixed layout, let the decoder step over them.
+     * An RDMA Write from one side: on an RPC-over-RDMA connection it answers a Call of the other
+     * side and lands in a segment of that Call's Write list or Reply chunk (RFC 8166 §3.4.6,
+     * §3.5.3, RPC-R-029), inside the segment's length. The octets are counted per chunk for the
+     * Reply's lengths (RPC-R-028). Returns where it landed, for the summary line, or "".
      */
-    private static String compound(ByteBuf args) {
-        try {
-            ByteBuf b = args.duplicate();
-            int tagLength = b.readInt();
-            b.skipBytes((tagLength + 3) & ~3);
-            int minor = b.readInt();
-            int count = b.readInt();
-            List<String> names = new ArrayList<>();
-            if (count > 0 && b.readableBytes() >= 4) {
-                int opcode = b.readInt();
-                Optional<Nfs4OperationBinding> op = Nfs4Binding.operation(opcode);
-                names.add(op.map(Nfs4OperationBinding::name).orElse("op " + opcode));
-            }
-            return " minor " + minor + " " + count + " ops" + (names.isEmpty() ? "" : ", first " + names.get(0));
-        } catch (RuntimeException e) {
+    String rdmaWrite(boolean fromClient, long frame, int stag, long to, int length) {
+        if (length == 0) {
             return "";
         }
+        Requester requester = fromClient ? server : client;
+        String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
+        RdmaSegment sameHandle = null;
+        for (PendingCall c : requester.outstanding.values()) {
+            List<WriteChunk> writeList = c.chunks().writeList();
+            for (int i = 0; i <= writeList.size(); i++) {
+                List<RdmaSegment> segments = i < writeList.size() ? writeList.get(i).segments()
+                        : c.chunks().replyChunk().map(WriteChunk::segments).orElse(List.of());
+                for (RdmaSegment seg : segments) {
+                    if (seg.handle() != stag) {
+                        continue;
+                    }
+                    if (inside(seg, to, length)) {
+                        c.written()[i] += length;
+                        return " -> xid " + xid(c.xid()) + (i < writeList.size() ? " write chunk " + i : " reply chunk");
+                    }
+                    sameHandle = seg;
+                }
+            }
+        }
+        if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
+            out.violation(Check.RPC_WRITE_IN_CHUNK, frame, index, dir, String.format("RDMA Write of %d octets to"
+                    + " STag 0x%08x TO 0x%x: ", length, stag, to) + (sameHandle == null
+                    ? "no outstanding Call offered that handle in a Write or Reply chunk"
+                    : "beyond the offered segment " + segment(sameHandle)));
+        }
+        return "";
+    }
+
+    /**
+     * An RDMA Read Request from one side: it pulls a segment of a Read chunk of the other side's
+     * outstanding Call (RFC 8166 §3.4.5, RPC-R-024), inside the segment's length.
+     */
+    String rdmaReadRequest(boolean fromClient, long frame, int sourceStag, long sourceTo, long size) {
+        if (size == 0) {
+            return "";
+        }
+        Requester requester = fromClient ? server : client;
+        String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
+        RdmaSegment sameHandle = null;
+        for (PendingCall c : requester.outstanding.values()) {
+            for (ReadSegment r : c.chunks().readList()) {
+                if (r.target().handle() != sourceStag) {
+                    continue;
+                }
+                if (inside(r.target(), sourceTo, size)) {
+                    return " -> xid " + xid(c.xid()) + " read chunk @" + r.position();
+                }
+                sameHandle = r.target();
+            }
+        }
+        if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
+            out.violation(Check.RPC_READ_IN_CHUNK, frame, index, dir, String.format("RDMA Read Request of %d octets"
+                    + " from STag 0x%08x TO 0x%x: ", size, sourceStag, sourceTo) + (sameHandle == null
+                    ? "no outstanding Call offered that handle in a Read chunk"
+                    : "beyond the offered segment " + segment(sameHandle)));
+        }
+        return "";
+    }
+
+    /** Whether [to, to + length) lies in the segment; offsets are unsigned 64-bit. */
+    private static boolean inside(RdmaSegment seg, long to, long length) {
+        if (Long.compareUnsigned(to, seg.offset()) < 0) {
+            return false;
+        }
+        long rel = to - seg.offset();
+        return Long.compareUnsigned(rel, seg.length()) <= 0 && rel + length <= seg.length();
     }
 }
