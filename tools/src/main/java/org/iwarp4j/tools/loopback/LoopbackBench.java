@@ -105,7 +105,7 @@ public final class LoopbackBench {
             }
             BenchRow row = result.rows().get(0);
             if (row.tcpBandwidth() == null) {
-                System.out.printf("round %d: RDMA %s %.1f MB/s, event-loop CPU %.4f ns per octet%n", r, what,
+                System.out.printf("round %d: %s %.1f MB/s, event-loop CPU %.4f ns per octet%n", r, what,
                         megabytes(row.rdmaBandwidth()), perOctet(row.rdmaCpu()));
                 continue;
             }
@@ -113,7 +113,7 @@ public final class LoopbackBench {
             copyRatios.add(row.copyRatio());
             cpuRatios.add(row.cpuRatio());
             cpuCopyRatios.add(row.cpuRatioCopy());
-            System.out.printf("round %d (%s first): RDMA %s %.1f MB/s, TCP %.1f MB/s, ratio %.2f, TCP+copy %.1f MB/s,"
+            System.out.printf("round %d (%s first): %s %.1f MB/s, TCP %.1f MB/s, ratio %.2f, TCP+copy %.1f MB/s,"
                             + " ratio %.2f | event-loop CPU per octet: RDMA %.4f ns, TCP %.4f ns, ratio %.2f,"
                             + " TCP+copy %.4f ns, ratio %.2f%n", r, r % 2 == 1 ? "RDMA" : "TCP", what,
                     megabytes(row.rdmaBandwidth()), megabytes(row.tcpBandwidth()), row.ratio(),
