@@ -59,4 +59,11 @@ class LoopbackBenchTest {
             assertThat(result.tcpBandwidth()).containsExactly(row.tcpBandwidth());
         }
     }
+
+    @Test
+    void theSendLatencyBaselineRunsAgainstTheBenchsTcpServer() throws Exception {
+        RoundTrips tcp = TcpPingPong.run(64, 10, 50, Transport.best());
+        assertThat(tcp.meanMicros()).isPositive();
+        assertThat(tcp.cpuMicros()).isGreaterThanOrEqualTo(0);
+    }
 }

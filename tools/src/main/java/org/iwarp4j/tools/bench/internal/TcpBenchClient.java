@@ -153,6 +153,14 @@ public final class TcpBenchClient implements AutoCloseable {
         }
     }
 
+    /**
+     * The first octets of a connection to a {@link TcpBenchServer} that echoes every {@code size}
+     * octets back (the latency baseline's server), for a client with loops of its own.
+     */
+    public static ByteBuf echoRequest(int size) {
+        return Unpooled.buffer(8).writeInt(TcpMode.ECHO.ordinal()).writeInt(size);
+    }
+
     /** Tells the server the comparison is over. */
     public void done() throws IOException, InterruptedException {
         Connection c = connect(TcpMode.DONE, 0);
