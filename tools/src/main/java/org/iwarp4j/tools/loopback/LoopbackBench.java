@@ -36,8 +36,9 @@ import org.iwarp4j.tools.bench.CpuUsage;
  * session, the same RDMA loops, the same two plain-TCP baselines, raw and with copy, the same CPU
  * accounting), one size, by duration, in rounds that alternate which side each round measures first;
  * each round prints both and their ratios, the last line the medians. {@code send-lat} keeps its own
- * loops: it answers every message on the event loops themselves (no application thread between two
- * messages), the floor that {@code iwarp bench lat-send}'s application-thread loop is compared with.
+ * client loops: it answers every message on the event loops themselves (no application thread between
+ * two messages), the floor that {@code iwarp bench lat-send}'s application-thread loop is compared
+ * with; its TCP echo is the bench's TCP server.
  */
 public final class LoopbackBench {
 
