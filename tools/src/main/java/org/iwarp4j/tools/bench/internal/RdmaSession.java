@@ -246,8 +246,6 @@ public abstract class RdmaSession {
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
                     served.add(new ServedSize(size, Verdict.messagesOf(done), false, nanos));
-                }
-                if (verdict == null) {
                     String mismatch = settings.test() == BenchTest.WRITE ? data.verifyTargets(size) : null;
                     verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
                             Verdict.messagesOf(done), 0);
