@@ -21,7 +21,7 @@ module org.iwarp4j.tools {
     requires transitive HdrHistogram;
     // --json: jackson-core's streaming generator.
     requires com.fasterxml.jackson.core;
-    // The loopback harness's thread CPU times (LoopbackBench).
+    // Thread CPU times: iwarp bench's CPU per octet (CpuClock) and LoopbackBench's.
     requires java.management;
 
     exports org.iwarp4j.tools.bench;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import org.iwarp4j.tools.bench.BackgroundLoad;
 import org.iwarp4j.tools.bench.BenchChart;
 import org.iwarp4j.tools.bench.BenchJson;
 import org.iwarp4j.tools.bench.BenchListener;
@@ -170,8 +171,18 @@ final class BenchCommand {
         @Option(names = "--metrics", description = "print the RNICs' Micrometer meters at the end")
         boolean metrics;
 
-        @Option(names = "--json", description = "print one JSON document instead of the table (fields: docs/iwarp-command.md)")
+        @Option(names = "--json", description = "print one JSON document instead of the table (fields: docs/iwarp-command.md);"
+                + " with --server, the server's own document")
         boolean json;
+
+        @Option(names = "--cpu", description = "add CPU columns: the event loops' CPU time per octet (latency: per"
+                + " round trip) of RDMA and TCP, and their ratio (always in --json)")
+        boolean cpu;
+
+        @Option(names = "--background-load", paramLabel = "THREADS",
+                description = "run under a defined load: THREADS busy-looping threads in a separate JVM process,"
+                        + " started before the run and stopped after it (recorded in --json)")
+        int backgroundLoad;
 
         @Option(names = {"--out_json", "--out-json"}, paramLabel = "FILE",
                 description = "also write the JSON document to FILE (perftest's --out_json)")
@@ -252,6 +263,9 @@ final class BenchCommand {
             if (test.isLatency() && queuePairs != 1) {
                 throw invalid("--qp", queuePairs, "latency tests use one queue pair (perftest's too)");
             }
+            if (backgroundLoad < 0) {
+                throw invalid("--background-load", backgroundLoad, "must be 0 (none) or more threads");
+            }
             if (chart != null && !(chart.toString().endsWith(".svg") || chart.toString().endsWith(".html"))) {
                 throw invalid("--chart", chart, "must end in .svg or .html");
             }
@@ -297,23 +311,40 @@ final class BenchCommand {
             notes(err);
             SimpleMeterRegistry clientMeters = metrics ? new SimpleMeterRegistry() : null;
             SimpleMeterRegistry serverMeters = metrics ? new SimpleMeterRegistry() : null;
+            BackgroundLoad load = null;
             try {
+                if (backgroundLoad > 0) {
+                    try {
+                        load = BackgroundLoad.start(backgroundLoad);
+                    } catch (IOException e) {
+                        err.println("iwarp bench " + test.command() + ": " + e.getMessage());
+                        return EXIT_FAILED;
+                    }
+                    if (!json) {
+                        err.println("iwarp bench " + test.command() + ": background load: " + backgroundLoad
+                                + " busy thread(s) in process " + load.pid());
+                    }
+                }
+                BackgroundLoad.Info loadInfo = load == null ? null : load.info();
                 if (server) {
                     int status;
                     do {
-                        status = serve(settings, out, err, serverMeters);
+                        status = serve(settings, out, err, serverMeters, loadInfo);
                     } while (runInfinitely && status == 0);
                     return status;
                 }
-                return runClient(settings, out, err, clientMeters, serverMeters);
+                return runClient(settings, out, err, clientMeters, serverMeters, loadInfo);
             } finally {
+                if (load != null) {
+                    load.close();
+                }
                 out.flush();
                 err.flush();
             }
         }
 
         private int runClient(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry clientMeters,
-                              SimpleMeterRegistry serverMeters) throws Exception {
+                              SimpleMeterRegistry serverMeters, BackgroundLoad.Info load) throws Exception {
             String name = "iwarp bench " + test.command();
             InetSocketAddress address = null;
             if (host != null) {
@@ -333,7 +364,7 @@ final class BenchCommand {
             try (StopOnInterrupt stop = StopOnInterrupt.install();
                  ProgressLine progress = new ProgressLine(out, table && ProgressLine.stdoutIsTerminal())) {
                 if (table) {
-                    BenchReport.header(out, settings, where, reportGbits);
+                    BenchReport.header(out, settings, where, reportGbits, cpu);
                 }
                 BenchListener listener = new BenchListener() {
                     @Override
@@ -346,7 +377,7 @@ final class BenchCommand {
                         rows.add(row);
                         if (table) {
                             progress.clear();
-                            BenchReport.row(out, row, reportGbits);
+                            BenchReport.row(out, row, reportGbits, cpu);
                             if (histogram) {
                                 BenchReport.histogram(out, row);
                             }
@@ -399,7 +430,7 @@ final class BenchCommand {
             if (json || outJson != null) {
                 BenchJson.Run run = new BenchJson.Run(IwarpCommand.VERSION, settings, host == null ? "loopback" : "client",
                         host == null ? null : ConnectErrors.where(address), rows, result == null || interrupted ? null
-                        : result.rdma(), result == null ? null : result.tcpNote(), interrupted, error, status);
+                        : result.rdma(), result == null ? null : result.tcpNote(), interrupted, error, status, load);
                 if (json) {
                     java.io.ByteArrayOutputStream doc = new java.io.ByteArrayOutputStream();
                     BenchJson.write(doc, run);
@@ -438,8 +469,8 @@ final class BenchCommand {
             void write(java.io.OutputStream out) throws IOException;
         }
 
-        private int serve(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry meters)
-                throws Exception {
+        private int serve(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry meters,
+                          BackgroundLoad.Info load) throws Exception {
             PerftestServer server;
             InetSocketAddress bindTo = new InetSocketAddress(port);
             try {
@@ -450,18 +481,44 @@ final class BenchCommand {
                 err.println("iwarp bench " + test.command() + ": " + ConnectErrors.cannotListen(bindTo, e));
                 return EXIT_NO_CONNECTION;
             }
-            out.printf("# iwarp bench %s --server: waiting for a client on port %d%n", test.command(),
-                    server.localAddress().getPort());
-            out.flush();
+            int boundPort = server.localAddress().getPort();
+            String name = "iwarp bench " + test.command();
+            // With --json stdout is the document alone; the waiting line goes to stderr (a script waits for it).
+            (json ? err : out).printf("# %s --server: waiting for a client on port %d%n", name, boundPort);
+            (json ? err : out).flush();
             RdmaOutcome outcome;
+            int status;
+            String error = null;
             try {
                 outcome = BenchRunner.serve(server, settings, null);
+                status = outcome.verifiable() && !outcome.verified() ? EXIT_FAILED : 0;
             } catch (ConnectFailedException e) {
-                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
-                return EXIT_NO_CONNECTION;
+                outcome = null;
+                error = e.getMessage();
+                status = EXIT_NO_CONNECTION;
             } catch (IOException e) {
-                err.println("iwarp bench " + test.command() + ": " + e.getMessage());
-                return EXIT_FAILED;
+                outcome = null;
+                error = e.getMessage();
+                status = EXIT_FAILED;
+            }
+            if (error != null) {
+                err.println(name + ": " + error);
+            }
+            if (json || outJson != null) {
+                BenchJson.ServerRun run = new BenchJson.ServerRun(IwarpCommand.VERSION, settings, boundPort, outcome,
+                        false, error, status, load);
+                if (json) {
+                    java.io.ByteArrayOutputStream doc = new java.io.ByteArrayOutputStream();
+                    BenchJson.write(doc, run);
+                    out.print(doc.toString(java.nio.charset.StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                if (outJson != null) {
+                    status = writeFile(outJson, name, err, status, o -> BenchJson.write(o, run));
+                }
+            }
+            if (outcome == null || json) {
+                return status;
             }
             out.println("# client: " + (outcome.peerIsIwarp4j() ? "iwarp4j" : "perftest") + " " + outcome.peerVersion());
             if (!outcome.bandwidth().isEmpty()) {
@@ -474,7 +531,7 @@ final class BenchCommand {
             }
             BenchReport.footer(out, outcome, null);
             printMeters(out, meters, "this RNIC");
-            return outcome.verifiable() && !outcome.verified() ? EXIT_FAILED : 0;
+            return status;
         }
 
         private void printMeters(PrintWriter out, SimpleMeterRegistry meters, String title) {

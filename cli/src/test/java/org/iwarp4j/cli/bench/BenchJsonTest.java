@@ -139,6 +139,126 @@ class BenchJsonTest {
     }
 
     @Test
+    void cpuColumnsAndTheJsonCpuObjectGiveTheEventLoopsCpuPerOctet() throws Exception {
+        Path file = dir.resolve("cpu.json");
+        assertThat(iwarp("bench write -s 4K -n 200 --warmup 0 --cpu --out_json " + file)).as(err.toString()).isZero();
+        List<String> lines = List.of(out.toString().split("\\R"));
+        assertThat(lines.get(2)).startsWith("# CPU: the event loops' CPU time (user + system; both ends, this process)");
+        assertThat(lines.get(4).trim().split("\\s+")).endsWith("CPU[ns/B]", "TCP", "CPU[ns/B]", "cpu", "ratio",
+                "TCP+copy", "CPU[ns/B]", "cpu", "ratio");
+        String[] row = lines.get(5).trim().split("\\s+");
+        assertThat(row).as("perftest's 5, TCP and TCP+copy with ratios 4, CPU 5").hasSize(14);
+        JsonNode doc = JSON.readTree(file.toFile());
+        JsonNode r = doc.get("results").get(0);
+        JsonNode cpu = r.get("cpu");
+        assertThat(cpu.get("scope").asText()).isEqualTo("both ends");
+        for (String side : List.of("rdma", "tcp", "tcp_copy")) {
+            JsonNode c = cpu.get(side);
+            assertThat(c.get("event_loop_cpu_ns").asLong()).as(side).isPositive();
+            assertThat(c.get("octets").asLong()).as(side).isEqualTo(c.get("messages").asLong() * 4096);
+            assertThat(c.get("event_loop_ns_per_octet").asDouble()).as(side)
+                    .isEqualTo(c.get("event_loop_cpu_ns").asDouble() / c.get("octets").asDouble());
+            assertThat(c.has("app_cpu_ns")).as(side).isTrue();
+        }
+        assertThat(cpu.get("rdma").get("messages").asLong()).isEqualTo(r.get("rdma").get("iterations").asLong());
+        assertThat(cpu.get("ratio").asDouble()).isCloseTo(cpu.get("rdma").get("event_loop_ns_per_octet").asDouble()
+                / cpu.get("tcp").get("event_loop_ns_per_octet").asDouble(),
+                org.assertj.core.data.Percentage.withPercentage(0.001));
+        // the table prints the same figures
+        assertThat(Double.parseDouble(row[9])).isCloseTo(cpu.get("rdma").get("event_loop_ns_per_octet").asDouble(),
+                org.assertj.core.data.Offset.offset(0.0001));
+        assertThat(row[11]).isEqualTo(String.format("%.3f", cpu.get("ratio").asDouble()));
+    }
+
+    @Test
+    void latencyCpuIsPerRoundTrip() {
+        assertThat(iwarp("bench lat-send -s 64 --cpu" + SHORT)).as(err.toString()).isZero();
+        List<String> lines = List.of(out.toString().split("\\R"));
+        assertThat(lines.get(4)).endsWith("CPU[usec/rt]   TCP CPU[usec/rt]   cpu ratio");
+        String[] row = lines.get(5).trim().split("\\s+");
+        assertThat(row).as("perftest's 9, TCP and ratio, CPU 3").hasSize(14);
+        assertThat(Double.parseDouble(row[11])).isPositive();
+        assertThat(Double.parseDouble(row[12])).isPositive();
+    }
+
+    @Test
+    void theServerEndWritesItsOwnDocument() throws Exception {
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        Path serverFile = dir.resolve("server.json");
+        String options = " -s 2K -n 50 --warmup 0.05 -p " + port;
+        StringWriter serverOut = new StringWriter();
+        StringWriter serverErr = new StringWriter();
+        java.util.concurrent.CompletableFuture<Integer> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> IwarpCommand.run(new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
+                        ("bench write --server --json --out_json " + serverFile + options).split(" ")));
+        assertThat(iwarp("bench write 127.0.0.1 --json" + options)).as(err.toString()).isZero();
+        assertThat(server.get(60, java.util.concurrent.TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        assertThat(serverErr.toString()).contains("waiting for a client on port " + port);
+        JsonNode doc = JSON.readTree(serverOut.toString()); // stdout is the document alone
+        assertThat(JSON.readTree(serverFile.toFile())).isEqualTo(doc);
+        assertThat(doc.get("role").asText()).isEqualTo("server");
+        assertThat(doc.get("port").asInt()).isEqualTo(port);
+        assertThat(doc.get("settings").get("iterations").asLong()).isEqualTo(50);
+        assertThat(doc.get("machine").get("cores").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        JsonNode served = doc.get("served");
+        assertThat(served).hasSize(1);
+        JsonNode size = served.get(0);
+        assertThat(size.get("bytes").asInt()).isEqualTo(2048);
+        assertThat(size.get("counted_by").asText()).isEqualTo("client");
+        assertThat(size.get("messages").asLong()).as("the 50 measured, and the warm-up's").isGreaterThanOrEqualTo(50);
+        assertThat(size.get("octets").asLong()).isEqualTo(size.get("messages").asLong() * 2048);
+        assertThat(size.get("seconds").asDouble()).isPositive();
+        assertThat(size.get("bw_average_mb_per_sec").asDouble()).isCloseTo(size.get("octets").asDouble()
+                / size.get("seconds").asDouble() / (1 << 20), org.assertj.core.data.Percentage.withPercentage(0.001));
+        JsonNode client = JSON.readTree(out.toString());
+        assertThat(doc.get("client_report").get(0).get("rdma").get("iterations").asLong()).isEqualTo(50);
+        assertThat(doc.get("client_report").get(0).get("rdma").get("bw_average_mb_per_sec").asDouble()).isCloseTo(
+                client.get("results").get(0).get("rdma").get("bw_average_mb_per_sec").asDouble(),
+                org.assertj.core.data.Percentage.withPercentage(0.001));
+        assertThat(doc.get("verification").get("state").asText()).isEqualTo("verified");
+        assertThat(doc.get("verification").get("peer_version").asText()).contains("iwarp4j");
+        assertThat(client.get("results").get(0).get("cpu").get("scope").asText()).isEqualTo("this end");
+    }
+
+    @Test
+    void aSendServerCountsTheMessagesItself() throws Exception {
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        String options = " -a --max-size 64 -n 30 --warmup 0 --no-tcp -p " + port;
+        StringWriter serverOut = new StringWriter();
+        java.util.concurrent.CompletableFuture<Integer> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> IwarpCommand.run(new PrintWriter(serverOut, true), new PrintWriter(new StringWriter(), true),
+                        ("bench send --server --json" + options).split(" ")));
+        assertThat(iwarp("bench send 127.0.0.1" + options)).as(err.toString()).isZero();
+        assertThat(server.get(60, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+        JsonNode served = JSON.readTree(serverOut.toString()).get("served");
+        assertThat(served).hasSize(6); // 2 .. 64
+        for (int i = 0; i < 6; i++) {
+            assertThat(served.get(i).get("bytes").asInt()).isEqualTo(2 << i);
+            assertThat(served.get(i).get("counted_by").asText()).isEqualTo("server");
+            assertThat(served.get(i).get("messages").asLong()).as("-n 30, no warm-up").isEqualTo(30);
+        }
+    }
+
+    @Test
+    void aBackgroundLoadRunsInAnotherProcessForTheRunOnly() throws Exception {
+        assertThat(iwarp("bench write -s 1K --background-load 1 --json --no-tcp" + SHORT)).as(err.toString()).isZero();
+        JsonNode load = JSON.readTree(out.toString()).get("settings").get("background_load");
+        assertThat(load.get("threads").asInt()).isEqualTo(1);
+        long pid = load.get("pid").asLong();
+        assertThat(pid).isPositive().isNotEqualTo(ProcessHandle.current().pid());
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                .as("the load's process has ended with the run").isFalse();
+        assertThat(iwarp("bench write --background-load -1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--background-load -1: must be 0 (none) or more threads");
+    }
+
+    @Test
     void perftestSpellingsAreAcceptedAndTheUnusedOnesSaidSo() {
         assertThat(iwarp("bench write -s 4K -F -R -d siw0 -i 1 --report_gbits --no-tcp" + SHORT))
                 .as(err.toString()).isZero();

@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.bench;
 
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
 
 /**
@@ -20,6 +21,14 @@ public final class BenchReport {
     }
 
     public static void header(PrintWriter out, BenchSettings s, String where, boolean reportGbits) {
+        header(out, s, where, reportGbits, false);
+    }
+
+    /**
+     * The header; with {@code cpu} the column titles go on with the CPU columns ({@code --cpu}): the event
+     * loops' CPU time per octet (latency: per round trip) of RDMA and of each TCP baseline, and RDMA / TCP.
+     */
+    public static void header(PrintWriter out, BenchSettings s, String where, boolean reportGbits, boolean cpu) {
         out.printf("# iwarp bench %s: %s %s, %s, %d QP%s, %s, CRC %s, markers %s, MPA revision %d, MULPDU %s, %s%n",
                 s.test().command(), s.test().operation(), s.test().isLatency() ? "latency" : "bandwidth", where,
                 s.queuePairs(), s.queuePairs() == 1 ? "" : "s",
@@ -34,14 +43,22 @@ public final class BenchReport {
                         : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest",
                 s.test().isLatency() ? "" : "; TCP+copy: the receiver also copies every octet into an application"
                         + " buffer the size of the RDMA region");
+        if (cpu) {
+            out.printf("# CPU: the event loops' CPU time (user + system; %s) per %s; cpu ratio = RDMA / TCP, lower is"
+                            + " less work; the benchmark threads' own CPU time is in --json%n",
+                    where.startsWith("loopback") ? "both ends, this process" : "this end",
+                    s.test().isLatency() ? "round trip in usec" : "payload octet in ns");
+        }
         out.println(LINE);
         if (s.test().isLatency()) {
             out.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
-                    + "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   TCP t_typical[usec]   ratio");
+                    + "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   TCP t_typical[usec]   ratio"
+                    + (cpu ? "   CPU[usec/rt]   TCP CPU[usec/rt]   cpu ratio" : ""));
         } else {
             String unit = reportGbits ? "Gb/sec" : "MB/sec";
             out.printf(" #bytes     #iterations    BW peak[%1$s]    BW average[%1$s]   MsgRate[Mpps]   "
-                    + "TCP BW average[%1$s]   ratio   TCP+copy BW average[%1$s]   ratio%n", unit);
+                    + "TCP BW average[%1$s]   ratio   TCP+copy BW average[%1$s]   ratio%2$s%n", unit,
+                    cpu ? "   CPU[ns/B]   TCP CPU[ns/B]   cpu ratio   TCP+copy CPU[ns/B]   cpu ratio" : "");
         }
         out.flush();
     }
@@ -82,11 +99,28 @@ public final class BenchReport {
      * stopped during its size) is followed by a comment saying so.
      */
     public static void row(PrintWriter out, BenchRow row, boolean reportGbits) {
+        row(out, row, reportGbits, false);
+    }
+
+    /** As {@link #row(PrintWriter, BenchRow, boolean)}; with {@code cpu} the CPU columns follow (see {@link #header}). */
+    public static void row(PrintWriter out, BenchRow row, boolean reportGbits, boolean cpu) {
+        StringWriter line = new StringWriter();
+        PrintWriter figures = new PrintWriter(line);
         if (row.rdmaLatency() != null) {
-            latencyLine(out, row.rdmaLatency(), row.tcpLatency());
+            latencyLine(figures, row.rdmaLatency(), row.tcpLatency());
         } else if (row.rdmaBandwidth() != null) {
-            bandwidthLine(out, row.rdmaBandwidth(), row.tcpBandwidth(), row.tcpCopyBandwidth(), reportGbits);
+            bandwidthLine(figures, row.rdmaBandwidth(), row.tcpBandwidth(), row.tcpCopyBandwidth(), reportGbits);
         }
+        String text = line.toString();
+        if (cpu && !text.isEmpty()) {
+            text = text.stripTrailing() + (row.rdmaLatency() != null
+                    ? String.format("   %-14s %-18s %s", perMessage(row.rdmaCpu()), perMessage(row.tcpCpu()),
+                            ratio(row.cpuRatio()))
+                    : String.format("   %-11s %-15s %-11s %-20s %s", perOctet(row.rdmaCpu()), perOctet(row.tcpCpu()),
+                            ratio(row.cpuRatio()), perOctet(row.tcpCopyCpu()), ratio(row.cpuRatioCopy())))
+                    + System.lineSeparator();
+        }
+        out.print(text);
         if (row.partial()) {
             out.println(row.rdmaLatency() == null && row.rdmaBandwidth() == null
                     ? "# " + row.size() + " octets: stopped before anything was measured"
@@ -94,6 +128,20 @@ public final class BenchReport {
                             + " the part done");
         }
         out.flush();
+    }
+
+    private static String perOctet(CpuUsage c) {
+        return c == null || Double.isNaN(c.eventLoopNanosPerOctet()) ? "-"
+                : String.format("%.4f", c.eventLoopNanosPerOctet());
+    }
+
+    private static String perMessage(CpuUsage c) {
+        return c == null || Double.isNaN(c.eventLoopMicrosPerMessage()) ? "-"
+                : String.format("%.2f", c.eventLoopMicrosPerMessage());
+    }
+
+    private static String ratio(double r) {
+        return Double.isNaN(r) ? "-" : String.format("%.3f", r);
     }
 
     /** {@code -H}: the distribution of the one-way latency of one size (RDMA, then plain TCP). */

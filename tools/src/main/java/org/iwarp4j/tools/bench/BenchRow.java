@@ -9,10 +9,20 @@ package org.iwarp4j.tools.bench;
  * @param partial the run was stopped while this size was measured: the figures cover the part done
  * @param tcpCopyBandwidth plain TCP with copy: the receiver also copies every octet into an
  *     application buffer the size of the RDMA region (bandwidth tests only)
+ * @param rdmaCpu the CPU time RDMA's measurement cost, or {@code null} (not measured)
+ * @param tcpCpu the CPU time raw TCP's (or TCP latency's) measurement cost, or {@code null}
+ * @param tcpCopyCpu the CPU time TCP-with-copy's measurement cost, or {@code null}
  */
 public record BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
                        BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial,
-                       BandwidthResult tcpCopyBandwidth) {
+                       BandwidthResult tcpCopyBandwidth, CpuUsage rdmaCpu, CpuUsage tcpCpu, CpuUsage tcpCopyCpu) {
+
+    /** A row without CPU figures. */
+    public BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
+                    BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial,
+                    BandwidthResult tcpCopyBandwidth) {
+        this(size, rdmaBandwidth, rdmaLatency, tcpBandwidth, tcpLatency, partial, tcpCopyBandwidth, null, null, null);
+    }
 
     /** A row without the TCP-with-copy baseline. */
     public BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
@@ -37,5 +47,19 @@ public record BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rd
             return rdmaLatency.typical() / tcpLatency.typical();
         }
         return Double.NaN;
+    }
+
+    /**
+     * RDMA's event-loop CPU per octet over raw TCP's (latency: per round trip, the same thing as both
+     * move the same octets per round trip); {@code NaN} without both figures. Lower is less work;
+     * issue 15's target is at most 1.2.
+     */
+    public double cpuRatio() {
+        return rdmaCpu == null ? Double.NaN : rdmaCpu.eventLoopRatio(tcpCpu);
+    }
+
+    /** RDMA's event-loop CPU per octet over TCP-with-copy's; {@code NaN} without both figures. */
+    public double cpuRatioCopy() {
+        return rdmaCpu == null ? Double.NaN : rdmaCpu.eventLoopRatio(tcpCopyCpu);
     }
 }

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import org.iwarp4j.tools.bench.internal.CpuClock;
+import org.iwarp4j.tools.bench.internal.RdmaSession;
 import org.iwarp4j.tools.bench.internal.TcpBenchClient;
 import org.iwarp4j.tools.bench.internal.PerftestMessages;
 
@@ -21,6 +23,16 @@ import org.iwarp4j.tools.bench.internal.PerftestMessages;
 public final class BenchRunner {
 
     private BenchRunner() {
+    }
+
+    /**
+     * Which transport each size measures first. The command measures RDMA first; a harness that
+     * repeats a run in rounds alternates, so that a drift in the machine's load (or the JIT's work)
+     * does not always favour the same side.
+     */
+    public enum Order {
+        RDMA_FIRST,
+        TCP_FIRST
     }
 
     /**
@@ -46,6 +58,16 @@ public final class BenchRunner {
     /** As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, Consumer)}, rows and stop through {@code listener}. */
     public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
                                         BenchListener listener) throws IOException, InterruptedException {
+        return loopback(settings, clientMeters, serverMeters, listener, Order.RDMA_FIRST);
+    }
+
+    /**
+     * As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, BenchListener)}, each size's TCP
+     * comparison before or after its RDMA transfer. The rows' CPU figures ({@link BenchRow#rdmaCpu()}) cover
+     * both ends: the event loops of this process, and the client's and the server's threads.
+     */
+    public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
+                                        BenchListener listener, Order order) throws IOException, InterruptedException {
         PerftestServer server = new PerftestServer(settings, new InetSocketAddress("127.0.0.1", 0), serverMeters);
         InetSocketAddress address = server.localAddress();
         CompletableFuture<RdmaOutcome> served = new CompletableFuture<>();
@@ -59,7 +81,8 @@ public final class BenchRunner {
         serverThread.setDaemon(true);
         serverThread.start();
         try {
-            ClientResult result = client(settings, address, clientMeters, listener);
+            CpuClock cpu = new CpuClock(List.of(Thread.currentThread(), serverThread), true);
+            ClientResult result = client(settings, address, clientMeters, listener, cpu, order);
             served.get(); // the server's findings reached the client as verdicts
             return result;
         } catch (ExecutionException e) {
@@ -89,6 +112,37 @@ public final class BenchRunner {
      */
     public static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                       BenchListener listener) throws IOException, InterruptedException {
+        return client(settings, server, meters, listener, new CpuClock(List.of(Thread.currentThread()), false),
+                Order.RDMA_FIRST);
+    }
+
+    /** Plain TCP's figures for one size: raw (or latency) and with copy, each with its CPU time. */
+    private record TcpFigures(BandwidthResult bandwidth, LatencyResult latency, CpuUsage cpu,
+                              BandwidthResult copyBandwidth, CpuUsage copyCpu) {
+    }
+
+    private static TcpFigures tcp(TcpBenchClient tcp, BenchSettings settings, BenchListener listener, int size)
+            throws IOException, InterruptedException {
+        listener.progress("plain TCP " + size + " octets");
+        if (settings.test().isLatency()) {
+            LatencyResult latency = tcp.latency(size);
+            return new TcpFigures(null, latency, tcp.lastCpu(), null, null);
+        }
+        BandwidthResult raw = tcp.bandwidth(size);
+        CpuUsage rawCpu = tcp.lastCpu();
+        BandwidthResult copy = null;
+        CpuUsage copyCpu = null;
+        if (!listener.stopRequested()) {
+            listener.progress("plain TCP with copy " + size + " octets");
+            copy = tcp.bandwidth(size, true);
+            copyCpu = tcp.lastCpu();
+        }
+        return new TcpFigures(raw, null, rawCpu, copy, copyCpu);
+    }
+
+    private static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
+                                       BenchListener listener, CpuClock cpuClock, Order order)
+            throws IOException, InterruptedException {
         List<BandwidthResult> bandwidth = new ArrayList<>();
         List<LatencyResult> latency = new ArrayList<>();
         List<BenchRow> rows = new ArrayList<>();
@@ -97,35 +151,38 @@ public final class BenchRunner {
         try {
             if (tcp != null) {
                 tcp.stopWhen(listener::stopRequested);
+                tcp.measureCpu(cpuClock);
             }
-            RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, (size, bw, lat, partial) -> {
-                BandwidthResult tcpBandwidth = null;
-                BandwidthResult tcpCopyBandwidth = null;
-                LatencyResult tcpLatency = null;
-                boolean compare = tcp != null && !partial && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
-                if (compare) {
-                    listener.progress("plain TCP " + size + " octets");
-                    if (settings.test().isLatency()) {
-                        tcpLatency = tcp.latency(size);
-                        if (tcpLatency != null) {
-                            latency.add(tcpLatency);
-                        }
-                    } else {
-                        tcpBandwidth = tcp.bandwidth(size);
-                        if (tcpBandwidth != null) {
-                            bandwidth.add(tcpBandwidth);
-                        }
-                        if (!listener.stopRequested()) {
-                            listener.progress("plain TCP with copy " + size + " octets");
-                            tcpCopyBandwidth = tcp.bandwidth(size, true);
-                        }
+            TcpFigures[] first = new TcpFigures[1];
+            RdmaSession.SizeStart sizeStart = size -> {
+                if (order == Order.TCP_FIRST && tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0])) {
+                    first[0] = tcp(tcp, settings, listener, size);
+                }
+            };
+            RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, sizeStart,
+                    (size, bw, lat, partial, rdmaCpu) -> {
+                TcpFigures figures = first[0];
+                first[0] = null;
+                boolean compare = tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
+                if (figures == null && compare && !partial) {
+                    figures = tcp(tcp, settings, listener, size);
+                }
+                if (figures != null) {
+                    if (figures.latency() != null) {
+                        latency.add(figures.latency());
+                    }
+                    if (figures.bandwidth() != null) {
+                        bandwidth.add(figures.bandwidth());
                     }
                 }
-                BenchRow row = new BenchRow(size, bw, lat, tcpBandwidth, tcpLatency,
-                        partial || (compare && listener.stopRequested()), tcpCopyBandwidth);
+                BenchRow row = figures == null
+                        ? new BenchRow(size, bw, lat, null, null, partial, null, rdmaCpu, null, null)
+                        : new BenchRow(size, bw, lat, figures.bandwidth(), figures.latency(),
+                                partial || (compare && listener.stopRequested()), figures.copyBandwidth(), rdmaCpu,
+                                figures.cpu(), figures.copyCpu());
                 rows.add(row);
                 listener.row(row);
-            }, version -> peer[0] = version);
+            }, version -> peer[0] = version, cpuClock);
             if (!settings.compareTcp()) {
                 return new ClientResult(rdma, List.of(), List.of(), "TCP comparison skipped (--no-tcp)", rows);
             }

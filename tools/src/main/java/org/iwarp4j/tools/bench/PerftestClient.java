@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.bench;
 
 import org.iwarp4j.tools.bench.internal.Connections;
+import org.iwarp4j.tools.bench.internal.CpuClock;
 import org.iwarp4j.tools.bench.internal.ControlChannel;
 import org.iwarp4j.tools.bench.internal.PingPongDest;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -42,22 +43,29 @@ public final class PerftestClient {
     /** Runs {@code settings} against the server at {@code server}; {@code meters} may be null. */
     public static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                   Consumer<String> progress) throws IOException, InterruptedException {
-        return run(settings, server, meters, BenchListener.progressOnly(progress), null, null);
+        return run(settings, server, meters, BenchListener.progressOnly(progress), null, null, null, null);
     }
 
     /**
      * As {@link #run(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}, stopped by {@code
      * listener}, telling {@code peerVersion} the server's version string as soon as it is known and
-     * calling {@code sizeDone} after each size (the harness's TCP comparison and row).
+     * calling {@code sizeStart} before and {@code sizeDone} after each size (the harness's TCP comparison
+     * and row), reading each measurement's CPU time with {@code cpu} (may be null).
      */
     static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
-                           BenchListener listener, RdmaSession.SizeDone sizeDone, Consumer<String> peerVersion)
-            throws IOException, InterruptedException {
+                           BenchListener listener, RdmaSession.SizeStart sizeStart, RdmaSession.SizeDone sizeDone,
+                           Consumer<String> peerVersion, CpuClock cpu) throws IOException, InterruptedException {
         try (Rnic rnic = settings.rnic(settings.eventLoopThreads(), meters)) {
             Session session = new Session(rnic, settings, server, listener::progress);
             session.stopWhen(listener::stopRequested);
+            if (sizeStart != null) {
+                session.onSizeStart(sizeStart);
+            }
             if (sizeDone != null) {
                 session.onSizeDone(sizeDone);
+            }
+            if (cpu != null) {
+                session.measureCpu(cpu);
             }
             if (peerVersion != null) {
                 session.onPeerVersion(peerVersion);

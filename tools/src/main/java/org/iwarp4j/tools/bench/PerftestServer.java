@@ -134,6 +134,12 @@ public final class PerftestServer implements AutoCloseable {
             this.data = PerftestServer.this.data;
         }
 
+        @Override
+        protected long otherTrafficEndedNanos() {
+            TcpBenchServer server = tcp;
+            return server == null ? 0 : server.lastConnectionEndedNanos();
+        }
+
         RdmaOutcome run() throws IOException, InterruptedException {
             exchangeSystemData();
             control.handShake(PingPongDest.ZERO);

@@ -8,24 +8,37 @@ import java.util.Map;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.BandwidthResult;
+import org.iwarp4j.tools.bench.BenchListener;
+import org.iwarp4j.tools.bench.BenchRow;
+import org.iwarp4j.tools.bench.BenchRunner;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.CpuUsage;
 
 /**
  * End-to-end loopback measurements against plain TCP in the same JVM and run, for the performance
- * targets: RDMA Write and Read bandwidth, SEND round-trip latency, and many queue pairs on one RNIC.
- * Not a test and not JMH: a driver to run by hand on a quiet machine.
+ * targets, repeated in rounds: RDMA Write, Read and Send bandwidth, SEND round-trip latency, and many
+ * queue pairs on one RNIC. Not a test and not JMH: a driver to run by hand on a quiet machine.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar org.iwarp4j.benchmarks.loopback.LoopbackBench write --size 65536
  *     (or org.iwarp4j.tools.loopback.LoopbackBench on a class path with the tools module)
- *     [--depth 16] [--seconds 5] [--warmup 2] [--rounds 3] [--markers] [--no-crc] [--emss N | --mulpdu N]
- *     [--transport EPOLL|NIO] [--rdma-only]
+ *     [--depth 16] [--seconds 5] [--warmup 2] [--rounds 3] [--markers] [--no-crc] [--mulpdu N]
+ *     [--transport EPOLL|NIO|IO_URING] [--rdma-only]
  * ... LoopbackBench read  --size 1048576 --depth 8
+ * ... LoopbackBench send  --size 65536
  * ... LoopbackBench send-lat [--size 8] [--count 20000] [--warmup-count 5000] [--rounds 3]
  * ... LoopbackBench scale [--qps 1000] [--size 65536] [--seconds 5]
  * </pre>
  *
- * Each round runs the RDMA case and its TCP baseline back to back (alternating which goes first)
- * and prints both and their ratio; the last line is the median ratio over the rounds.
+ * <p>The bandwidth cases are {@code iwarp bench}'s harness ({@link BenchRunner#loopback}: perftest's
+ * session, the same RDMA loops, the same two plain-TCP baselines, raw and with copy, the same CPU
+ * accounting), one size, by duration, in rounds that alternate which side each round measures first;
+ * each round prints both and their ratios, the last line the medians. {@code send-lat} keeps its own
+ * client loops: it answers every message on the event loops themselves (no application thread between
+ * two messages), the floor that {@code iwarp bench lat-send}'s application-thread loop is compared
+ * with; its TCP echo is the bench's TCP server.
  */
 public final class LoopbackBench {
 
@@ -34,17 +47,18 @@ public final class LoopbackBench {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: LoopbackBench write|read|send-lat|scale [options] (see the class comment)");
+            System.err.println("usage: LoopbackBench write|read|send|send-lat|scale [options] (see the class comment)");
             System.exit(2);
         }
         Map<String, String> options = parse(Arrays.copyOfRange(args, 1, args.length));
+        if (options.containsKey("emss")) {
+            throw new IllegalArgumentException("--emss is gone: the bandwidth cases take iwarp bench's settings;"
+                    + " --mulpdu N sets the FPDU size");
+        }
         Transport transport = Transport.valueOf(options.getOrDefault("transport", Transport.best().name()));
         MpaSettings.Builder mpa = MpaSettings.builder()
                 .markers(options.containsKey("markers") ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
                 .crc(options.containsKey("no-crc") ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE);
-        if (options.containsKey("emss")) {
-            mpa.emss(Integer.parseInt(options.get("emss")));
-        }
         if (options.containsKey("mulpdu")) {
             mpa.maxSendUlpdu(Integer.parseInt(options.get("mulpdu")));
         }
@@ -53,61 +67,74 @@ public final class LoopbackBench {
                 Runtime.getRuntime().availableProcessors(),
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         switch (args[0]) {
-            case "write":
-            case "read":
-                bandwidth(args[0].equals("read"), options, mpa.build(), transport, rounds);
-                break;
-            case "send-lat":
-                latency(options, mpa.build(), transport, rounds);
-                break;
-            case "scale":
-                ScaleRun.run(Integer.parseInt(options.getOrDefault("qps", "1000")),
-                        Integer.parseInt(options.getOrDefault("size", "65536")),
-                        Double.parseDouble(options.getOrDefault("seconds", "5")), mpa.build(), transport);
-                break;
-            default:
-                throw new IllegalArgumentException("unknown case " + args[0]);
+            case "write" -> bandwidth(BenchTest.WRITE, options, transport, rounds);
+            case "read" -> bandwidth(BenchTest.READ, options, transport, rounds);
+            case "send" -> bandwidth(BenchTest.SEND, options, transport, rounds);
+            case "send-lat" -> latency(options, mpa.build(), transport, rounds);
+            case "scale" -> ScaleRun.run(Integer.parseInt(options.getOrDefault("qps", "1000")),
+                    Integer.parseInt(options.getOrDefault("size", "65536")),
+                    Double.parseDouble(options.getOrDefault("seconds", "5")), mpa.build(), transport);
+            default -> throw new IllegalArgumentException("unknown case " + args[0]);
         }
     }
 
-    private static void bandwidth(boolean read, Map<String, String> options, MpaSettings mpa, Transport transport,
-                                  int rounds) throws Exception {
+    /** {@code iwarp bench TEST -s SIZE -t DEPTH -D SECONDS --warmup WARMUP} as settings. */
+    static BenchSettings settings(BenchTest test, Map<String, String> options, Transport transport) {
         int size = Integer.parseInt(options.getOrDefault("size", "65536"));
-        int depth = Integer.parseInt(options.getOrDefault("depth", read ? "8" : "16"));
+        int depth = Integer.parseInt(options.getOrDefault("depth", test == BenchTest.READ ? "8" : "16"));
         double seconds = Double.parseDouble(options.getOrDefault("seconds", "5"));
         double warmup = Double.parseDouble(options.getOrDefault("warmup", "2"));
-        String what = read ? "READ" : "WRITE";
+        return new BenchSettings(test, List.of(size), 0, seconds, warmup, 1, depth,
+                options.containsKey("no-crc") ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE,
+                options.containsKey("markers"), 2, Integer.parseInt(options.getOrDefault("mulpdu", "0")), transport,
+                !options.containsKey("rdma-only"));
+    }
+
+    private static void bandwidth(BenchTest test, Map<String, String> options, Transport transport, int rounds)
+            throws Exception {
+        BenchSettings settings = settings(test, options, transport);
+        String what = test.operation();
         List<Double> ratios = new ArrayList<>();
+        List<Double> copyRatios = new ArrayList<>();
         List<Double> cpuRatios = new ArrayList<>();
+        List<Double> cpuCopyRatios = new ArrayList<>();
         for (int r = 1; r <= rounds; r++) {
-            Measurement rdma = null;
-            Measurement tcp = null;
-            if (options.containsKey("rdma-only")) { // for profiling
-                rdma = RdmaStream.run(read, size, depth, warmup, seconds, mpa, transport);
-            } else if (r % 2 == 1) {
-                rdma = RdmaStream.run(read, size, depth, warmup, seconds, mpa, transport);
-                tcp = TcpStream.run(size, depth, warmup, seconds, transport);
-            } else {
-                tcp = TcpStream.run(size, depth, warmup, seconds, transport);
-                rdma = RdmaStream.run(read, size, depth, warmup, seconds, mpa, transport);
+            BenchRunner.ClientResult result = BenchRunner.loopback(settings, null, null, BenchListener.NONE,
+                    r % 2 == 1 ? BenchRunner.Order.RDMA_FIRST : BenchRunner.Order.TCP_FIRST);
+            if (!result.rdma().verified()) {
+                throw new IllegalStateException("round " + r + ": the data did not verify: " + result.rdma().problems());
             }
-            if (tcp == null) {
-                System.out.printf("round %d: RDMA %s %.1f MB/s (%.1f MB per event-loop CPU-second)%n", r, what,
-                        rdma.megabytesPerSecond(), rdma.megabytesPerCpuSecond());
+            BenchRow row = result.rows().get(0);
+            if (row.tcpBandwidth() == null) {
+                System.out.printf("round %d: %s %.1f MB/s, event-loop CPU %.4f ns per octet%n", r, what,
+                        megabytes(row.rdmaBandwidth()), perOctet(row.rdmaCpu()));
                 continue;
             }
-            double ratio = rdma.megabytesPerSecond() / tcp.megabytesPerSecond();
-            double cpuRatio = rdma.megabytesPerCpuSecond() / tcp.megabytesPerCpuSecond();
-            ratios.add(ratio);
-            cpuRatios.add(cpuRatio);
-            System.out.printf("round %d: RDMA %s %.1f MB/s, TCP %.1f MB/s, ratio %.2f | per event-loop CPU-second: RDMA %.1f MB, "
-                            + "TCP %.1f MB, ratio %.2f%n", r, what, rdma.megabytesPerSecond(), tcp.megabytesPerSecond(),
-                    ratio, rdma.megabytesPerCpuSecond(), tcp.megabytesPerCpuSecond(), cpuRatio);
+            ratios.add(row.ratio());
+            copyRatios.add(row.copyRatio());
+            cpuRatios.add(row.cpuRatio());
+            cpuCopyRatios.add(row.cpuRatioCopy());
+            System.out.printf("round %d (%s first): %s %.1f MB/s, TCP %.1f MB/s, ratio %.2f, TCP+copy %.1f MB/s,"
+                            + " ratio %.2f | event-loop CPU per octet: RDMA %.4f ns, TCP %.4f ns, ratio %.2f,"
+                            + " TCP+copy %.4f ns, ratio %.2f%n", r, r % 2 == 1 ? "RDMA" : "TCP", what,
+                    megabytes(row.rdmaBandwidth()), megabytes(row.tcpBandwidth()), row.ratio(),
+                    megabytes(row.tcpCopyBandwidth()), row.copyRatio(), perOctet(row.rdmaCpu()),
+                    perOctet(row.tcpCpu()), row.cpuRatio(), perOctet(row.tcpCopyCpu()), row.cpuRatioCopy());
         }
         if (!ratios.isEmpty()) {
-            System.out.printf("median ratio %.2f (throughput), %.2f (per event-loop CPU-second)%n", median(ratios),
-                    median(cpuRatios));
+            System.out.printf("median ratio %.2f (throughput vs raw TCP), %.2f (vs TCP+copy); event-loop CPU per octet"
+                            + " %.2f (vs raw TCP; lower is less work), %.2f (vs TCP+copy)%n", median(ratios),
+                    median(copyRatios), median(cpuRatios), median(cpuCopyRatios));
         }
+    }
+
+    /** MB (10^6 octets) per second, as this driver has always printed them. */
+    private static double megabytes(BandwidthResult r) {
+        return r == null ? Double.NaN : r.averageBytesPerSecond() / 1e6;
+    }
+
+    private static double perOctet(CpuUsage c) {
+        return c == null ? Double.NaN : c.eventLoopNanosPerOctet();
     }
 
     private static void latency(Map<String, String> options, MpaSettings mpa, Transport transport, int rounds)

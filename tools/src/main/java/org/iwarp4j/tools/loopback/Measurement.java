@@ -1,9 +1,7 @@
 package org.iwarp4j.tools.loopback;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.util.function.DoubleSupplier;
+import org.iwarp4j.tools.bench.internal.CpuClock;
 
 /**
  * Octets counted at the receiver over a measured interval that follows a warm-up, per second of
@@ -14,18 +12,9 @@ import java.util.function.DoubleSupplier;
  */
 record Measurement(double megabytesPerSecond, double megabytesPerCpuSecond) {
 
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-
-    /** CPU time so far of this process's live Netty event loop threads, in nanoseconds. */
+    /** CPU time so far of this process's live Netty event loop threads, in nanoseconds (as {@code iwarp bench} counts it). */
     static long eventLoopCpuNanos() {
-        long sum = 0;
-        for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
-            if (info != null && info.getThreadName().contains("EventLoop")) {
-                long cpu = THREADS.getThreadCpuTime(info.getThreadId());
-                sum += Math.max(0, cpu);
-            }
-        }
-        return sum;
+        return CpuClock.eventLoopNanos();
     }
 
     static Measurement of(DoubleSupplier receivedOctets, double warmupSeconds, double seconds)

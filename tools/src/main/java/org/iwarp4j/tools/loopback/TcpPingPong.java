@@ -1,24 +1,25 @@
 package org.iwarp4j.tools.loopback;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.tools.bench.internal.NettyIo;
+import org.iwarp4j.tools.bench.internal.TcpBenchClient;
+import org.iwarp4j.tools.bench.internal.TcpBenchServer;
 
 /**
- * The plain-TCP baseline for {@link RdmaPingPong}: the client writes {@code size} octets, the
- * server echoes what it reads, the client writes again once the whole echo is back; one event
- * loop per end, TCP_NODELAY, the same Netty transport.
+ * The plain-TCP baseline for {@link RdmaPingPong}: the client writes {@code size} octets, the server
+ * echoes what it reads ({@code iwarp bench}'s TCP server, {@link TcpBenchServer}, in its latency
+ * mode), the client writes again once the whole echo is back; the client answers on its event loop,
+ * as {@link RdmaPingPong} does; one event loop per end, TCP_NODELAY, the same Netty transport.
  */
 final class TcpPingPong {
 
@@ -26,23 +27,9 @@ final class TcpPingPong {
     }
 
     static RoundTrips run(int size, int warmupRounds, int rounds, Transport transport) throws Exception {
-        EventLoopGroup serverGroup = NettyIo.group(transport);
         EventLoopGroup clientGroup = NettyIo.group(transport);
-        try {
-            Channel server = new ServerBootstrap().group(serverGroup).channel(NettyIo.serverSocketChannel(transport))
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    ctx.writeAndFlush(msg);
-                                }
-                            });
-                        }
-                    })
-                    .bind("127.0.0.1", 0).sync().channel();
+        try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress("127.0.0.1", 0), transport, 1, size,
+                null)) {
             long[] timing = new long[2];
             long[] cpu = new long[2];
             CompletableFuture<Void> done = new CompletableFuture<>();
@@ -64,10 +51,10 @@ final class TcpPingPong {
                             int n = ++count;
                             if (n == warmupRounds) {
                                 timing[0] = System.nanoTime();
-                        cpu[0] = Measurement.eventLoopCpuNanos();
+                                cpu[0] = Measurement.eventLoopCpuNanos();
                             } else if (n == warmupRounds + rounds) {
                                 timing[1] = System.nanoTime();
-                        cpu[1] = Measurement.eventLoopCpuNanos();
+                                cpu[1] = Measurement.eventLoopCpuNanos();
                                 done.complete(null);
                                 return;
                             }
@@ -75,14 +62,13 @@ final class TcpPingPong {
                         }
                     })
                     .connect(server.localAddress()).sync().channel();
+            client.write(TcpBenchClient.echoRequest(size));
             client.writeAndFlush(client.alloc().directBuffer(size).writeZero(size));
             done.get(300, TimeUnit.SECONDS);
             client.close().sync();
-            server.close().sync();
             return RoundTrips.of(timing, cpu, rounds);
         } finally {
             clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-            serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 }

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.iwarp4j.tools.bench.BenchStoppedException;
+import org.iwarp4j.tools.bench.CpuUsage;
+import org.iwarp4j.tools.bench.ServedSize;
 import org.iwarp4j.rdmap.Rnic;
 
 /**
@@ -31,7 +33,9 @@ public abstract class RdmaSession {
     protected final boolean client;
     protected final Consumer<String> progress;
     private BooleanSupplier stopped = () -> false;
-    private SizeDone sizeDone = (size, bandwidth, latency, partial) -> { };
+    private SizeDone sizeDone = (size, bandwidth, latency, partial, cpu) -> { };
+    private CpuClock cpuClock = CpuClock.none();
+    private SizeStart sizeStart = size -> { };
     private Consumer<String> peerVersionKnown = version -> { };
     protected ControlChannel control;
     protected DataEnd data;
@@ -39,6 +43,7 @@ public abstract class RdmaSession {
     private final List<BandwidthResult> bandwidth = new ArrayList<>();
     private final List<LatencyResult> latency = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
+    private final List<ServedSize> served = new ArrayList<>();
 
     protected RdmaSession(Rnic rnic, BenchSettings settings, boolean client, Consumer<String> progress) {
         this.rnic = rnic;
@@ -50,12 +55,29 @@ public abstract class RdmaSession {
     /**
      * What a client does when a size is done (its RDMA figures measured and, between iwarp4j ends,
      * verified): the TCP comparison of that size and the printed row. {@code partial}: the run was
-     * stopped during the measurement; a figure is {@code null} if nothing was measured.
+     * stopped during the measurement; a figure is {@code null} if nothing was measured; {@code cpu}
+     * is what the measurement cost ({@code null}: not measured).
      */
     @FunctionalInterface
     public interface SizeDone {
-        void done(int size, BandwidthResult bandwidth, LatencyResult latency, boolean partial)
+        void done(int size, BandwidthResult bandwidth, LatencyResult latency, boolean partial, CpuUsage cpu)
                 throws IOException, InterruptedException;
+    }
+
+    /** What a client does before each size's RDMA transfer (the TCP comparison, when it goes first). */
+    @FunctionalInterface
+    public interface SizeStart {
+        void starting(int size) throws IOException, InterruptedException;
+    }
+
+    /** Called by a client before each size. */
+    public void onSizeStart(SizeStart sizeStart) {
+        this.sizeStart = sizeStart;
+    }
+
+    /** A client reads the CPU time of each size's measurement with {@code clock}. */
+    public void measureCpu(CpuClock clock) {
+        this.cpuClock = clock;
     }
 
     /** Ends the measurement in progress early, and then the run, when {@code stopped} says so. */
@@ -92,6 +114,14 @@ public abstract class RdmaSession {
         control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER));
         control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE));
         control.exchange(PerftestMessages.mtu());
+    }
+
+    /**
+     * A server: when ({@link System#nanoTime()}) the client's last other transfer on this port (the
+     * plain-TCP comparison) ended, so that a size's time leaves it out; 0 if none.
+     */
+    protected long otherTrafficEndedNanos() {
+        return 0;
     }
 
     protected boolean peerIsIwarp4j() {
@@ -144,7 +174,7 @@ public abstract class RdmaSession {
             }
             default -> pingPong(mine.get(0), remote.get(0));
         }
-        return new RdmaOutcome(peerVersion, bandwidth, latency, peerIsIwarp4j(), problems);
+        return new RdmaOutcome(peerVersion, bandwidth, latency, peerIsIwarp4j(), problems, served);
     }
 
     private void clientBandwidth(PingPongDest mine, List<PingPongDest> remote)
@@ -155,6 +185,7 @@ public abstract class RdmaSession {
         BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j);
         engine.stopWhen(stopped);
         for (int size : settings.sizes()) {
+            sizeStart.starting(size);
             progress.accept(settings.test().operation() + " " + size + " octets");
             if (send) {
                 handShake(mine);
@@ -166,11 +197,13 @@ public abstract class RdmaSession {
             if (!send || iwarp4j) { // perftest's Send server counts exactly -n messages: no warm-up then
                 engine.warmUp(size, settings.warmupSeconds());
             }
+            CpuClock.Mark cpuStart = cpuClock.mark();
             BandwidthResult result = engine.measure(size, settings.iterations(), settings.durationSeconds(),
                     iwarp4j && settings.test() != BenchTest.READ && !stopped.getAsBoolean());
+            CpuUsage cpu = cpuClock.since(cpuStart, result.iterations() * size, result.iterations());
             if (stopped.getAsBoolean()) {
                 // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
-                sizeDone.done(size, result.iterations() > 0 ? result : null, null, true);
+                sizeDone.done(size, result.iterations() > 0 ? result : null, null, true, cpu);
                 stopIfAsked(size);
             }
             bandwidth.add(result);
@@ -187,7 +220,7 @@ public abstract class RdmaSession {
             if (send && allSizes) {
                 handShake(mine);
             }
-            sizeDone.done(size, result, null, false);
+            sizeDone.done(size, result, null, false, cpu);
             stopIfAsked(size);
         }
         if (!send) {
@@ -205,9 +238,14 @@ public abstract class RdmaSession {
     private void serverWriteRead(PingPongDest mine) throws IOException, InterruptedException {
         if (peerIsIwarp4j()) {
             for (int size : settings.sizes()) {
+                long start = System.nanoTime();
                 byte[] done = awaitMessage();
+                long end = System.nanoTime();
+                // The client ran the previous size's TCP comparison after that size's verdict: not this size's time.
+                long nanos = end - Math.max(start, Math.min(end, otherTrafficEndedNanos()));
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
+                    served.add(new ServedSize(size, Verdict.messagesOf(done), false, nanos));
                     String mismatch = settings.test() == BenchTest.WRITE ? data.verifyTargets(size) : null;
                     verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
                             Verdict.messagesOf(done), 0);
@@ -240,12 +278,14 @@ public abstract class RdmaSession {
         boolean closed = false;
         for (int size : settings.sizes()) {
             answer(awaitMessage(), mine);
+            long start = System.nanoTime();
             receiver.startSize(size, !iwarp4j);
             byte[] message = receiver.serve(control);
             if (iwarp4j) {
                 Verdict verdict = expectSize(size, message);
                 if (verdict == null) {
                     receiver.drainUntil(Verdict.messagesOf(message));
+                    served.add(new ServedSize(size, receiver.receivedForSize(), true, System.nanoTime() - start));
                     String mismatch = data.verifyTargets(size);
                     verdict = receiver.wrongLength() > 0
                             ? new Verdict(Verdict.COUNT_MISMATCH, receiver.receivedForSize(), 0)
@@ -261,6 +301,7 @@ public abstract class RdmaSession {
                     answer(awaitMessage(), mine);
                 }
             } else {
+                served.add(new ServedSize(size, receiver.receivedForSize(), true, System.nanoTime() - start));
                 answer(message, mine); // a perftest client: its next handshake ends the run
                 closed = !allSizes;
             }
@@ -276,12 +317,16 @@ public abstract class RdmaSession {
         for (int size : settings.sizes()) {
             engine.startSize(size);
             if (client) {
+                sizeStart.starting(size);
                 progress.accept(settings.test().operation() + " latency " + size + " octets");
                 handShake(mine);
                 engine.warmUp(settings.warmupSeconds(), stopped);
+                CpuClock.Mark cpuStart = cpuClock.mark();
                 LatencyResult measured = engine.measure(settings.iterations(), settings.durationSeconds(), stopped);
+                long roundTrips = measured == null ? 0 : measured.iterations();
+                CpuUsage cpu = cpuClock.since(cpuStart, 2 * roundTrips * size, roundTrips);
                 if (stopped.getAsBoolean()) {
-                    sizeDone.done(size, null, measured, true);
+                    sizeDone.done(size, null, measured, true, cpu);
                     stopIfAsked(size);
                 }
                 latency.add(measured);
@@ -293,13 +338,16 @@ public abstract class RdmaSession {
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
-                sizeDone.done(size, null, measured, false);
+                sizeDone.done(size, null, measured, false, cpu);
                 stopIfAsked(size);
             } else {
                 answer(awaitMessage(), mine);
+                long start = System.nanoTime();
                 byte[] done = engine.serve(control);
+                long nanos = System.nanoTime() - start;
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
+                    served.add(new ServedSize(size, engine.count(), true, nanos));
                     String mismatch = engine.verify();
                     verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH, engine.count(), 0);
                     if (mismatch != null) {

@@ -43,6 +43,8 @@ public final class TcpBenchClient implements AutoCloseable {
     private final EventLoopGroup group;
     private final ByteBuf pattern;
     private BooleanSupplier stopped = () -> false;
+    private CpuClock cpuClock = CpuClock.none();
+    private org.iwarp4j.tools.bench.CpuUsage lastCpu;
 
     public TcpBenchClient(BenchSettings settings, InetSocketAddress server) {
         this.settings = settings;
@@ -56,6 +58,16 @@ public final class TcpBenchClient implements AutoCloseable {
     /** Ends measurements early when {@code stopped} says so (Ctrl-C): their results cover the part done. */
     public void stopWhen(BooleanSupplier stopped) {
         this.stopped = stopped;
+    }
+
+    /** Reads the CPU time of each measurement with {@code clock} ({@link #lastCpu()}). */
+    public void measureCpu(CpuClock clock) {
+        this.cpuClock = clock;
+    }
+
+    /** What the last measurement cost in CPU time; {@code null} if not measured. */
+    public org.iwarp4j.tools.bench.CpuUsage lastCpu() {
+        return lastCpu;
     }
 
     /**
@@ -74,6 +86,7 @@ public final class TcpBenchClient implements AutoCloseable {
         boolean read = settings.test() == BenchTest.READ;
         TcpMode mode = read ? (copy ? TcpMode.READ_COPY : TcpMode.READ) : (copy ? TcpMode.SINK_COPY : TcpMode.SINK);
         List<Connection> connections = new ArrayList<>();
+        lastCpu = null;
         try {
             for (int i = 0; i < settings.queuePairs(); i++) {
                 connections.add(connect(mode, size));
@@ -81,6 +94,7 @@ public final class TcpBenchClient implements AutoCloseable {
             if (settings.warmupSeconds() > 0) {
                 run(connections, size, Long.MAX_VALUE, System.nanoTime() + (long) (settings.warmupSeconds() * 1e9));
             }
+            CpuClock.Mark cpuStart = cpuClock.mark();
             long start = System.nanoTime();
             long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
             long end = settings.iterations() == 0 ? start + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
@@ -97,6 +111,7 @@ public final class TcpBenchClient implements AutoCloseable {
                 }
             }
             long nanos = System.nanoTime() - start;
+            lastCpu = cpuClock.since(cpuStart, messages * size, messages);
             if (messages == 0) {
                 return null;
             }
@@ -114,6 +129,7 @@ public final class TcpBenchClient implements AutoCloseable {
     /** Plain TCP's round trips for {@code size}; {@code null} if stopped before any was measured. */
     public LatencyResult latency(int size) throws IOException, InterruptedException {
         Connection c = connect(TcpMode.ECHO, size);
+        lastCpu = null;
         try {
             long stopWarmup = System.nanoTime() + (long) (settings.warmupSeconds() * 1e9);
             while (System.nanoTime() < stopWarmup && !stopped.getAsBoolean()) {
@@ -123,16 +139,26 @@ public final class TcpBenchClient implements AutoCloseable {
             long stop = iterations == 0 ? System.nanoTime() + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
             Histogram rtt = LatencyResult.newRoundTripHistogram();
             long n = 0;
+            CpuClock.Mark cpuStart = cpuClock.mark();
             while ((iterations == 0 ? System.nanoTime() < stop : n < iterations) && !stopped.getAsBoolean()) {
                 long t0 = System.nanoTime();
                 roundTrip(c, size);
                 rtt.recordValue(Math.max(1, System.nanoTime() - t0));
                 n++;
             }
+            lastCpu = cpuClock.since(cpuStart, 2 * n * size, n);
             return n == 0 ? null : LatencyResult.of(size, rtt);
         } finally {
             c.channel.close().syncUninterruptibly();
         }
+    }
+
+    /**
+     * The first octets of a connection to a {@link TcpBenchServer} that echoes every {@code size}
+     * octets back (the latency baseline's server), for a client with loops of its own.
+     */
+    public static ByteBuf echoRequest(int size) {
+        return Unpooled.buffer(8).writeInt(TcpMode.ECHO.ordinal()).writeInt(size);
     }
 
     /** Tells the server the comparison is over. */

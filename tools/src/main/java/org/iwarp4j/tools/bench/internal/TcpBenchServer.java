@@ -27,6 +27,7 @@ public final class TcpBenchServer implements AutoCloseable {
     private final ByteBuf pattern;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile long lastConnectionEnded;
 
     public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
                           org.iwarp4j.tools.pcap.PcapRecording pcap) throws InterruptedException {
@@ -56,6 +57,11 @@ public final class TcpBenchServer implements AutoCloseable {
 
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** When ({@link System#nanoTime()}) a comparison connection last closed; 0 before the first. */
+    public long lastConnectionEndedNanos() {
+        return lastConnectionEnded;
     }
 
     /** Completes when a client said {@link TcpMode#DONE}. */
@@ -144,6 +150,7 @@ public final class TcpBenchServer implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            lastConnectionEnded = System.nanoTime();
             header.release();
             if (application != null) {
                 application.release();
