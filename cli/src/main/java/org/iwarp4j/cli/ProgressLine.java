@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProgressLine implements AutoCloseable {
 
+    /** How often the line is redrawn: twice per second, so its clock visibly advances every second. */
+    static final long REDRAW_PERIOD_MILLIS = 500;
+
     private final PrintWriter out;
     private final boolean terminal;
     private final long start = System.nanoTime();
@@ -29,7 +32,8 @@ final class ProgressLine implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            ticker.scheduleAtFixedRate(this::redraw, 500, 500, TimeUnit.MILLISECONDS);
+            ticker.scheduleAtFixedRate(this::redraw, REDRAW_PERIOD_MILLIS, REDRAW_PERIOD_MILLIS,
+                    TimeUnit.MILLISECONDS);
         } else {
             ticker = null;
         }

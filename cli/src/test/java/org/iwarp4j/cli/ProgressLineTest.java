@@ -50,14 +50,13 @@ class ProgressLineTest {
 
     @Test
     void onATerminalTheClockAdvancesAtLeastOnceASecond() throws Exception {
+        // the ticker's period is the behaviour asked for; the elapsed wall time would only measure
+        // how loaded the machine is
+        assertThat(ProgressLine.REDRAW_PERIOD_MILLIS).isLessThanOrEqualTo(1000);
         Recorder terminal = new Recorder(4);
-        long start = System.nanoTime();
         try (ProgressLine progress = new ProgressLine(new PrintWriter(terminal), true)) {
             progress.set("RDMA Write 65536 octets");
             assertThat(terminal.redraws.await(10, TimeUnit.SECONDS)).as("redraws").isTrue();
-            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            // 4 drawings (the first at once, then the ticker's) within 2 s: each step well under a second
-            assertThat(elapsedMillis).isLessThan(3000);
             Pattern line = Pattern.compile("^\\r# +(\\d+\\.\\d) s: RDMA Write 65536 octets \\.\\.\\. *$");
             double previous = -1;
             for (String drawn : terminal.flushed.subList(0, 4)) {
