@@ -119,7 +119,8 @@ public final class Nfs4Client implements AutoCloseable {
         private OpaqueAuth credential = new AuthSys(0, "iwarp4j", 0, 0, new int[0]).toOpaqueAuth();
         private Duration timeout = Duration.ofSeconds(30);
         private RpcClientTransport transport;
-        private int maxTransfer = 1 << 20;
+        private int maxRead = 1 << 20;
+        private int maxWrite = 1 << 20;
         private int window = 8;
         private Rnic rdmaRnic;
         private InetSocketAddress rdmaAddress;
@@ -188,7 +189,17 @@ public final class Nfs4Client implements AutoCloseable {
 
         /** The largest READ or WRITE (default 1 MiB). */
         public Builder maxTransfer(int octets) {
-            this.maxTransfer = octets;
+            return maxTransfer(octets, octets);
+        }
+
+        /** The largest READ and the largest WRITE (default 1 MiB each). */
+        public Builder maxTransfer(int readOctets, int writeOctets) {
+            if (readOctets < 4096 || writeOctets < 4096) {
+                throw new IllegalArgumentException("transfers of at least 4096 octets, not " + readOctets + "/"
+                        + writeOctets);
+            }
+            this.maxRead = readOctets;
+            this.maxWrite = writeOctets;
             return this;
         }
 
@@ -211,11 +222,12 @@ public final class Nfs4Client implements AutoCloseable {
             } else if (rdmaRnic != null) {
                 t = NfsClient.await(RpcRdmaRequester.connect(rdmaRnic, rdmaAddress, rdmaSettings(rdmaSettings)));
             } else {
-                t = NfsClient.await(RpcTcpClientTransport.builder().maxRecordSize(maxTransfer + 64 * 1024)
+                t = NfsClient.await(RpcTcpClientTransport.builder().maxRecordSize(Math.max(maxRead, maxWrite) + 64 * 1024)
                         .connect(server));
             }
             RpcClient rpc = RpcClient.builder(t).credential(credential).timeout(timeout).build();
-            return new Nfs4Client(Nfs4Connection.connect(rpc, minorVersion, root, maxTransfer, window, timeout));
+            return new Nfs4Client(Nfs4Connection.connect(rpc, minorVersion, root, maxRead, maxWrite, window,
+                    timeout));
         }
     }
 }

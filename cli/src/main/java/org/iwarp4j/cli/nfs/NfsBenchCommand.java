@@ -222,6 +222,7 @@ final class NfsBenchCommand implements Callable<Integer> {
             options.port = nfs.tcpPort();
             options.rdmaPort = nfs.rdmaPort();
             options.export = "/export";
+            options.version = server.version;
             String where = "loopback: an iwarp4j server on " + nfs.directory() + " in this process";
             int status = run(settings, new NfsLocation("127.0.0.1", "/export"), options, nfs.directory(), where, out,
                     clientMeters, serverMeters);
@@ -247,17 +248,19 @@ final class NfsBenchCommand implements Callable<Integer> {
         long seed = ThreadLocalRandom.current().nextLong();
         NfsBenchRun bench = new NfsBenchRun(settings, new FilePattern(seed));
         String name = String.format(".iwarp-nfs-bench-%016x", seed);
-        NfsBenchReport.header(out, settings, where);
         List<NfsBenchRun.Result> results = new ArrayList<>();
         List<NfsSession> sessions = new ArrayList<>();
         List<NfsBenchRun.Target> targets = new ArrayList<>();
         try {
             for (NfsTransport transport : settings.transports()) {
-                NfsSession session = NfsSession.open(target, options.access(), transport, settings.maxTransfer(),
-                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
-                        org.iwarp4j.tools.pcap.CommandCapture.current());
+                NfsSession session = NfsSession.open(target, options.access(), transport, settings.rsize(),
+                        settings.wsize(), settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
+                        org.iwarp4j.tools.pcap.CommandCapture.current(),
+                        sessions.isEmpty() ? options.version : sessions.get(0).version());
                 sessions.add(session);
                 if (sessions.size() == 1) {
+                    // the version is known once the first session is made (--vers, or what the server offers)
+                    NfsBenchReport.header(out, settings, where, "NFSv" + session.version().text());
                     checkServerSpace(settings, session, target);
                 }
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
@@ -290,7 +293,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         List<String> notes = new ArrayList<>();
         for (NfsBenchRun.Result r : results) {
             if (r.rsize() != settings.rsize() || r.wsize() != settings.wsize()) {
-                notes.add(r.transport() + ": the server's FSINFO allowed rsize " + r.rsize() + ", wsize " + r.wsize());
+                notes.add(r.transport() + ": the server allowed rsize " + r.rsize() + ", wsize " + r.wsize());
             }
         }
         if (serverMeters != null) {
@@ -315,6 +318,9 @@ final class NfsBenchCommand implements Callable<Integer> {
     private void checkServerSpace(NfsBenchSettings settings, NfsSession session, NfsLocation target)
             throws InterruptedException {
         long needed = settings.fileSize() * settings.transports().size();
+        if (session.client4() != null) {
+            return; // NFSv4 has no FSSTAT: the server's own NFS4ERR_NOSPC will say it
+        }
         org.iwarp4j.nfs.v3.Fsstat3Res fs;
         try {
             fs = session.client().fsstat(session.client().root()).get(30, java.util.concurrent.TimeUnit.SECONDS);

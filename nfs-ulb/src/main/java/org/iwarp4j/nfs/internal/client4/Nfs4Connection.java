@@ -81,8 +81,8 @@ public final class Nfs4Connection implements AutoCloseable {
      * @param minorVersion 1 or 2, or -1 for the highest the server offers
      * @param rootPath the path below the server's root (PUTROOTFH) that is this client's root
      */
-    public static Nfs4Connection connect(RpcClient rpc, int minorVersion, String rootPath, int maxTransfer, int window,
-                                         Duration timeout) {
+    public static Nfs4Connection connect(RpcClient rpc, int minorVersion, String rootPath, int maxRead, int maxWrite,
+                                         int window, Duration timeout) {
         try {
             int minor = minorVersion < 0 ? 2 : minorVersion;
             long verifier = RANDOM.nextLong();
@@ -93,8 +93,7 @@ public final class Nfs4Connection implements AutoCloseable {
                 x = await(unsequenced(rpc, minor, List.of(Op.exchangeId(verifier, owner)), 0));
             }
             CompoundResult.ExchangeId id = x.check().body(OP_EXCHANGE_ID);
-            int request = maxTransfer + 8192;
-            ChannelAttrs4 fore = new ChannelAttrs4(0, request, request, 4096, 16, FORE_SLOTS, -1);
+            ChannelAttrs4 fore = new ChannelAttrs4(0, maxWrite + 8192, maxRead + 8192, 4096, 16, FORE_SLOTS, -1);
             ChannelAttrs4 back = new ChannelAttrs4(0, 4096, 4096, 0, 2, 1, -1);
             CompoundResult c = await(unsequenced(rpc, minor,
                     List.of(Op.createSession(id.clientId(), id.sequenceId(), fore, back)), 0)).check();
@@ -114,8 +113,8 @@ public final class Nfs4Connection implements AutoCloseable {
             CompoundResult r = partial.call(ops, true);
             byte[] rootFh = r.body(OP_GETFH);
             FileAttributes4 limits = r.body(OP_GETATTR);
-            int rsize = size(maxTransfer, limits.maxRead(), session.fore().maxResponseSize());
-            int wsize = size(maxTransfer, limits.maxWrite(), session.fore().maxRequestSize());
+            int rsize = size(maxRead, limits.maxRead(), session.fore().maxResponseSize());
+            int wsize = size(maxWrite, limits.maxWrite(), session.fore().maxRequestSize());
             return new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout, rootFh,
                     rsize, wsize, window);
         } catch (RuntimeException e) {
