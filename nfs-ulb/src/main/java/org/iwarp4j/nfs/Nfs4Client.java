@@ -85,6 +85,11 @@ public final class Nfs4Client implements AutoCloseable {
         return connection.stat(path);
     }
 
+    /** The octets the server lets this caller write on the file system of {@code path} (space_avail), -1 if unknown. */
+    public long spaceAvailable(String path) {
+        return connection.attributes(path, FileAttributes4.SPACE).spaceAvailable();
+    }
+
     /** The entries of a directory with their attributes (READDIR until eof). */
     public List<DirEntry4> list(String directory) {
         return connection.list(directory);

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the client's connection recorded and taken apart layer by layer ({@link CapturedRpc}): RFC 8267
  * §6.1 as a Requester — each WRITE's data leaves the Payload stream and travels in a Read chunk
  * whose Position is where the data item was, each READ's data comes back in the Write chunk the
- * call provided, and a READDIR whose reply can outgrow the inline threshold gets a Reply chunk.
+ * call provided, and a READDIR whose reply can outgrow the inline threshold gets a Reply chunk
+ * (ULB-R-012, ULB-R-016, ULB-R-023: never more than one Read chunk and one Write chunk).
  */
 class Nfs4ClientRdmaTest {
 
@@ -77,6 +78,7 @@ class Nfs4ClientRdmaTest {
         assertThat(writes).as("a COMPOUND per WRITE").hasSize(5);
         int full = 0;
         for (CapturedRpc w : writes) {
+            assertThat(w.readChunkPositions().stream().distinct().count()).as("one Read chunk").isLessThanOrEqualTo(1);
             if (w.readChunkPositions().isEmpty()) {
                 assertThat(w.rpc().length).as("only the short tail WRITE goes inline").isLessThan(4096);
                 continue;
@@ -116,6 +118,8 @@ class Nfs4ClientRdmaTest {
         assertThat(messages.stream().filter(m -> !m.fromClient() && m.proc() == 1
                 && readdirs.stream().anyMatch(c -> c.xid() == m.xid()))).as("READDIR replies as RDMA_NOMSG")
                 .isNotEmpty();
+        assertThat(messages.stream().filter(CapturedRpc::fromClient)).as("no call has more than one Write chunk")
+                .allMatch(c -> c.writeChunkLengths().size() <= 1);
         List<CapturedRpc> sequenceOnly = messages.stream().filter(m -> m.fromClient()
                 && hasOp(m, Nfs4Constants.OP_GETFH) && !hasOp(m, Nfs4Constants.OP_OPEN)).toList();
         assertThat(sequenceOnly).as("small COMPOUNDs need no chunk").isNotEmpty()

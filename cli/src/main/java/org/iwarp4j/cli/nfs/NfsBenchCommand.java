@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
  * Without SERVER (or with {@code --loopback}) it serves a temporary directory in this process.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"NFSv3 READ and WRITE throughput over RPC-over-RDMA and over TCP against the same server,",
+        description = {"NFS READ and WRITE throughput over RPC-over-RDMA and over TCP against the same server,",
                 "with the ratio. Without SERVER (or with --loopback) an iwarp4j server on a temporary directory",
                 "runs in this process. Writes, reads and removes one file; every pass is verified by CRC32C."},
         footer = {"", "Exit status: 0 done and verified, 1 a call failed or the data did not verify,",
@@ -319,7 +319,16 @@ final class NfsBenchCommand implements Callable<Integer> {
             throws InterruptedException {
         long needed = settings.fileSize() * settings.transports().size();
         if (session.client4() != null) {
-            return; // NFSv4 has no FSSTAT: the server's own NFS4ERR_NOSPC will say it
+            long available;
+            try {
+                available = session.client4().spaceAvailable(session.path());
+            } catch (RuntimeException e) {
+                return;
+            }
+            if (available >= 0 && available < needed) {
+                throw noRoom(settings, session, target, needed, available);
+            }
+            return;
         }
         org.iwarp4j.nfs.v3.Fsstat3Res fs;
         try {
@@ -328,10 +337,15 @@ final class NfsBenchCommand implements Callable<Integer> {
             return;
         }
         if (fs.status() == org.iwarp4j.nfs.v3.Nfs3Status.NFS3_OK && fs.abytes() < needed) {
-            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
-                    + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + session.export()
-                    + " (one file per transport), the server says " + NfsBenchReport.octets(fs.abytes()) + " free");
+            throw noRoom(settings, session, target, needed, fs.abytes());
         }
+    }
+
+    private ParameterException noRoom(NfsBenchSettings settings, NfsSession session, NfsLocation target, long needed,
+                                      long available) {
+        return new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + target.path()
+                + " (one file per transport), the server says " + NfsBenchReport.octets(available) + " free");
     }
 
     private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {

@@ -73,10 +73,10 @@ abstract class NfsClientCommand implements Callable<Integer> {
         }
     }
 
-    /** "RDMA" or "TCP" with the ports, for the report lines. */
+    /** "RDMA" or "TCP" with the ports and the NFS version, for the report lines. */
     String over(NfsSession session) {
-        return "NFSv" + session.version().text() + " over " + (session.transport() == NfsTransport.RDMA
-                ? "RPC-over-RDMA (port " + server.rdmaPort + ")" : "TCP (port " + server.port + ")");
+        return (session.transport() == NfsTransport.RDMA ? "RPC-over-RDMA (port " + server.rdmaPort + ")"
+                : "TCP (port " + server.port + ")") + ", NFSv" + session.version().text();
     }
 
     /** MB/s, MB = 2^20 octets as the bench commands count. */

@@ -49,7 +49,17 @@ final class NfsGetCommand extends NfsClientCommand {
     int run(NfsSession session, NfsLocation where, PrintWriter out, PrintWriter err) throws Exception {
         NfsFileInfo attributes = session.files().stat(session.path());
         if (!attributes.isRegularFile()) {
-            throw new java.io.IOException(where + " is not a regular file (type " + attributes.type() + ")");
+            String type = switch (attributes.type()) {
+                case 'd' -> "DIR";
+                case 'l' -> "LNK";
+                case 'b' -> "BLK";
+                case 'c' -> "CHR";
+                case 's' -> "SOCK";
+                case 'p' -> "FIFO";
+                default -> "REG";
+            };
+            throw new java.io.IOException(where + " is not a regular file ("
+                    + (session.version() == org.iwarp4j.tools.nfs.NfsVersion.V3 ? "NF3" : "NF4") + type + ")");
         }
         String name = where.path().substring(where.path().lastIndexOf('/') + 1);
         Path target = local == null ? Path.of(name) : "-".equals(local) ? null

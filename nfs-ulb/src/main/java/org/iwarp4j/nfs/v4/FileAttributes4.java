@@ -7,7 +7,7 @@ import org.iwarp4j.oncrpc.XdrEncoder;
 
 /**
  * The fixed-size attributes of an fattr4 (RFC 8881 §3.3.15, §5.6, §5.7) that the NFSv4 client asks
- * for: type, change, size, fileid, mode, numlinks, time_modify, maxread and maxwrite. A field the
+ * for: type, change, size, fileid, mode, numlinks, time_modify, maxread, maxwrite and space_avail. A field the
  * server did not return is -1. Decoding walks the attribute values in ascending bit order (the
  * order RFC 8881 §3.3.15 prescribes) and stops at the first attribute it does not know the size of,
  * so a server adding more than was asked for is tolerated.
@@ -15,7 +15,7 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * @param mask the attributes returned
  */
 public record FileAttributes4(Bitmap4 mask, int type, long change, long size, long fileid, int mode, int numlinks,
-                              long mtimeSeconds, int mtimeNanos, long maxRead, long maxWrite) {
+                              long mtimeSeconds, int mtimeNanos, long maxRead, long maxWrite, long spaceAvailable) {
 
     /** What the client asks for in GETATTR and READDIR. */
     public static final Bitmap4 REQUEST = Bitmap4.of(FATTR4_TYPE, FATTR4_CHANGE, FATTR4_SIZE, FATTR4_FILEID,
@@ -23,6 +23,9 @@ public record FileAttributes4(Bitmap4 mask, int type, long change, long size, lo
 
     /** What the client asks for once, at connect: the transfer size limits. */
     public static final Bitmap4 LIMITS = Bitmap4.of(FATTR4_TYPE, FATTR4_MAXREAD, FATTR4_MAXWRITE);
+
+    /** The space available to the caller (RFC 8881 §5.8.2.33). */
+    public static final Bitmap4 SPACE = Bitmap4.of(FATTR4_TYPE, FATTR4_SPACE_AVAIL);
 
     /** Whether this is a directory (NF4DIR). */
     public boolean isDirectory() {
@@ -50,6 +53,7 @@ public record FileAttributes4(Bitmap4 mask, int type, long change, long size, lo
         long mtime = -1;
         long maxRead = -1;
         long maxWrite = -1;
+        long spaceAvailable = -1;
         walk:
         for (int bit : mask.bits()) {
             switch (bit) {
@@ -64,8 +68,9 @@ public record FileAttributes4(Bitmap4 mask, int type, long change, long size, lo
                 case FATTR4_FSID -> v.skip(16);
                 case FATTR4_FILEHANDLE -> v.readOpaque(NFS4_FHSIZE);
                 case FATTR4_FILEID -> fileid = v.readHyper();
+                case FATTR4_SPACE_AVAIL -> spaceAvailable = v.readHyper();
                 case FATTR4_FILES_AVAIL, FATTR4_FILES_FREE, FATTR4_FILES_TOTAL, FATTR4_MAXFILESIZE,
-                     FATTR4_SPACE_AVAIL, FATTR4_SPACE_FREE, FATTR4_SPACE_TOTAL, FATTR4_SPACE_USED,
+                     FATTR4_SPACE_FREE, FATTR4_SPACE_TOTAL, FATTR4_SPACE_USED,
                      FATTR4_MOUNTED_ON_FILEID -> v.readHyper();
                 case FATTR4_MAXREAD -> maxRead = v.readHyper();
                 case FATTR4_MAXWRITE -> maxWrite = v.readHyper();
@@ -84,7 +89,7 @@ public record FileAttributes4(Bitmap4 mask, int type, long change, long size, lo
             }
         }
         return new FileAttributes4(mask, type, change, size, fileid, mode, numlinks, mtime, mtimeNanos, maxRead,
-                maxWrite);
+                maxWrite, spaceAvailable);
     }
 
     /**

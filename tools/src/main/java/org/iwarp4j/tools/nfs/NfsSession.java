@@ -159,7 +159,11 @@ public final class NfsSession implements AutoCloseable {
         try {
             nfs = b.connect();
         } catch (IOException | RuntimeException e) {
-            if (noVersionFour(e) || e instanceof Nfs4StatusException) {
+            if (noVersionFour(e)) {
+                throw new IOException(nfsTcp.getHostString() + " does not serve NFS version 4 (" + e.getMessage()
+                        + "); --vers 3 speaks NFSv3", e);
+            }
+            if (e instanceof Nfs4StatusException) {
                 throw e;
             }
             throw NfsFailures.connectFailure(e, "NFSv4 over " + (transport == NfsTransport.RDMA
@@ -168,14 +172,21 @@ public final class NfsSession implements AutoCloseable {
         }
         try {
             String full = location.path().equals("/") ? "" : location.path().substring(1);
+            String below = options.export() != null ? location.below(options.export()) : belowFirst(location);
+            String exportBelow = options.export() != null ? NfsLocation.normalise(options.export())
+                    : "/" + (full.indexOf('/') < 0 ? full : full.substring(0, full.indexOf('/')));
+            // the path as it is, else below the export (our server's NFSv4 root is the export);
+            // a path that does not exist yet (put) by its parent directory, in the same order
             String path = full;
             String export = "/";
-            if (!existsOrParentExists(nfs, full)) {
-                String below = options.export() != null ? location.below(options.export()) : belowFirst(location);
-                if (below != null && existsOrParentExists(nfs, below)) {
+            if (!exists(nfs, full)) {
+                if (below != null && exists(nfs, below)) {
                     path = below;
-                    export = options.export() != null ? NfsLocation.normalise(options.export())
-                            : "/" + full.substring(0, full.indexOf('/') < 0 ? full.length() : full.indexOf('/'));
+                    export = exportBelow;
+                } else if (!exists(nfs, parent(full)) && below != null && !below.isEmpty()
+                        && exists(nfs, parent(below))) {
+                    path = below;
+                    export = exportBelow;
                 }
             }
             return new NfsSession(null, nfs, rnic, export, path, transport);
@@ -192,22 +203,18 @@ public final class NfsSession implements AutoCloseable {
         return p.length() <= 1 ? null : second < 0 ? "" : p.substring(second + 1);
     }
 
-    private static boolean existsOrParentExists(Nfs4Client nfs, String path) {
+    private static boolean exists(Nfs4Client nfs, String path) {
         try {
             nfs.lookupPath(path);
             return true;
         } catch (Nfs4StatusException e) {
-            int slash = path.lastIndexOf('/');
-            if (path.isEmpty()) {
-                return false;
-            }
-            try {
-                nfs.lookupPath(slash < 0 ? "" : path.substring(0, slash));
-                return true;
-            } catch (Nfs4StatusException again) {
-                return false;
-            }
+            return false;
         }
+    }
+
+    private static String parent(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash < 0 ? "" : path.substring(0, slash);
     }
 
     private static String findExport(NfsLocation location, InetSocketAddress mount, NfsServerAccess options)

@@ -245,10 +245,15 @@ public final class Nfs4Connection implements AutoCloseable {
 
     /** The attributes of a path ({@link FileAttributes4#REQUEST}). */
     public FileAttributes4 stat(String path) {
+        return attributes(path, FileAttributes4.REQUEST);
+    }
+
+    /** These attributes of a path. */
+    public FileAttributes4 attributes(String path, org.iwarp4j.nfs.v4.Bitmap4 request) {
         List<Op> ops = new ArrayList<>();
         ops.add(Op.putfh(root));
         components(path).forEach(n -> ops.add(Op.lookup(n)));
-        ops.add(Op.getattr(FileAttributes4.REQUEST));
+        ops.add(Op.getattr(request));
         return call(ops, true).body(OP_GETATTR);
     }
 

@@ -14,8 +14,9 @@ import org.iwarp4j.oncrpc.XdrEncoder;
 /**
  * One operation of a COMPOUND the client sends: its opcode, a short description for error
  * messages, and its nfs_argop4 body (RFC 8881 §16.2.1, §18). The encoders write exactly what
- * {@link RequesterBinding} walks; a WRITE's data is a DDP-eligible item (RFC 8267 §6.1), so over
- * RPC-over-RDMA it travels in a Read chunk at the position of the data item.
+ * {@link RequesterBinding} walks; a WRITE's data is the only DDP-eligible item the client sends
+ * (RFC 8267 §6.1, ULB-R-012), so over RPC-over-RDMA it travels in a Read chunk whose Position is
+ * that of the data item (ULB-R-016).
  */
 record Op(int opcode, String what, Consumer<XdrEncoder> args, ByteBuf payload) {
 
@@ -59,7 +60,8 @@ record Op(int opcode, String what, Consumer<XdrEncoder> args, ByteBuf payload) {
      * CREATE_SESSION4args (RFC 8881 §18.36.1) without CREATE_SESSION4_FLAG_CONN_BACK_CHAN: the
      * client declines the back channel (it asks for no delegations, so it needs no callbacks); the
      * back channel attributes are still sent, minimal but above what servers refuse as too small,
-     * with the callback program and AUTH_NONE.
+     * with the callback program and AUTH_NONE. Not offering the back channel is what RFC 8267
+     * §6.5.2 leaves a client that does not answer callbacks (ULB-R-027).
      */
     static Op createSession(long clientId, int sequence, ChannelAttrs4 fore, ChannelAttrs4 back) {
         return new Op(OP_CREATE_SESSION, "CREATE_SESSION", out -> {

@@ -21,7 +21,9 @@ import org.iwarp4j.rpcrdma.UpperLayerBinding;
  * — one Write chunk of the READ's count per READ, in order (the Responder pairs the k-th READ with
  * the k-th Write chunk, §6.4.1), and a Reply chunk when the rest of the Reply can exceed the inline
  * threshold, as a READDIR's maxcount can. COMPOUNDs with an operation this walker does not know
- * get {@link NfsUpperLayerBinding}'s conservative estimate.
+ * get {@link NfsUpperLayerBinding}'s conservative estimate. The client puts at most one READ and
+ * one WRITE in a COMPOUND, so it never needs more than one Write chunk and one Read chunk, the
+ * limits §6.4.2 asks a client to stay within when it knows nothing of the server's (ULB-R-023).
  *
  * <p>The attributes the client asks for are all of fixed size, and it asks for no delegation, so
  * the unpredictable parts of GETATTR, READDIR entries and OPEN results are allotted {@link

@@ -7,7 +7,8 @@ import org.iwarp4j.oncrpc.RpcTimeoutException;
  * The client's side of a session's fore channel slot table (RFC 8881 §2.10.6.1): one sequence id
  * per slot, a slot busy from the call until its reply. A slot's sequence id advances when the
  * server answered SEQUENCE on it (whatever the later operations did, §2.10.6.1.2); when SEQUENCE
- * itself failed, or no reply came, the sequence id stays and the slot is used again with it.
+ * itself failed, or no reply came (an RPC-over-RDMA error included, ULB-R-029), the sequence id
+ * stays and the slot is used again with it.
  */
 final class SlotTable {
 
