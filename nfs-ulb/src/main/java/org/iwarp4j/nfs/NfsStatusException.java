@@ -15,6 +15,12 @@ public class NfsStatusException extends RuntimeException {
         this.status = Objects.requireNonNull(status, "status");
     }
 
+    /** For subclasses with their own message (NFSv4 errors, {@link Nfs4StatusException}). */
+    protected NfsStatusException(Nfs3Status status, String message, boolean ownMessage) {
+        super(message);
+        this.status = Objects.requireNonNull(status, "status");
+    }
+
     /** The status the server returned. */
     public Nfs3Status status() {
         return status;

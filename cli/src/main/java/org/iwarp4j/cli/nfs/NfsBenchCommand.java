@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
  * Without SERVER (or with {@code --loopback}) it serves a temporary directory in this process.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"NFSv3 READ and WRITE throughput over RPC-over-RDMA and over TCP against the same server,",
+        description = {"NFS READ and WRITE throughput over RPC-over-RDMA and over TCP against the same server,",
                 "with the ratio. Without SERVER (or with --loopback) an iwarp4j server on a temporary directory",
                 "runs in this process. Writes, reads and removes one file; every pass is verified by CRC32C."},
         footer = {"", "Exit status: 0 done and verified, 1 a call failed or the data did not verify,",
@@ -222,6 +222,7 @@ final class NfsBenchCommand implements Callable<Integer> {
             options.port = nfs.tcpPort();
             options.rdmaPort = nfs.rdmaPort();
             options.export = "/export";
+            options.version = server.version;
             String where = "loopback: an iwarp4j server on " + nfs.directory() + " in this process";
             int status = run(settings, new NfsLocation("127.0.0.1", "/export"), options, nfs.directory(), where, out,
                     clientMeters, serverMeters);
@@ -247,17 +248,19 @@ final class NfsBenchCommand implements Callable<Integer> {
         long seed = ThreadLocalRandom.current().nextLong();
         NfsBenchRun bench = new NfsBenchRun(settings, new FilePattern(seed));
         String name = String.format(".iwarp-nfs-bench-%016x", seed);
-        NfsBenchReport.header(out, settings, where);
         List<NfsBenchRun.Result> results = new ArrayList<>();
         List<NfsSession> sessions = new ArrayList<>();
         List<NfsBenchRun.Target> targets = new ArrayList<>();
         try {
             for (NfsTransport transport : settings.transports()) {
-                NfsSession session = NfsSession.open(target, options.access(), transport, settings.maxTransfer(),
-                        settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
-                        org.iwarp4j.tools.pcap.CommandCapture.current());
+                NfsSession session = NfsSession.open(target, options.access(), transport, settings.rsize(),
+                        settings.wsize(), settings.inFlight(), transport == NfsTransport.RDMA ? clientMeters : null,
+                        org.iwarp4j.tools.pcap.CommandCapture.current(),
+                        sessions.isEmpty() ? options.version : sessions.get(0).version());
                 sessions.add(session);
                 if (sessions.size() == 1) {
+                    // the version is known once the first session is made (--vers, or what the server offers)
+                    NfsBenchReport.header(out, settings, where, "NFSv" + session.version().text());
                     checkServerSpace(settings, session, target);
                 }
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
@@ -290,7 +293,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         List<String> notes = new ArrayList<>();
         for (NfsBenchRun.Result r : results) {
             if (r.rsize() != settings.rsize() || r.wsize() != settings.wsize()) {
-                notes.add(r.transport() + ": the server's FSINFO allowed rsize " + r.rsize() + ", wsize " + r.wsize());
+                notes.add(r.transport() + ": the server allowed rsize " + r.rsize() + ", wsize " + r.wsize());
             }
         }
         if (serverMeters != null) {
@@ -315,6 +318,18 @@ final class NfsBenchCommand implements Callable<Integer> {
     private void checkServerSpace(NfsBenchSettings settings, NfsSession session, NfsLocation target)
             throws InterruptedException {
         long needed = settings.fileSize() * settings.transports().size();
+        if (session.client4() != null) {
+            long available;
+            try {
+                available = session.client4().spaceAvailable(session.path());
+            } catch (RuntimeException e) {
+                return;
+            }
+            if (available >= 0 && available < needed) {
+                throw noRoom(settings, session, target, needed, available);
+            }
+            return;
+        }
         org.iwarp4j.nfs.v3.Fsstat3Res fs;
         try {
             fs = session.client().fsstat(session.client().root()).get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -322,10 +337,15 @@ final class NfsBenchCommand implements Callable<Integer> {
             return;
         }
         if (fs.status() == org.iwarp4j.nfs.v3.Nfs3Status.NFS3_OK && fs.abytes() < needed) {
-            throw new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
-                    + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + session.export()
-                    + " (one file per transport), the server says " + NfsBenchReport.octets(fs.abytes()) + " free");
+            throw noRoom(settings, session, target, needed, fs.abytes());
         }
+    }
+
+    private ParameterException noRoom(NfsBenchSettings settings, NfsSession session, NfsLocation target, long needed,
+                                      long available) {
+        return new ParameterException(spec.commandLine(), "--file-size " + NfsBenchReport.octets(settings.fileSize())
+                + ": needs " + NfsBenchReport.octets(needed) + " free on " + target.host() + ":" + target.path()
+                + " (one file per transport), the server says " + NfsBenchReport.octets(available) + " free");
     }
 
     private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {

@@ -58,7 +58,7 @@ abstract class NfsClientCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (NfsSession session = NfsSession.open(location, server.access(), transport, 1 << 20, 8, null,
-                org.iwarp4j.tools.pcap.CommandCapture.current())) {
+                org.iwarp4j.tools.pcap.CommandCapture.current(), server.version)) {
             return run(session, location, out, err);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -73,10 +73,10 @@ abstract class NfsClientCommand implements Callable<Integer> {
         }
     }
 
-    /** "RDMA" or "TCP" with the ports, for the report lines. */
+    /** "RDMA" or "TCP" with the ports and the NFS version, for the report lines. */
     String over(NfsSession session) {
-        return session.transport() == NfsTransport.RDMA ? "RPC-over-RDMA (port " + server.rdmaPort + ")"
-                : "TCP (port " + server.port + ")";
+        return (session.transport() == NfsTransport.RDMA ? "RPC-over-RDMA (port " + server.rdmaPort + ")"
+                : "TCP (port " + server.port + ")") + ", NFSv" + session.version().text();
     }
 
     /** MB/s, MB = 2^20 octets as the bench commands count. */

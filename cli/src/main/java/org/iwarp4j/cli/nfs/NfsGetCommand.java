@@ -2,6 +2,7 @@ package org.iwarp4j.cli.nfs;
 
 import org.iwarp4j.tools.nfs.NfsLocation;
 import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.NfsFileInfo;
 import org.iwarp4j.tools.nfs.Sha256;
 import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
@@ -13,8 +14,6 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Locale;
-import org.iwarp4j.nfs.v3.Fattr3;
-import org.iwarp4j.nfs.v3.Ftype3;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -24,7 +23,7 @@ import picocli.CommandLine.Parameters;
  * against the local copy as written.
  */
 @Command(name = "get", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Copy a file from an NFSv3 server (READ), over RDMA or TCP, with its SHA-256;",
+        description = {"Copy a file from an NFS server (READ), over RDMA or TCP, with its SHA-256;",
                 "verified: octets as GETATTR's size, and the local copy's SHA-256 as the data received."},
         footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified,", "2 usage error, 3 no connection."})
 final class NfsGetCommand extends NfsClientCommand {
@@ -48,9 +47,19 @@ final class NfsGetCommand extends NfsClientCommand {
 
     @Override
     int run(NfsSession session, NfsLocation where, PrintWriter out, PrintWriter err) throws Exception {
-        Fattr3 attributes = session.client().stat(session.path());
-        if (attributes.type() != Ftype3.NF3REG) {
-            throw new java.io.IOException(where + " is not a regular file (" + attributes.type() + ")");
+        NfsFileInfo attributes = session.files().stat(session.path());
+        if (!attributes.isRegularFile()) {
+            String type = switch (attributes.type()) {
+                case 'd' -> "DIR";
+                case 'l' -> "LNK";
+                case 'b' -> "BLK";
+                case 'c' -> "CHR";
+                case 's' -> "SOCK";
+                case 'p' -> "FIFO";
+                default -> "REG";
+            };
+            throw new java.io.IOException(where + " is not a regular file ("
+                    + (session.version() == org.iwarp4j.tools.nfs.NfsVersion.V3 ? "NF3" : "NF4") + type + ")");
         }
         String name = where.path().substring(where.path().lastIndexOf('/') + 1);
         Path target = local == null ? Path.of(name) : "-".equals(local) ? null
@@ -65,7 +74,7 @@ final class NfsGetCommand extends NfsClientCommand {
             }
         } : Files.newOutputStream(target);
         try (OutputStream data = new DigestOutputStream(new BufferedOutputStream(sink, 1 << 20), sha)) {
-            octets = session.client().download(session.path(), data);
+            octets = session.files().download(session.path(), data);
         }
         System.out.flush();
         long nanos = System.nanoTime() - start;

@@ -7,20 +7,19 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.List;
-import org.iwarp4j.nfs.NfsClient;
-import org.iwarp4j.nfs.v3.EntryPlus3;
 import org.iwarp4j.nfs.v3.Fattr3;
-import org.iwarp4j.nfs.v3.Ftype3;
-import org.iwarp4j.nfs.v3.NfsFh3;
-import org.iwarp4j.nfs.v3.Readlink3Res;
+import org.iwarp4j.tools.nfs.NfsFileInfo;
+import org.iwarp4j.tools.nfs.NfsFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code iwarp nfs ls SERVER:/path}: a directory's entries (READDIRPLUS), or one file's attributes. */
 @Command(name = "ls", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "List a directory on an NFSv3 server (READDIRPLUS), or show one file, over RDMA or TCP.",
-        footer = {"", "Exit status: 0 listed, 1 failed (e.g. NFS3ERR_NOENT), 2 usage error,", "3 no connection."})
+        description = "List a directory on an NFS server (NFSv3 READDIRPLUS, NFSv4 READDIR), or show one file, "
+                + "over RDMA or TCP.",
+        footer = {"", "Exit status: 0 listed, 1 failed (e.g. NFS3ERR_NOENT, NFS4ERR_NOENT), 2 usage error,",
+                "3 no connection."})
 final class NfsLsCommand extends NfsClientCommand {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
@@ -44,48 +43,48 @@ final class NfsLsCommand extends NfsClientCommand {
 
     @Override
     int run(NfsSession session, NfsLocation where, PrintWriter out, PrintWriter err) {
-        NfsClient nfs = session.client();
-        Fattr3 attributes = nfs.stat(session.path());
-        if (attributes.type() != Ftype3.NF3DIR) {
+        NfsFiles nfs = session.files();
+        NfsFileInfo attributes = nfs.stat(session.path());
+        if (!attributes.isDirectory()) {
             String name = where.path().substring(where.path().lastIndexOf('/') + 1);
-            print(out, nfs, name, attributes, null);
+            print(out, nfs, session.path(), new NfsFileInfo(name, attributes.type(), attributes.mode(),
+                    attributes.links(), attributes.uid(), attributes.gid(), attributes.size(), attributes.mtime()));
             return 0;
         }
-        List<EntryPlus3> entries = nfs.list(session.path()).stream()
-                .sorted(Comparator.comparing(EntryPlus3::name)).toList();
-        for (EntryPlus3 e : entries) {
-            print(out, nfs, e.name(), e.nameAttributes(), e.nameHandle());
+        List<NfsFileInfo> entries = nfs.list(session.path()).stream()
+                .sorted(Comparator.comparing(NfsFileInfo::name)).toList();
+        for (NfsFileInfo e : entries) {
+            print(out, nfs, session.path().isEmpty() ? e.name() : session.path() + "/" + e.name(), e);
         }
         return 0;
     }
 
-    private void print(PrintWriter out, NfsClient nfs, String name, Fattr3 a, NfsFh3 handle) {
-        if (!longFormat || a == null) {
-            out.println(name);
+    private void print(PrintWriter out, NfsFiles nfs, String path, NfsFileInfo a) {
+        if (!longFormat) {
+            out.println(a.name());
             return;
         }
         String target = "";
-        if (a.type() == Ftype3.NF3LNK && handle != null) {
-            Readlink3Res link = nfs.readlink(handle).join();
-            target = link.status().isOk() ? " -> " + link.data() : "";
+        if (a.type() == 'l') {
+            String link = nfs.readlink(path);
+            target = link != null ? " -> " + link : "";
         }
-        out.printf("%s %3d %5d %5d %12d %s %s%s%n", mode(a), Integer.toUnsignedLong(a.nlink()),
-                Integer.toUnsignedLong(a.uid()), Integer.toUnsignedLong(a.gid()), a.size(),
-                TIME.format(a.mtime().toInstant()), name, target);
+        out.printf("%s %3d %5s %5s %12d %s %s%s%n", mode(a.type(), a.mode()), a.links(), id(a.uid()), id(a.gid()),
+                a.size(), a.mtime() == null ? "-" : TIME.format(a.mtime()), a.name(), target);
+    }
+
+    private static String id(long id) {
+        return id < 0 ? "-" : Long.toString(id);
     }
 
     /** ls's mode string: the type letter and rwx bits (with setuid, setgid and sticky). */
     static String mode(Fattr3 a) {
-        char type = switch (a.type()) {
-            case NF3DIR -> 'd';
-            case NF3LNK -> 'l';
-            case NF3BLK -> 'b';
-            case NF3CHR -> 'c';
-            case NF3SOCK -> 's';
-            case NF3FIFO -> 'p';
-            default -> '-';
-        };
-        int m = a.mode();
+        NfsFileInfo info = NfsFileInfo.of("", a);
+        return mode(info.type(), info.mode());
+    }
+
+    /** ls's mode string of a type letter and permission bits. */
+    static String mode(char type, int m) {
         StringBuilder s = new StringBuilder().append(type);
         String rwx = "rwxrwxrwx";
         for (int i = 0; i < 9; i++) {

@@ -2,6 +2,7 @@ package org.iwarp4j.cli.nfs;
 
 import org.iwarp4j.tools.nfs.NfsLocation;
 import org.iwarp4j.tools.nfs.NfsSession;
+import org.iwarp4j.tools.nfs.NfsFiles;
 import org.iwarp4j.tools.nfs.Sha256;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
@@ -14,9 +15,7 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Locale;
-import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.NfsStatusException;
-import org.iwarp4j.nfs.v3.Ftype3;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -29,7 +28,7 @@ import picocli.CommandLine.Parameters;
  * compares its SHA-256 with the local file's.
  */
 @Command(name = "put", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Copy a local file to an NFSv3 server (CREATE, WRITE, COMMIT), over RDMA or TCP;",
+        description = {"Copy a local file to an NFS server (NFSv3 CREATE or NFSv4 OPEN, WRITE, COMMIT), over RDMA or TCP;",
                 "verified: the file is read back and its SHA-256 compared with the local file's."},
         footer = {"", "Exit status: 0 copied and verified, 1 failed or not verified,", "2 usage error, 3 no connection."})
 final class NfsPutCommand extends NfsClientCommand {
@@ -63,7 +62,7 @@ final class NfsPutCommand extends NfsClientCommand {
 
     @Override
     int run(NfsSession session, NfsLocation where, PrintWriter out, PrintWriter err) throws Exception {
-        NfsClient nfs = session.client();
+        NfsFiles nfs = session.files();
         String remote = session.path();
         String shown = where.toString();
         if (isDirectory(nfs, remote)) {
@@ -103,11 +102,11 @@ final class NfsPutCommand extends NfsClientCommand {
         return 0;
     }
 
-    private static boolean isDirectory(NfsClient nfs, String path) {
+    private static boolean isDirectory(NfsFiles nfs, String path) {
         try {
-            return nfs.stat(path).type() == Ftype3.NF3DIR;
+            return nfs.stat(path).isDirectory();
         } catch (NfsStatusException e) {
-            if (e.status() == Nfs3Status.NFS3ERR_NOENT) {
+            if (e.status() == Nfs3Status.NFS3ERR_NOENT) { // also NFS4ERR_NOENT (Nfs4StatusException)
                 return false;
             }
             throw e;

@@ -1,6 +1,7 @@
 package org.iwarp4j.cli.nfs;
 
 import org.iwarp4j.tools.nfs.NfsServerAccess;
+import org.iwarp4j.tools.nfs.NfsVersion;
 import org.iwarp4j.tools.nfs.NfsTransport;
 import java.time.Duration;
 import java.util.Locale;
@@ -34,6 +35,11 @@ final class NfsServerOptions {
 
     @Option(names = "--timeout", description = "seconds before a call fails (default: ${DEFAULT-VALUE})")
     int timeoutSeconds = 30;
+
+    @Option(names = "--vers", converter = VersionConverter.class, paramLabel = "3|4.1|4.2",
+            description = "NFS version (default: the highest the server offers: 4.2, else 4.1, else 3). "
+                    + "NFSv4 looks the path up from the server's NFSv4 root (no MOUNT)")
+    NfsVersion version = NfsVersion.HIGHEST;
 
     int mountPort() {
         return mountPort == null ? port : mountPort;
@@ -70,6 +76,18 @@ final class NfsServerOptions {
             return "--timeout " + timeoutSeconds + ": must be at least 1 second";
         }
         return null;
+    }
+
+    /** {@code --vers 3|4.1|4.2}. */
+    static final class VersionConverter implements ITypeConverter<NfsVersion> {
+        @Override
+        public NfsVersion convert(String value) {
+            try {
+                return NfsVersion.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("3, 4.1 or 4.2: " + value);
+            }
+        }
     }
 
     /** {@code --transport rdma|tcp}, in any case. */

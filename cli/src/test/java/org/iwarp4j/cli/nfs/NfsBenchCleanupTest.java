@@ -66,6 +66,13 @@ class NfsBenchCleanupTest {
             assertThat(status).as(err.toString()).isEqualTo(2);
             assertThat(err.toString()).startsWith("iwarp nfs bench: --file-size ")
                     .contains(" free on 127.0.0.1:/export (one file per transport), the server says ");
+            // the same from NFSv3's FSSTAT
+            err.getBuffer().setLength(0);
+            assertThat(IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), "nfs", "bench",
+                    "127.0.0.1:/export", "--port", String.valueOf(server.tcpPort()), "--rdma-port",
+                    String.valueOf(server.rdmaPort()), "-s", tooLarge + "G", "--vers", "3")).as(err.toString())
+                    .isEqualTo(2);
+            assertThat(err.toString()).contains(" free on 127.0.0.1:/export (one file per transport)");
             try (Stream<Path> left = Files.list(dir)) {
                 assertThat(left).as("nothing created on the server").isEmpty();
             }

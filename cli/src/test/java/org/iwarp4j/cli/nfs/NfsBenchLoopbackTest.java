@@ -52,7 +52,7 @@ class NfsBenchLoopbackTest {
         assertThat(iwarp("nfs bench -s 3m --wsize 64k --rsize 256k -n 1 --warmup 0 -t 4 --dir " + dir))
                 .as(err.toString()).isZero();
         String text = out.toString();
-        assertThat(text).startsWith("# iwarp nfs bench: NFSv3 WRITE and READ of one 3 MiB file over RPC-over-RDMA")
+        assertThat(text).startsWith("# iwarp nfs bench: NFSv4.2 WRITE and READ of one 3 MiB file over RPC-over-RDMA")
                 .contains("loopback: an iwarp4j server on " + dir.toRealPath())
                 .contains("rsize " + rsize + ", wsize " + wsize + ", 4 calls in flight, 1 pass per operation")
                 .contains("# data verified: every READ pass's CRC32C equals the written data's, every WRITE complete "
@@ -93,6 +93,20 @@ class NfsBenchLoopbackTest {
             assertThat(row[5]).isEqualTo("-");
             assertThat(row[7]).isEqualTo("-");
         }
+    }
+
+    @Test
+    void versThreeAndFourOneAreMeasuredWhenAsked() {
+        assertThat(iwarp("nfs bench -s 300k --rsize 64k --wsize 64k -n 1 --warmup 0 --no-tcp --vers 3 --dir " + dir))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("# iwarp nfs bench: NFSv3 WRITE and READ").contains("# data verified");
+        out.getBuffer().setLength(0);
+        assertThat(iwarp("nfs bench -s 300k --rsize 64k --wsize 64k -n 1 --warmup 0 --no-tcp --vers 4.1 --dir " + dir))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("# iwarp nfs bench: NFSv4.1 WRITE and READ").contains("# data verified");
+        List<String[]> rows = rows();
+        assertThat(Long.parseLong(rows.get(0)[2])).as("WRITE calls").isEqualTo(5);
+        assertThat(Long.parseLong(rows.get(1)[2])).as("READ calls").isEqualTo(5);
     }
 
     @Test

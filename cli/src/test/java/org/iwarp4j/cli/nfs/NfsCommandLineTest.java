@@ -4,6 +4,7 @@ import org.iwarp4j.cli.Octets;
 import org.iwarp4j.tools.nfs.MountExports;
 import org.iwarp4j.tools.nfs.NfsBenchSettings;
 import org.iwarp4j.tools.nfs.NfsLocation;
+import org.iwarp4j.tools.nfs.NfsVersion;
 import org.iwarp4j.tools.nfs.NfsTransport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -66,7 +67,26 @@ class NfsCommandLineTest {
         assertThat(iwarp("nfs " + command + " --help")).isZero();
         assertThat(out.toString()).contains("Usage: iwarp nfs " + command).contains("SERVER:/path")
                 .contains("--transport").contains("rdma|tcp").contains("--port").contains("--rdma-port")
-                .contains("--mount-port").contains("--export").contains("--uid").contains("3 no connection");
+                .contains("--mount-port").contains("--export").contains("--uid").contains("3 no connection")
+                .contains("--vers").contains("3|4.1|4.2").contains("the highest the server");
+    }
+
+    @ParameterizedTest(name = "--vers {0}")
+    @CsvSource({"3, V3", "4.1, V4_1", "4.2, V4_2", "4, HIGHEST"})
+    void versParses(String text, NfsVersion expected) {
+        NfsLsCommand ls = new NfsLsCommand();
+        new picocli.CommandLine(ls).parseArgs("server:/export", "--vers", text);
+        assertThat(ls.server.version).isEqualTo(expected);
+        NfsBenchCommand bench = new NfsBenchCommand();
+        new picocli.CommandLine(bench).parseArgs("--vers", text);
+        assertThat(bench.server.version).isEqualTo(expected);
+    }
+
+    @Test
+    void versDefaultsToTheHighestTheServerOffers() {
+        NfsGetCommand get = new NfsGetCommand();
+        new picocli.CommandLine(get).parseArgs("server:/export/f");
+        assertThat(get.server.version).isEqualTo(NfsVersion.HIGHEST);
     }
 
     @Test
@@ -99,6 +119,8 @@ class NfsCommandLineTest {
             "nfs ls :/export | SERVER:/path expected",
             "nfs ls server:/export --transport udp | rdma or tcp",
             "nfs ls server:/export --port 0 | --port 0: must be 1..65535",
+            "nfs ls server:/export --vers 4.0 | 3, 4.1 or 4.2: 4.0",
+            "nfs bench --vers 2 | 3, 4.1 or 4.2: 2",
             "nfs ls server:/export --export export | --export export: must be an absolute path",
             "nfs get | SERVER:/path",
             "nfs put DIR/missing server:/export | not a regular file",

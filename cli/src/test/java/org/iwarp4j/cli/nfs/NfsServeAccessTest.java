@@ -86,7 +86,7 @@ class NfsServeAccessTest {
                         + "127\\.0\\.0\\.1:/export /mnt")
                 .containsPattern("mount -t nfs -o vers=3,proto=tcp,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
                         + "127\\.0\\.0\\.1:/export /mnt");
-        String t = ports + " --transport " + transport;
+        String t = ports + " --transport " + transport + " --vers 3";
 
         assertThat(iwarp("nfs ls 127.0.0.1:/export" + t)).as(err.toString()).isZero();
         assertThat(out.toString().strip()).isEqualTo("readme.txt");
@@ -103,7 +103,7 @@ class NfsServeAccessTest {
                 + "anongid 4001)");
         // the export's directory is root's, mode 0700 (a temporary directory): uid 0 acts as 4000
         Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwx------"));
-        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export" + ports + " --transport tcp")).isEqualTo(1);
+        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export" + ports + " --transport tcp --vers 3")).isEqualTo(1);
         assertThat(err.toString()).contains("NFS3ERR_ACCES");
         assertThat(exported.resolve("data.bin")).doesNotExist();
     }
@@ -112,7 +112,7 @@ class NfsServeAccessTest {
     void aClientNotListedCannotMount() throws Exception {
         serve("--client", "192.0.2.0/24", "--client", "2001:db8::/32");
         assertThat(serverOut.toString()).contains("clients 192.0.2.0/24 2001:db8::/32");
-        assertThat(iwarp("nfs ls 127.0.0.1:/export" + ports + " --transport tcp")).isEqualTo(1);
+        assertThat(iwarp("nfs ls 127.0.0.1:/export" + ports + " --transport tcp --vers 3")).isEqualTo(1);
         assertThat(err.toString()).contains("MNT /export: MNT3ERR_ACCES");
     }
 }

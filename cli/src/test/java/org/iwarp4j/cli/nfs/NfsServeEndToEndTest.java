@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -101,7 +102,7 @@ class NfsServeEndToEndTest {
         Path original = local.resolve("data.bin");
         Files.write(original, data);
         Files.createDirectory(exported.resolve("dir"));
-        String t = ports + " --transport " + transport;
+        String t = ports + " --transport " + transport + " --vers 3";
 
         assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export/dir" + t)).as(err.toString()).isZero();
         String sha = Sha256.hex(Sha256.of(original));
@@ -130,7 +131,7 @@ class NfsServeEndToEndTest {
     @ParameterizedTest
     @ValueSource(strings = {"rdma", "tcp"})
     void errorsAreExitOneWithTheNfsStatus(String transport) {
-        String t = ports + " --transport " + transport;
+        String t = ports + " --transport " + transport + " --vers 3";
         assertThat(iwarp("nfs get 127.0.0.1:/export/missing " + local.resolve("x") + t)).isEqualTo(1);
         assertThat(err.toString()).contains("iwarp nfs get: LOOKUP missing: NFS3ERR_NOENT");
         assertThat(iwarp("nfs ls 127.0.0.1:/elsewhere" + t)).isEqualTo(1);
@@ -141,16 +142,53 @@ class NfsServeEndToEndTest {
         assertThat(err.toString()).contains("is not a regular file (NF3DIR)");
     }
 
+    /**
+     * The same round trip in NFSv4: by default the highest version the server offers (4.2), or 4.1
+     * when asked; the path is looked up below the export (our server's NFSv4 root), NFS4ERR_NOENT
+     * is exit status 1.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"rdma, '', 4.2", "tcp, '', 4.2", "rdma, --vers 4.1, 4.1", "tcp, --vers 4.2, 4.2"})
+    void putLsGetRoundTripInNfs4(String transport, String vers, String spoken) throws Exception {
+        byte[] data = new byte[200_000 + vers.length()];
+        new Random(vers.hashCode()).nextBytes(data);
+        Path original = local.resolve("four.bin");
+        Files.write(original, data);
+        String t = ports + " --transport " + transport + (vers.isEmpty() ? "" : " " + vers);
+
+        assertThat(iwarp("nfs put " + original + " 127.0.0.1:/export" + t)).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("-> 127.0.0.1:/export/four.bin: " + data.length + " octets over")
+                .contains(", NFSv" + spoken + " in ").contains("SHA-256 " + Sha256.hex(Sha256.of(original)))
+                .contains("# verified: read back over " + transport.toUpperCase());
+        assertThat(Files.readAllBytes(exported.resolve("four.bin"))).isEqualTo(data);
+
+        assertThat(iwarp("nfs ls -l 127.0.0.1:/export" + t)).as(err.toString()).isZero();
+        assertThat(out.toString()).containsPattern("(?m)^-rw-r--r-- +1 +- +- +" + data.length + " .* four\\.bin$");
+
+        Path copy = local.resolve("copy4.bin");
+        assertThat(iwarp("nfs get 127.0.0.1:/export/four.bin " + copy + t)).as(err.toString()).isZero();
+        assertThat(Files.readAllBytes(copy)).isEqualTo(data);
+        assertThat(out.toString()).contains(", NFSv" + spoken + " in ");
+
+        assertThat(iwarp("nfs get 127.0.0.1:/export/missing " + local.resolve("x") + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("iwarp nfs get: LOOKUP missing: NFS4ERR_NOENT");
+        assertThat(iwarp("nfs get 127.0.0.1:/export " + local.resolve("y") + t)).isEqualTo(1);
+        assertThat(err.toString()).contains("is not a regular file (NF4DIR)");
+    }
+
     @Test
     void noServerIsExitThree() throws Exception {
         int closed;
         try (ServerSocket probe = new ServerSocket(0)) {
             closed = probe.getLocalPort();
         }
-        assertThat(iwarp("nfs ls 127.0.0.1:/export --port " + closed)).isEqualTo(3);
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --vers 3 --port " + closed)).isEqualTo(3);
         assertThat(err.toString()).contains("MOUNT EXPORT at 127.0.0.1:" + closed);
         // MOUNT answers, but nothing listens for RPC-over-RDMA there
-        assertThat(iwarp("nfs ls 127.0.0.1:/export --port " + tcpPort + " --rdma-port " + closed)).isEqualTo(3);
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --vers 3 --port " + tcpPort + " --rdma-port " + closed)).isEqualTo(3);
         assertThat(err.toString()).contains("NFS over RPC-over-RDMA to 127.0.0.1:" + closed);
+        // NFSv4 (the default) has no MOUNT: the first connection is the NFS one
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --transport tcp --port " + closed)).isEqualTo(3);
+        assertThat(err.toString()).contains("NFSv4 over TCP to 127.0.0.1:" + closed);
     }
 }

@@ -10,7 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The peer's kernel NFS server (knfsd) exporting a fresh tmpfs, NFSv3 only, with NFS/RDMA on
+ * The peer's kernel NFS server (knfsd) exporting a fresh tmpfs, NFSv3 only (or with NFSv4, {@link
+ * #start(LinuxPeer, boolean)}), with NFS/RDMA on
  * {@value #RDMA_PORT} ({@code echo 'rdma 20049' > /proc/fs/nfsd/portlist}) and rpc.mountd on the
  * fixed TCP port {@value #MOUNTD_PORT}, both reachable from this host through
  * {@link LinuxPeer#forwardedPort}. The export is {@code insecure}: connections forwarded to the
@@ -26,6 +27,7 @@ final class KnfsdOnPeer implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
     private final LinuxPeer peer;
+    private final boolean nfs4;
     private String exportPath;
     private BackgroundCommand rpcbind;
     private BackgroundCommand mountd;
@@ -33,12 +35,23 @@ final class KnfsdOnPeer implements AutoCloseable {
     private boolean tracing;
     private static final String TRACING = "/sys/kernel/tracing";
 
-    private KnfsdOnPeer(LinuxPeer peer) {
+    private KnfsdOnPeer(LinuxPeer peer, boolean nfs4) {
         this.peer = peer;
+        this.nfs4 = nfs4;
     }
 
     static KnfsdOnPeer start(LinuxPeer peer) {
-        KnfsdOnPeer knfsd = new KnfsdOnPeer(peer);
+        return start(peer, false);
+    }
+
+    /**
+     * With {@code nfs4}, knfsd serves NFSv4 too (all minor versions it has) with the shortest lease
+     * and grace period it accepts (10 s): with no client tracking in the guest, a fresh knfsd
+     * refuses OPEN with NFS4ERR_GRACE for the whole grace period. Its NFSv4 root is the pseudo
+     * file system rpc.mountd builds from the exports, so the export is found below it by its path.
+     */
+    static KnfsdOnPeer start(LinuxPeer peer, boolean nfs4) {
+        KnfsdOnPeer knfsd = new KnfsdOnPeer(peer, nfs4);
         try {
             knfsd.setUp();
             return knfsd;
@@ -71,7 +84,12 @@ final class KnfsdOnPeer implements AutoCloseable {
                 + "echo 1 > " + TRACING + "/events/rpcrdma/enable && echo 1 > " + TRACING + "/events/rdma_cma/enable && "
                 + "echo > " + TRACING + "/trace").succeeded();
         nfsdStarted = true;
-        peer.exec("rpc.nfsd -N 4 4", START_TIMEOUT).requireSuccess();
+        if (nfs4) {
+            peer.exec("echo 10 > /proc/fs/nfsd/nfsv4leasetime; echo 10 > /proc/fs/nfsd/nfsv4gracetime").requireSuccess();
+            peer.exec("rpc.nfsd 4", START_TIMEOUT).requireSuccess();
+        } else {
+            peer.exec("rpc.nfsd -N 4 4", START_TIMEOUT).requireSuccess();
+        }
         peer.exec("echo 'rdma " + RDMA_PORT + "' > /proc/fs/nfsd/portlist").requireSuccess();
         peer.awaitListening(RDMA_PORT, START_TIMEOUT);
         LOG.info("knfsd on the peer in {} ms; portlist: {}; versions: {}", (System.nanoTime() - start) / 1_000_000,

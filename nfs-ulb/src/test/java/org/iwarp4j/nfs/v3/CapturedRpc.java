@@ -37,28 +37,28 @@ import org.iwarp4j.testkit.TcpDirection;
  *     the server's sink buffer); for a reply, each Write chunk's data as the server pushed it (RDMA
  *     Writes into the segments the reply's Write list names, for the lengths it reports)
  */
-record CapturedRpc(int connection, boolean fromClient, int xid, int proc, List<Integer> readChunkPositions,
+public record CapturedRpc(int connection, boolean fromClient, int xid, int proc, List<Integer> readChunkPositions,
                    List<Long> writeChunkLengths, boolean replyChunk, byte[] rpc, List<byte[]> chunkData) {
 
     private static final int DDP_TAGGED_HEADER = 14; // RFC 5041 §4.2 with RFC 5040's RDMAP control octet
     private static final int DDP_UNTAGGED_HEADER = 18; // RFC 5041 §4.3
 
-    int msgType() {
+    public int msgType() {
         return ByteBuffer.wrap(rpc).getInt(4);
     }
 
-    boolean isCall() {
+    public boolean isCall() {
         return msgType() == 0;
     }
 
     /** For a call: program, version, procedure. */
-    int[] callProcedure() {
+    public int[] callProcedure() {
         ByteBuffer b = ByteBuffer.wrap(rpc);
         return new int[] {b.getInt(12), b.getInt(16), b.getInt(20)};
     }
 
     /** The call's arguments or the accepted reply's results, as a buffer the caller releases. */
-    ByteBuf body() {
+    public ByteBuf body() {
         ByteBuffer b = ByteBuffer.wrap(rpc);
         int offset;
         if (isCall()) {
@@ -73,7 +73,7 @@ record CapturedRpc(int connection, boolean fromClient, int xid, int proc, List<I
     }
 
     /** The chunk data as the reduced items of an XDR decoder (RFC 8166 §3.4.6), unreleased wrappers. */
-    List<ByteBuf> reducedItems() {
+    public List<ByteBuf> reducedItems() {
         return chunkData.stream().map(Unpooled::wrappedBuffer).toList();
     }
 
@@ -87,7 +87,7 @@ record CapturedRpc(int connection, boolean fromClient, int xid, int proc, List<I
         return (n + 3) & ~3;
     }
 
-    static List<CapturedRpc> read(Path pcap) throws Exception {
+    public static List<CapturedRpc> read(Path pcap) throws Exception {
         List<CapturedRpc> out = new ArrayList<>();
         List<TcpConnection> connections = PcapReader.read(pcap).connections();
         for (int c = 0; c < connections.size(); c++) {

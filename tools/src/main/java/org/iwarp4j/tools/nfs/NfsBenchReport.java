@@ -19,8 +19,13 @@ public final class NfsBenchReport {
     }
 
     public static void header(PrintWriter out, NfsBenchSettings s, String where) {
-        out.printf(Locale.ROOT, "# iwarp nfs bench: NFSv3 WRITE and READ of one %s file over RPC-over-RDMA (RFC 8267) "
-                + "and over TCP, %s%n", octets(s.fileSize()), where);
+        header(out, s, where, "NFSv3");
+    }
+
+    /** The header, naming the NFS version measured, e.g. {@code NFSv4.2}. */
+    public static void header(PrintWriter out, NfsBenchSettings s, String where, String version) {
+        out.printf(Locale.ROOT, "# iwarp nfs bench: %s WRITE and READ of one %s file over RPC-over-RDMA (RFC 8267) "
+                + "and over TCP, %s%n", version, octets(s.fileSize()), where);
         out.printf(Locale.ROOT, "# rsize %d, wsize %d, %d call%s in flight, %s after %d warm-up pass%s (on every "
                         + "transport before any is measured); WRITEs UNSTABLE and a COMMIT per pass (timed)%n", s.rsize(), s.wsize(), s.inFlight(),
                 s.inFlight() == 1 ? "" : "s", s.byDuration()

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.zip.CRC32C;
+import org.iwarp4j.nfs.Nfs4Client;
 import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.NfsStatusException;
 import org.iwarp4j.nfs.v3.Commit3Res;
@@ -61,6 +62,14 @@ public final class NfsBenchRun {
 
         /** Removes the file (best effort: a failed REMOVE leaves a file behind, no wrong figure). */
         public void remove() {
+            if (session.client4() != null) {
+                try {
+                    session.client4().remove(join(session.path(), name));
+                } catch (RuntimeException e) {
+                    // best effort
+                }
+                return;
+            }
             session.client().remove(dir, name).handle((r, e) -> r).join();
         }
     }
@@ -70,6 +79,10 @@ public final class NfsBenchRun {
      * directory on this machine (loopback) or null. The caller {@link Target#remove()}s it.
      */
     public Target create(NfsSession session, String name, Path serverDirectory) throws IOException, InterruptedException {
+        if (session.client4() != null) {
+            session.client4().upload(InputStream.nullInputStream(), join(session.path(), name));
+            return new Target(session, null, name, null, serverDirectory, new ArrayList<>());
+        }
         NfsClient nfs = session.client();
         NfsFh3 dir = nfs.lookupPath(session.path());
         Create3Res created = await(nfs.create(Create3Args.unchecked(new DirOpArgs3(dir, name), Sattr3.mode(0644))));
@@ -80,6 +93,13 @@ public final class NfsBenchRun {
 
     /** The warm-up passes, verified but not timed. */
     public void warmUp(Target t) throws IOException, InterruptedException {
+        if (t.session.client4() != null) {
+            for (int i = 0; i < settings.warmupPasses(); i++) {
+                writePass4(t);
+                readPass4(t, t.session.transport().name() + " warm-up");
+            }
+            return;
+        }
         NfsClient nfs = t.session.client();
         String on = t.session.transport().name() + " warm-up";
         for (int i = 0; i < settings.warmupPasses(); i++) {
@@ -90,6 +110,17 @@ public final class NfsBenchRun {
 
     /** The timed WRITE passes, then the timed READ passes. */
     public Result measure(Target t) throws IOException, InterruptedException {
+        if (t.session.client4() != null) {
+            Nfs4Client nfs4 = t.session.client4();
+            String on = t.session.transport().name();
+            NfsThroughput write = phase(() -> writePass4(t));
+            if (t.serverDirectory != null) {
+                checkServerCopy(t.serverDirectory.resolve(t.name), t.problems, on);
+            }
+            NfsThroughput read = phase(() -> readPass4(t, on));
+            return new Result(t.session.transport(), write, read, nfs4.readSize(), nfs4.writeSize(),
+                    List.copyOf(t.problems));
+        }
         NfsClient nfs = t.session.client();
         String on = t.session.transport().name();
         int rsize = rsize(nfs);
@@ -216,6 +247,73 @@ public final class NfsBenchRun {
                     (int) crc.getValue(), settings.fileSize(), expectedCrc));
         }
         return calls;
+    }
+
+    /**
+     * NFSv4: the whole file by the client's upload (OPEN truncating, pipelined UNSTABLE WRITEs of
+     * its write size, COMMIT with the verifier checked, CLOSE); returns the WRITE calls.
+     */
+    private long writePass4(Target t) throws IOException {
+        Nfs4Client nfs = t.session.client4();
+        long written = nfs.upload(new PatternStream(pattern, settings.fileSize()), join(t.session.path(), t.name));
+        if (written != settings.fileSize()) {
+            t.problems.add(t.session.transport().name() + ": upload wrote " + written + " of " + settings.fileSize()
+                    + " octets");
+        }
+        return (settings.fileSize() + nfs.writeSize() - 1) / nfs.writeSize();
+    }
+
+    /** NFSv4: the whole file by the client's download, its CRC32C compared with the written octets'. */
+    private long readPass4(Target t, String on) throws IOException {
+        Nfs4Client nfs = t.session.client4();
+        CRC32C crc = new CRC32C();
+        long received = nfs.download(join(t.session.path(), t.name), new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                crc.update(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                crc.update(b, off, len);
+            }
+        });
+        if ((int) crc.getValue() != expectedCrc || received != settings.fileSize()) {
+            t.problems.add(String.format("%s: READ pass: %d octets with CRC32C %08x, written %d with %08x", on,
+                    received, (int) crc.getValue(), settings.fileSize(), expectedCrc));
+        }
+        return (settings.fileSize() + nfs.readSize() - 1) / nfs.readSize();
+    }
+
+    /** The pattern's first {@code size} octets as a stream. */
+    private static final class PatternStream extends InputStream {
+        private final FilePattern pattern;
+        private final long size;
+        private long offset;
+
+        PatternStream(FilePattern pattern, long size) {
+            this.pattern = pattern;
+            this.size = size;
+        }
+
+        @Override
+        public int read() {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (offset >= size) {
+                return -1;
+            }
+            int n = (int) Math.min(len, size - offset);
+            ByteBuf target = io.netty.buffer.Unpooled.wrappedBuffer(b, off, n).writerIndex(0);
+            pattern.write(target, offset, n);
+            target.release();
+            offset += n;
+            return n;
+        }
     }
 
     private void checkServerCopy(Path file, List<String> problems, String on) throws IOException {

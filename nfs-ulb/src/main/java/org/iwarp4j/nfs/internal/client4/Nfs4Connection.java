@@ -1,0 +1,508 @@
+package org.iwarp4j.nfs.internal.client4;
+
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.iwarp4j.nfs.v4.ChannelAttrs4;
+import org.iwarp4j.nfs.v4.DirEntry4;
+import org.iwarp4j.nfs.v4.FileAttributes4;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.rpcrdma.UpperLayerBinding;
+
+/**
+ * The NFSv4.1/4.2 client's session and file operations (RFC 8881) over one {@link RpcClient}:
+ * EXCHANGE_ID (minor version 2, falling back to 1 on NFS4ERR_MINOR_VERS_MISMATCH when no minor
+ * version was asked for), CREATE_SESSION without a back channel, RECLAIM_COMPLETE, then
+ * COMPOUNDs that start with SEQUENCE on a slot of the {@link SlotTable}; DESTROY_SESSION and
+ * DESTROY_CLIENTID on close.
+ */
+public final class Nfs4Connection implements AutoCloseable {
+
+    /** Data COMMITted at least this often in an upload. */
+    private static final long COMMIT_INTERVAL = 32L << 20;
+    private static final int FORE_SLOTS = 16;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final RpcClient rpc;
+    private final int minor;
+    private final long clientId;
+    private final byte[] sessionId;
+    private final SlotTable slots;
+    private final Duration timeout;
+    private final byte[] root;
+    private final int readSize;
+    private final int writeSize;
+    private final int window;
+    private final String ownerPrefix = "iwarp4j-open-" + UUID.randomUUID() + "-";
+    private final AtomicLong owners = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Nfs4Connection(RpcClient rpc, int minor, long clientId, byte[] sessionId, SlotTable slots,
+                           Duration timeout, byte[] root, int readSize, int writeSize, int window) {
+        this.rpc = rpc;
+        this.minor = minor;
+        this.clientId = clientId;
+        this.sessionId = sessionId;
+        this.slots = slots;
+        this.timeout = timeout;
+        this.root = root;
+        this.readSize = readSize;
+        this.writeSize = writeSize;
+        this.window = Math.max(1, Math.min(window, slots.size()));
+    }
+
+    /** The binding an RPC-over-RDMA Requester of this client uses (RFC 8267 §6, sized per COMPOUND). */
+    public static UpperLayerBinding rdmaBinding() {
+        return new RequesterBinding();
+    }
+
+    /**
+     * Sets up a session on {@code rpc}, which this then owns.
+     *
+     * @param minorVersion 1 or 2, or -1 for the highest the server offers
+     * @param rootPath the path below the server's root (PUTROOTFH) that is this client's root
+     */
+    public static Nfs4Connection connect(RpcClient rpc, int minorVersion, String rootPath, int maxRead, int maxWrite,
+                                         int window, Duration timeout) {
+        try {
+            int minor = minorVersion < 0 ? 2 : minorVersion;
+            long verifier = RANDOM.nextLong();
+            byte[] owner = ("iwarp4j/" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+            CompoundResult x = await(unsequenced(rpc, minor, List.of(Op.exchangeId(verifier, owner)), 0));
+            if (x.status == NFS4ERR_MINOR_VERS_MISMATCH && minorVersion < 0 && minor == 2) {
+                minor = 1;
+                x = await(unsequenced(rpc, minor, List.of(Op.exchangeId(verifier, owner)), 0));
+            }
+            CompoundResult.ExchangeId id = x.check().body(OP_EXCHANGE_ID);
+            ChannelAttrs4 fore = new ChannelAttrs4(0, maxWrite + 8192, maxRead + 8192, 4096, 16, FORE_SLOTS, -1);
+            ChannelAttrs4 back = new ChannelAttrs4(0, 4096, 4096, 0, 2, 1, -1);
+            CompoundResult c = await(unsequenced(rpc, minor,
+                    List.of(Op.createSession(id.clientId(), id.sequenceId(), fore, back)), 0)).check();
+            CompoundResult.CreateSession session = c.body(OP_CREATE_SESSION);
+            SlotTable slots = new SlotTable(Math.max(1, Math.min(session.fore().maxRequests(), FORE_SLOTS)));
+            Nfs4Connection partial = new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout,
+                    null, 0, 0, 1);
+            CompoundResult rc = partial.call(List.of(Op.reclaimComplete()), false);
+            if (rc.status != NFS4_OK && rc.failedStatus() != NFS4ERR_COMPLETE_ALREADY) {
+                rc.check();
+            }
+            List<Op> ops = new ArrayList<>();
+            ops.add(Op.putrootfh());
+            components(rootPath).forEach(n -> ops.add(Op.lookup(n)));
+            ops.add(Op.getfh());
+            ops.add(Op.getattr(FileAttributes4.LIMITS));
+            CompoundResult r = partial.call(ops, true);
+            byte[] rootFh = r.body(OP_GETFH);
+            FileAttributes4 limits = r.body(OP_GETATTR);
+            int rsize = size(maxRead, limits.maxRead(), session.fore().maxResponseSize());
+            int wsize = size(maxWrite, limits.maxWrite(), session.fore().maxRequestSize());
+            return new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout, rootFh,
+                    rsize, wsize, window);
+        } catch (RuntimeException e) {
+            rpc.close();
+            throw e;
+        }
+    }
+
+    /** The transfer size: the client's limit, the server's attribute, and what fits the channel, in 4 KiB units. */
+    private static int size(int mine, long attribute, int channel) {
+        long s = mine;
+        if (attribute > 0) {
+            s = Math.min(s, attribute);
+        }
+        if (channel > 0 && s > channel - 1024L) {
+            s = Math.max(4096, (channel - 1024L) & ~4095L);
+        }
+        return (int) s;
+    }
+
+    public int minorVersion() {
+        return minor;
+    }
+
+    public int readSize() {
+        return readSize;
+    }
+
+    public int writeSize() {
+        return writeSize;
+    }
+
+    public int slots() {
+        return slots.size();
+    }
+
+    public byte[] rootHandle() {
+        return root.clone();
+    }
+
+    public RpcClient rpc() {
+        return rpc;
+    }
+
+    // ---- COMPOUNDs ----
+
+    private static CompletableFuture<CompoundResult> unsequenced(RpcClient rpc, int minor, List<Op> ops, int maxRead) {
+        return rpc.call(PROGRAM, VERSION, NFSPROC4_COMPOUND, out -> encode(out, minor, ops),
+                in -> CompoundResult.decode(in, ops, maxRead));
+    }
+
+    private static void encode(XdrEncoder out, int minor, List<Op> ops) {
+        out.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(minor).writeUnsignedInt(ops.size());
+        for (Op op : ops) {
+            op.encode(out);
+        }
+    }
+
+    /**
+     * Sends SEQUENCE and {@code ops} on a free slot (waiting for one), returning the decoded result
+     * whatever its status. The slot's sequence id advances if SEQUENCE succeeded.
+     */
+    CompletableFuture<CompoundResult> sequenced(List<Op> ops) {
+        int slot;
+        try {
+            slot = slots.acquire(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ops.forEach(Op::discard);
+            return CompletableFuture.failedFuture(e);
+        } catch (RuntimeException e) {
+            ops.forEach(Op::discard);
+            return CompletableFuture.failedFuture(e);
+        }
+        List<Op> all = new ArrayList<>(ops.size() + 1);
+        all.add(Op.sequence(sessionId, slots.nextSequenceId(slot), slot, slots.highestInUse()));
+        all.addAll(ops);
+        CompletableFuture<CompoundResult> f;
+        try {
+            f = unsequenced(rpc, minor, all, readSize);
+        } catch (RuntimeException e) {
+            slots.release(slot, false);
+            throw e;
+        }
+        return f.whenComplete((r, e) -> slots.release(slot, r != null && !r.results.isEmpty()
+                && r.results.get(0).status() == NFS4_OK));
+    }
+
+    /**
+     * A sequenced COMPOUND of operations without payload, sent again while the server answers
+     * NFS4ERR_DELAY or NFS4ERR_GRACE (RFC 8881 §15.1.1.3, §15.1.9.2), at most four timeouts long.
+     */
+    CompoundResult call(List<Op> ops, boolean check) {
+        long deadline = System.nanoTime() + 4 * timeout.toNanos();
+        long pause = 50;
+        while (true) {
+            CompoundResult r = await(sequenced(ops));
+            int s = r.failedStatus();
+            if ((s == NFS4ERR_DELAY || s == NFS4ERR_GRACE) && System.nanoTime() + pause * 1_000_000 < deadline) {
+                r.release();
+                try {
+                    Thread.sleep(pause); // the server asked to be asked again later
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new CompletionException(e);
+                }
+                pause = Math.min(pause * 2, 2000);
+                continue;
+            }
+            return check ? r.check() : r;
+        }
+    }
+
+    // ---- path operations ----
+
+    /** The handle of a path below the root ("" is the root). */
+    public byte[] lookupPath(String path) {
+        List<String> names = components(path);
+        if (names.isEmpty()) {
+            return root.clone();
+        }
+        List<Op> ops = new ArrayList<>();
+        ops.add(Op.putfh(root));
+        names.forEach(n -> ops.add(Op.lookup(n)));
+        ops.add(Op.getfh());
+        return call(ops, true).body(OP_GETFH);
+    }
+
+    /** The attributes of a path ({@link FileAttributes4#REQUEST}). */
+    public FileAttributes4 stat(String path) {
+        return attributes(path, FileAttributes4.REQUEST);
+    }
+
+    /** These attributes of a path. */
+    public FileAttributes4 attributes(String path, org.iwarp4j.nfs.v4.Bitmap4 request) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(Op.putfh(root));
+        components(path).forEach(n -> ops.add(Op.lookup(n)));
+        ops.add(Op.getattr(request));
+        return call(ops, true).body(OP_GETATTR);
+    }
+
+    /** The entries of a directory, READDIR with cookies until eof. */
+    public List<DirEntry4> list(String directory) {
+        byte[] dir = lookupPath(directory);
+        List<DirEntry4> entries = new ArrayList<>();
+        long cookie = 0;
+        long verifier = 0;
+        while (true) {
+            CompoundResult r = call(List.of(Op.putfh(dir), Op.readdir(cookie, verifier, 8192, 32 * 1024,
+                    FileAttributes4.REQUEST)), true);
+            CompoundResult.Readdir d = r.body(OP_READDIR);
+            for (DirEntry4 e : d.entries()) {
+                if (!e.name().equals(".") && !e.name().equals("..")) {
+                    entries.add(e);
+                }
+                cookie = e.cookie();
+            }
+            verifier = d.verifier();
+            if (d.eof() || d.entries().isEmpty()) {
+                return entries;
+            }
+        }
+    }
+
+    /** REMOVE of a file or empty directory. */
+    public void remove(String path) {
+        Parent p = parent(path);
+        call(List.of(Op.putfh(p.dir), Op.remove(p.name)), true);
+    }
+
+    private record Parent(byte[] dir, String name) {
+    }
+
+    private Parent parent(String path) {
+        List<String> names = components(path);
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("no file name in \"" + path + "\"");
+        }
+        String name = names.get(names.size() - 1);
+        return new Parent(lookupPath(String.join("/", names.subList(0, names.size() - 1))), name);
+    }
+
+    private record Opened(byte[] fh, Stateid4 stateid, long size) {
+    }
+
+    private Opened open(String path, int access, boolean create) {
+        Parent p = parent(path);
+        String owner = ownerPrefix + owners.incrementAndGet();
+        CompoundResult r = call(List.of(Op.putfh(p.dir), Op.open(clientId, owner, p.name, access, create), Op.getfh(),
+                Op.getattr(FileAttributes4.REQUEST)), true);
+        CompoundResult.Open o = r.body(OP_OPEN);
+        FileAttributes4 a = r.body(OP_GETATTR);
+        return new Opened(r.body(OP_GETFH), o.stateid(), a.size());
+    }
+
+    private void close(Opened f) {
+        call(List.of(Op.putfh(f.fh), Op.close(f.stateid)), true);
+    }
+
+    /** OPEN for reading, pipelined READs until eof, CLOSE; returns the octets read. */
+    public long download(String path, OutputStream out) throws IOException {
+        Opened f = open(path, OPEN4_SHARE_ACCESS_READ, false);
+        Deque<CompletableFuture<CompoundResult>> inFlight = new ArrayDeque<>();
+        long next = 0;
+        long total = 0;
+        boolean eof = false;
+        try {
+            while (!eof || !inFlight.isEmpty()) {
+                while (!eof && inFlight.size() < window) {
+                    inFlight.add(sequenced(List.of(Op.putfh(f.fh), Op.read(f.stateid, next, readSize))));
+                    next += readSize;
+                }
+                CompoundResult r = await(inFlight.poll()).check();
+                CompoundResult.Read read = r.body(OP_READ);
+                try {
+                    int n = read.data().readableBytes();
+                    read.data().readBytes(out, n);
+                    total += n;
+                    if (read.eof() || n < readSize) {
+                        eof = true;
+                        drain(inFlight);
+                    }
+                } finally {
+                    r.release();
+                }
+            }
+        } finally {
+            drain(inFlight);
+            close(f);
+        }
+        return total;
+    }
+
+    private static void drain(Deque<CompletableFuture<CompoundResult>> inFlight) {
+        while (!inFlight.isEmpty()) {
+            try {
+                inFlight.poll().join().release();
+            } catch (CompletionException | CancellationException e) {
+                // ended or failed already
+            }
+        }
+    }
+
+    /**
+     * OPEN creating or truncating {@code path}, pipelined UNSTABLE WRITEs, a COMMIT every {@link
+     * #COMMIT_INTERVAL} octets and at the end, CLOSE. If a COMMIT's verifier differs from the
+     * WRITEs' (the server restarted and may have lost them, RFC 8881 §18.32.3), the uncommitted
+     * octets are written again FILE_SYNC.
+     */
+    public long upload(InputStream in, String path) throws IOException {
+        Opened f = open(path, OPEN4_SHARE_ACCESS_BOTH, true);
+        try {
+            return new Uploader(f).run(in);
+        } finally {
+            close(f);
+        }
+    }
+
+    private final class Uploader {
+        private final Opened file;
+        private final List<ByteBuf> uncommitted = new ArrayList<>();
+        private final Deque<CompletableFuture<CompoundResult>> inFlight = new ArrayDeque<>();
+        private long uncommittedStart;
+        private long offset;
+        private Long verifier;
+        private boolean verifierChanged;
+
+        Uploader(Opened file) {
+            this.file = file;
+        }
+
+        long run(InputStream in) throws IOException {
+            try {
+                while (true) {
+                    ByteBuf chunk = rpc.transport().alloc().buffer(writeSize);
+                    try {
+                        while (chunk.isWritable() && chunk.writeBytes(in, chunk.writableBytes()) > 0) {
+                            // fill the chunk
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        chunk.release();
+                        throw e;
+                    }
+                    if (!chunk.isReadable()) {
+                        chunk.release();
+                        break;
+                    }
+                    uncommitted.add(chunk);
+                    inFlight.add(sequenced(List.of(Op.putfh(file.fh),
+                            Op.write(file.stateid, offset, UNSTABLE4, chunk.retainedDuplicate()))));
+                    offset += chunk.readableBytes();
+                    while (inFlight.size() >= window) {
+                        collect(inFlight.poll());
+                    }
+                    if (offset - uncommittedStart >= COMMIT_INTERVAL) {
+                        commit();
+                    }
+                }
+                commit();
+                return offset;
+            } finally {
+                while (!inFlight.isEmpty()) {
+                    try {
+                        inFlight.poll().join();
+                    } catch (CompletionException | CancellationException e) {
+                        // failing already
+                    }
+                }
+                uncommitted.forEach(ByteBuf::release);
+            }
+        }
+
+        private void collect(CompletableFuture<CompoundResult> f) {
+            CompoundResult.Write w = await(f).check().body(OP_WRITE);
+            note(w.verifier());
+        }
+
+        private void note(long v) {
+            if (verifier != null && verifier != v) {
+                verifierChanged = true;
+            }
+            verifier = v;
+        }
+
+        private void commit() {
+            while (!inFlight.isEmpty()) {
+                collect(inFlight.poll());
+            }
+            if (offset == uncommittedStart) {
+                return;
+            }
+            long v = call(List.of(Op.putfh(file.fh), Op.commit(uncommittedStart, 0)), true).body(OP_COMMIT);
+            note(v);
+            if (verifierChanged) {
+                long at = uncommittedStart;
+                for (ByteBuf chunk : uncommitted) {
+                    await(sequenced(List.of(Op.putfh(file.fh),
+                            Op.write(file.stateid, at, FILE_SYNC4, chunk.retainedDuplicate())))).check();
+                    at += chunk.readableBytes();
+                }
+                verifierChanged = false;
+            }
+            uncommitted.forEach(ByteBuf::release);
+            uncommitted.clear();
+            uncommittedStart = offset;
+        }
+    }
+
+    static List<String> components(String path) {
+        List<String> names = new ArrayList<>();
+        for (String part : path.split("/")) {
+            if (!part.isEmpty()) {
+                names.add(part);
+            }
+        }
+        return names;
+    }
+
+    static <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            f.cancel(true);
+            throw new CompletionException(e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new CompletionException(cause);
+        }
+    }
+
+    /** DESTROY_SESSION, DESTROY_CLIENTID (each the only operation of its COMPOUND), then the transport. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            await(unsequenced(rpc, minor, List.of(Op.destroySession(sessionId)), 0)).check();
+            await(unsequenced(rpc, minor, List.of(Op.destroyClientId(clientId)), 0)).check();
+        } catch (RuntimeException e) {
+            // the server forgets the client when its lease expires
+        } finally {
+            rpc.close();
+        }
+    }
+}

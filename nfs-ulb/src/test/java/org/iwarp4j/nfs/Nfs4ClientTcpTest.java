@@ -1,0 +1,134 @@
+package org.iwarp4j.nfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Random;
+import org.iwarp4j.nfs.v3.Nfs3Status;
+import org.iwarp4j.nfs.v4.DirEntry4;
+import org.iwarp4j.nfs.v4.FileAttributes4;
+import org.iwarp4j.nfs.v4.Nfs4Constants;
+import org.iwarp4j.oncrpc.RpcTcpClientTransport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Our NFSv4 client against our server over TCP: the session set up at the highest minor version
+ * the server offers (4.2) or at 4.1 when asked; put and get of a file larger than a WRITE with
+ * SHA-256 on both sides; ls with attributes; REMOVE; NFS4ERR_NOENT as an exception naming the
+ * operation; the server forgets the client's session on close (DESTROY_SESSION, DESTROY_CLIENTID).
+ */
+class Nfs4ClientTcpTest {
+
+    @TempDir
+    Path dir;
+
+    static String sha256(byte[] data) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+    }
+
+    private NfsServer server() throws Exception {
+        return NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0)).workerThreads(2).start();
+    }
+
+    @Test
+    void putGetLsRemoveAtTheHighestMinorVersion() throws Exception {
+        byte[] data = new byte[3 * 256 * 1024 + 4321];
+        new Random(4).nextBytes(data);
+        try (NfsServer server = server();
+             Nfs4Client nfs = Nfs4Client.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                     .maxTransfer(256 * 1024).window(4).connect()) {
+            assertThat(nfs.minorVersion()).as("4.2, the highest our server offers").isEqualTo(2);
+            assertThat(nfs.transport()).isInstanceOf(RpcTcpClientTransport.class);
+            assertThat(nfs.writeSize()).isEqualTo(256 * 1024);
+            assertThat(nfs.rootHandle()).isEqualTo(server.rootHandle().data());
+
+            Files.createDirectory(dir.resolve("d"));
+            assertThat(nfs.upload(new ByteArrayInputStream(data), "d/file.bin")).isEqualTo(data.length);
+            assertThat(sha256(Files.readAllBytes(dir.resolve("d/file.bin")))).isEqualTo(sha256(data));
+
+            ByteArrayOutputStream back = new ByteArrayOutputStream();
+            assertThat(nfs.download("d/file.bin", back)).isEqualTo(data.length);
+            assertThat(sha256(back.toByteArray())).isEqualTo(sha256(data));
+
+            // a second upload truncates: OPEN4_CREATE UNCHECKED4 with size 0
+            assertThat(nfs.upload(new ByteArrayInputStream(new byte[] {1, 2, 3}), "d/file.bin")).isEqualTo(3);
+            assertThat(Files.readAllBytes(dir.resolve("d/file.bin"))).containsExactly(1, 2, 3);
+
+            FileAttributes4 a = nfs.stat("d/file.bin");
+            assertThat(a.isRegularFile()).isTrue();
+            assertThat(a.size()).isEqualTo(3);
+            assertThat(a.mode()).isEqualTo(0644);
+            assertThat(nfs.stat("d").isDirectory()).isTrue();
+
+            for (int i = 0; i < 300; i++) {
+                Files.createFile(dir.resolve("d/a-somewhat-longer-entry-name-" + i));
+            }
+            assertThat(nfs.list("d")).as("READDIR continued with cookies past one 32 KiB reply")
+                    .hasSize(301).extracting(DirEntry4::name).contains("file.bin", "a-somewhat-longer-entry-name-299");
+            assertThat(nfs.list("d").stream().filter(e -> e.name().equals("file.bin")).findFirst().orElseThrow()
+                    .attributes().size()).isEqualTo(3);
+
+            nfs.remove("d/file.bin");
+            assertThat(dir.resolve("d/file.bin")).doesNotExist();
+            assertThatThrownBy(() -> nfs.download("d/file.bin", new ByteArrayOutputStream()))
+                    .isInstanceOfSatisfying(Nfs4StatusException.class, e -> {
+                        assertThat(e.nfs4Status()).isEqualTo(Nfs4Constants.NFS4ERR_NOENT);
+                        assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_NOENT);
+                        assertThat(e.operation()).isEqualTo("OPEN file.bin");
+                        assertThat(e).hasMessage("OPEN file.bin: NFS4ERR_NOENT");
+                    });
+            assertThatThrownBy(() -> nfs.stat("nowhere/x")).isInstanceOf(NfsStatusException.class)
+                    .hasMessage("LOOKUP nowhere: NFS4ERR_NOENT");
+            assertThatThrownBy(() -> nfs.remove("d")).isInstanceOfSatisfying(Nfs4StatusException.class,
+                    e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Constants.NFS4ERR_NOTEMPTY));
+        }
+    }
+
+    @Test
+    void minorVersionOneWhenAskedAndARootBelowTheServers() throws Exception {
+        Files.createDirectories(dir.resolve("sub/inner"));
+        Files.write(dir.resolve("sub/inner/x"), new byte[] {42});
+        try (NfsServer server = server();
+             Nfs4Client nfs = Nfs4Client.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                     .minorVersion(1).root("/sub").connect()) {
+            assertThat(nfs.minorVersion()).isEqualTo(1);
+            assertThat(nfs.list("")).extracting(DirEntry4::name).containsExactly("inner");
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            assertThat(nfs.download("inner/x", out)).isEqualTo(1);
+            assertThat(out.toByteArray()).containsExactly(42);
+            ByteArrayOutputStream empty = new ByteArrayOutputStream();
+            assertThat(nfs.upload(new ByteArrayInputStream(new byte[0]), "inner/empty")).isZero();
+            assertThat(nfs.download("inner/empty", empty)).isZero();
+            assertThat(dir.resolve("sub/inner/empty")).isEmptyFile();
+        }
+    }
+
+    /** RFC 8881 §8.4.2: OPEN in the server's grace period is NFS4ERR_GRACE; the client asks again until it ends. */
+    @Test
+    void openIsRetriedThroughTheGracePeriod() throws Exception {
+        try (NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT).nfs4Lease(90, 2)
+                .tcpAddress(new InetSocketAddress("127.0.0.1", 0)).workerThreads(2).start();
+             Nfs4Client nfs = Nfs4Client.builder(new InetSocketAddress("127.0.0.1", server.tcpPort())).connect()) {
+            long start = System.nanoTime();
+            assertThat(nfs.upload(new ByteArrayInputStream(new byte[] {5}), "g")).isEqualTo(1);
+            assertThat(System.nanoTime() - start).as("OPEN succeeded only once the grace period was over")
+                    .isGreaterThan(500_000_000L);
+            assertThat(Files.readAllBytes(dir.resolve("g"))).containsExactly(5);
+        }
+    }
+
+    @Test
+    void aMinorVersionTheServerDoesNotServeIsRefusedByIt() {
+        assertThatThrownBy(() -> Nfs4Client.builder(new InetSocketAddress("127.0.0.1", 1)).minorVersion(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
