@@ -122,12 +122,21 @@ public final class NfsServer implements AutoCloseable {
         }
         this.ownRnic = b.rnic == null ? rnic : null;
         this.rdma = rdmaServer;
-        if (nfs4 != null && rdmaServer != null) {
+        if (nfs4 != null) {
             RpcRdmaServer listening = rdmaServer;
-            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167)
-            nfs4.backchannels(address -> listening.responders().stream()
-                    .filter(r -> address.equals(r.remoteAddress())).findFirst()
-                    .map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null));
+            RpcTcpServer tcpListening = server;
+            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167
+            // over RDMA; over TCP, calls on the same connection)
+            nfs4.backchannels(t -> {
+                if (listening != null && "rdma".equals(t.name())) {
+                    return listening.responders().stream().filter(r -> t.remoteAddress().equals(r.remoteAddress()))
+                            .findFirst().map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null);
+                }
+                if (tcpListening != null && RpcTcpServer.TRANSPORT_NAME.equals(t.name())) {
+                    return tcpListening.backchannel(t.remoteAddress());
+                }
+                return null;
+            });
         }
     }
 

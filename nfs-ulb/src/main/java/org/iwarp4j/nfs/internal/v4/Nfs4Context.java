@@ -97,10 +97,10 @@ public final class Nfs4Context {
     }
 
     /**
-     * Where the back channels of sessions come from: for a client's address, the backward
-     * direction of its RPC-over-RDMA connection (RFC 8167), or null.
+     * Where the back channels of sessions come from: for the connection a call came on, its
+     * backward direction (RPC-over-RDMA, RFC 8167; or calls on the same TCP connection), or null.
      */
-    public void backchannels(java.util.function.Function<java.net.SocketAddress,
+    public void backchannels(java.util.function.Function<org.iwarp4j.oncrpc.RpcTransportInfo,
             org.iwarp4j.oncrpc.RpcClientTransport> lookup) {
         callbacks.backchannels(lookup);
     }

@@ -149,8 +149,13 @@ final class Nfs4Harness implements AutoCloseable {
     }
 
     static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot) {
+        return sequence(sessionId, seq, slot, false);
+    }
+
+    /** SEQUENCE with sa_cachethis as given. */
+    static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot, boolean cacheThis) {
         return e -> e.writeInt(OP_SEQUENCE).writeFixedOpaque(sessionId).writeInt(seq).writeInt(slot).writeInt(slot)
-                .writeBoolean(false);
+                .writeBoolean(cacheThis);
     }
 
     static Consumer<XdrEncoder> putrootfh() {
