@@ -264,7 +264,11 @@ final class SessionOps {
         return Result.ok();
     }
 
-    /** RECLAIM_COMPLETE (RFC 8881 §18.51): once per client (NFS4ERR_COMPLETE_ALREADY after). */
+    /**
+     * RECLAIM_COMPLETE (RFC 8881 §18.51): once per client (NFS4ERR_COMPLETE_ALREADY after). The
+     * client is recorded on stable storage (it may now get state), its reclaims end, and the grace
+     * period ends early once every client of the previous start has done it (§8.4.2.1).
+     */
     Result reclaimComplete(XdrDecoder in, CompoundState st) {
         boolean oneFs = in.readBoolean();
         if (oneFs) {
@@ -275,6 +279,8 @@ final class SessionOps {
                 throw new Nfs4Exception(NFS4ERR_COMPLETE_ALREADY, "RECLAIM_COMPLETE already done");
             }
             st.session.client.reclaimComplete = true;
+            ctx.reclaimComplete(st.session.client);
+            ctx.inGrace(); // ends it now if this was the last client to reclaim
         }
         return Result.ok();
     }
