@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.NegotiationMode;
@@ -113,14 +114,28 @@ class LinuxClientMountsOurNfs4ServerTest {
         BackchannelOnWire.assertBothDirections(recorded.writeCapture(CAPTURES, "linux-nfs41-backchannel"));
     }
 
-    /** No version option over TCP: 4.2 on the same server. */
+    /**
+     * No version option over TCP: 4.2 on the same server. The guest records its side of the mount
+     * with tcpdump until the callbacks are answered: our CB_NULL and CB_COMPOUND arrive on Linux's
+     * own connection and its replies go back on it.
+     */
     @Test
     void mountOverTcpGetsFourPointTwo() throws Exception {
-        try (OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
-                NegotiationMode.REQUIRE, "nfsv4", "/", server -> "proto=tcp,port=" + server.tcpPort())) {
+        String pcap = peerScratch() + "/tcp-backchannel.pcap";
+        BackgroundCommand dump = peer.start("timeout 300 tcpdump -i any -n -s 0 -U -c 2000 -w " + pcap + " 'tcp and host "
+                + peer.hostAddressSeenByPeer().getHostAddress() + " and not port 22'");
+        try (dump; OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
+                NegotiationMode.REQUIRE, "nfsv4", "/", server -> {
+                    dump.awaitLine("listening on", Duration.ofSeconds(60));
+                    return "proto=tcp,port=" + server.tcpPort();
+                })) {
             assertThat(mount.procMountsLine()).contains("vers=4.2").contains("proto=tcp");
             assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered by Linux on its own TCP "
                     + "connection (RFC 8881 §2.10.3.1)").isGreaterThanOrEqualTo(2);
+            dump.kill();
+            String base64 = peer.exec("base64 -w0 " + pcap).requireSuccess().stdout().strip();
+            TcpBackchannelOnWire.assertBothDirections(new java.io.ByteArrayInputStream(
+                    java.util.Base64.getDecoder().decode(base64)), mount.server().tcpPort());
             writeAndReadBack(mount, 4 << 20, false);
             namespace(mount);
             locks(mount);
