@@ -82,7 +82,14 @@ public final class NfsServer implements AutoCloseable {
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
                 .register(new MountProgram(context).toRpcProgram());
-        this.nfs4 = b.nfs4 == null ? null : new Nfs4Context(context, b.nfs4);
+        try {
+            this.nfs4 = b.nfs4 == null ? null
+                    : new Nfs4Context(context, b.nfs4, System::currentTimeMillis, b.nfs4StateDirectory);
+        } catch (IOException | RuntimeException e) {
+            workers.shutdownNow();
+            context.close();
+            throw e;
+        }
         if (nfs4 != null) {
             dispatcher.register(new Nfs4Program(nfs4, workers).toRpcProgram());
         }
@@ -122,12 +129,21 @@ public final class NfsServer implements AutoCloseable {
         }
         this.ownRnic = b.rnic == null ? rnic : null;
         this.rdma = rdmaServer;
-        if (nfs4 != null && rdmaServer != null) {
+        if (nfs4 != null) {
             RpcRdmaServer listening = rdmaServer;
-            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167)
-            nfs4.backchannels(address -> listening.responders().stream()
-                    .filter(r -> address.equals(r.remoteAddress())).findFirst()
-                    .map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null));
+            RpcTcpServer tcpListening = server;
+            // NFSv4.1 back channels: the backward direction of the client's own connection (RFC 8167
+            // over RDMA; over TCP, calls on the same connection)
+            nfs4.backchannels(t -> {
+                if (listening != null && "rdma".equals(t.name())) {
+                    return listening.responders().stream().filter(r -> t.remoteAddress().equals(r.remoteAddress()))
+                            .findFirst().map(org.iwarp4j.rpcrdma.RpcRdmaResponder::backchannel).orElse(null);
+                }
+                if (tcpListening != null && RpcTcpServer.TRANSPORT_NAME.equals(t.name())) {
+                    return tcpListening.backchannel(t.remoteAddress());
+                }
+                return null;
+            });
         }
     }
 
@@ -255,6 +271,7 @@ public final class NfsServer implements AutoCloseable {
         private Rnic rnic;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
         private Nfs4Settings nfs4 = Nfs4Settings.defaults();
+        private Path nfs4StateDirectory;
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -335,11 +352,25 @@ public final class NfsServer implements AutoCloseable {
 
         /**
          * The NFSv4 lease (RFC 8881 §8.3, default 90 s) and grace period after start (§8.4.2,
-         * default 0: the server keeps no client records across restarts, so no client can reclaim).
+         * default 0: none without {@link #nfs4StateDirectory}, one lease with recorded clients).
          */
         public Builder nfs4Lease(int leaseSeconds, int graceSeconds) {
             Nfs4Settings base = nfs4 != null ? nfs4 : Nfs4Settings.defaults();
             this.nfs4 = base.withLease(leaseSeconds).withGrace(graceSeconds);
+            return this;
+        }
+
+        /**
+         * Where the NFSv4 server keeps its client records across restarts (RFC 8881 §8.4.2.1;
+         * default: nowhere). With a directory, the owners of clients that may hold state (after
+         * RECLAIM_COMPLETE or an OPEN) are written to a small file there; a server started on
+         * that directory again begins with a grace period (one lease, or {@link #nfs4Lease}'s
+         * grace if set) in which those clients reclaim their opens and locks (OPEN CLAIM_PREVIOUS,
+         * LOCK reclaim) and everyone else's OPEN and LOCK wait (NFS4ERR_GRACE). Without one there
+         * is no grace period and no reclaim: clients lose their locks when the server restarts.
+         */
+        public Builder nfs4StateDirectory(Path directory) {
+            this.nfs4StateDirectory = directory;
             return this;
         }
 

@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import org.iwarp4j.oncrpc.internal.ConnectionLimits;
+import org.iwarp4j.oncrpc.internal.TcpBackwardCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Meters, when {@link Builder#meterRegistry} is set: {@code iwarp.oncrpc.connections.refused}
  * (tag {@code cap}: {@code server}, {@code address}) and {@code iwarp.oncrpc.connections.closed}
  * (tag {@code reason}: {@code idle}, {@code record_time}).
+ *
+ * <p>The backward direction: the server may call its client on the client's own connection
+ * ({@link #backchannel}), as NFSv4.1 does for callbacks over TCP (RFC 8881 §2.10.3.1). A record
+ * whose msg_type is REPLY (RFC 5531 §9) is the answer to such a call and goes to it, not to the
+ * dispatcher. At most {@link Builder#backchannel maxOutstanding} of these calls wait per connection,
+ * each for at most its timeout.
  */
 public final class RpcTcpServer implements AutoCloseable {
 
@@ -86,6 +93,20 @@ public final class RpcTcpServer implements AutoCloseable {
     /** The address the server listens on (with the port chosen if 0 was asked). */
     public SocketAddress localAddress() {
         return serverChannel.localAddress();
+    }
+
+    /**
+     * The backward direction of the connection whose client is at {@code remoteAddress}: calls
+     * from this server to that client, on that connection; null if no such connection is open.
+     */
+    public RpcClientTransport backchannel(SocketAddress remoteAddress) {
+        for (Channel ch : connections) {
+            if (remoteAddress.equals(ch.remoteAddress())) {
+                ServerHandler h = ch.pipeline().get(ServerHandler.class);
+                return h == null ? null : h.backward;
+            }
+        }
+        return null;
     }
 
     /** Connections currently open. */
@@ -177,6 +198,15 @@ public final class RpcTcpServer implements AutoCloseable {
      */
     public static final Duration DEFAULT_MAX_RECORD_TIME = Duration.ofSeconds(30);
 
+    /**
+     * Default cap on backward calls awaiting their reply on one connection: 16. NFSv4.1 callbacks
+     * are few (a probe, recalls); knfsd grants its back channels a single slot.
+     */
+    public static final int DEFAULT_MAX_BACKWARD_CALLS = 16;
+
+    /** Default time a backward call waits for its reply: 30 seconds. */
+    public static final Duration DEFAULT_BACKWARD_TIMEOUT = Duration.ofSeconds(30);
+
     /** Options of an {@link RpcTcpServer}. */
     public static final class Builder {
         private final RpcDispatcher dispatcher;
@@ -190,6 +220,8 @@ public final class RpcTcpServer implements AutoCloseable {
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration maxRecordTime = DEFAULT_MAX_RECORD_TIME;
         private MeterRegistry meterRegistry;
+        private int maxBackwardCalls = DEFAULT_MAX_BACKWARD_CALLS;
+        private Duration backwardTimeout = DEFAULT_BACKWARD_TIMEOUT;
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -246,6 +278,23 @@ public final class RpcTcpServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The backward direction ({@link RpcTcpServer#backchannel}): calls awaiting their reply per
+         * connection (default {@link #DEFAULT_MAX_BACKWARD_CALLS}; 0 turns the direction off) and
+         * how long each waits (default {@link #DEFAULT_BACKWARD_TIMEOUT}).
+         */
+        public Builder backchannel(int maxOutstanding, Duration timeout) {
+            if (maxOutstanding < 0) {
+                throw new IllegalArgumentException("maxOutstanding < 0");
+            }
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("backward timeout must be positive");
+            }
+            this.maxBackwardCalls = maxOutstanding;
+            this.backwardTimeout = timeout;
+            return this;
+        }
+
         /** Where the limit meters go (see the class comment); none by default. */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = registry;
@@ -286,6 +335,8 @@ public final class RpcTcpServer implements AutoCloseable {
             ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress, log,
                     "RPC/TCP server", cap -> counters.refused.get(cap).increment());
             long idleNanos = idleTimeout.toNanos();
+            int backwardCalls = maxBackwardCalls;
+            Duration backwardWait = backwardTimeout;
             ServerBootstrap bootstrap = new ServerBootstrap().group(runOn).channel(channelClass)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -300,7 +351,8 @@ public final class RpcTcpServer implements AutoCloseable {
                             }
                             ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize, maxRecordTime),
                                     new RecordMarkingEncoder(maxFragmentSize),
-                                    new ServerHandler(dispatcher, maxOutstandingCalls, server, counters));
+                                    new ServerHandler(dispatcher, maxOutstandingCalls, server, counters,
+                                            new TcpBackwardCalls(ch, backwardCalls, backwardWait)));
                         }
                     });
             try {
@@ -327,10 +379,13 @@ public final class RpcTcpServer implements AutoCloseable {
         private final RpcTcpServer[] server;
         private final Limits counters;
         private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
+        private final TcpBackwardCalls backward;
         private RpcTransportInfo info;
         private int outstanding;
 
-        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server, Limits counters) {
+        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server, Limits counters,
+                      TcpBackwardCalls backward) {
+            this.backward = backward;
             this.dispatcher = dispatcher;
             this.maxOutstanding = maxOutstanding;
             this.server = server;
@@ -365,6 +420,10 @@ public final class RpcTcpServer implements AutoCloseable {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (!(msg instanceof ByteBuf record)) {
                 ctx.fireChannelRead(msg);
+                return;
+            }
+            if (record.readableBytes() >= 8 && record.getInt(record.readerIndex() + 4) == RpcConstants.REPLY) {
+                backward.reply(record); // the client answering one of our backward calls
                 return;
             }
             if (info == null) {
@@ -425,6 +484,7 @@ public final class RpcTcpServer implements AutoCloseable {
             while ((record = waiting.poll()) != null) {
                 record.release();
             }
+            backward.connectionLost();
             ctx.fireChannelInactive();
         }
 

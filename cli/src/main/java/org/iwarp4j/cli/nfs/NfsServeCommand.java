@@ -89,6 +89,11 @@ final class NfsServeCommand implements Callable<Integer> {
             + "or * for every client; repeatable (default: loopback only, 127.0.0.0/8 and ::1)")
     List<String> clients = new ArrayList<>();
 
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "keep NFSv4 client records here across restarts: "
+            + "a restart then gives the recorded clients one lease (90 s) to reclaim their opens and locks "
+            + "(default: none; no grace period, clients lose their locks when the server restarts)")
+    Path stateDir;
+
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(directory)) {
@@ -120,7 +125,7 @@ final class NfsServeCommand implements Callable<Integer> {
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
                     .tcpAddress(new InetSocketAddress(address, tcpPort)).maxReadWrite((int) maxIo, (int) maxIo)
-                    .workerThreads(threads).exportOptions(options);
+                    .workerThreads(threads).exportOptions(options).nfs4StateDirectory(stateDir);
             if (rnic != null) {
                 b.rdmaAddress(new InetSocketAddress(address, rdmaPort)).rnic(rnic);
             }

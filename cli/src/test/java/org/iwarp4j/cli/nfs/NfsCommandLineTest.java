@@ -59,6 +59,8 @@ class NfsCommandLineTest {
         assertThat(out.toString()).contains("--rw").contains("--no-root-squash").contains("--all-squash")
                 .contains("--anonuid").contains("--anongid").contains("--client").contains("read-only")
                 .contains("loopback");
+        // NFSv4 stable client records and the grace period (RFC 8881 §8.4.2.1)
+        assertThat(out.toString()).contains("--state-dir").contains("reclaim");
     }
 
     @ParameterizedTest

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.NegotiationMode;
@@ -24,14 +25,34 @@ import org.slf4j.LoggerFactory;
  * version gets 4.2; {@code vers=4.1} gets 4.1; {@code proto=tcp} works the same. One mount per
  * test carries several checks: data written and read back with the same SHA-256 on both sides
  * (WRITE data pulled from Read chunks, READ data pushed into Write chunks, RFC 8267 §6.1), the
- * namespace operations of a shell (mkdir, mv, rm, ls -l, ln -s, ln), byte-range locks from two
- * processes, and a remount that finds everything still there.
+ * namespace operations of a shell (mkdir, mv, rm, ls -l, ln -s, ln), whole-file ({@code flock}) and
+ * byte-range ({@code fcntl} F_SETLK) locks from two processes, the back channel (CB_NULL and
+ * CB_SEQUENCE answered by Linux over RDMA, seen in a capture of the connection, and over TCP),
+ * and a remount that finds everything still there.
  */
 @ExtendWith(LinuxPeerExtension.class)
 class LinuxClientMountsOurNfs4ServerTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(LinuxClientMountsOurNfs4ServerTest.class);
     private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(10);
+    private static final Path CAPTURES = Path.of("target", "captures");
+    /**
+     * Takes an fcntl(2) byte-range lock with F_SETLK (never waits): prints granted or refused; with
+     * two more arguments, touches the first once granted and holds the lock until the second exists
+     * (at most 30 s). The guest has perl's interpreter but neither its modules (no Fcntl.pm) nor
+     * python3, so the constants are x86-64 Linux's (F_SETLK 6, F_RDLCK 0, F_WRLCK 1), as is struct flock.
+     */
+    private static final String LOCK_SCRIPT = """
+            my ($file, $type, $start, $len, $held, $release) = @ARGV;
+            open(my $fh, '+<', $file) or die "open $file: $!\\n";
+            my $lock = pack('s s x4 q q i x4', $type eq 'w' ? 1 : 0, 0, $start, $len, 0);
+            if (!fcntl($fh, 6, $lock)) { print "refused\\n"; exit 1; }
+            print "granted\\n";
+            if (defined $held) {
+                open(my $m, '>', $held) and close($m);
+                for (1 .. 300) { last if -e $release; select(undef, undef, undef, 0.1); }
+            }
+            """;
 
     private final LinuxPeer peer;
     @TempDir
@@ -73,27 +94,52 @@ class LinuxClientMountsOurNfs4ServerTest {
         }
     }
 
-    /** vers=4.1 over RDMA. */
+    /**
+     * vers=4.1 over RDMA, the connection recorded on our side: the capture shows our CB_NULL and
+     * CB_COMPOUND Calls in the backward direction (RFC 8167) and Linux's Replies to each.
+     */
     @Test
     void mountWithVersionFourPointOneOverRdma() throws Exception {
-        try (OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
+        OurServerMountedByLinux recorded;
+        try (OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, true,
                 SiwTrailerWorkaround.BULK_CRC, "nfsv4", "/", server -> "vers=4.1,proto=rdma,port=" + server.rdmaPort())) {
+            recorded = mount;
             assertThat(mount.procMountsLine()).contains("vers=4.1").contains("proto=rdma");
+            assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered").isGreaterThanOrEqualTo(2);
             writeAndReadBack(mount, 4 << 20, true);
             namespace(mount);
             locks(mount);
+            byteRangeLocks(mount);
         }
+        BackchannelOnWire.assertBothDirections(recorded.writeCapture(CAPTURES, "linux-nfs41-backchannel"));
     }
 
-    /** No version option over TCP: 4.2 on the same server. */
+    /**
+     * No version option over TCP: 4.2 on the same server. The guest records its side of the mount
+     * with tcpdump until the callbacks are answered: our CB_NULL and CB_COMPOUND arrive on Linux's
+     * own connection and its replies go back on it.
+     */
     @Test
     void mountOverTcpGetsFourPointTwo() throws Exception {
-        try (OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
-                NegotiationMode.REQUIRE, "nfsv4", "/", server -> "proto=tcp,port=" + server.tcpPort())) {
+        String pcap = peerScratch() + "/tcp-backchannel.pcap";
+        BackgroundCommand dump = peer.start("timeout 300 tcpdump -i any -n -s 0 -U -c 2000 -w " + pcap + " 'tcp and host "
+                + peer.hostAddressSeenByPeer().getHostAddress() + " and not port 22'");
+        try (dump; OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
+                NegotiationMode.REQUIRE, "nfsv4", "/", server -> {
+                    dump.awaitLine("listening on", Duration.ofSeconds(60));
+                    return "proto=tcp,port=" + server.tcpPort();
+                })) {
             assertThat(mount.procMountsLine()).contains("vers=4.2").contains("proto=tcp");
+            assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered by Linux on its own TCP "
+                    + "connection (RFC 8881 §2.10.3.1)").isGreaterThanOrEqualTo(2);
+            dump.kill();
+            String base64 = peer.exec("base64 -w0 " + pcap).requireSuccess().stdout().strip();
+            TcpBackchannelOnWire.assertBothDirections(new java.io.ByteArrayInputStream(
+                    java.util.Base64.getDecoder().decode(base64)), mount.server().tcpPort());
             writeAndReadBack(mount, 4 << 20, false);
             namespace(mount);
             locks(mount);
+            byteRangeLocks(mount);
         }
     }
 
@@ -195,6 +241,34 @@ class LinuxClientMountsOurNfs4ServerTest {
         LOG.info("locks on the NFSv4 mount:\n{}", out);
         assertThat(out).contains("exclusive-while-held=1").contains("exclusive-after=0").contains("shared=0")
                 .contains("exclusive-while-shared=1");
+    }
+
+    /**
+     * Byte-range locks (fcntl F_SETLK, sent as NFSv4 LOCK with offset and length) from two processes
+     * of the peer: while one holds a write lock on octets 0-99, the other is refused an overlapping
+     * write lock (50-59) and an overlapping read lock (99-103) and granted a disjoint one (200-209);
+     * once the holder is gone, the overlapping range is granted. The script is written to the peer.
+     */
+    private void byteRangeLocks(OurServerMountedByLinux mount) {
+        String f = mount.onPeer("rangefile");
+        String script = peerScratch() + "/lockrange.pl";
+        String held = peerScratch() + "/range-held";
+        String release = peerScratch() + "/range-release";
+        String perl = "$(ls /usr/bin/perl5.* /usr/bin/perl 2>/dev/null | head -1)";
+        String lock = perl + " " + script + " " + f + " ";
+        String waitFor = "for i in $(seq 300); do [ -e %s ] && break; sleep 0.1; done";
+        peer.exec("cat > " + script + " <<'EOF'\n" + LOCK_SCRIPT + "EOF").requireSuccess();
+        String out = peer.exec("printf '%0300d' 0 > " + f + " && rm -f " + held + " " + release
+                + " && ( " + lock + "w 0 100 " + held + " " + release + " >/dev/null 2>&1 & )"
+                + " && " + waitFor.formatted(held) + "; [ -e " + held + " ] || { echo holder-not-granted; exit 1; }"
+                + "; " + lock + "w 50 10; echo overlapping-write=$?"
+                + "; " + lock + "r 99 5; echo overlapping-read=$?"
+                + "; " + lock + "w 200 10; echo disjoint-write=$?"
+                + "; touch " + release + "; r=1; for i in $(seq 300); do if " + lock + "w 50 10 >/dev/null; then r=0;"
+                + " break; fi; sleep 0.1; done; echo overlapping-after-release=$r", Duration.ofMinutes(2)).stdout();
+        LOG.info("byte-range locks on the NFSv4 mount:\n{}", out);
+        assertThat(out).contains("overlapping-write=1").contains("overlapping-read=1").contains("disjoint-write=0")
+                .contains("overlapping-after-release=0");
     }
 
     private void remountKeepsEverything(OurServerMountedByLinux mount) throws Exception {

@@ -2,7 +2,6 @@ package org.iwarp4j.nfs.internal.v4;
 
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
@@ -13,21 +12,24 @@ import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcReply;
+import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The back channel of NFSv4.1 sessions (RFC 8881 §2.10.3.1, §20): callbacks go to the client on the
- * connection the session was created on, in the RPC-over-RDMA backward direction (RFC 8167;
- * ULB-R-027), inline only (ULB-R-028: our back channel grants a ca_maxrequestsize no larger than the
- * inline threshold). A back channel is granted when CREATE_SESSION asks for one
- * (CREATE_SESSION4_FLAG_CONN_BACK_CHAN) on a connection that has a backward direction; over TCP
- * the server has none, so none is granted there.
+ * connection the session was created on (or the last one BIND_CONN_TO_SESSION bound to the back
+ * channel). Over RPC-over-RDMA they use the backward direction (RFC 8167; ULB-R-027), inline only
+ * (ULB-R-028: our back channel grants a ca_maxrequestsize no larger than the inline threshold);
+ * over TCP they are calls on the client's own connection, whose REPLY records the RPC/TCP server
+ * routes back to them (RFC 8881 §2.10.3.1 lets the back channel share the fore channel's
+ * connection). A back channel is granted when CREATE_SESSION asks for one
+ * (CREATE_SESSION4_FLAG_CONN_BACK_CHAN) on a connection that has a backward direction.
  *
  * <p>The server grants no delegations and no layouts, so it has nothing to recall; it checks the
  * path instead, as knfsd does: once the session's first SEQUENCE shows the client knows the
- * session, a CB_NULL and then a CB_COMPOUND holding CB_SEQUENCE (slot 0, sequenceid 1) go to the
+ * session, a CB_NULL and then a CB_COMPOUND holding CB_SEQUENCE (slot 0, the slot's next sequenceid) go to the
  * client. Their outcome is logged and counted; SEQUENCE never reports the path down, since
  * nothing depends on it.
  */
@@ -37,24 +39,23 @@ final class Callbacks {
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
     private static final int DELAY_RETRIES = 10;
 
-    private volatile Function<SocketAddress, RpcClientTransport> backchannels = a -> null;
+    private volatile Function<RpcTransportInfo, RpcClientTransport> backchannels = a -> null;
     /** Guards {@link #answered}; waited on by {@link #awaitAnswered}. */
     private final Object answeredLock = new Object();
     private long answered;
     private final AtomicLong failed = new AtomicLong();
 
-    /** Where backward-direction transports come from: the RDMA connection of a client address, or null. */
-    void backchannels(Function<SocketAddress, RpcClientTransport> lookup) {
+    /** Where backward-direction transports come from: that of the connection a call came on, or null. */
+    void backchannels(Function<RpcTransportInfo, RpcClientTransport> lookup) {
         this.backchannels = lookup;
     }
 
     /** The backward direction of the connection a call came on, or null if it has none. */
     RpcClientTransport channelOf(RpcCallContext rpc) {
-        SocketAddress remote = rpc.transport().remoteAddress();
-        if (remote == null || !"rdma".equals(rpc.transport().name())) {
+        if (rpc.transport().remoteAddress() == null) {
             return null;
         }
-        return backchannels.apply(remote);
+        return backchannels.apply(rpc.transport());
     }
 
     long answered() {
@@ -113,22 +114,23 @@ final class Callbacks {
             }
             countAnswered();
             log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
-            sequence(client, s, session, 0);
+            sequence(client, s, session, s.backSlotSeqid.incrementAndGet(), 0);
         });
     }
 
     /**
-     * CB_COMPOUND with CB_SEQUENCE on back channel slot 0, sequenceid 1. A client busy with its
+     * CB_COMPOUND with CB_SEQUENCE on back channel slot 0 with its next sequenceid (a session whose
+     * back channel is bound again after a reconnection is probed again, RFC 8881 §2.10.6.1). A client busy with its
      * session (Linux while its state manager drains the slots at mount) answers NFS4ERR_DELAY,
      * which asks for the same request later (RFC 8881 §15.1.1.3): up to {@link #DELAY_RETRIES}
      * times, a second more each time.
      */
-    private void sequence(RpcClient client, SessionTable.Session s, String session, int attempt) {
+    private void sequence(RpcClient client, SessionTable.Session s, String session, int seqid, int attempt) {
         client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
             // the session's minor version: Linux looks the session up among clients of that version
             e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
                     .writeUnsignedInt(1);
-            e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(1).writeInt(0).writeInt(0)
+            e.writeInt(OP_CB_SEQUENCE).writeFixedOpaque(s.id).writeInt(seqid).writeInt(0).writeInt(0)
                     .writeBoolean(false).writeUnsignedInt(0);
         }).whenComplete((reply, error) -> {
             boolean again = false;
@@ -154,7 +156,7 @@ final class Callbacks {
                 }
                 if (again) {
                     CompletableFuture.delayedExecutor(attempt + 1, TimeUnit.SECONDS)
-                            .execute(() -> sequence(client, s, session, attempt + 1));
+                            .execute(() -> sequence(client, s, session, seqid, attempt + 1));
                 } else {
                     client.close(); // the backward direction itself stays open: it ends with the connection
                 }

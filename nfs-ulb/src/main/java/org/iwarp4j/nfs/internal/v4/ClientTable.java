@@ -169,6 +169,17 @@ final class ClientTable {
             throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client " + Long.toHexString(clientId) + " still has state");
         }
         byId.remove(clientId);
+        forgetIfLast(c);
+    }
+
+    /** Drops the stable record of {@code c}'s owner unless another record of that owner remains. */
+    private void forgetIfLast(Client c) {
+        for (Client other : byId.values()) {
+            if (Arrays.equals(other.owner, c.owner)) {
+                return;
+            }
+        }
+        ctx.records().remove(c.owner);
     }
 
     /**
@@ -185,6 +196,7 @@ final class ClientTable {
                 log.info("NFSv4 client {} expired after {} s without renewal", Long.toHexString(c.clientId),
                         (now - c.lastRenewMillis) / 1000);
                 drop(c);
+                forgetIfLast(c);
             }
         }
     }

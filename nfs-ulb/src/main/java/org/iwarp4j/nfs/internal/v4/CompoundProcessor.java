@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * starts with SEQUENCE (else NFS4ERR_OP_NOT_IN_SESSION), except one that is EXCHANGE_ID,
  * CREATE_SESSION, BIND_CONN_TO_SESSION, DESTROY_CLIENTID or DESTROY_SESSION alone (with more
  * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS. The reply of a
- * sequenced COMPOUND is kept in its slot, up to the session's ca_maxresponsesize_cached, so that
- * a retransmission gets the very same octets. Minor version 0 and unknown minor versions get
+ * sequenced COMPOUND whose SEQUENCE set sa_cachethis is kept in its slot, up to the session's
+ * ca_maxresponsesize_cached, so that a retransmission gets the very same octets; a retransmission
+ * of any other gets NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 §2.10.6.1.3). Minor version 0 and unknown minor versions get
  * NFS4ERR_MINOR_VERS_MISMATCH with no results (§16.2.3) and a log line naming the version.
  */
 public final class CompoundProcessor {
@@ -203,9 +204,12 @@ public final class CompoundProcessor {
         return results == null ? h : XdrMessage.concat(h, results.toMessage());
     }
 
-    /** Keeps a sequenced COMPOUND's reply in its slot if it fits ca_maxresponsesize_cached (RFC 8881 §2.10.6.1.3). */
+    /**
+     * Keeps a sequenced COMPOUND's reply in its slot if the client asked (sa_cachethis) and it fits
+     * ca_maxresponsesize_cached (RFC 8881 §2.10.6.1.3).
+     */
     private void keep(CompoundState st, XdrMessage reply) {
-        if (st.slot == null || reply.readableBytes() > st.session.fore.maxResponseSizeCached()) {
+        if (st.slot == null || !st.cacheThis || reply.readableBytes() > st.session.fore.maxResponseSizeCached()) {
             return;
         }
         ByteBuf s = reply.stream();

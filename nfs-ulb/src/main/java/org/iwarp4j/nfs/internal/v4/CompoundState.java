@@ -25,6 +25,8 @@ final class CompoundState {
     Stateid4 savedStateid;
     SessionTable.Session session;
     SessionTable.Slot slot;
+    /** SEQUENCE's sa_cachethis: whether the client asked for the reply to be kept for a replay. */
+    boolean cacheThis;
     /** The number of operations the COMPOUND holds (SEQUENCE checks it against ca_maxoperations). */
     long operationCount;
     /** The cached reply a replayed SEQUENCE found; the COMPOUND answers with it. */

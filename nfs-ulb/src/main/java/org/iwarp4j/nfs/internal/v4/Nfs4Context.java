@@ -29,8 +29,25 @@ public final class Nfs4Context {
     private final SessionTable sessions;
     private final StateTable states;
     private final Callbacks callbacks = new Callbacks();
+    private final ClientRecords records;
+    /** How long the grace period after start lasts (RFC 8881 §8.4.2), 0 for none. */
+    private final long graceMillis;
+    /** The owners of the previous incarnation's clients that have done RECLAIM_COMPLETE since this start. */
+    private final java.util.Set<java.nio.ByteBuffer> reclaimed = new java.util.HashSet<>();
+    private boolean graceOver;
 
-    public Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis) {
+    /**
+     * A context whose client records are kept in {@code stateDirectory} (null: nowhere). With
+     * records of a previous start present, the server starts in a grace period of
+     * {@code settings.graceSeconds()}, or one lease time if that is 0 (RFC 8881 §8.4.2.1).
+     */
+    public Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis,
+                       java.nio.file.Path stateDirectory) throws java.io.IOException {
+        this(base, settings, clockMillis, stateDirectory == null ? ClientRecords.none()
+                : ClientRecords.open(stateDirectory, settings.maxClients()));
+    }
+
+    private Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis, ClientRecords records) {
         this.base = base;
         this.attributes3 = new AttributeOps(base);
         this.names3 = new NamespaceOps(base, attributes3);
@@ -42,11 +59,26 @@ public final class Nfs4Context {
         this.clients = new ClientTable(this);
         this.sessions = new SessionTable(this);
         this.states = new StateTable(this);
+        this.records = records;
+        long grace = settings.graceSeconds() * 1000L;
+        if (grace == 0 && !records.previous().isEmpty()) {
+            grace = settings.leaseSeconds() * 1000L;
+        }
+        this.graceMillis = grace;
+        if (!records.previous().isEmpty()) {
+            org.slf4j.LoggerFactory.getLogger(Nfs4Context.class).info("NFSv4 grace period of {} s: {} clients of the "
+                    + "previous start may reclaim their state", grace / 1000, records.previous().size());
+        }
+    }
+
+    public Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis) {
+        this(base, settings, clockMillis, ClientRecords.none());
     }
 
     public Nfs4Context(Nfs3Context base, Nfs4Settings settings) {
         this(base, settings, System::currentTimeMillis);
     }
+
 
     Nfs3Context base() {
         return base;
@@ -97,10 +129,10 @@ public final class Nfs4Context {
     }
 
     /**
-     * Where the back channels of sessions come from: for a client's address, the backward
-     * direction of its RPC-over-RDMA connection (RFC 8167), or null.
+     * Where the back channels of sessions come from: for the connection a call came on, its
+     * backward direction (RPC-over-RDMA, RFC 8167; or calls on the same TCP connection), or null.
      */
-    public void backchannels(java.util.function.Function<java.net.SocketAddress,
+    public void backchannels(java.util.function.Function<org.iwarp4j.oncrpc.RpcTransportInfo,
             org.iwarp4j.oncrpc.RpcClientTransport> lookup) {
         callbacks.backchannels(lookup);
     }
@@ -115,9 +147,53 @@ public final class Nfs4Context {
         return callbacks.awaitAnswered(count, timeout);
     }
 
-    /** Whether the grace period after start is still running (RFC 8881 §8.4.2). */
+    ClientRecords records() {
+        return records;
+    }
+
+    /**
+     * Whether the grace period after start is still running (RFC 8881 §8.4.2): it lasts its time,
+     * or less when every client recorded by the previous start has done RECLAIM_COMPLETE (§8.4.2.1:
+     * nobody is left who could reclaim). When it ends, the records of the clients that did not
+     * reclaim are dropped: their state is gone for good. Callers hold {@link #lock()}.
+     */
     boolean inGrace() {
-        return now() - startMillis < settings.graceSeconds() * 1000L;
+        if (graceOver) {
+            return false;
+        }
+        boolean allReclaimed = !records.previous().isEmpty() && reclaimed.containsAll(records.previous());
+        if (now() - startMillis < graceMillis && !allReclaimed) {
+            return true;
+        }
+        graceOver = true;
+        java.util.Set<java.nio.ByteBuffer> lost = new java.util.HashSet<>(records.previous());
+        lost.removeAll(reclaimed);
+        records.removeAll(lost);
+        if (graceMillis > 0) {
+            org.slf4j.LoggerFactory.getLogger(Nfs4Context.class).info("NFSv4 grace period over after {} ms: {} of {} "
+                    + "recorded clients reclaimed", now() - startMillis, reclaimed.size(), records.previous().size());
+        }
+        return false;
+    }
+
+    /**
+     * Why {@code client} may not reclaim now, as the status to answer (RFC 8881 §8.4.2.1,
+     * §18.51.3): NFS4ERR_NO_GRACE outside the grace period, for a client the previous start did
+     * not record, and after the client's RECLAIM_COMPLETE; 0 if it may.
+     */
+    int reclaimRefusal(ClientTable.Client client) {
+        if (!inGrace() || !records.wasRecorded(client.owner) || client.reclaimComplete) {
+            return org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_NO_GRACE;
+        }
+        return 0;
+    }
+
+    /** RECLAIM_COMPLETE of {@code client}: recorded as a client that may hold state, and counted for the grace period. */
+    void reclaimComplete(ClientTable.Client client) {
+        records.add(client.owner);
+        if (records.wasRecorded(client.owner)) {
+            reclaimed.add(java.nio.ByteBuffer.wrap(client.owner));
+        }
     }
 
     /** The seconds the server started at, for EXCHANGE_ID's server owner. */

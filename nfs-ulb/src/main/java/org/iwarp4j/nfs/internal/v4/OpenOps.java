@@ -50,9 +50,13 @@ final class OpenOps {
     /**
      * OPEN (RFC 8881 §18.16): CLAIM_NULL (by name in the current directory, creating if asked:
      * UNCHECKED4, GUARDED4, EXCLUSIVE4 and EXCLUSIVE4_1) and CLAIM_FH (the current handle).
-     * Reclaims find nothing to reclaim (the server keeps no state across restarts): in the grace
-     * period NFS4ERR_RECLAIM_BAD, after it NFS4ERR_NO_GRACE; during the grace period any other
-     * OPEN is NFS4ERR_GRACE. The current handle becomes the file, the current stateid the open's.
+     * CLAIM_PREVIOUS reclaims an open of the current handle after a restart (§9.11): allowed in the
+     * grace period to a client the previous start recorded that has not done RECLAIM_COMPLETE, else
+     * NFS4ERR_NO_GRACE (see {@link Nfs4Context#reclaimRefusal}); the server keeps no per-file state
+     * across restarts, so it trusts a recorded client's claim as knfsd does. Delegations are never
+     * granted, so none can be reclaimed (CLAIM_DELEGATE_PREV: NFS4ERR_RECLAIM_BAD in the grace
+     * period). During the grace period any other OPEN is NFS4ERR_GRACE. The current handle becomes
+     * the file, the current stateid the open's.
      */
     Result open(XdrDecoder in, CompoundState st) throws IOException {
         in.readInt(); // seqid: not used in NFSv4.1 (RFC 8881 §18.16.3)
@@ -94,15 +98,24 @@ final class OpenOps {
         if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH || deny < 0 || deny > OPEN4_SHARE_DENY_BOTH) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + access + " deny " + deny);
         }
-        switch (claim) {
-            case CLAIM_PREVIOUS, CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH -> throw new Nfs4Exception(
-                    ctx.inGrace() ? NFS4ERR_RECLAIM_BAD : NFS4ERR_NO_GRACE, "nothing to reclaim");
-            case CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH -> throw new Nfs4Exception(NFS4ERR_BAD_STATEID,
-                    "no delegation was granted");
-            default -> { }
-        }
-        if (ctx.inGrace()) {
-            throw new Nfs4Exception(NFS4ERR_GRACE, "grace period");
+        synchronized (ctx.lock()) {
+            switch (claim) {
+                case CLAIM_PREVIOUS -> {
+                    int refusal = ctx.reclaimRefusal(st.session.client);
+                    if (refusal != 0) {
+                        throw new Nfs4Exception(refusal, "OPEN reclaim refused");
+                    }
+                }
+                case CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH -> throw new Nfs4Exception(
+                        ctx.inGrace() ? NFS4ERR_RECLAIM_BAD : NFS4ERR_NO_GRACE, "no delegation was granted");
+                case CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH -> throw new Nfs4Exception(NFS4ERR_BAD_STATEID,
+                        "no delegation was granted");
+                default -> {
+                    if (ctx.inGrace()) {
+                        throw new Nfs4Exception(NFS4ERR_GRACE, "grace period");
+                    }
+                }
+            }
         }
         Path path;
         NfsFh3 fh;
@@ -110,9 +123,9 @@ final class OpenOps {
         long after = 0;
         boolean created = false;
         Bitmap4 attrset = Bitmap4.EMPTY;
-        if (claim == CLAIM_FH) {
+        if (claim == CLAIM_FH || claim == CLAIM_PREVIOUS) {
             if (opentype == OPEN4_CREATE) {
-                throw new Nfs4Exception(NFS4ERR_INVAL, "CLAIM_FH with OPEN4_CREATE");
+                throw new Nfs4Exception(NFS4ERR_INVAL, "CLAIM_FH or CLAIM_PREVIOUS with OPEN4_CREATE");
             }
             FileHandles.Resolved r = st.current();
             fh = st.currentFh();
@@ -173,6 +186,7 @@ final class OpenOps {
         synchronized (ctx.lock()) {
             StateTable.Owner owner = ctx.states().owner(clientOf(st), ownerName, false);
             state = ctx.states().open(owner, key(stat), access, deny);
+            ctx.records().add(st.session.client.owner); // a client with state can reclaim it after a restart
         }
         Stateid4 stateid = state.stateid();
         st.setCurrent(fh);
@@ -265,7 +279,10 @@ final class OpenOps {
         });
     }
 
-    /** LOCK (RFC 8881 §18.10): a new lock owner comes with the open it locks under; reclaims find nothing. */
+    /**
+     * LOCK (RFC 8881 §18.10): a new lock owner comes with the open it locks under. A reclaim is
+     * allowed as an OPEN with CLAIM_PREVIOUS is; during the grace period any other LOCK is NFS4ERR_GRACE.
+     */
     Result lock(XdrDecoder in, CompoundState st) {
         int type = in.readEnum();
         boolean reclaim = in.readBoolean();
@@ -287,13 +304,15 @@ final class OpenOps {
         }
         checkLockType(type);
         long last = last(offset, length);
-        if (reclaim) {
-            throw new Nfs4Exception(ctx.inGrace() ? NFS4ERR_RECLAIM_BAD : NFS4ERR_NO_GRACE, "nothing to reclaim");
-        }
-        if (ctx.inGrace()) {
-            throw new Nfs4Exception(NFS4ERR_GRACE, "grace period");
-        }
         synchronized (ctx.lock()) {
+            if (reclaim) {
+                int refusal = ctx.reclaimRefusal(st.session.client);
+                if (refusal != 0) {
+                    throw new Nfs4Exception(refusal, "LOCK reclaim refused");
+                }
+            } else if (ctx.inGrace()) {
+                throw new Nfs4Exception(NFS4ERR_GRACE, "grace period");
+            }
             StateTable.State lockState;
             if (newOwner) {
                 StateTable.State open = state(st, openId);

@@ -13,8 +13,8 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * The session operations of NFSv4.1 (RFC 8881 §18.34-§18.37, §18.46, §18.49-§18.51): EXCHANGE_ID,
  * CREATE_SESSION, SEQUENCE, DESTROY_SESSION, DESTROY_CLIENTID, RECLAIM_COMPLETE,
  * BIND_CONN_TO_SESSION and BACKCHANNEL_CTL. A back channel is granted when asked for on a
- * connection with a backward direction (RPC-over-RDMA, RFC 8167; see {@link Callbacks}); over TCP
- * none is, and BIND_CONN_TO_SESSION binds the fore channel only.
+ * connection with a backward direction (RPC-over-RDMA, RFC 8167; TCP, where callbacks share the
+ * client's connection; see {@link Callbacks}); BIND_CONN_TO_SESSION may move it to another connection.
  */
 final class SessionOps {
 
@@ -187,7 +187,9 @@ final class SessionOps {
      * SEQUENCE (RFC 8881 §18.46, §2.10.6.1): the slot's next sequenceid runs the COMPOUND (and
      * renews the lease); the same sequenceid is a replay, answered from the slot's cache (or
      * NFS4ERR_RETRY_UNCACHED_REP if the reply was not kept, NFS4ERR_DELAY while it is still being
-     * made); any other is NFS4ERR_SEQ_MISORDERED. A slot beyond the table is NFS4ERR_BADSLOT; a
+     * made); any other is NFS4ERR_SEQ_MISORDERED. The reply is kept only when sa_cachethis asks
+     * for it (§2.10.6.1.3: a client leaves it FALSE for idempotent requests, which it may simply
+     * send again) and it fits ca_maxresponsesize_cached. A slot beyond the table is NFS4ERR_BADSLOT; a
      * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS.
      */
     Result sequence(XdrDecoder in, CompoundState st) {
@@ -195,7 +197,7 @@ final class SessionOps {
         int seq = in.readInt();
         int slotId = in.readInt();
         in.readInt(); // sa_highest_slotid: the client's own view
-        in.readBoolean(); // sa_cachethis: every reply that fits is kept anyway
+        boolean cacheThis = in.readBoolean();
         SessionTable.Session s;
         synchronized (ctx.lock()) {
             s = ctx.sessions().get(sid);
@@ -225,6 +227,7 @@ final class SessionOps {
             slot.cachedReply = null;
             st.slot = slot;
             st.session = s;
+            st.cacheThis = cacheThis;
             ctx.clients().renew(s.client);
             if (s.backchannel != null && !s.probed) {
                 s.probed = true;
@@ -261,7 +264,11 @@ final class SessionOps {
         return Result.ok();
     }
 
-    /** RECLAIM_COMPLETE (RFC 8881 §18.51): once per client (NFS4ERR_COMPLETE_ALREADY after). */
+    /**
+     * RECLAIM_COMPLETE (RFC 8881 §18.51): once per client (NFS4ERR_COMPLETE_ALREADY after). The
+     * client is recorded on stable storage (it may now get state), its reclaims end, and the grace
+     * period ends early once every client of the previous start has done it (§8.4.2.1).
+     */
     Result reclaimComplete(XdrDecoder in, CompoundState st) {
         boolean oneFs = in.readBoolean();
         if (oneFs) {
@@ -272,25 +279,45 @@ final class SessionOps {
                 throw new Nfs4Exception(NFS4ERR_COMPLETE_ALREADY, "RECLAIM_COMPLETE already done");
             }
             st.session.client.reclaimComplete = true;
+            ctx.reclaimComplete(st.session.client);
+            ctx.inGrace(); // ends it now if this was the last client to reclaim
         }
         return Result.ok();
     }
 
-    /** BIND_CONN_TO_SESSION (RFC 8881 §18.34): the connection is bound for the fore channel. */
+    /**
+     * BIND_CONN_TO_SESSION (RFC 8881 §18.34): the connection is bound for the fore channel and,
+     * when the client asks for the back channel (CDFC4_BACK, CDFC4_FORE_OR_BOTH, CDFC4_BACK_OR_BOTH)
+     * and the connection has a backward direction, for the back channel too: callbacks move to it
+     * and the back channel is probed again. Without a backward direction CDFC4_BACK is NFS4ERR_INVAL
+     * and the *_OR_BOTH forms get the fore channel only.
+     */
     Result bindConnToSession(XdrDecoder in, CompoundState st) {
         byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
         int dir = in.readEnum();
-        in.readBoolean();
+        in.readBoolean(); // bctsa_use_conn_in_rdma_mode
         if (dir != CDFC4_FORE && dir != CDFC4_BACK && dir != CDFC4_FORE_OR_BOTH && dir != CDFC4_BACK_OR_BOTH) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "channel_dir_from_client4 " + dir);
         }
+        org.iwarp4j.oncrpc.RpcClientTransport backward = dir == CDFC4_FORE ? null : ctx.callbacks().channelOf(st.rpc);
+        int granted;
         synchronized (ctx.lock()) {
-            ctx.sessions().get(sid);
+            SessionTable.Session s = ctx.sessions().get(sid);
+            if (dir == CDFC4_BACK && backward == null) {
+                throw new Nfs4Exception(NFS4ERR_INVAL, "this connection has no backward direction");
+            }
+            if (backward != null) {
+                if (s.backchannel != backward) {
+                    s.backchannel = backward;
+                    s.probed = false; // probed at the session's next SEQUENCE
+                }
+                granted = dir == CDFC4_BACK ? CDFS4_BACK : CDFS4_BOTH;
+            } else {
+                granted = CDFS4_FORE;
+            }
         }
-        if (dir == CDFC4_BACK) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "no back channel is offered");
-        }
-        return Result.ok(out -> out.writeFixedOpaque(sid).writeEnum(CDFS4_FORE).writeBoolean(false));
+        // RDMA mode means stepping a TCP connection up to RDMA (RFC 8881 §18.34.3), which this server does not offer
+        return Result.ok(out -> out.writeFixedOpaque(sid).writeEnum(granted).writeBoolean(false));
     }
 
     /** BACKCHANNEL_CTL (RFC 8881 §18.33): accepted and remembered; the server makes no callbacks. */

@@ -51,8 +51,10 @@ final class SessionTable {
         int minorVersion = 1;
         /** The AUTH_SYS credential the client asked callbacks to carry, or null for AUTH_NONE. */
         org.iwarp4j.oncrpc.AuthSys callbackCredential;
-        /** Whether the back channel has been probed (after the first SEQUENCE). */
+        /** Whether the back channel has been probed (after the first SEQUENCE, and again after a new one is bound). */
         boolean probed;
+        /** The last sequenceid used on back channel slot 0 (RFC 8881 §2.10.6.1; the back channel has one slot). */
+        final java.util.concurrent.atomic.AtomicInteger backSlotSeqid = new java.util.concurrent.atomic.AtomicInteger();
 
         Session(byte[] id, ClientTable.Client client, ChannelAttrs4 fore, ChannelAttrs4 back, int flags,
                 int callbackProgram) {

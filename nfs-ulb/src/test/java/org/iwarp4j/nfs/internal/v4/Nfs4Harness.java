@@ -49,9 +49,14 @@ final class Nfs4Harness implements AutoCloseable {
     private int xid;
 
     Nfs4Harness(Path dir, Nfs4Settings settings) throws IOException {
+        this(dir, settings, null);
+    }
+
+    /** A server whose client records live in {@code stateDirectory} (null: none). */
+    Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory) throws IOException {
         this.dir = dir;
         this.base = new Nfs3Context(new Export(dir, "/export"), TRUSTED_ROOT, Nfs3Limits.defaults());
-        this.ctx = new Nfs4Context(base, settings, clock::get);
+        this.ctx = new Nfs4Context(base, settings, clock::get, stateDirectory);
         this.processor = new CompoundProcessor(ctx);
     }
 
@@ -149,8 +154,13 @@ final class Nfs4Harness implements AutoCloseable {
     }
 
     static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot) {
+        return sequence(sessionId, seq, slot, false);
+    }
+
+    /** SEQUENCE with sa_cachethis as given. */
+    static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot, boolean cacheThis) {
         return e -> e.writeInt(OP_SEQUENCE).writeFixedOpaque(sessionId).writeInt(seq).writeInt(slot).writeInt(slot)
-                .writeBoolean(false);
+                .writeBoolean(cacheThis);
     }
 
     static Consumer<XdrEncoder> putrootfh() {

@@ -162,7 +162,7 @@ class Nfs4SessionTest {
     @Test
     void sequenceRunsTheNextSeqidReplaysTheSameAndRefusesOthers() {
         h.session();
-        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 3), putrootfh(), op(OP_GETFH));
+        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 3, true), putrootfh(), op(OP_GETFH));
         Reply first = h.compound(1, ops);
         assertThat(first.status).isEqualTo(NFS4_OK);
         Reply replay = h.compound(1, ops);
@@ -185,11 +185,36 @@ class Nfs4SessionTest {
         assertThat(badSession.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
     }
 
+    /** RFC 8881 §2.10.6.1.3: without sa_cachethis the reply is not kept, and its replay is refused. */
+    @Test
+    void aReplyIsKeptOnlyWhenSaCachethisAsks() throws Exception {
+        h.session();
+        Files.write(dir.resolve("f"), new byte[] {1, 2, 3});
+        List<Consumer<XdrEncoder>> uncached = List.of(sequence(h.sessionId, 1, 2, false), putrootfh(), lookup("f"),
+                op(OP_GETFH));
+        Reply first = h.compound(1, uncached);
+        assertThat(first.status).isEqualTo(NFS4_OK);
+        Reply replay = h.compound(1, uncached);
+        assertThat(replay.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_RETRY_UNCACHED_REP);
+        assertThat(replay.count).as("nothing after the refused SEQUENCE runs").isEqualTo(1);
+
+        // the slot goes on; the next request asks for its reply to be kept, and its replay gets it
+        List<Consumer<XdrEncoder>> cached = List.of(sequence(h.sessionId, 2, 2, true), putrootfh(), lookup("f"),
+                op(OP_GETFH));
+        Reply second = h.compound(1, cached);
+        assertThat(second.status).isEqualTo(NFS4_OK);
+        assertThat(h.compound(1, cached).bytes()).isEqualTo(second.bytes());
+        // a later uncached request replaces the kept reply: its replay is refused again
+        List<Consumer<XdrEncoder>> third = List.of(sequence(h.sessionId, 3, 2, false), putrootfh());
+        assertThat(h.compound(1, third).status).isEqualTo(NFS4_OK);
+        assertThat(h.compound(1, third).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_RETRY_UNCACHED_REP);
+    }
+
     @Test
     void aReplayWhoseReplyWasTooLargeToKeepIsRetryUncachedRep() throws Exception {
         h.session();
         Files.write(dir.resolve("big"), new byte[20_000]);
-        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 1), putrootfh(), lookup("big"),
+        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 1, true), putrootfh(), lookup("big"),
                 read(org.iwarp4j.nfs.v4.Stateid4.ANONYMOUS, 0, 20_000));
         assertThat(h.compound(1, ops).status).isEqualTo(NFS4_OK);
         Reply replay = h.compound(1, ops);
@@ -254,7 +279,7 @@ class Nfs4SessionTest {
     }
 
     @Test
-    void inTheGracePeriodOnlyReclaimsMayOpenAndNothingCanBeReclaimed() throws Exception {
+    void inTheGracePeriodOnlyReclaimsMayOpenAndAnUnrecordedClientCannotReclaim() throws Exception {
         h.close();
         h = new Nfs4Harness(dir, Nfs4Settings.defaults().withGrace(10));
         h.session();
@@ -265,7 +290,7 @@ class Nfs4SessionTest {
         Reply reclaim = h.sequenced(putrootfh(), reclaimOpen());
         reclaim.skipSequence();
         reclaim.op(OP_PUTROOTFH);
-        assertThat(reclaim.op(OP_OPEN)).isEqualTo(NFS4ERR_RECLAIM_BAD);
+        assertThat(reclaim.op(OP_OPEN)).as("no stable records: nobody can reclaim").isEqualTo(NFS4ERR_NO_GRACE);
 
         h.clock.addAndGet(10_001);
         Reply after = h.sequenced(putrootfh(), open("o", "f", OPEN4_SHARE_ACCESS_BOTH, 0, true));

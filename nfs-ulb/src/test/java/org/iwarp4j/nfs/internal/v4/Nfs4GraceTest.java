@@ -1,0 +1,242 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Consumer;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.XdrEncoder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Stable client records and the grace period after a restart (RFC 8881 §8.4.2, §8.4.2.1,
+ * §18.51): each test runs a server, "restarts" it (a new server on the same export and state
+ * directory, as after a crash) and checks the COMPOUND4res octets: during the grace period only
+ * clients the previous start recorded may reclaim (OPEN CLAIM_PREVIOUS, LOCK reclaim), everyone
+ * else's OPEN and LOCK is NFS4ERR_GRACE, reclaims outside it or from unrecorded clients are
+ * NFS4ERR_NO_GRACE, and the period ends after one lease or as soon as every recorded client has
+ * done RECLAIM_COMPLETE. The record file stays bounded.
+ */
+class Nfs4GraceTest {
+
+    @TempDir
+    Path export;
+    @TempDir
+    Path state;
+    private final List<Nfs4Harness> servers = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        servers.forEach(Nfs4Harness::close);
+    }
+
+    private Nfs4Harness start(Nfs4Settings settings, Path stateDirectory) throws Exception {
+        Nfs4Harness h = new Nfs4Harness(export, settings, stateDirectory);
+        servers.add(h);
+        return h;
+    }
+
+    private Nfs4Harness start() throws Exception {
+        return start(Nfs4Settings.defaults(), state);
+    }
+
+    /** One client's session on one server, with its slot 0 sequenceid. */
+    private static final class Client {
+        final Nfs4Harness h;
+        final long clientId;
+        final byte[] session;
+        int seq;
+
+        Client(Nfs4Harness h, String owner) {
+            this.h = h;
+            Reply x = h.compound(exchangeId(owner, 7));
+            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            clientId = x.in.readHyper();
+            int s = x.in.readInt();
+            Reply c = h.compound(createSession(clientId, s));
+            assertThat(c.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+            session = c.in.readFixedOpaque(16);
+        }
+
+        /** Runs SEQUENCE + {@code ops}; the reply is left after SEQUENCE's result. */
+        @SafeVarargs
+        final Reply run(Consumer<XdrEncoder>... ops) {
+            List<Consumer<XdrEncoder>> all = new ArrayList<>();
+            all.add(sequence(session, ++seq, 0));
+            all.addAll(List.of(ops));
+            Reply r = h.compound(1, all);
+            assertThat(r.op(OP_SEQUENCE)).isEqualTo(NFS4_OK);
+            return r.skipSequence();
+        }
+
+        int reclaimComplete() {
+            return run(e -> e.writeInt(OP_RECLAIM_COMPLETE).writeBoolean(false)).op(OP_RECLAIM_COMPLETE);
+        }
+
+        /** PUTROOTFH, OPEN (create, CLAIM_NULL) of {@code name}: OPEN's status, stateid if OK. */
+        Reply open(String name) {
+            Reply r = run(putrootfh(), Nfs4Harness.open("o", name, OPEN4_SHARE_ACCESS_BOTH, 0, true));
+            r.op(OP_PUTROOTFH);
+            return r;
+        }
+
+        /** PUTROOTFH, LOOKUP name, OPEN CLAIM_PREVIOUS of the current handle. */
+        Reply reclaimOpen(String name) {
+            Reply r = run(putrootfh(), lookup(name), e -> e.writeInt(OP_OPEN).writeInt(0)
+                    .writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0)
+                    .writeOpaque("o".getBytes(StandardCharsets.UTF_8), 1024).writeEnum(OPEN4_NOCREATE)
+                    .writeEnum(CLAIM_PREVIOUS).writeEnum(OPEN_DELEGATE_NONE));
+            r.op(OP_PUTROOTFH);
+            assertThat(r.op(OP_LOOKUP)).isEqualTo(NFS4_OK);
+            return r;
+        }
+    }
+
+    private static Consumer<XdrEncoder> lock(Stateid4 open, boolean reclaim, long offset, long length) {
+        return e -> {
+            e.writeInt(OP_LOCK).writeEnum(WRITE_LT).writeBoolean(reclaim).writeHyper(offset).writeHyper(length)
+                    .writeBoolean(true).writeInt(0);
+            open.encode(e);
+            e.writeInt(0).writeHyper(0).writeOpaque((reclaim ? "reclaimer" : "locker").getBytes(StandardCharsets.UTF_8),
+                    1024);
+        };
+    }
+
+    private List<String> recordLines() throws Exception {
+        List<String> lines = Files.readAllLines(state.resolve(ClientRecords.FILE_NAME));
+        return lines.subList(1, lines.size());
+    }
+
+    private static String hex(String owner) {
+        return HexFormat.of().formatHex(owner.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aRecordedClientReclaimsItsOpenAndLockWhileOthersWaitUntilItsReclaimComplete() throws Exception {
+        Nfs4Harness first = start();
+        Client before = new Client(first, "client-a");
+        assertThat(before.open("f").op(OP_OPEN)).as("no records yet: no grace period").isEqualTo(NFS4_OK);
+        assertThat(before.reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(recordLines()).containsExactly(hex("client-a"));
+        first.close();
+        servers.remove(first);
+
+        Nfs4Harness restarted = start();
+        Client a = new Client(restarted, "client-a");
+        Client b = new Client(restarted, "client-b");
+        assertThat(b.open("g").op(OP_OPEN)).as("a new OPEN in the grace period").isEqualTo(NFS4ERR_GRACE);
+        assertThat(b.reclaimOpen("f").op(OP_OPEN)).as("a client the previous start did not record")
+                .isEqualTo(NFS4ERR_NO_GRACE);
+
+        Reply reclaimed = a.reclaimOpen("f");
+        assertThat(reclaimed.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        Stateid4 open = reclaimed.openBody();
+        Reply newLock = a.run(putrootfh(), lookup("f"), lock(open, false, 0, 10));
+        newLock.op(OP_PUTROOTFH);
+        newLock.op(OP_LOOKUP);
+        assertThat(newLock.op(OP_LOCK)).as("a LOCK that is no reclaim waits for the grace period")
+                .isEqualTo(NFS4ERR_GRACE);
+        Reply lockReclaim = a.run(putrootfh(), lookup("f"), lock(open, true, 0, 10));
+        lockReclaim.op(OP_PUTROOTFH);
+        lockReclaim.op(OP_LOOKUP);
+        assertThat(lockReclaim.op(OP_LOCK)).isEqualTo(NFS4_OK);
+
+        assertThat(a.reclaimComplete()).as("the last recorded client is done: grace over").isEqualTo(NFS4_OK);
+        assertThat(a.reclaimOpen("f").op(OP_OPEN)).as("a reclaim after RECLAIM_COMPLETE").isEqualTo(NFS4ERR_NO_GRACE);
+        assertThat(b.open("g").op(OP_OPEN)).as("long before the lease ran out").isEqualTo(NFS4_OK);
+        assertThat(recordLines()).containsExactlyInAnyOrder(hex("client-a"), hex("client-b"));
+    }
+
+    @Test
+    void theGracePeriodLastsOneLeaseAndDropsTheRecordsOfClientsThatDidNotReclaim() throws Exception {
+        Nfs4Harness first = start();
+        assertThat(new Client(first, "client-a").reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(new Client(first, "client-b").reclaimComplete()).isEqualTo(NFS4_OK);
+        first.close();
+        servers.remove(first);
+
+        Nfs4Harness restarted = start();
+        Client a = new Client(restarted, "client-a");
+        assertThat(a.reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(a.open("f").op(OP_OPEN)).as("client-b may still reclaim").isEqualTo(NFS4ERR_GRACE);
+        restarted.clock.addAndGet(89_000);
+        assertThat(a.open("f").op(OP_OPEN)).as("within the 90 s lease").isEqualTo(NFS4ERR_GRACE);
+        restarted.clock.addAndGet(1_000);
+        assertThat(a.open("f").op(OP_OPEN)).as("one lease after the start").isEqualTo(NFS4_OK);
+        assertThat(recordLines()).as("client-b's chance is gone").containsExactly(hex("client-a"));
+        Client b = new Client(restarted, "client-b");
+        assertThat(b.reclaimOpen("f").op(OP_OPEN)).isEqualTo(NFS4ERR_NO_GRACE);
+    }
+
+    @Test
+    void aRestartDuringTheGracePeriodKeepsTheClientsThatHaveNotReclaimedYet() throws Exception {
+        Nfs4Harness first = start();
+        assertThat(new Client(first, "client-a").reclaimComplete()).isEqualTo(NFS4_OK);
+        first.close();
+        servers.remove(first);
+        Nfs4Harness second = start();
+        new Client(second, "client-b");
+        second.close();
+        servers.remove(second);
+
+        Files.write(export.resolve("f"), new byte[] {1});
+        Nfs4Harness third = start();
+        Client a = new Client(third, "client-a");
+        assertThat(a.reclaimOpen("f").op(OP_OPEN)).as("recorded two starts ago, never reclaimed since")
+                .isEqualTo(NFS4_OK);
+        Client b = new Client(third, "client-b");
+        assertThat(b.reclaimOpen("f").op(OP_OPEN)).as("had a session, never a record").isEqualTo(NFS4ERR_NO_GRACE);
+    }
+
+    @Test
+    void withoutAStateDirectoryThereIsNoGraceAndNothingToReclaim() throws Exception {
+        Nfs4Harness h = start(Nfs4Settings.defaults(), null);
+        Client a = new Client(h, "client-a");
+        assertThat(a.reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(a.open("f").op(OP_OPEN)).isEqualTo(NFS4_OK);
+        assertThat(a.reclaimOpen("f").op(OP_OPEN)).isEqualTo(NFS4ERR_NO_GRACE);
+        assertThat(state).isEmptyDirectory();
+    }
+
+    @Test
+    void destroyClientIdForgetsTheRecord() throws Exception {
+        Nfs4Harness h = start();
+        Client a = new Client(h, "client-a");
+        assertThat(a.reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(recordLines()).hasSize(1);
+        assertThat(h.compound(e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(a.session))
+                .op(OP_DESTROY_SESSION)).isEqualTo(NFS4_OK);
+        assertThat(h.compound(e -> e.writeInt(OP_DESTROY_CLIENTID).writeHyper(a.clientId))
+                .op(OP_DESTROY_CLIENTID)).isEqualTo(NFS4_OK);
+        assertThat(recordLines()).isEmpty();
+    }
+
+    @Test
+    void theRecordsAreCappedAndAFileOfAnotherFormatIsIgnored() throws Exception {
+        Nfs4Harness h = start(Nfs4Settings.defaults().withTables(3, 4, 10, 4, 10, 10, 10), state);
+        for (String owner : List.of("c1", "c2", "c3")) {
+            assertThat(new Client(h, owner).reclaimComplete()).isEqualTo(NFS4_OK);
+        }
+        assertThat(recordLines()).hasSize(3);
+        h.close();
+        servers.remove(h);
+        Nfs4Harness capped = start(Nfs4Settings.defaults().withTables(2, 4, 10, 4, 10, 10, 10), state);
+        assertThat(capped.ctx.records().previous()).as("no more than the cap is loaded").hasSize(2);
+        capped.close();
+        servers.remove(capped);
+
+        Files.writeString(state.resolve(ClientRecords.FILE_NAME), "something else\n" + hex("c1") + "\n");
+        Nfs4Harness ignored = start();
+        Client c1 = new Client(ignored, "c1");
+        assertThat(c1.open("f").op(OP_OPEN)).as("no records: no grace").isEqualTo(NFS4_OK);
+    }
+}
