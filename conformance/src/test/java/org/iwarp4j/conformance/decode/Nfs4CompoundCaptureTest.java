@@ -435,4 +435,27 @@ class Nfs4CompoundCaptureTest {
         assertThat(r.units()).filteredOn(u -> u.summary().contains("CALL NFSv4 callback"))
                 .allSatisfy(u -> assertThat(u.direction()).isEqualTo("R>I"));
     }
+
+    /** RFC 8267 §6.5 (ULB-R-012): no callback operation has a DDP-eligible result, so no Write chunk carries one. */
+    @Test
+    void aCallbackReplyThatFillsAWriteChunkIsReported() throws Exception {
+        Peer p = nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 32, new Chunks(), new Xdr().u32(0x1f, 0, 2, 100003, 4, 0, 0, 0, 0, 0)
+                .bytes())));
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 8, new Chunks(), Nfs4Wire.reply(0x1f, new byte[0]))));
+        Xdr args = new Xdr().u32(0, 1, 0, 1).u32(4).raw(bytes(16, 4)).u32(0).opaque(bytes(12, 3)); // CB_RECALL
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x21, 2, new Chunks().write(CHUNK_B), callbackCall(0x21, 1,
+                args.bytes()))));
+        p.i(MpaWire.tagged(0, true, CHUNK_B.handle(), CHUNK_B.offset(), bytes(512, 1))); // the client's RDMA Write
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x21, 16, new Chunks().write(new Segment(CHUNK_B.handle(), 512,
+                CHUNK_B.offset())), Nfs4Wire.reply(0x21, new Xdr().u32(0, 0, 1, 4, 0).bytes()))));
+
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("ULB-R-012");
+        assertThat(r.violations().get(0).direction()).isEqualTo("I>R");
+        assertThat(r.violations().get(0).detail()).isEqualTo("Write chunk 0 returns 512 octets; no callback operation"
+                + " has a DDP-eligible result (RFC 8267 §6.5)");
+        assertThat(lines(r)).anySatisfy(l -> assertThat(l).startsWith("Write STag 0x00005102 ")
+                .endsWith(" -> xid 0x00000021 write chunk 0"));
+    }
 }

@@ -512,9 +512,10 @@ final class RpcTracker {
         for (int i = readOps; i < lengths.size(); i++) {
             if (lengths.get(i) > 0) {
                 out.violation(Check.ULB_NFS4_ELIGIBLE, frame, index, dir, "Write chunk " + i + " returns "
-                        + lengths.get(i) + " octets; the COMPOUND has " + readOps
-                        + (c.callback() ? " callback operations, which have no DDP-eligible result (RFC 8267 §6.5)"
-                        : " READ or READLINK operations, nothing else may use a Write chunk"));
+                        + lengths.get(i) + " octets; " + (c.callback()
+                        ? "no callback operation has a DDP-eligible result (RFC 8267 §6.5)"
+                        : "the COMPOUND has " + readOps + " READ or READLINK operations, nothing else may use a"
+                        + " Write chunk"));
                 break;
             }
         }
