@@ -7,7 +7,9 @@
 #
 #   scripts/record-captures.sh [OUTPUT_DIR]     (default: testdata/captures)
 #
-# Environment: IWARP4J_VM_ACCEL=tcg|kvm (default tcg), RECORD_BOOT_TIMEOUT (s, default 240).
+# Environment: IWARP4J_VM_ACCEL=tcg|kvm (default tcg), RECORD_BOOT_TIMEOUT (s, default 240),
+# RECORD_CAPTURES="FILE..." (default: all of them) to record only some captures again: the
+# others in OUTPUT_DIR are kept as they are and still described in the README.
 # Runs unattended; every wait is bounded; any failure stops it with a message and a non-zero
 # exit, and the VM is stopped in every case. Needs ssh, tshark/editcap/capinfos on the host.
 set -euo pipefail
@@ -182,18 +184,22 @@ for t in write read send; do
   done
 done
 
-# --- NFSv3 over RDMA: knfsd exports a tmpfs, the kernel client mounts it over siw ---
-nfs_run() {
-modprobe -a nfsd rpcrdma nfsv3 || fail "modprobe nfsd rpcrdma nfsv3"
+# --- NFS over RDMA: knfsd exports a tmpfs, the kernel client mounts it over siw ---
+# The export, rpcbind and rpc.mountd (knfsd asks mountd about exports for NFSv4 too).
+nfs_export() { # MODULE...
+modprobe -a nfsd rpcrdma "$@" || fail "modprobe nfsd rpcrdma $*"
 mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
 mkdir -p /export /mnt
 mountpoint -q /export || mount -t tmpfs -o size=64m,mode=0777 export /export
-rm -f /export/test-nfs3.bin
 pgrep -x rpcbind >/dev/null || { rpcbind -f </dev/null >/dev/null 2>&1 & }
 await_listening 111
 exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=4049 '*:/export' || fail exportfs
 pgrep -x rpc.mountd >/dev/null || { rpc.mountd -F -p 20048 </dev/null >/dev/null 2>&1 & }
 await_listening 20048
+}
+nfs_run() {
+nfs_export nfsv3
+rm -f /export/test-nfs3.bin
 timeout 60 rpc.nfsd -N 4 4 || fail "rpc.nfsd"
 grep -q 'rdma 20049' /proc/fs/nfsd/portlist || echo 'rdma 20049' > /proc/fs/nfsd/portlist
 await_listening 20049
@@ -217,6 +223,45 @@ cmp /tmp/pattern /export/test-nfs3.bin || fail "the exported file differs from t
 timeout 60 rpc.nfsd 0 || true
 }
 if wanted nfs3-rdma-siw.pcap; then nfs_run; fi
+
+# --- NFSv4.2 over RDMA: the same export; the client binds its backchannel to the connection ---
+nfs4_run() {
+nfs_export nfsv4
+rm -f /export/test-nfs4.bin
+timeout 60 rpc.nfsd 0 || true
+# knfsd answers NFS4ERR_GRACE to new OPENs for a grace period after it starts (RFC 8881
+# section 8.4.2); 10 s is the shortest it takes, and it can only be set while nfsd is stopped.
+echo 10 > /proc/fs/nfsd/nfsv4gracetime || fail "nfsv4gracetime"
+timeout 60 rpc.nfsd -N 3 4 || fail "rpc.nfsd"
+grep -q '+4.2' /proc/fs/nfsd/versions || fail "knfsd does not serve NFSv4.2: $(cat /proc/fs/nfsd/versions)"
+grep -q 'rdma 20049' /proc/fs/nfsd/portlist || echo 'rdma 20049' > /proc/fs/nfsd/portlist
+await_listening 20049
+seq -f 'iwarp4j capture line %08g' 1 10240 > /tmp/pattern
+sleep 12                        # the grace period (10 s) ends when knfsd's laundromat next runs
+nfs4_mount() {
+  timeout 120 mount -t nfs -o vers=4.2,proto=rdma,port=20049 $addr:/export /mnt || fail "mount"
+  grep ' /mnt nfs4 ' /proc/mounts >&2
+  grep ' /mnt nfs4 .*vers=4.2,.*proto=rdma,' /proc/mounts >/dev/null || fail "not an NFSv4.2 mount over RDMA"
+}
+capture_start nfs4-rdma-siw.pcap 'tcp port 20049'
+nfs4_mount
+timeout 120 cp /tmp/pattern /mnt/test-nfs4.bin || fail "write"
+timeout 60 umount /mnt || fail "umount after the write"
+nfs4_mount                      # a new mount (a new connection and session): no cached pages
+timeout 120 cat /mnt/test-nfs4.bin > /tmp/readback || fail "read"
+timeout 60 ls -l /mnt >&2 || fail "ls"
+# The client now holds a read delegation for the file (knfsd grants one once its CB_NULL on
+# the backchannel was answered). Opening the file for writing on the server breaks it: knfsd
+# sends CB_RECALL over the same RDMA connection, and the open waits for the DELEGRETURN.
+timeout 60 sh -c ': >> /export/test-nfs4.bin' || fail "opening the file on the server"
+timeout 60 umount /mnt || fail "umount after the read"
+await_closed 20049
+capture_stop
+cmp /tmp/pattern /tmp/readback || fail "the file read back differs from the one written"
+cmp /tmp/pattern /export/test-nfs4.bin || fail "the exported file differs from the one written"
+timeout 60 rpc.nfsd 0 || true
+}
+if wanted nfs4-rdma-siw.pcap; then nfs4_run; fi
 seq -f 'iwarp4j capture line %08g' 1 10240 > /tmp/pattern
 
 {
@@ -254,8 +299,15 @@ clean() { # FILE
     echo "record-captures: $(basename "$f"): $syn SYN, $req MPA Request, $rep MPA Reply, $fin FIN" >&2; return 1
   fi
 }
-all="rping-siw.pcap rping-siw-crc.pcap ib_write_bw-siw.pcap ib_read_bw-siw.pcap ib_send_bw-siw.pcap nfs3-rdma-siw.pcap"
-todo=$all
+all="rping-siw.pcap rping-siw-crc.pcap ib_write_bw-siw.pcap ib_read_bw-siw.pcap ib_send_bw-siw.pcap nfs3-rdma-siw.pcap nfs4-rdma-siw.pcap"
+todo=${RECORD_CAPTURES:-$all}
+for f in $todo; do
+  case " $all " in *" $f "*) ;; *) die "RECORD_CAPTURES: unknown capture $f (known: $all)" ;; esac
+done
+recorded=$todo
+for f in $all; do
+  case " $recorded " in *" $f "*) ;; *) [ -s "$out/$f" ] || die "$f is not in $out: record it too" ;; esac
+done
 for round in 1 2 3; do
   echo "record-captures: recording in the guest (round $round): $todo" >&2
   printf '%s\n' "$guest_script" | guest 900 sh -s -- $todo || die "recording in the guest failed (see above)"
@@ -304,6 +356,15 @@ expect $nfs 'rpcordma.reads_count > 0' 1 "RPC-over-RDMA messages with a Read chu
 expect $nfs 'rpcordma.writes_count > 0' 1 "RPC-over-RDMA messages with a Write chunk"
 expect $nfs 'iwarp_rdma.opcode == 2' 3 "RDMA Read Responses (WRITE data)"
 expect $nfs 'iwarp_rdma.opcode == 0' 3 "RDMA Writes (READ data)"
+nfs4=nfs4-rdma-siw.pcap
+expect $nfs4 'nfs.opcode == 38 && rpc.msgtyp == 0' 1 "NFSv4 WRITE calls"
+expect $nfs4 'nfs.opcode == 25 && rpc.msgtyp == 0' 1 "NFSv4 READ calls"
+expect $nfs4 'nfs.opcode == 26 && rpc.msgtyp == 0' 1 "NFSv4 READDIR calls"
+expect $nfs4 'rpcordma.reads_count > 0' 1 "RPC-over-RDMA messages with a Read chunk"
+expect $nfs4 'rpcordma.writes_count > 0' 1 "RPC-over-RDMA messages with a Write chunk"
+expect $nfs4 'iwarp_rdma.opcode == 2' 3 "RDMA Read Responses (WRITE data)"
+expect $nfs4 'iwarp_rdma.opcode == 0' 3 "RDMA Writes (READ data)"
+expect $nfs4 'rpc.program == 0x40000000 && rpc.msgtyp == 0' 1 "backchannel calls (CB program)"
 
 # --- nfs3-rdma-siw-lost.pcap: the same with a few data segments removed ---
 # Replay tests also need TCP gaps. Removed: in connection 0 (the WRITE), the 3rd and 4th
@@ -323,6 +384,21 @@ editcap -F pcap "$out/$nfs" "$out/nfs3-rdma-siw-lost.pcap" $dropped || die editc
   || die "nfs3-rdma-siw-lost.pcap shows no lost segments"
 
 # --- README ---
+# The day each capture was recorded is the day of its first frame (RECORD_CAPTURES can
+# record some again later than the others).
+dates() {
+  local f d list=""
+  for f in $all; do
+    d=$(tshark -r "$out/$f" -c 1 -T fields -e frame.time_epoch 2>/dev/null | cut -d. -f1)
+    d=$(date -u -d "@$d" +%F)
+    case " $list " in *" $d "*) ;; *) list="$list $d" ;; esac
+  done
+  list=${list# }
+  case $list in
+    *" "*) echo "${list% *} and ${list##* } (each file on the day of its first frame)" | sed 's/ \([0-9-]*\) and/, \1 and/g' ;;
+    *) echo "$list" ;;
+  esac
+}
 version() { sed -n "s/^$1: //p" "$run/versions.txt"; }
 pkg() { version package | awk -v p="$1" '$1 == p { print $2 }'; }
 describe() { # FILE COMMAND
@@ -336,7 +412,7 @@ describe() { # FILE COMMAND
 cat <<EOF
 # Wire captures
 
-Recorded by \`scripts/record-captures.sh\` on $(date -u +%F) with the project's Linux peer VM
+Recorded by \`scripts/record-captures.sh\` on $(dates) with the project's Linux peer VM
 (\`interop-tests/vm/\`): kernel \`$(version 'uname -r')\` with the soft-iWARP driver \`siw\` built
 out of tree from the same kernel's source (its protocol constants made module parameters),
 rdma-core $(pkg rdma-core), rdmacm-utils $(pkg rdmacm-utils), perftest $(pkg perftest)
@@ -359,6 +435,7 @@ $(describe ib_write_bw-siw.pcap '`ib_write_bw -R -n 5 -s 64 -F -d siw0 -p 18515`
 $(describe ib_read_bw-siw.pcap '`ib_read_bw`, the same options')
 $(describe ib_send_bw-siw.pcap '`ib_send_bw`, the same options')
 $(describe nfs3-rdma-siw.pcap 'knfsd exporting a tmpfs (`exportfs -o rw,insecure,no_root_squash,no_subtree_check,fsid=4049 *:/export`, `rpc.nfsd -N 4 4`, `echo rdma 20049 > /proc/fs/nfsd/portlist`); `mount -t nfs -o vers=3,proto=rdma,port=20049,nolock 10.0.2.15:/export /mnt`, `cp pattern /mnt/test-nfs3.bin`, `umount /mnt`; mount again, `cat /mnt/test-nfs3.bin`, `ls -l /mnt`, `umount /mnt`; filter `tcp port 20049`')
+$(describe nfs4-rdma-siw.pcap 'the same export, `rpc.nfsd -N 3 4` after `echo 10 > /proc/fs/nfsd/nfsv4gracetime`, recorded after the grace period; `mount -t nfs -o vers=4.2,proto=rdma,port=20049 10.0.2.15:/export /mnt`, `cp pattern /mnt/test-nfs4.bin`, `umount /mnt`; mount again, `cat /mnt/test-nfs4.bin`, `ls -l /mnt`, on the server `sh -c ": >> /export/test-nfs4.bin"` (breaks the client'"'"'s read delegation), `umount /mnt`; filter `tcp port 20049`')
 $(describe nfs3-rdma-siw-lost.pcap "\`editcap -F pcap nfs3-rdma-siw.pcap nfs3-rdma-siw-lost.pcap $dropped\`")
 
 What is in them:
@@ -377,6 +454,18 @@ What is in them:
   chunks; then READDIRPLUS for \`ls -l\`). The MPA private data is the RFC 6581 word followed by
   the RFC 8797 block of RPC-over-RDMA. The file is \`seq -f 'iwarp4j capture line %08g' 1 10240\`:
   307200 bytes, 30 per numbered line, sha256 $(version 'pattern sha256').
+- **NFSv4.2** (\`nfs4-rdma-siw.pcap\`, COMPOUND minor version 2): two connections, one per mount,
+  each from NULL, EXCHANGE_ID and CREATE_SESSION (flags PERSIST and CONN_BACK_CHAN, callback
+  program 0x40000000: the backchannel shares the connection, RFC 8167) to DESTROY_SESSION and
+  DESTROY_CLIENTID. Stream 0 writes the file (OPEN with create, SETATTR, two WRITEs of 262144
+  and 45056 octets whose data the server pulls with RDMA Read: Read chunks at Position 188;
+  COMMIT, CLOSE). Stream 1 reads it back (OPEN, which grants a read delegation, two READs whose
+  data the server pushes with RDMA Write: Write chunks; CLOSE; READDIR for \`ls -l\`), then the
+  server opens the file for writing itself: knfsd sends CB_COMPOUND (CB_SEQUENCE, CB_RECALL)
+  from server to client on the same RDMA connection, the client answers and returns the
+  delegation (DELEGRETURN). EXCHANGE_ID, OPEN and READDIR replies come back in Reply chunks.
+  knfsd sends no CB_NULL for minor versions 1 and 2: it marks the backchannel up without one.
+  The file is the same pattern.
 - **nfs3-rdma-siw-lost.pcap** is \`nfs3-rdma-siw.pcap\` without frames $dropped, picked by a
   rule: the 3rd and 4th client-to-server segments of at least 1000 bytes in stream 0 (WRITE data
   in RDMA Read Responses) and the 2nd and 5th server-to-client ones in stream 1 (READ data in
@@ -396,6 +485,8 @@ Notes for readers:
   segment can hold parts of two FPDUs: decode the byte stream, never single segments.
 - The clients' ports are ephemeral and change with every recording; the servers' are fixed
   (rping 7174, perftest 18515, NFS/RDMA 20049). Frame numbers and timing change too.
+- \`RECORD_CAPTURES="nfs4-rdma-siw.pcap" scripts/record-captures.sh\` records only the captures
+  named and keeps the others; the README is written again from all of them.
 EOF
 } > "$out/README.md"
 ls -l "$out" >&2

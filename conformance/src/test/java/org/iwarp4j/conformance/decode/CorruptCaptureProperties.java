@@ -20,7 +20,7 @@ import org.iwarp4j.testkit.TestData;
 class CorruptCaptureProperties {
 
     private static final List<String> CAPTURES = List.of("rping-siw-crc.pcap", "rping-siw.pcap",
-            "ib_read_bw-siw.pcap", "nfs3-rdma-siw-lost.pcap");
+            "ib_read_bw-siw.pcap", "nfs3-rdma-siw-lost.pcap", "nfs4-rdma-siw.pcap");
 
     @Provide
     Arbitrary<Tuple.Tuple3<String, List<Integer>, Integer>> damage() {

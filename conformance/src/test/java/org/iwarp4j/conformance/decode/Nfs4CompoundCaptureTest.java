@@ -376,4 +376,86 @@ class Nfs4CompoundCaptureTest {
         assertThat(r.violations().get(0).detail()).isEqualTo("Write chunk 0 returned with 4096 octets, RDMA Writes"
                 + " placed 0 in it");
     }
+
+    /** The RPC Call of the callback program 0x40000000 version 1 (RFC 8881 §20), AUTH_NONE. */
+    private static byte[] callbackCall(int xid, int procedure, byte[] args) {
+        return new Xdr().u32(xid, 0, 2, 0x40000000, 1, procedure, 0, 0, 0, 0).raw(args).bytes();
+    }
+
+    /**
+     * The backward direction (RFC 8167): the server calls the client's callback program on the same
+     * connection. CB_NULL, then a CB_COMPOUND whose arguments and results the walk must step over
+     * exactly (CB_SEQUENCE with referring calls, CB_GETATTR with its attributes, CB_RECALL_ANY,
+     * CB_NOTIFY_LOCK, CB_RECALL) for the operation after each to be named right.
+     */
+    @Test
+    void backwardCallbacksAreNamedOperationByOperation() throws Exception {
+        Peer p = nfs();
+        // The Initiator's FPDU comes first (MPA-R-061): the client's NULL.
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 32, new Chunks(), new Xdr().u32(0x1f, 0, 2, 100003, 4, 0, 0, 0, 0, 0)
+                .bytes())));
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 8, new Chunks(), Nfs4Wire.reply(0x1f, new byte[0]))));
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x20, 2, new Chunks(), callbackCall(0x20, 0, new byte[0]))));
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x20, 16, new Chunks(), Nfs4Wire.reply(0x20, new byte[0]))));
+        Xdr args = new Xdr().u32(0, 1, 7, 5); // empty tag, minor version 1, callback_ident 7, 5 operations
+        args.u32(11).raw(bytes(16, 7)).u32(1, 0, 0, 0) // CB_SEQUENCE: session, sequence, slot, highest, cachethis
+                .u32(1).raw(bytes(16, 7)).u32(2, 4, 0, 5, 1); // one list of two referring calls
+        args.u32(3).opaque(bytes(12, 3)).u32(2, 0x18, 0x0); // CB_GETATTR: fh, bitmap (size, change)
+        args.u32(8).u32(4).u32(1, 0x3); // CB_RECALL_ANY: keep 4, type mask
+        args.u32(13).opaque(bytes(12, 3)).u64(0x1122334455667788L).opaque(bytes(5, 9)); // CB_NOTIFY_LOCK
+        args.u32(4).raw(bytes(16, 4)).u32(0).opaque(bytes(12, 3)); // CB_RECALL: stateid, truncate, fh
+        p.r(MpaWire.send(3, Nfs4Wire.rdmaMsg(0x21, 2, new Chunks(), callbackCall(0x21, 1, args.bytes()))));
+        Xdr res = new Xdr().u32(0, 0, 5);
+        res.u32(11, 0).raw(bytes(16, 7)).u32(1, 0, 15, 15);
+        res.u32(3, 0).u32(2, 0x18, 0x0).opaque(bytes(16, 2));
+        res.u32(8, 0, 13, 0, 4, 0);
+        p.i(MpaWire.send(3, Nfs4Wire.rdmaMsg(0x21, 16, new Chunks(), Nfs4Wire.reply(0x21, res.bytes()))));
+        // An operation the walk has no layout for ends it; the names before it stand.
+        Xdr unknown = new Xdr().u32(0, 2, 0, 3).u32(11).raw(bytes(16, 7)).u32(2, 0, 0, 0, 0).u32(99, 1, 2);
+        p.r(MpaWire.send(4, Nfs4Wire.rdmaMsg(0x22, 2, new Chunks(), callbackCall(0x22, 1, unknown.bytes()))));
+        p.i(MpaWire.send(4, Nfs4Wire.rdmaMsg(0x22, 16, new Chunks(), Nfs4Wire.reply(0x22,
+                new Xdr().u32(10044, 0, 1, 10044, 10044).bytes()))));
+
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).isEmpty();
+        List<String> rpc = r.units().stream().map(DecodedUnit::summary).filter(l -> l.contains(" | "))
+                .map(l -> l.substring(l.lastIndexOf(" | ") + 3)).skip(2).collect(Collectors.toList());
+        assertThat(rpc).hasSize(6);
+        assertThat(rpc.get(0)).isEqualTo("CALL NFSv4 callback CB_NULL");
+        assertThat(rpc.get(1)).matches("REPLY to NFSv4 callback CB_NULL \\(frame \\d+\\) SUCCESS");
+        assertThat(rpc.get(2)).isEqualTo("CALL NFSv4 callback CB_COMPOUND minor 1: CB_SEQUENCE CB_GETATTR"
+                + " CB_RECALL_ANY CB_NOTIFY_LOCK CB_RECALL");
+        assertThat(rpc.get(3)).matches("REPLY to NFSv4 callback CB_COMPOUND \\(frame \\d+\\) SUCCESS NFS4_OK:"
+                + " CB_SEQUENCE OK, CB_GETATTR OK, CB_RECALL_ANY OK, CB_NOTIFY_LOCK OK, CB_RECALL OK");
+        assertThat(rpc.get(4)).isEqualTo("CALL NFSv4 callback CB_COMPOUND minor 2: CB_SEQUENCE cb op 99"
+                + " ... (not decoded further; the Call states 3 operations)");
+        assertThat(rpc.get(5)).matches("REPLY to NFSv4 callback CB_COMPOUND \\(frame \\d+\\) SUCCESS"
+                + " NFS4ERR_OP_ILLEGAL: CB_ILLEGAL NFS4ERR_OP_ILLEGAL");
+        assertThat(r.units()).filteredOn(u -> u.summary().contains("CALL NFSv4 callback"))
+                .allSatisfy(u -> assertThat(u.direction()).isEqualTo("R>I"));
+    }
+
+    /** RFC 8267 §6.5 (ULB-R-012): no callback operation has a DDP-eligible result, so no Write chunk carries one. */
+    @Test
+    void aCallbackReplyThatFillsAWriteChunkIsReported() throws Exception {
+        Peer p = nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 32, new Chunks(), new Xdr().u32(0x1f, 0, 2, 100003, 4, 0, 0, 0, 0, 0)
+                .bytes())));
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 8, new Chunks(), Nfs4Wire.reply(0x1f, new byte[0]))));
+        Xdr args = new Xdr().u32(0, 1, 0, 1).u32(4).raw(bytes(16, 4)).u32(0).opaque(bytes(12, 3)); // CB_RECALL
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x21, 2, new Chunks().write(CHUNK_B), callbackCall(0x21, 1,
+                args.bytes()))));
+        p.i(MpaWire.tagged(0, true, CHUNK_B.handle(), CHUNK_B.offset(), bytes(512, 1))); // the client's RDMA Write
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x21, 16, new Chunks().write(new Segment(CHUNK_B.handle(), 512,
+                CHUNK_B.offset())), Nfs4Wire.reply(0x21, new Xdr().u32(0, 0, 1, 4, 0).bytes()))));
+
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("ULB-R-012");
+        assertThat(r.violations().get(0).direction()).isEqualTo("I>R");
+        assertThat(r.violations().get(0).detail()).isEqualTo("Write chunk 0 returns 512 octets; no callback operation"
+                + " has a DDP-eligible result (RFC 8267 §6.5)");
+        assertThat(lines(r)).anySatisfy(l -> assertThat(l).startsWith("Write STag 0x00005102 ")
+                .endsWith(" -> xid 0x00000021 write chunk 0"));
+    }
 }

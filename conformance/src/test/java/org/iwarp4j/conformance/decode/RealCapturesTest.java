@@ -40,11 +40,12 @@ class RealCapturesTest {
     }
 
     @Test
-    void everyCaptureOfTheDirectoryIsCovered() throws Exception {
+    void everyCaptureOfTheDirectoryIsCovered() throws Exception { // nfs4-rdma-siw.pcap: Nfs4SiwCaptureTest
         try (var files = Files.list(TestData.root().resolve("captures"))) {
             assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".pcap")).sorted())
                     .containsExactly("ib_read_bw-siw.pcap", "ib_send_bw-siw.pcap", "ib_write_bw-siw.pcap",
-                            "nfs3-rdma-siw-lost.pcap", "nfs3-rdma-siw.pcap", "rping-siw-crc.pcap", "rping-siw.pcap");
+                            "nfs3-rdma-siw-lost.pcap", "nfs3-rdma-siw.pcap", "nfs4-rdma-siw.pcap", "rping-siw-crc.pcap",
+                            "rping-siw.pcap");
         }
     }
 

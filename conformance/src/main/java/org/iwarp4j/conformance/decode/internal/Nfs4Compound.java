@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.iwarp4j.nfs.binding.Nfs4Binding;
+import org.iwarp4j.nfs.binding.Nfs4CallbackBinding;
 import org.iwarp4j.nfs.binding.Nfs4OperationBinding;
 
 /**
@@ -47,11 +48,23 @@ final class Nfs4Compound {
      * @param reducedPositions those of them that a Read chunk carried
      */
     record Call(int minor, int count, List<Integer> opcodes, boolean complete, Set<Long> eligiblePositions,
-                Set<Long> reducedPositions) {
+                Set<Long> reducedPositions, boolean callback) {
 
-        /** The READ-type operations (§6.4.1: those with an eligible result), in order. */
+        Call(int minor, int count, List<Integer> opcodes, boolean complete, Set<Long> eligiblePositions,
+             Set<Long> reducedPositions) {
+            this(minor, count, opcodes, complete, eligiblePositions, reducedPositions, false);
+        }
+
+        /**
+         * The READ-type operations (§6.4.1: those with an eligible result), in order; none in a
+         * CB_COMPOUND, whose operations have no DDP-eligible item (RFC 8267 §6.5).
+         */
         int readOperations() {
-            return (int) opcodes.stream().filter(Nfs4Compound::isReadOperation).count();
+            return callback ? 0 : (int) opcodes.stream().filter(Nfs4Compound::isReadOperation).count();
+        }
+
+        String name(int opcode) {
+            return callback ? callbackName(opcode) : Nfs4Compound.name(opcode);
         }
     }
 
@@ -71,6 +84,21 @@ final class Nfs4Compound {
 
     static boolean isReadOperation(int opcode) {
         return Nfs4Binding.operation(opcode).map(Nfs4OperationBinding::isReadOperation).orElse(false);
+    }
+
+    /**
+     * The callback program: the client picks its number in CREATE_SESSION or BACKCHANNEL_CTL
+     * (RFC 8881 §18.36, §18.33) or SETCLIENTID (RFC 7530 §16.33), by convention from the
+     * transient range 0x40000000-0x5fffffff of RFC 5531 §8.3; Linux uses 0x40000000.
+     */
+    static boolean isCallbackProgram(int program) {
+        return program >= 0x40000000 && program <= 0x5fffffff;
+    }
+
+    /** A callback operation's name (RFC 8881 §20, RFC 7862 §16). */
+    static String callbackName(int opcode) {
+        return Nfs4CallbackBinding.OPERATIONS.stream().filter(o -> o.opcode() == opcode).findFirst()
+                .map(Nfs4OperationBinding::name).orElse("cb op " + opcode);
     }
 
     static String name(int opcode) {
@@ -181,6 +209,127 @@ final class Nfs4Compound {
         void stateid() {
             skip(16);
         }
+    }
+
+    /**
+     * Walks CB_COMPOUND4args (RFC 8881 §20.2): tag, minor version, callback_ident, operations.
+     *
+     * @param args the Call's arguments (not consumed)
+     */
+    static Call callbackCall(ByteBuf args) {
+        Xdr x = new Xdr(args.duplicate(), args.readerIndex(), Set.of());
+        x.opaque(); // tag
+        int minor = x.u32();
+        x.skip(4); // callback_ident
+        int count = x.u32();
+        List<Integer> ops = new ArrayList<>();
+        boolean complete = true;
+        try {
+            for (int i = 0; i < count; i++) {
+                int opcode = x.u32();
+                ops.add(opcode);
+                callbackArguments(x, opcode);
+            }
+        } catch (Stop | IndexOutOfBoundsException e) {
+            complete = false;
+        }
+        return new Call(minor, count, List.copyOf(ops), complete, Set.of(), Set.of(), true);
+    }
+
+    private static void callbackArguments(Xdr x, int op) {
+        switch (op) {
+            case 3 -> { // CB_GETATTR: fh, attribute bitmap
+                x.opaque();
+                x.bitmap();
+            }
+            case 4 -> { // CB_RECALL: stateid, truncate, fh
+                x.skip(16 + 4);
+                x.opaque();
+            }
+            case 5 -> { // CB_LAYOUTRECALL: type, iomode, changed, layoutrecall4
+                x.skip(12);
+                int recall = x.u32();
+                if (recall == 1) { // LAYOUTRECALL4_FILE: fh, offset, length, stateid
+                    x.opaque();
+                    x.skip(8 + 8 + 16);
+                } else if (recall == 2) { // LAYOUTRECALL4_FSID
+                    x.skip(16);
+                } else if (recall != 3) {
+                    throw new Stop("layoutrecall type " + recall);
+                }
+            }
+            case 6 -> { // CB_NOTIFY: stateid, fh, notify4<>
+                x.skip(16);
+                x.opaque();
+                notifications(x);
+            }
+            case 8, 9 -> { // CB_RECALL_ANY, CB_RECALLABLE_OBJ_AVAIL: objects to keep, type mask
+                x.skip(4);
+                x.bitmap();
+            }
+            case 10 -> x.skip(4); // CB_RECALL_SLOT: target highest slot
+            case 11 -> { // CB_SEQUENCE: session, sequence, slot, highest slot, cachethis, referring calls
+                x.skip(16 + 4 * 4);
+                for (long n = x.count(); n > 0; n--) {
+                    x.skip(16);
+                    x.words(8);
+                }
+            }
+            case 12 -> x.skip(8); // CB_WANTS_CANCELLED: two booleans
+            case 13 -> { // CB_NOTIFY_LOCK: fh, lock owner (clientid, owner)
+                x.opaque();
+                x.skip(8);
+                x.opaque();
+            }
+            case 14 -> notifications(x); // CB_NOTIFY_DEVICEID
+            case 15 -> { // CB_OFFLOAD (RFC 7862 §16.1): fh, stateid, offload_info4
+                x.opaque();
+                x.skip(16);
+                if (x.u32() == NFS4_OK) {
+                    writeResponse(x);
+                } else {
+                    x.skip(8);
+                }
+            }
+            default -> throw new Stop("callback opcode " + op);
+        }
+    }
+
+    /** notify4&lt;&gt;: each a bitmap and an opaque list of values. */
+    private static void notifications(Xdr x) {
+        for (long n = x.count(); n > 0; n--) {
+            x.bitmap();
+            x.opaque();
+        }
+    }
+
+    /** Walks CB_COMPOUND4res (RFC 8881 §20.2): status, tag, every operation's result. */
+    static Reply callbackReply(ByteBuf results) {
+        Xdr x = new Xdr(results.duplicate(), results.readerIndex(), Set.of());
+        int status = x.u32();
+        x.opaque(); // tag
+        long count = Integer.toUnsignedLong(x.u32());
+        List<OpResult> out = new ArrayList<>();
+        boolean complete = true;
+        try {
+            for (long i = 0; i < count; i++) {
+                int opcode = x.u32();
+                int opStatus = x.u32();
+                if (opStatus == NFS4_OK) {
+                    switch (opcode) {
+                        case 3 -> x.fattr(); // CB_GETATTR
+                        case 11 -> x.skip(16 + 4 * 4); // CB_SEQUENCE: session, sequence, slot, highest, target
+                        case 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 10044 -> {
+                        }
+                        default -> throw new Stop("callback opcode " + opcode);
+                    }
+                }
+                out.add(new OpResult(opcode, opStatus, -1, false));
+            }
+        } catch (Stop | IndexOutOfBoundsException e) {
+            complete = false;
+        }
+        return new Reply(status, List.copyOf(out), complete);
     }
 
     static long pad(long n) {

@@ -1,5 +1,9 @@
 package org.iwarp4j.conformance.decode.internal;
 
+import static org.iwarp4j.nfs.v4.Nfs4Constants.CB_COMPOUND;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.CB_NULL;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.CB_VERSION;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -311,6 +315,14 @@ final class RpcTracker {
                 } catch (RuntimeException e) {
                     out.note(frame, index, dir, "COMPOUND arguments not decoded: " + e.getMessage());
                 }
+            } else if (Nfs4Compound.isCallbackProgram(c.program()) && c.version() == CB_VERSION
+                    && c.procedure() == CB_COMPOUND) {
+                // The backward direction (RFC 8167): the server calls the client's callback program.
+                try {
+                    compound = Nfs4Compound.callbackCall(buf);
+                } catch (RuntimeException e) {
+                    out.note(frame, index, dir, "CB_COMPOUND arguments not decoded: " + e.getMessage());
+                }
             }
             return new PendingCall(h.xid(), frame, c.program(), c.version(), c.procedure(), m.chunks(), compound);
         } catch (RuntimeException e) {
@@ -452,9 +464,10 @@ final class RpcTracker {
     private void compoundReply(PendingCall call, List<WriteChunk> returned, ByteBuf buf, long frame, String dir,
             Map<String, Object> rpc, StringBuilder s) {
         List<Long> lengths = returned.stream().map(WriteChunk::length).toList();
+        Nfs4Compound.Call c = call.compound();
         Nfs4Compound.Reply r;
         try {
-            r = Nfs4Compound.reply(buf, lengths);
+            r = c.callback() ? Nfs4Compound.callbackReply(buf) : Nfs4Compound.reply(buf, lengths);
         } catch (RuntimeException e) {
             out.note(frame, index, dir, "COMPOUND results not decoded: " + e.getMessage());
             return;
@@ -463,7 +476,7 @@ final class RpcTracker {
         s.append(' ').append(Nfs4Compound.status(r.status())).append(':');
         List<String> ops = new ArrayList<>();
         for (Nfs4Compound.OpResult o : r.results()) {
-            ops.add(Nfs4Compound.name(o.opcode()) + " " + (o.status() == 0 ? "OK" : Nfs4Compound.status(o.status())));
+            ops.add(c.name(o.opcode()) + " " + (o.status() == 0 ? "OK" : Nfs4Compound.status(o.status())));
         }
         rpc.put("operations", ops);
         s.append(' ').append(String.join(", ", ops));
@@ -473,7 +486,7 @@ final class RpcTracker {
         List<WriteChunk> offered = call.chunks().writeList();
         int k = 0;
         for (Nfs4Compound.OpResult o : r.results()) {
-            if (!Nfs4Compound.isReadOperation(o.opcode())) {
+            if (c.callback() || !Nfs4Compound.isReadOperation(o.opcode())) {
                 continue;
             }
             int chunk = k++;
@@ -495,13 +508,14 @@ final class RpcTracker {
                         + ": the k-th Write chunk belongs to the k-th READ-type operation");
             }
         }
-        Nfs4Compound.Call c = call.compound();
         int readOps = c.complete() ? c.readOperations() : r.complete() ? k : Integer.MAX_VALUE;
         for (int i = readOps; i < lengths.size(); i++) {
             if (lengths.get(i) > 0) {
                 out.violation(Check.ULB_NFS4_ELIGIBLE, frame, index, dir, "Write chunk " + i + " returns "
-                        + lengths.get(i) + " octets; the COMPOUND has " + readOps
-                        + " READ or READLINK operations, nothing else may use a Write chunk");
+                        + lengths.get(i) + " octets; " + (c.callback()
+                        ? "no callback operation has a DDP-eligible result (RFC 8267 §6.5)"
+                        : "the COMPOUND has " + readOps + " READ or READLINK operations, nothing else may use a"
+                        + " Write chunk"));
                 break;
             }
         }
@@ -557,7 +571,7 @@ final class RpcTracker {
         }
         StringBuilder s = new StringBuilder(" minor ").append(c.minor()).append(':');
         for (int opcode : c.opcodes()) {
-            s.append(' ').append(Nfs4Compound.name(opcode));
+            s.append(' ').append(c.name(opcode));
         }
         if (!c.complete()) {
             s.append(" ... (not decoded further; the Call states ").append(c.count()).append(" operations)");
@@ -579,6 +593,10 @@ final class RpcTracker {
             proc = LegacyNfsBinding.forVersion(version).procedure(procedure).map(ProcedureBinding::name).orElse(proc);
         } else if (program == NfsBindingConstants.NFS_PROGRAM && version == 4) {
             proc = procedure == 0 ? "NULL" : procedure == Nfs4Binding.PROC_COMPOUND ? "COMPOUND" : proc;
+        } else if (Nfs4Compound.isCallbackProgram(program) && version == CB_VERSION) {
+            // RFC 8881 §20: CB_NULL and CB_COMPOUND (by the client's choice of program number)
+            prog = "NFSv4 callback";
+            proc = procedure == CB_NULL ? "CB_NULL" : procedure == CB_COMPOUND ? "CB_COMPOUND" : proc;
         } else if (procedure == 0) {
             proc = "NULL";
         }
