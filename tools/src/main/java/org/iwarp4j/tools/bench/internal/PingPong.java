@@ -43,6 +43,7 @@ final class PingPong {
     private final PollMode poll;
     private final int receives;
     private int consumedReceives;
+    private final int receiveLength;
 
     PingPong(DataEnd end, PingPongDest peer) {
         this.end = end;
@@ -52,6 +53,7 @@ final class PingPong {
         this.poll = end.settings().poll();
         // The receive queue holds rxDepth + 4 (DataEnd): at least 5.
         this.receives = Math.min(RECEIVES, end.settings().rxDepth() + 4);
+        this.receiveLength = end.settings().bufferPerQueuePair(); // a stream over the sizes: not per message
     }
 
     /** Posts the receives a Send ping-pong needs (before the connection or the first message). */
@@ -230,7 +232,7 @@ final class PingPong {
     private void repost(int n) {
         ReceiveWorkRequest[] batch = new ReceiveWorkRequest[n];
         for (int k = 0; k < n; k++) {
-            batch[k] = new ReceiveWorkRequest(0, end.target(0, end.settings().bufferPerQueuePair()));
+            batch[k] = new ReceiveWorkRequest(0, end.target(0, receiveLength));
         }
         qp.postReceive(batch);
     }
