@@ -167,7 +167,7 @@ final class BenchCommand {
 
         @Option(names = "--poll", paramLabel = "busy|event", converter = PollConverter.class,
                 description = "latency tests: how both ends' application threads wait for the answer, RDMA and"
-                        + " TCP alike: busy (poll without sleeping, perftest's default; needs a core per end)"
+                        + " TCP alike: busy (poll without sleeping, yielding now and then, perftest's default; best with a free core per end)"
                         + " or event (block until the completing event loop wakes them, perftest's -e; lat-write"
                         + " still watches memory, yielding and parking) (default: busy)")
         PollMode poll = PollMode.BUSY;

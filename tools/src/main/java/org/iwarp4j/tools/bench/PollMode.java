@@ -6,6 +6,8 @@ package org.iwarp4j.tools.bench;
  * <p>{@link #BUSY} is perftest's default: the thread polls the completion queue (or, for RDMA
  * Write, the target memory) without ever sleeping, as {@code ib_send_lat} does without
  * {@code -e}; the plain-TCP comparison's threads poll a counter that the event loop advances.
+ * (Both yield the core now and then, as the event loops that do the transfer need it; they never
+ * sleep.)
  * {@link #EVENT} is perftest's {@code -e}: a Send's answer is waited for in the completion queue
  * and the completing event loop wakes the thread; TCP's threads block on a semaphore. An RDMA
  * Write has no completion at its target, so {@code lat-write} in this mode still watches memory,

@@ -212,7 +212,7 @@ final class PingPong {
                         throw new InterruptedException();
                     }
                 }
-                Thread.onSpinWait();
+                BusyWait.step(spins);
             } else if (spins > SPINS) {
                 if (System.nanoTime() - start > timeoutNanos) {
                     return false;

@@ -162,7 +162,7 @@ public final class TcpBenchClient implements AutoCloseable {
                 if ((++spins & 0x3ff) == 0 && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS)) {
                     throw new IOException("TCP echo stalled");
                 }
-                Thread.onSpinWait();
+                BusyWait.step(spins);
             }
         } else if (!c.units.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             throw new IOException("TCP echo stalled");

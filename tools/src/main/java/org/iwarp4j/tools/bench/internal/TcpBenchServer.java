@@ -202,7 +202,7 @@ public final class TcpBenchServer implements AutoCloseable {
                             if ((++spins & 0x3ff) == 0 && stopped) {
                                 return;
                             }
-                            Thread.onSpinWait();
+                            BusyWait.step(spins);
                         }
                     } else if (!messages.tryAcquire(1, TimeUnit.SECONDS) || stopped) {
                         continue;
