@@ -7,8 +7,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The completion queue's polling: {@link CompletionQueue#poll()} answers an empty queue without its
- * lock (a counter kept beside it), so every way of taking a completion must keep that counter right.
+ * The completion queue's polling and waiting, which use no lock: {@link CompletionQueue#poll()}
+ * answers an empty queue from a counter, and a waiting thread is woken by the completing one with
+ * an unpark; every way of taking a completion must keep the counter right and no waiter may be
+ * left asleep while a completion waits.
  */
 class CompletionQueueTest {
 
@@ -63,5 +65,51 @@ class CompletionQueueTest {
         assertThat(cq.complete(completion(9))).isTrue();
         assertThat(polled.get(20, TimeUnit.SECONDS)).isEqualTo(9);
         assertThat(cq.poll()).isNull();
+    }
+
+    @Test
+    void aWaitingTakeIsWokenByTheCompletion() throws Exception {
+        CompletionQueue cq = new CompletionQueue(2);
+        CompletableFuture<Long> taken = CompletableFuture.supplyAsync(() -> {
+            try {
+                return cq.take().workRequestId();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(cq.complete(completion(11))).isTrue();
+        assertThat(taken.get(20, TimeUnit.SECONDS)).isEqualTo(11);
+        assertThat(cq.size()).isZero();
+    }
+
+    /** Two threads waiting, two completions: both wake with one each, whatever the interleaving. */
+    @Test
+    void twoWaitersTwoCompletions() throws Exception {
+        CompletionQueue cq = new CompletionQueue(4);
+        java.util.concurrent.Callable<Long> waiter = () -> {
+            WorkCompletion c = cq.poll(20, TimeUnit.SECONDS);
+            return c == null ? -1 : c.workRequestId();
+        };
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.Future<Long> a = pool.submit(waiter);
+            java.util.concurrent.Future<Long> b = pool.submit(waiter);
+            assertThat(cq.complete(completion(21))).isTrue();
+            assertThat(cq.complete(completion(22))).isTrue();
+            assertThat(java.util.List.of(a.get(30, TimeUnit.SECONDS), b.get(30, TimeUnit.SECONDS)))
+                    .containsExactlyInAnyOrder(21L, 22L);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void anInterruptedWaitThrowsAndLeavesTheQueueUsable() throws Exception {
+        CompletionQueue cq = new CompletionQueue(2);
+        Thread.currentThread().interrupt();
+        org.assertj.core.api.Assertions.assertThatThrownBy(cq::take).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(cq.complete(completion(31))).isTrue();
+        assertThat(cq.take().workRequestId()).isEqualTo(31);
     }
 }
