@@ -18,6 +18,7 @@ import org.iwarp4j.tools.bench.BenchStoppedException;
 import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.tools.bench.BenchRunner;
 import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.PollMode;
 import org.iwarp4j.tools.bench.BenchTest;
 import org.iwarp4j.tools.bench.MeterPrinter;
 import org.iwarp4j.tools.bench.RdmaOutcome;
@@ -165,6 +166,13 @@ final class BenchCommand {
                 + "the default is used, with a warning)")
         Transport transport = Transport.best();
 
+        @Option(names = "--poll", paramLabel = "busy|event", converter = PollConverter.class,
+                description = "latency tests: how both ends' application threads wait for the answer, RDMA and"
+                        + " TCP alike: busy (poll without sleeping, yielding now and then, perftest's default; best with a free core per end)"
+                        + " or event (block until the completing event loop wakes them, perftest's -e; lat-write"
+                        + " still watches memory, yielding and parking) (default: busy)")
+        PollMode poll = PollMode.BUSY;
+
         @Option(names = "--no-tcp", description = "skip the plain-TCP comparison")
         boolean noTcp;
 
@@ -284,7 +292,7 @@ final class BenchCommand {
             Transport usable = Transport.orBest(transport,
                     warning -> spec.commandLine().getErr().println("iwarp bench: " + warning));
             return new BenchSettings(test, sizes, iters, duration == null ? 0 : duration, warm, queuePairs, txDepth,
-                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp);
+                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp).withPoll(poll);
         }
 
         /** perftest's options that change nothing here, said once on stderr so that nobody wonders. */
@@ -542,6 +550,17 @@ final class BenchCommand {
     }
 
     /** {@code --crc[=on|accept|off]}: the one form every command takes ({@code --crc} alone is {@code on}). */
+    static final class PollConverter implements picocli.CommandLine.ITypeConverter<PollMode> {
+        @Override
+        public PollMode convert(String value) {
+            return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                case "busy" -> PollMode.BUSY;
+                case "event" -> PollMode.EVENT;
+                default -> throw new picocli.CommandLine.TypeConversionException("must be busy or event");
+            };
+        }
+    }
+
     static final class CrcConverter implements picocli.CommandLine.ITypeConverter<NegotiationMode> {
         @Override
         public NegotiationMode convert(String value) {

@@ -13,7 +13,18 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 public final class DdpMeters {
 
     /** Meters that count nowhere. */
-    public static final DdpMeters NONE = new DdpMeters(new CompositeMeterRegistry());
+    public static final DdpMeters NONE = new DdpMeters(nowhere());
+
+    /**
+     * A registry that hands out no-op meters: an empty composite registry's counters still walk
+     * their (empty) children on every increment, a cost per message on the event loop (about a
+     * tenth of its samples in a lat-send profile).
+     */
+    private static MeterRegistry nowhere() {
+        CompositeMeterRegistry registry = new CompositeMeterRegistry();
+        registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.deny());
+        return registry;
+    }
 
     private final Counter placedTagged;
     private final Counter placedUntagged;

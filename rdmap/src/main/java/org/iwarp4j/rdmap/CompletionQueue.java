@@ -1,7 +1,9 @@
 package org.iwarp4j.rdmap;
 
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -11,10 +13,23 @@ import java.util.function.Consumer;
  *
  * <p>An overrun (more unpolled completions than the capacity) puts the queue pair that overran
  * it into ERROR, as a hardware RNIC does: size the queue for the work you post.
+ *
+ * <p>No lock: {@link #poll()} of an empty queue reads one counter (a thread polling in a loop, as
+ * perftest does, never contends with the completing event loop), and a thread waiting in {@link
+ * #poll(long, TimeUnit)} or {@link #take()} is woken by the completing event loop with one unpark,
+ * as a semaphore's release wakes its waiter. (It was an {@code ArrayBlockingQueue}, whose waiter,
+ * signalled while the event loop still held the queue's lock, could wake only to wait for that
+ * lock: two wake-ups per completion on a busy machine, and a spinning poller took the lock on
+ * every look.)
  */
 public final class CompletionQueue {
 
-    private final ArrayBlockingQueue<WorkCompletion> completions;
+    private final ConcurrentLinkedQueue<WorkCompletion> completions = new ConcurrentLinkedQueue<>();
+    /** Completions queued and not yet taken: a slot is counted before its completion is queued. */
+    private final AtomicInteger queued = new AtomicInteger();
+    /** Threads waiting in a timed poll or take; {@link #waiting} counts them so that completing skips an empty look. */
+    private final ConcurrentLinkedQueue<Thread> waiters = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
     private final int capacity;
     private volatile Consumer<WorkCompletion> listener;
 
@@ -23,7 +38,6 @@ public final class CompletionQueue {
             throw new IllegalArgumentException("completion queue capacity must be positive: " + capacity);
         }
         this.capacity = capacity;
-        this.completions = new ArrayBlockingQueue<>(capacity);
     }
 
     public int capacity() {
@@ -32,22 +46,86 @@ public final class CompletionQueue {
 
     /** The next completion, or {@code null} if there is none now. */
     public WorkCompletion poll() {
-        return completions.poll();
+        if (queued.get() <= 0) {
+            return null;
+        }
+        WorkCompletion c = completions.poll();
+        if (c != null) {
+            queued.decrementAndGet();
+        }
+        return c;
     }
 
     /** The next completion, waiting up to {@code timeout}; {@code null} if none came. */
     public WorkCompletion poll(long timeout, TimeUnit unit) throws InterruptedException {
-        return completions.poll(timeout, unit);
+        return await(true, unit.toNanos(timeout));
     }
 
     /** The next completion, waiting as long as it takes. */
     public WorkCompletion take() throws InterruptedException {
-        return completions.take();
+        return await(false, 0);
+    }
+
+    private WorkCompletion await(boolean timed, long nanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        WorkCompletion c = poll();
+        if (c != null || (timed && nanos <= 0)) {
+            return c;
+        }
+        long deadline = System.nanoTime() + nanos;
+        Thread me = Thread.currentThread();
+        while (true) {
+            waiting.incrementAndGet();
+            waiters.add(me);
+            try {
+                // Looked at after registering: a completion queued before the registration is
+                // seen here, one queued after it unparks this thread (or leaves a permit).
+                c = poll();
+                if (c != null) {
+                    return c;
+                }
+                if (timed) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return null;
+                    }
+                    LockSupport.parkNanos(this, left);
+                } else {
+                    LockSupport.park(this);
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            } finally {
+                boolean stillRegistered = waiters.remove(me);
+                waiting.decrementAndGet();
+                if (!stillRegistered && queued.get() > 0) {
+                    // A completing thread chose this one to wake; if this one leaves without the
+                    // completion meant for it (timed out, interrupted, or took another), pass it on.
+                    wakeOne();
+                }
+            }
+            c = poll();
+            if (c != null) {
+                return c;
+            }
+        }
+    }
+
+    private void wakeOne() {
+        if (waiting.get() > 0) {
+            Thread t = waiters.poll();
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 
     /** Completions waiting to be polled. */
     public int size() {
-        return completions.size();
+        return Math.max(0, queued.get());
     }
 
     /**
@@ -65,6 +143,17 @@ public final class CompletionQueue {
             l.accept(completion);
             return true;
         }
-        return completions.offer(completion);
+        while (true) {
+            int n = queued.get();
+            if (n >= capacity) {
+                return false;
+            }
+            if (queued.compareAndSet(n, n + 1)) {
+                break;
+            }
+        }
+        completions.add(completion);
+        wakeOne();
+        return true;
     }
 }

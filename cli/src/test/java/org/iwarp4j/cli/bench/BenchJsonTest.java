@@ -54,6 +54,7 @@ class BenchJsonTest {
         assertThat(sizes).containsExactly(2, 4, 8, 16, 32, 64, 128, 256, 512, 1024);
         assertThat(doc.get("settings").get("iterations").asLong()).isEqualTo(20);
         assertThat(doc.get("settings").get("crc").asText()).isEqualTo("on");
+        assertThat(doc.get("settings").get("poll").asText()).isEqualTo("busy"); // --poll's default, perftest's
         assertThat(doc.get("machine").get("cores").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(doc.get("machine").get("jdk").asText()).isEqualTo(System.getProperty("java.version"));
         assertThat(doc.get("machine").get("transport").asText()).isIn("epoll", "nio");

@@ -88,6 +88,24 @@ class BenchLoopbackTest {
         assertThat(out.toString()).contains("# data verified");
     }
 
+    /**
+     * {@code --poll}: busy polling (the default) and blocking both complete the ping-pong, RDMA and
+     * TCP, and the header says which ran.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource({
+            "lat-send,, busy", "lat-send, --poll busy, busy", "lat-send, --poll event, event",
+            "lat-write, --poll event, event", "lat-write, --poll BUSY, busy"})
+    void latencyTestsPollBusyOrWaitForEvents(String test, String option, String mode) {
+        assertThat(iwarp("bench " + test + " -s 8" + (option == null ? "" : " " + option) + SHORT))
+                .as(err.toString()).isZero();
+        assertThat(lines().get(0)).contains("ping-pong, " + mode + " polling");
+        String[] row = figures(lines()).get(0);
+        assertThat(row[1]).isEqualTo("40");
+        assertThat(Double.parseDouble(row[9])).as("TCP t_typical").isPositive();
+        assertThat(out.toString()).contains("# data verified");
+    }
+
     @Test
     void allSizesRunOneLinePerPowerOfTwo() {
         assertThat(iwarp("bench write -a --max-size 16 -n 20 --warmup 0.02")).as(err.toString()).isZero();

@@ -13,7 +13,18 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
  */
 public final class MpaMeters {
 
-    private static final MpaMeters NONE = new MpaMeters(new CompositeMeterRegistry());
+    private static final MpaMeters NONE = new MpaMeters(nowhere());
+
+    /**
+     * A registry that hands out no-op meters: an empty composite registry's counters still walk
+     * their (empty) children on every increment, a cost per message on the event loop (about a
+     * tenth of its samples in a lat-send profile).
+     */
+    private static MeterRegistry nowhere() {
+        CompositeMeterRegistry registry = new CompositeMeterRegistry();
+        registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.deny());
+        return registry;
+    }
 
     public final Counter fpdusSent;
     public final Counter fpdusReceived;

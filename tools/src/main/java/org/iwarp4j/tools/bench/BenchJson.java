@@ -175,6 +175,7 @@ public final class BenchJson {
         g.writeNumberField("mpa_revision", s.mpaRevision());
         nullableNumber(g, "max_ulpdu", s.maxUlpdu() == 0 ? null : (double) s.maxUlpdu());
         g.writeBooleanField("compare_tcp", s.compareTcp());
+        g.writeStringField("poll", s.poll().label());
         if (load == null) {
             g.writeNullField("background_load");
         } else {

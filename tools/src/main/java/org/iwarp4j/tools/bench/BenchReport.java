@@ -32,7 +32,7 @@ public final class BenchReport {
         out.printf("# iwarp bench %s: %s %s, %s, %d QP%s, %s, CRC %s, markers %s, MPA revision %d, MULPDU %s, %s%n",
                 s.test().command(), s.test().operation(), s.test().isLatency() ? "latency" : "bandwidth", where,
                 s.queuePairs(), s.queuePairs() == 1 ? "" : "s",
-                s.test().isLatency() ? "ping-pong" : "tx depth " + s.txDepth(),
+                s.test().isLatency() ? "ping-pong, " + s.poll().label() + " polling" : "tx depth " + s.txDepth(),
                 s.crc().name().toLowerCase(java.util.Locale.ROOT).replace("require", "on"),
                 s.markers() ? "required" : "off", s.mpaRevision(),
                 s.maxUlpdu() != 0 ? String.valueOf(s.maxUlpdu())

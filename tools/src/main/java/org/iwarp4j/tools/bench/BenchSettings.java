@@ -20,11 +20,12 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  * @param mpaRevision 1 (RFC 5044) or 2 (RFC 6581)
  * @param maxUlpdu MULPDU of sent FPDUs; 0 derives it from the EMSS (the connection's MSS where the transport reports it, else 1448)
  * @param pcap where every connection of the run (RDMA and TCP) is recorded, or {@code null}
+ * @param poll how the latency tests' application threads wait for an answer (RDMA and TCP alike)
  */
 public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
                             double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
                             int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp,
-                            PcapRecording pcap) {
+                            PcapRecording pcap, PollMode poll) {
 
     /** perftest's {@code DEF_RX_SEND}: receives a Send server keeps posted per queue pair. */
     public static final int DEFAULT_RX_DEPTH = 512;
@@ -45,6 +46,15 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
         }
         Objects.requireNonNull(crc);
         Objects.requireNonNull(transport);
+        Objects.requireNonNull(poll);
+    }
+
+    /** Settings recorded into {@code pcap}, waiting as perftest does by default ({@link PollMode#BUSY}). */
+    public BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
+                         double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
+                         int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp, PcapRecording pcap) {
+        this(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc, markers, mpaRevision,
+                maxUlpdu, transport, compareTcp, pcap, PollMode.BUSY);
     }
 
     /** Settings whose connections are not recorded. */
@@ -58,7 +68,13 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
     /** These settings, recorded into {@code recording} ({@code null}: not recorded). */
     public BenchSettings withPcap(PcapRecording recording) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording, poll);
+    }
+
+    /** These settings, the latency tests waiting as {@code mode} says. */
+    public BenchSettings withPoll(PollMode mode) {
+        return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, mode);
     }
 
     public int maxSize() {

@@ -4,6 +4,7 @@ import java.util.function.BooleanSupplier;
 import org.HdrHistogram.Histogram;
 import org.iwarp4j.tools.bench.BenchTest;
 import org.iwarp4j.tools.bench.LatencyResult;
+import org.iwarp4j.tools.bench.PollMode;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,13 @@ import org.iwarp4j.rdmap.WorkCompletion;
  */
 final class PingPong {
 
-    private static final int RECEIVES = 4;
-    /** Looks at the answer this often before waiting: about as long as a quick answer takes. */
+    /**
+     * Receives kept posted; half of them are posted again at a time, just before a Send, so that
+     * reposting rarely costs the event loop a wake-up of its own (a receive posted alone, after
+     * each message, woke it once more per message).
+     */
+    private static final int RECEIVES = 16;
+    /** lat-write with {@link PollMode#EVENT}: looks at the memory this often before yielding. */
     private static final int SPINS = 2000;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -34,20 +40,26 @@ final class PingPong {
     private int size;
     private int counter;
     private int outstandingSends;
+    private final PollMode poll;
+    private final int receives;
+    private int consumedReceives;
+    private final int receiveLength;
 
     PingPong(DataEnd end, PingPongDest peer) {
         this.end = end;
         this.qp = end.queuePairs().get(0);
         this.peer = peer;
         this.write = end.settings().test() == BenchTest.LAT_WRITE;
+        this.poll = end.settings().poll();
+        // The receive queue holds rxDepth + 4 (DataEnd): at least 5.
+        this.receives = Math.min(RECEIVES, end.settings().rxDepth() + 4);
+        this.receiveLength = end.settings().bufferPerQueuePair(); // a stream over the sizes: not per message
     }
 
     /** Posts the receives a Send ping-pong needs (before the connection or the first message). */
     void postReceives() {
         if (!write) {
-            for (int k = 0; k < RECEIVES; k++) {
-                repost();
-            }
+            repost(receives);
         }
     }
 
@@ -128,6 +140,10 @@ final class PingPong {
         for (WorkCompletion c; (c = end.sendCq().poll()) != null; outstandingSends--) {
             BandwidthClient.check(c, "ping");
         }
+        if (consumedReceives >= receives / 2) {
+            repost(consumedReceives); // queued just before the Send: the two mostly share one drain
+            consumedReceives = 0;
+        }
         if (write) {
             end.memory().setByte(end.sourceOffset(0) + size - 1, counter);
             qp.postSend(SendWorkRequest.rdmaWrite(counter, peer.rkey(), peer.vaddr(), end.source(0, size)));
@@ -144,21 +160,22 @@ final class PingPong {
     }
 
     /**
-     * Waits for the peer's next message (for Writes: {@code expected} in the last octet): spins
-     * briefly, as perftest polls, then waits without burning a core, so that two ends and their
-     * event loops can share few cores.
+     * Waits for the peer's next message (for Writes: {@code expected} in the last octet), as the
+     * run's {@link PollMode} says.
      *
-     * <p>A Send's answer is a receive completion: after the spin this blocks in the completion
-     * queue, and the event loop that completes the receive wakes it at once (a futex wake, as the
-     * plain-TCP comparison's semaphore is woken). It used to yield and then park 20 µs at a time
-     * and look again: a park lasts at least the kernel's timer slack (50 µs by default), so each
-     * half round trip that missed the spin took 50-80 µs, on a busy machine nearly always, which is
-     * why {@code lat-send} measured 1.85-4.85 times TCP while {@code LoopbackBench} (which answers
-     * on the event loop itself) did not. A Write's answer has no completion at its target: only
-     * the memory can be watched, so that path still spins, yields, then parks.
+     * <p>{@link PollMode#BUSY} (perftest's default) polls the receive completion queue, or the
+     * target memory, without ever giving the core away: no thread has to be woken for the answer.
+     * {@link PollMode#EVENT} (perftest's {@code -e}) blocks in the completion queue, and the event
+     * loop that completes the receive wakes the thread (a futex wake, as the plain-TCP comparison's
+     * semaphore is woken). A Write's answer has no completion at its target: there only the memory
+     * can be watched, so in this mode that path spins briefly, yields, then parks 20 µs at a time
+     * (a park lasts at least the kernel's timer slack, 50 µs by default, which is why the Send path
+     * no longer parks: on a busy machine nearly every half round trip missed a short spin and paid
+     * it, and {@code lat-send} measured 1.85-4.85 times TCP).
      */
     private boolean awaitMessage(long timeoutNanos, byte expected) throws IOException, InterruptedException {
         long start = System.nanoTime();
+        boolean busy = poll == PollMode.BUSY;
         int spins = 0;
         int last = end.targetOffset(0) + size - 1;
         while (true) {
@@ -169,7 +186,7 @@ final class PingPong {
                 }
             } else {
                 WorkCompletion c = end.receiveCq().poll();
-                if (c == null && spins >= SPINS) {
+                if (c == null && !busy) {
                     long left = timeoutNanos - (System.nanoTime() - start);
                     c = left > 0 ? end.receiveCq().poll(left, TimeUnit.NANOSECONDS) : null;
                     if (c == null) {
@@ -181,11 +198,22 @@ final class PingPong {
                     if (c.byteLength() != size) {
                         throw new IOException("received " + c.byteLength() + " octets, expected " + size);
                     }
-                    repost();
+                    consumedReceives++;
                     return true;
                 }
             }
-            if (++spins > SPINS) {
+            spins++;
+            if (busy) {
+                if ((spins & 0x3ff) == 0) {
+                    if (System.nanoTime() - start > timeoutNanos) {
+                        return false;
+                    }
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                }
+                BusyWait.step(spins);
+            } else if (spins > SPINS) {
                 if (System.nanoTime() - start > timeoutNanos) {
                     return false;
                 }
@@ -200,7 +228,12 @@ final class PingPong {
         }
     }
 
-    private void repost() {
-        qp.postReceive(new ReceiveWorkRequest(0, end.target(0, end.settings().bufferPerQueuePair())));
+    /** Posts {@code n} receives in one call: one work-queue drain on the event loop for all of them. */
+    private void repost(int n) {
+        ReceiveWorkRequest[] batch = new ReceiveWorkRequest[n];
+        for (int k = 0; k < n; k++) {
+            batch[k] = new ReceiveWorkRequest(0, end.target(0, receiveLength));
+        }
+        qp.postReceive(batch);
     }
 }

@@ -23,6 +23,7 @@ import org.iwarp4j.tools.bench.BandwidthResult;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
 import org.iwarp4j.tools.bench.LatencyResult;
+import org.iwarp4j.tools.bench.PollMode;
 import org.iwarp4j.tools.bench.ConnectFailedException;
 
 /**
@@ -128,7 +129,7 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /** Plain TCP's round trips for {@code size}; {@code null} if stopped before any was measured. */
     public LatencyResult latency(int size) throws IOException, InterruptedException {
-        Connection c = connect(TcpMode.ECHO, size);
+        Connection c = connect(settings.poll() == PollMode.BUSY ? TcpMode.ECHO_BUSY : TcpMode.ECHO, size);
         lastCpu = null;
         try {
             long stopWarmup = System.nanoTime() + (long) (settings.warmupSeconds() * 1e9);
@@ -155,10 +156,11 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /**
      * The first octets of a connection to a {@link TcpBenchServer} that echoes every {@code size}
-     * octets back (the latency baseline's server), for a client with loops of its own.
+     * octets back on its event loop (no application thread), for a client that also answers on its
+     * event loops ({@code LoopbackBench send-lat}).
      */
     public static ByteBuf echoRequest(int size) {
-        return Unpooled.buffer(8).writeInt(TcpMode.ECHO.ordinal()).writeInt(size);
+        return Unpooled.buffer(8).writeInt(TcpMode.ECHO_ON_LOOP.ordinal()).writeInt(size);
     }
 
     /** Tells the server the comparison is over. */
@@ -173,9 +175,23 @@ public final class TcpBenchClient implements AutoCloseable {
         }
     }
 
+    /**
+     * One ping-pong, waiting as the RDMA ping-pong does: {@link PollMode#BUSY} polls the count of
+     * octets the event loop has read, {@link PollMode#EVENT} blocks on a semaphore it releases.
+     */
     private void roundTrip(Connection c, int size) throws IOException, InterruptedException {
+        c.echoed += size;
         c.channel.writeAndFlush(pattern.retainedSlice(0, size));
-        if (!c.units.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        if (c.mode == TcpMode.ECHO_BUSY) {
+            long start = System.nanoTime();
+            int spins = 0;
+            while (c.received.get() < c.echoed) {
+                if ((++spins & 0x3ff) == 0 && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS)) {
+                    throw new IOException("TCP echo stalled");
+                }
+                BusyWait.step(spins);
+            }
+        } else if (!c.units.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             throw new IOException("TCP echo stalled");
         }
     }
@@ -257,6 +273,8 @@ public final class TcpBenchClient implements AutoCloseable {
         final ApplicationBuffer application;
         volatile Channel channel;
         long sentOctets;
+        /** Latency: octets the echo must have returned once the current round trip is done. */
+        long echoed;
 
         Connection(TcpMode mode, int size, int depth, ApplicationBuffer application) {
             this.mode = mode;
@@ -282,7 +300,7 @@ public final class TcpBenchClient implements AutoCloseable {
                 long before = received.getAndAdd(in.readableBytes());
                 long after = before + in.readableBytes();
                 int whole = (int) (after / size - before / size);
-                if (whole > 0) {
+                if (whole > 0 && mode != TcpMode.ECHO_BUSY) {
                     (mode == TcpMode.ECHO ? units : window).release(whole);
                 }
             } finally {

@@ -87,8 +87,10 @@ public final class TcpBenchServer implements AutoCloseable {
         private TcpMode mode;
         private int size;
         private long consumed;
-        private long pending;
+        /** Octets of the current round trip read so far in {@link TcpMode#ECHO_ON_LOOP}. */
+        private long pendingOnLoop;
         private ApplicationBuffer application;
+        private EchoResponder echo;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -114,6 +116,9 @@ public final class TcpBenchServer implements AutoCloseable {
                     if (mode == TcpMode.SINK_COPY) {
                         application = new ApplicationBuffer(TcpMode.applicationBuffer(pattern.capacity()));
                     }
+                    if (mode.echo()) {
+                        echo = new EchoResponder(ctx.channel(), size, mode == TcpMode.ECHO_BUSY);
+                    }
                 }
                 int n = in.readableBytes();
                 consumed += n;
@@ -126,11 +131,12 @@ public final class TcpBenchServer implements AutoCloseable {
                         }
                         ctx.flush();
                     }
-                    case ECHO -> {
-                        pending += n;
+                    case ECHO, ECHO_BUSY -> echo.received(n);
+                    case ECHO_ON_LOOP -> {
+                        pendingOnLoop += n;
                         ctx.write(in.retain());
-                        if (pending >= size) {
-                            pending %= Math.max(1, size);
+                        if (pendingOnLoop >= size) {
+                            pendingOnLoop %= Math.max(1, size);
                             ctx.flush();
                         }
                     }
@@ -151,6 +157,9 @@ public final class TcpBenchServer implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             lastConnectionEnded = System.nanoTime();
+            if (echo != null) {
+                echo.stop();
+            }
             header.release();
             if (application != null) {
                 application.release();
@@ -160,6 +169,67 @@ public final class TcpBenchServer implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
+        }
+    }
+
+    /**
+     * The latency echo's application end: a thread that waits until the event loop has read a whole
+     * message and then writes one back through the channel (a hand-off to the event loop, as an RDMA
+     * post is), like the RDMA ping-pong's responder thread.
+     */
+    private final class EchoResponder implements Runnable {
+        private final Channel channel;
+        private final int size;
+        private final boolean busy;
+        private final java.util.concurrent.Semaphore messages = new java.util.concurrent.Semaphore(0);
+        private final java.util.concurrent.atomic.AtomicLong receivedOctets = new java.util.concurrent.atomic.AtomicLong();
+        private volatile boolean stopped;
+
+        EchoResponder(Channel channel, int size, boolean busy) {
+            this.channel = channel;
+            this.size = Math.max(1, size);
+            this.busy = busy;
+            Thread t = new Thread(this, "iwarp-bench-tcp-echo");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** On the event loop: {@code n} more octets read. */
+        void received(int n) {
+            long before = receivedOctets.getAndAdd(n);
+            int whole = (int) ((before + n) / size - before / size);
+            if (whole > 0 && !busy) {
+                messages.release(whole);
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            messages.release();
+        }
+
+        @Override
+        public void run() {
+            long answered = 0;
+            try {
+                while (!stopped) {
+                    if (busy) {
+                        int spins = 0;
+                        while (receivedOctets.get() < (answered + 1) * size) {
+                            if ((++spins & 0x3ff) == 0 && stopped) {
+                                return;
+                            }
+                            BusyWait.step(spins);
+                        }
+                    } else if (!messages.tryAcquire(1, TimeUnit.SECONDS) || stopped) {
+                        continue;
+                    }
+                    answered++;
+                    channel.writeAndFlush(pattern.retainedSlice(0, size));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
