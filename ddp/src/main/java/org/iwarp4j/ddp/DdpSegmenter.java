@@ -2,7 +2,9 @@ package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.util.NoSuchElementException;
+import org.iwarp4j.mpa.OutboundUlpdu;
 
 /**
  * Splits one ULP message into DDP segments of at most MULPDU octets each (RFC 5041 §5.2,
@@ -17,9 +19,10 @@ import java.util.NoSuchElementException;
  * octets and MO 1482 with 566; a tagged one at TO 16384 gives TO 16384 with 1486 octets and
  * TO 17870 with 562.
  *
- * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #next} is a small header buffer plus
- * a retained slice of the payload, owned by the caller (normally written to {@code MpaFrameEncoder},
- * which releases it). The segmenter neither owns nor retains the payload: it takes the payload's
+ * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #nextUlpdu} is the header octets
+ * plus a retained slice of the payload, and one from {@link #next} a small header buffer plus that
+ * slice; either is owned by the caller (normally written to {@code MpaFrameEncoder}, which
+ * releases it; it frames a large {@link OutboundUlpdu} without building a composite buffer). The segmenter neither owns nor retains the payload: it takes the payload's
  * readable octets when created (later index changes do not matter), and the caller keeps its
  * reference until the last segment is taken (or it gives up on the message), then releases it;
  * the segments' slices keep their octets alive after that. Iterating one segment at a time lets
@@ -137,6 +140,23 @@ public final class DdpSegmenter {
         int n = Math.min(maxPayload, length - offset);
         ByteBuf slice = payload.retainedSlice(start + offset, n);
         ByteBuf ulpdu = DdpSegment.encode(alloc, header, slice);
+        offset += n;
+        done = header.last();
+        return ulpdu;
+    }
+
+    /**
+     * Takes the next segment as an {@link OutboundUlpdu}: the header octets and a retained slice of
+     * the payload. The caller owns the result. What RDMAP writes to {@code MpaFrameEncoder}.
+     *
+     * @throws NoSuchElementException if none remains
+     */
+    public OutboundUlpdu nextUlpdu() {
+        DdpHeader header = peekHeader();
+        int n = Math.min(maxPayload, length - offset);
+        byte[] octets = new byte[header.length()];
+        header.encode(Unpooled.wrappedBuffer(octets).writerIndex(0));
+        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets, payload.retainedSlice(start + offset, n));
         offset += n;
         done = header.last();
         return ulpdu;
