@@ -10,8 +10,10 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.unix.IovArray;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 import org.iwarp4j.ddp.DdpSegmenter;
 import org.iwarp4j.mpa.MpaFrameEncoder;
+import org.iwarp4j.mpa.OutboundUlpdu;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -63,9 +65,12 @@ public class SendPathBenchmark {
          * How segments reach the encoder: {@code ulpdu}, {@link DdpSegmenter#nextUlpdu} (what RDMAP
          * writes: the encoder sends header, payload and trailer as three flat buffers); {@code
          * bytebuf}, {@link DdpSegmenter#next} (a composite ULPDU, framed as a composite FPDU: what
-         * RDMAP wrote before).
+         * RDMAP wrote before); {@code copy}, {@link DdpSegmenter#nextUlpdu} framed by {@link
+         * CopyingFramer} instead of the production encoder: each FPDU copied into one pooled
+         * direct buffer, the CRC over the copy (the "encode contiguously" alternative, measured
+         * against zero copy).
          */
-        @Param({"ulpdu", "bytebuf"})
+        @Param({"ulpdu", "bytebuf", "copy"})
         public String api;
 
         /** Octets per simulated writev (Netty's maxBytesPerGatheringWrite). */
@@ -84,13 +89,14 @@ public class SendPathBenchmark {
             Epoll.ensureAvailability(); // IovArray needs Netty's native unix library
             region = Unpooled.directBuffer(messageSize, messageSize).writeBytes(Payloads.bytes(messageSize, 5040));
             sink = new GatheringWriteSink(maxBytesPerWrite);
-            channel = new EmbeddedChannel(sink, new MpaFrameEncoder(false, true, false));
-            megabytesPerOp = messageSize / 1e6;
             parts = switch (api) {
-                case "ulpdu" -> true;
+                case "ulpdu", "copy" -> true;
                 case "bytebuf" -> false;
                 default -> throw new IllegalArgumentException("api " + api);
             };
+            channel = new EmbeddedChannel(sink,
+                    "copy".equals(api) ? new CopyingFramer() : new MpaFrameEncoder(false, true, false));
+            megabytesPerOp = messageSize / 1e6;
         }
 
         @TearDown(Level.Trial)
@@ -118,6 +124,36 @@ public class SendPathBenchmark {
         s.to += s.messageSize;
         mb.megabytes += s.megabytesPerOp;
         return s.sink.octets;
+    }
+
+    /**
+     * Frames each {@link OutboundUlpdu} (no markers, CRC on) by copying it into one new direct
+     * buffer with its framing and computing the CRC over that copy: the octets MPA sends, as
+     * {@link MpaFrameEncoder} sends small ULPDUs, here for every size.
+     */
+    static final class CopyingFramer extends ChannelOutboundHandlerAdapter {
+        private final CRC32C crc = new CRC32C();
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            OutboundUlpdu ulpdu = (OutboundUlpdu) msg;
+            ByteBuf fpdu;
+            try {
+                int length = ulpdu.length();
+                int pad = MpaFrameEncoder.padLength(length);
+                int wire = 2 + length + pad + 4;
+                fpdu = ctx.alloc().directBuffer(wire, wire);
+                ByteBuf payload = ulpdu.payload();
+                fpdu.writeShort(length).writeBytes(ulpdu.header())
+                        .writeBytes(payload, payload.readerIndex(), payload.readableBytes()).writeZero(pad);
+                crc.reset();
+                crc.update(fpdu.internalNioBuffer(0, fpdu.writerIndex()));
+                fpdu.writeIntLE((int) crc.getValue());
+            } finally {
+                ulpdu.release();
+            }
+            ctx.write(fpdu, promise);
+        }
     }
 
     /**

@@ -2,7 +2,9 @@ package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.NoSuchElementException;
 import org.iwarp4j.mpa.OutboundUlpdu;
 
@@ -31,6 +33,9 @@ import org.iwarp4j.mpa.OutboundUlpdu;
  * <p>Not thread-safe; one message, used once.
  */
 public final class DdpSegmenter {
+
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final DdpHeader first;
     private final ByteBuf payload;
@@ -154,12 +159,28 @@ public final class DdpSegmenter {
     public OutboundUlpdu nextUlpdu() {
         DdpHeader header = peekHeader();
         int n = Math.min(maxPayload, length - offset);
-        byte[] octets = new byte[header.length()];
-        header.encode(Unpooled.wrappedBuffer(octets).writerIndex(0));
-        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets, payload.retainedSlice(start + offset, n));
+        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets(header), payload.retainedSlice(start + offset, n));
         offset += n;
         done = header.last();
         return ulpdu;
+    }
+
+    /** The octets {@link DdpHeader#encode} writes, into a new array without a buffer around it. */
+    private static byte[] octets(DdpHeader header) {
+        byte[] octets = new byte[header.length()];
+        octets[DdpConstants.OFFSET_CONTROL] = (byte) header.control();
+        octets[DdpConstants.OFFSET_RSVD_ULP] = (byte) header.rsvdUlp();
+        if (header instanceof TaggedHeader t) {
+            INT.set(octets, DdpConstants.OFFSET_STAG, t.stag());
+            LONG.set(octets, DdpConstants.OFFSET_TO, t.to());
+        } else {
+            UntaggedHeader u = (UntaggedHeader) header;
+            INT.set(octets, DdpConstants.OFFSET_RSVD_ULP_WORD, u.rsvdUlpWord());
+            INT.set(octets, DdpConstants.OFFSET_QN, u.qn());
+            INT.set(octets, DdpConstants.OFFSET_MSN, u.msn());
+            INT.set(octets, DdpConstants.OFFSET_MO, u.mo());
+        }
+        return octets;
     }
 
     @Override

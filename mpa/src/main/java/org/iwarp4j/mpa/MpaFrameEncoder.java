@@ -12,6 +12,9 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
@@ -47,6 +50,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     public static final int CONTIGUOUS_LIMIT = 8192;
 
     private static final byte[] NO_HEADER = new byte[0];
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero). */
     private static final byte[] PAD = new byte[3];
 
@@ -164,7 +168,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         ByteBuf tail = null;
         try {
             int headLength = MpaConstants.ULPDU_LENGTH_FIELD + header.length;
-            head = ctx.alloc().directBuffer(headLength, headLength).writeShort(length).writeBytes(header);
+            head = ctx.alloc().directBuffer(headLength, headLength).writeShort(length);
+            writeOctets(head, header);
             tail = ctx.alloc().directBuffer(pad + MpaConstants.CRC_LENGTH, pad + MpaConstants.CRC_LENGTH);
             int crcValue = 0;
             if (crcEnabled) {
@@ -191,6 +196,20 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         ctx.write(head, partPromise);
         ctx.write(payload, partPromise); // the ULPDU's one reference is its payload's
         ctx.write(tail, promise);
+    }
+
+    /**
+     * Writes {@code octets} to {@code out} by longs, not by {@code writeBytes(byte[])}: the
+     * allocator's buffers copy an array through a fresh NIO view, which cost more than the copy.
+     */
+    private static void writeOctets(ByteBuf out, byte[] octets) {
+        int i = 0;
+        for (; i + Long.BYTES <= octets.length; i += Long.BYTES) {
+            out.writeLong((long) LONG.get(octets, i));
+        }
+        for (; i < octets.length; i++) {
+            out.writeByte(octets[i]);
+        }
     }
 
     /** FPDU octets for one ULPDU given in parts, as one buffer; takes ownership of {@code ulpdu}. */
@@ -266,7 +285,9 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
                     int chunk = (int) Math.min(remaining, next - pos);
                     if (taken < headerLength) {
                         chunk = Math.min(chunk, headerLength - taken);
-                        out.writeBytes(header, taken, chunk);
+                        for (int k = 0; k < chunk; k++) { // not writeBytes(byte[]): see writeOctets
+                            out.writeByte(header[taken + k]);
+                        }
                     } else {
                         // getBytes into a buffer with a memory address: a plain copy, no NIO view
                         // of the body (which may be registered memory other event loops use too).
