@@ -24,8 +24,9 @@ import org.iwarp4j.mpa.OutboundUlpdu;
  * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #nextUlpdu} is the header octets
  * plus a retained slice of the payload, and one from {@link #next} a small header buffer plus that
  * slice; either is owned by the caller (normally written to {@code MpaFrameEncoder}, which
- * releases it; it frames a large {@link OutboundUlpdu} without building a composite buffer). The segmenter neither owns nor retains the payload: it takes the payload's
- * readable octets when created (later index changes do not matter), and the caller keeps its
+ * releases it; it frames a large {@link OutboundUlpdu} without building a composite buffer). The
+ * segmenter neither owns nor retains the payload: it takes the payload's readable octets when
+ * created (later index changes do not matter), and the caller keeps its
  * reference until the last segment is taken (or it gives up on the message), then releases it;
  * the segments' slices keep their octets alive after that. Iterating one segment at a time lets
  * the caller stop when the channel is not writable.

@@ -234,7 +234,8 @@ class SegmentationTest {
                         // A view of the message, not a copy: a change to the message shows through.
                         int at = segments * (2000 - ulpdu.header().length);
                         payload.setByte(at, ~payload.getByte(at));
-                        assertThat(ulpdu.payload().getByte(ulpdu.payload().readerIndex())).isEqualTo(payload.getByte(at));
+                        ByteBuf view = ulpdu.payload();
+                        assertThat(view.getByte(view.readerIndex())).isEqualTo(payload.getByte(at));
                     } finally {
                         ulpdu.release();
                     }

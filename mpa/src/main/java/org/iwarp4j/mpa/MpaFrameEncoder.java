@@ -145,7 +145,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         }
         ByteBuf fpdu;
         try {
-            fpdu = msg instanceof ByteBuf ? encode(ctx.alloc(), (ByteBuf) msg) : encode(ctx.alloc(), (OutboundUlpdu) msg);
+            fpdu = msg instanceof ByteBuf ? encode(ctx.alloc(), (ByteBuf) msg)
+                    : encode(ctx.alloc(), (OutboundUlpdu) msg);
         } catch (Throwable t) {
             ReferenceCountUtil.safeRelease(msg);
             promise.setFailure(t);

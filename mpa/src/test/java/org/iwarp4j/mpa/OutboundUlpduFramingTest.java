@@ -70,7 +70,8 @@ class OutboundUlpduFramingTest {
         assertThat((Object) channel.readOutbound()).isNull();
         try {
             int length = header.length + payloadOctets.length;
-            assertThat(ByteBufUtil.getBytes(head)).isEqualTo(concat(new byte[] {(byte) (length >>> 8), (byte) length}, header));
+            byte[] lengthField = {(byte) (length >>> 8), (byte) length};
+            assertThat(ByteBufUtil.getBytes(head)).isEqualTo(concat(lengthField, header));
             assertThat(body).isSameAs(payload);
             byte[] pad = new byte[MpaFrameEncoder.padLength(length)];
             assertThat(pad).hasSize(3);
