@@ -2,7 +2,11 @@ package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.NoSuchElementException;
+import org.iwarp4j.mpa.OutboundUlpdu;
 
 /**
  * Splits one ULP message into DDP segments of at most MULPDU octets each (RFC 5041 §5.2,
@@ -17,10 +21,12 @@ import java.util.NoSuchElementException;
  * octets and MO 1482 with 566; a tagged one at TO 16384 gives TO 16384 with 1486 octets and
  * TO 17870 with 562.
  *
- * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #next} is a small header buffer plus
- * a retained slice of the payload, owned by the caller (normally written to {@code MpaFrameEncoder},
- * which releases it). The segmenter neither owns nor retains the payload: it takes the payload's
- * readable octets when created (later index changes do not matter), and the caller keeps its
+ * <p><b>Buffers.</b> Nothing is copied: each ULPDU from {@link #nextUlpdu} is the header octets
+ * plus a retained slice of the payload, and one from {@link #next} a small header buffer plus that
+ * slice; either is owned by the caller (normally written to {@code MpaFrameEncoder}, which
+ * releases it; it frames a large {@link OutboundUlpdu} without building a composite buffer). The
+ * segmenter neither owns nor retains the payload: it takes the payload's readable octets when
+ * created (later index changes do not matter), and the caller keeps its
  * reference until the last segment is taken (or it gives up on the message), then releases it;
  * the segments' slices keep their octets alive after that. Iterating one segment at a time lets
  * the caller stop when the channel is not writable.
@@ -28,6 +34,9 @@ import java.util.NoSuchElementException;
  * <p>Not thread-safe; one message, used once.
  */
 public final class DdpSegmenter {
+
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final DdpHeader first;
     private final ByteBuf payload;
@@ -140,6 +149,39 @@ public final class DdpSegmenter {
         offset += n;
         done = header.last();
         return ulpdu;
+    }
+
+    /**
+     * Takes the next segment as an {@link OutboundUlpdu}: the header octets and a retained slice of
+     * the payload. The caller owns the result. What RDMAP writes to {@code MpaFrameEncoder}.
+     *
+     * @throws NoSuchElementException if none remains
+     */
+    public OutboundUlpdu nextUlpdu() {
+        DdpHeader header = peekHeader();
+        int n = Math.min(maxPayload, length - offset);
+        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets(header), payload.retainedSlice(start + offset, n));
+        offset += n;
+        done = header.last();
+        return ulpdu;
+    }
+
+    /** The octets {@link DdpHeader#encode} writes, into a new array without a buffer around it. */
+    private static byte[] octets(DdpHeader header) {
+        byte[] octets = new byte[header.length()];
+        octets[DdpConstants.OFFSET_CONTROL] = (byte) header.control();
+        octets[DdpConstants.OFFSET_RSVD_ULP] = (byte) header.rsvdUlp();
+        if (header instanceof TaggedHeader t) {
+            INT.set(octets, DdpConstants.OFFSET_STAG, t.stag());
+            LONG.set(octets, DdpConstants.OFFSET_TO, t.to());
+        } else {
+            UntaggedHeader u = (UntaggedHeader) header;
+            INT.set(octets, DdpConstants.OFFSET_RSVD_ULP_WORD, u.rsvdUlpWord());
+            INT.set(octets, DdpConstants.OFFSET_QN, u.qn());
+            INT.set(octets, DdpConstants.OFFSET_MSN, u.msn());
+            INT.set(octets, DdpConstants.OFFSET_MO, u.mo());
+        }
+        return octets;
     }
 
     @Override

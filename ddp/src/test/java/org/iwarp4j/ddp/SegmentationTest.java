@@ -210,4 +210,43 @@ class SegmentationTest {
         assertThat(wire).extracting(s -> ((UntaggedHeader) s.header()).msn()).containsExactly(1, 1, 2);
         assertThat(wire).extracting(s -> (char) s.payload()[0]).containsExactly('A', 'A', 'B');
     }
+
+    @Test
+    void nextUlpduGivesTheSameOctetsAsNextWithThePayloadNotCopied() throws Exception {
+        // What RDMAP writes (header octets and a slice of the message, apart) is the ULPDU that
+        // next() builds: header per DDP-R-013/-019/-026/-030, payload slices in order (DDP-R-033).
+        byte[] message = Bufs.pattern(5000, 9);
+        ByteBuf payload = Bufs.buf(message);
+        try {
+            for (boolean tagged : new boolean[] {true, false}) {
+                DdpSegmenter parts = tagged ? DdpSegmenter.tagged(0x40, 0x77, 1 << 20, payload, 2000)
+                        : DdpSegmenter.untagged(0x43, 0xABCD, 0, 9, payload, 2000);
+                DdpSegmenter whole = tagged ? DdpSegmenter.tagged(0x40, 0x77, 1 << 20, payload, 2000)
+                        : DdpSegmenter.untagged(0x43, 0xABCD, 0, 9, payload, 2000);
+                int segments = 0;
+                while (whole.hasNext()) {
+                    assertThat(parts.hasNext()).isTrue();
+                    org.iwarp4j.mpa.OutboundUlpdu ulpdu = parts.nextUlpdu();
+                    try {
+                        assertThat(ulpdu.header()).hasSize(tagged ? 14 : 18);
+                        assertThat(Bufs.drain(ulpdu.toByteBuf(ByteBufAllocator.DEFAULT)))
+                                .isEqualTo(Bufs.drain(whole.next(ByteBufAllocator.DEFAULT)));
+                        // A view of the message, not a copy: a change to the message shows through.
+                        int at = segments * (2000 - ulpdu.header().length);
+                        payload.setByte(at, ~payload.getByte(at));
+                        ByteBuf view = ulpdu.payload();
+                        assertThat(view.getByte(view.readerIndex())).isEqualTo(payload.getByte(at));
+                    } finally {
+                        ulpdu.release();
+                    }
+                    segments++;
+                }
+                assertThat(parts.hasNext()).isFalse();
+                assertThat(segments).isEqualTo(3);
+            }
+        } finally {
+            payload.release();
+        }
+        assertThat(payload.refCnt()).isZero();
+    }
 }

@@ -10,7 +10,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
@@ -18,17 +22,22 @@ import org.iwarp4j.mpa.internal.ByteBufCrc32c;
 import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
- * Frames each outbound ULPDU ({@link ByteBuf}, one DDP segment) as one FPDU (RFC 5044 §4):
- * ULPDU_Length, the ULPDU, PAD, CRC32c (least-significant octet first), with a marker at every
- * 512th octet of this direction's stream when the peer asked for markers (§4.3).
+ * Frames each outbound ULPDU (one DDP segment, as a {@link ByteBuf} or an {@link OutboundUlpdu})
+ * as one FPDU (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD, CRC32c (least-significant octet first),
+ * with a marker at every 512th octet of this direction's stream when the peer asked for markers
+ * (§4.3).
  *
- * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied: the FPDU
- * written downstream is a composite of a small header, the ULPDU and a small trailer, which the
- * transport writes with one gathering write. Smaller ULPDUs, and every ULPDU when markers are in
- * use, are copied into one contiguous buffer with the framing (markers every 512 octets would
- * otherwise cut the FPDU into two pieces per marker): one copy costs less than a composite's
- * bookkeeping there. Either way the CRC is computed in one pass. This handler takes ownership of
- * the ULPDU; the FPDU is released by the transport after it is written.
+ * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied. Given as
+ * an {@link OutboundUlpdu} (what RDMAP sends), its FPDU goes downstream as three flat buffers
+ * written one after the other: ULPDU_Length with the header, the payload itself, PAD with the CRC;
+ * the transport's gathering write takes each by its address, and only the last write carries the
+ * caller's promise. Given as a {@link ByteBuf}, its FPDU is one composite of a small header, the
+ * ULPDU and a small trailer (one message per FPDU, as a test reading the channel expects). Smaller
+ * ULPDUs, and every ULPDU when markers are in use, are copied into one contiguous buffer with the
+ * framing (markers every 512 octets would otherwise cut the FPDU into two pieces per marker): one
+ * copy costs less than the bookkeeping of pieces there. Either way the CRC is computed in one pass
+ * over the octets that are sent. This handler takes ownership of the ULPDU; what it writes is
+ * released by the transport after it is written.
  *
  * <p>A Responder's encoder starts <em>fenced</em>: it holds every FPDU until the decoder has
  * validated the Initiator's first FPDU (RFC 5044 §7.1.2 #4, MPA-R-061, MPA2-R-011).
@@ -40,10 +49,19 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     /** ULPDUs of at least this many octets, without markers, are sent without copying. */
     public static final int CONTIGUOUS_LIMIT = 8192;
 
+    private static final byte[] NO_HEADER = new byte[0];
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero). */
+    private static final byte[] PAD = new byte[3];
+
     private final boolean markers;
     private final boolean crcEnabled;
     private final MpaMeters meters;
     private final CRC32C crc = new CRC32C();
+    /** ULPDU_Length of the FPDU being framed, for the CRC (the head buffer is direct memory). */
+    private final byte[] lengthField = new byte[MpaConstants.ULPDU_LENGTH_FIELD];
+    /** For the first two of an FPDU's three writes: the third's promise reports the outcome. */
+    private ChannelPromise partPromise;
     private long streamOffset;
     private boolean fenced;
     private ChannelHandlerContext ctx;
@@ -69,6 +87,9 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        // Not ctx.voidPromise(): a failed part must not fire exceptionCaught; the FPDU's last
+        // write fails with it (the transport fails every write after a failed one) and reports it.
+        this.partPromise = new VoidChannelPromise(ctx.channel(), false);
     }
 
     @Override
@@ -102,7 +123,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (!(msg instanceof ByteBuf)) {
+        if (!(msg instanceof ByteBuf) && !(msg instanceof OutboundUlpdu)) {
             ctx.write(msg, promise);
             return;
         }
@@ -111,29 +132,100 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
             held.add(promise);
             return;
         }
-        ByteBuf ulpdu = (ByteBuf) msg;
-        if (ulpdu.readableBytes() > MAX_ULPDU) {
-            int length = ulpdu.readableBytes();
-            ReferenceCountUtil.release(ulpdu);
+        int length = msg instanceof ByteBuf ? ((ByteBuf) msg).readableBytes() : ((OutboundUlpdu) msg).length();
+        if (length > MAX_ULPDU) {
+            ReferenceCountUtil.release(msg);
             promise.setFailure(new IllegalArgumentException(
                     "ULPDU of " + length + " octets is over the 64768 MPA allows (RFC 5044 §3)"));
             return;
         }
+        if (msg instanceof OutboundUlpdu && !markers && length >= CONTIGUOUS_LIMIT) {
+            writeInPlace(ctx, (OutboundUlpdu) msg, promise);
+            return;
+        }
         ByteBuf fpdu;
         try {
-            fpdu = encode(ctx.alloc(), ulpdu);
+            fpdu = msg instanceof ByteBuf ? encode(ctx.alloc(), (ByteBuf) msg)
+                    : encode(ctx.alloc(), (OutboundUlpdu) msg);
         } catch (Throwable t) {
-            ReferenceCountUtil.safeRelease(ulpdu);
+            ReferenceCountUtil.safeRelease(msg);
             promise.setFailure(t);
             return;
         }
         ctx.write(fpdu, promise);
     }
 
+    /**
+     * Writes the FPDU of a large ULPDU without markers as three flat buffers: ULPDU_Length and the
+     * header; the payload, not copied; PAD and the CRC. The CRC covers the header and PAD from
+     * heap arrays and the payload in place, the octets the transport then sends.
+     */
+    private void writeInPlace(ChannelHandlerContext ctx, OutboundUlpdu ulpdu, ChannelPromise promise) {
+        byte[] header = ulpdu.header();
+        ByteBuf payload = ulpdu.payload();
+        int length = ulpdu.length();
+        int pad = padLength(length);
+        ByteBuf head = null;
+        ByteBuf tail = null;
+        try {
+            int headLength = MpaConstants.ULPDU_LENGTH_FIELD + header.length;
+            head = ctx.alloc().directBuffer(headLength, headLength).writeShort(length);
+            writeOctets(head, header);
+            tail = ctx.alloc().directBuffer(pad + MpaConstants.CRC_LENGTH, pad + MpaConstants.CRC_LENGTH);
+            int crcValue = 0;
+            if (crcEnabled) {
+                crc.reset();
+                lengthField[0] = (byte) (length >>> 8);
+                lengthField[1] = (byte) length;
+                crc.update(lengthField, 0, lengthField.length);
+                crc.update(header, 0, header.length);
+                ByteBufCrc32c.update(crc, payload);
+                crc.update(PAD, 0, pad);
+                crcValue = (int) crc.getValue();
+            }
+            tail.writeZero(pad).writeIntLE(crcValue);
+        } catch (Throwable t) {
+            ReferenceCountUtil.safeRelease(head);
+            ReferenceCountUtil.safeRelease(tail);
+            ReferenceCountUtil.safeRelease(ulpdu);
+            promise.setFailure(t);
+            return;
+        }
+        streamOffset += MpaConstants.ULPDU_LENGTH_FIELD + length + pad + MpaConstants.CRC_LENGTH;
+        meters.fpdusSent.increment();
+        meters.bytesSent.increment(MpaConstants.ULPDU_LENGTH_FIELD + length + pad + MpaConstants.CRC_LENGTH);
+        ctx.write(head, partPromise);
+        ctx.write(payload, partPromise); // the ULPDU's one reference is its payload's
+        ctx.write(tail, promise);
+    }
+
+    /**
+     * Writes {@code octets} to {@code out} by longs, not by {@code writeBytes(byte[])}: the
+     * allocator's buffers copy an array through a fresh NIO view, which cost more than the copy.
+     */
+    private static void writeOctets(ByteBuf out, byte[] octets) {
+        int i = 0;
+        for (; i + Long.BYTES <= octets.length; i += Long.BYTES) {
+            out.writeLong((long) LONG.get(octets, i));
+        }
+        for (; i < octets.length; i++) {
+            out.writeByte(octets[i]);
+        }
+    }
+
+    /** FPDU octets for one ULPDU given in parts, as one buffer; takes ownership of {@code ulpdu}. */
+    ByteBuf encode(ByteBufAllocator alloc, OutboundUlpdu ulpdu) {
+        long start = streamOffset;
+        ByteBuf fpdu = encodeContiguous(alloc, ulpdu.header(), ulpdu.payload());
+        meters.fpdusSent.increment();
+        meters.bytesSent.increment(streamOffset - start);
+        return fpdu;
+    }
+
     /** FPDU octets for one ULPDU; takes ownership of {@code ulpdu}. */
     ByteBuf encode(ByteBufAllocator alloc, ByteBuf ulpdu) {
         long start = streamOffset;
-        ByteBuf fpdu = markers || ulpdu.readableBytes() < CONTIGUOUS_LIMIT ? encodeContiguous(alloc, ulpdu)
+        ByteBuf fpdu = markers || ulpdu.readableBytes() < CONTIGUOUS_LIMIT ? encodeContiguous(alloc, NO_HEADER, ulpdu)
                 : encodeWithoutMarkers(alloc, ulpdu);
         meters.fpdusSent.increment();
         meters.bytesSent.increment(streamOffset - start);
@@ -160,11 +252,13 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
 
     /**
      * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
-     * (cut by markers), PAD, a marker right after PAD if one falls there, the CRC. Releases the ULPDU.
+     * ({@code header} then {@code body}'s readable octets, cut by markers), PAD, a marker right
+     * after PAD if one falls there, the CRC. Releases {@code body}.
      */
-    private ByteBuf encodeContiguous(ByteBufAllocator alloc, ByteBuf ulpdu) {
+    private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
         try {
-            int length = ulpdu.readableBytes();
+            int headerLength = header.length;
+            int length = headerLength + body.readableBytes();
             int pad = padLength(length);
             long pos = streamOffset;
             // A marker between FPDUs belongs to the next one: FPDUPTR 0, inside its CRC (§4.4 rule 2).
@@ -180,7 +274,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
                 }
                 out.writeShort(length);
                 pos = fpduStart + 2;
-                int index = ulpdu.readerIndex();
+                int taken = 0; // octets of the ULPDU copied so far
                 int remaining = length;
                 while (remaining > 0) {
                     long next = markers ? markerAtOrAfter(pos) : Long.MAX_VALUE;
@@ -190,11 +284,18 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
                         continue;
                     }
                     int chunk = (int) Math.min(remaining, next - pos);
-                    // getBytes into a buffer with a memory address: a plain copy, no NIO view of
-                    // the ULPDU (which may be registered memory other event loops use too).
-                    ulpdu.getBytes(index, out, out.writerIndex(), chunk);
-                    out.writerIndex(out.writerIndex() + chunk);
-                    index += chunk;
+                    if (taken < headerLength) {
+                        chunk = Math.min(chunk, headerLength - taken);
+                        for (int k = 0; k < chunk; k++) { // not writeBytes(byte[]): see writeOctets
+                            out.writeByte(header[taken + k]);
+                        }
+                    } else {
+                        // getBytes into a buffer with a memory address: a plain copy, no NIO view
+                        // of the body (which may be registered memory other event loops use too).
+                        body.getBytes(body.readerIndex() + taken - headerLength, out, out.writerIndex(), chunk);
+                        out.writerIndex(out.writerIndex() + chunk);
+                    }
+                    taken += chunk;
                     pos += chunk;
                     remaining -= chunk;
                 }
@@ -219,7 +320,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
                 throw t;
             }
         } finally {
-            ulpdu.release();
+            body.release();
         }
     }
 

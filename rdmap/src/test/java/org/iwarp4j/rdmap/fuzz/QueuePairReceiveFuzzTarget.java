@@ -15,6 +15,7 @@ import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.ConnectRequestHandler;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
+import org.iwarp4j.mpa.OutboundUlpdu;
 import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.FuzzAccess;
 import org.iwarp4j.rdmap.MemoryRegion;
@@ -122,7 +123,8 @@ class QueuePairReceiveFuzzTarget {
         int terminates = 0;
         boolean first = startup;
         for (Object o; (o = channel.readOutbound()) != null; ) {
-            ByteBuf ulpdu = (ByteBuf) o;
+            // The Transmitter writes its segments as OutboundUlpdus (header and payload apart).
+            ByteBuf ulpdu = o instanceof OutboundUlpdu ? toByteBuf((OutboundUlpdu) o) : (ByteBuf) o;
             try {
                 if (!first && ulpdu.readableBytes() >= 2 && (ulpdu.getByte(0) & 0x80) == 0
                         && (ulpdu.getByte(1) & 0x0F) == TERMINATE_OPCODE) {
@@ -134,5 +136,13 @@ class QueuePairReceiveFuzzTarget {
             }
         }
         return terminates;
+    }
+
+    private static ByteBuf toByteBuf(OutboundUlpdu ulpdu) {
+        try {
+            return ulpdu.toByteBuf(UnpooledByteBufAllocator.DEFAULT);
+        } finally {
+            ulpdu.release();
+        }
     }
 }

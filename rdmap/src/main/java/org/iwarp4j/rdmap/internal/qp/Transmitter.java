@@ -9,6 +9,7 @@ import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpSegmenter;
 import org.iwarp4j.ddp.MsnSequence;
 import org.iwarp4j.mpa.NegotiatedParameters;
+import org.iwarp4j.mpa.OutboundUlpdu;
 import org.iwarp4j.mpa.RtrType;
 import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.ProtectionDomain;
@@ -232,7 +233,7 @@ final class Transmitter {
         ChannelFuture last = null;
         try {
             while (segmenter.hasNext()) {
-                ByteBuf segment = segmenter.next(ctx.alloc());
+                OutboundUlpdu segment = segmenter.nextUlpdu();
                 if (segmenter.hasNext()) {
                     ctx.write(segment, ctx.voidPromise());
                 } else {
