@@ -85,6 +85,11 @@ public final class Nfs4Client implements AutoCloseable {
         return connection.stat(path);
     }
 
+    /** The target of the symbolic link {@code path} (READLINK, RFC 8881 §18.24). */
+    public String readlink(String path) {
+        return connection.readlink(path);
+    }
+
     /** The octets the server lets this caller write on the file system of {@code path} (space_avail), -1 if unknown. */
     public long spaceAvailable(String path) {
         return connection.attributes(path, FileAttributes4.SPACE).spaceAvailable();

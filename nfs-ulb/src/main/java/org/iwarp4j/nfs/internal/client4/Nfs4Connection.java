@@ -449,6 +449,15 @@ public final class Nfs4Connection implements AutoCloseable {
         return call(ops, true).body(OP_GETATTR);
     }
 
+    /** The target of a symbolic link (READLINK, RFC 8881 §18.24). */
+    public String readlink(String path) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(Op.putfh(root));
+        components(path).forEach(n -> ops.add(Op.lookup(n)));
+        ops.add(Op.readlink());
+        return call(ops, true).body(OP_READLINK);
+    }
+
     /** The entries of a directory, READDIR with cookies until eof. */
     public List<DirEntry4> list(String directory) {
         byte[] dir = lookupPath(directory);

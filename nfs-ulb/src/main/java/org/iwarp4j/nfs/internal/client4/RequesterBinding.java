@@ -90,7 +90,7 @@ final class RequesterBinding implements UpperLayerBinding {
             long countArgument = 0;
             switch (opcode) {
                 case OP_SEQUENCE -> at += 16 + 16;
-                case OP_PUTROOTFH, OP_GETFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUPP -> { }
+                case OP_PUTROOTFH, OP_GETFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUPP, OP_READLINK -> { }
                 case OP_PUTFH, OP_LOOKUP, OP_REMOVE -> at += opaque(m, at);
                 case OP_GETATTR -> at += bitmap(m, at);
                 case OP_READ -> {

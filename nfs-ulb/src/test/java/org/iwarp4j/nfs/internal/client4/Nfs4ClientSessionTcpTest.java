@@ -185,6 +185,27 @@ class Nfs4ClientSessionTcpTest {
         assertThat(nfs.awaitRenewalStopped(Duration.ofSeconds(10))).as("the timer stops at close").isTrue();
     }
 
+    /** owner and owner_group (RFC 8881 §5.8.2.26/27) in GETATTR and READDIR; READLINK (§18.24). */
+    @Test
+    void ownersAndSymbolicLinkTargets() throws Exception {
+        NfsServer server = server(90);
+        Files.write(dir.resolve("f"), new byte[] {1});
+        Files.createSymbolicLink(dir.resolve("l"), Path.of("some/where"));
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+        String uid = Files.getAttribute(dir.resolve("f"), "unix:uid").toString();
+        String gid = Files.getAttribute(dir.resolve("f"), "unix:gid").toString();
+        var a = nfs.stat("f");
+        assertThat(a.owner()).as("our server names owners by number").isEqualTo(uid);
+        assertThat(a.ownerGroup()).isEqualTo(gid);
+        assertThat(nfs.list("")).filteredOn(e -> e.name().equals("f")).singleElement()
+                .satisfies(e -> assertThat(e.attributes().owner()).isEqualTo(uid));
+        assertThat(nfs.stat("l").type()).isEqualTo(Nfs4Constants.NF4LNK);
+        assertThat(nfs.readlink("l")).isEqualTo("some/where");
+        assertThat(proxy.calls().get(proxy.calls().size() - 1).count).as("SEQUENCE, PUTFH, LOOKUP, READLINK")
+                .isEqualTo(4);
+    }
+
     @Test
     void slotTableLimitsAndRetires() throws Exception {
         SlotTable t = new SlotTable(4);
