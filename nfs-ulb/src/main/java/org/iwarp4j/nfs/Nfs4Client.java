@@ -31,6 +31,12 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * later COMPOUND starts with SEQUENCE on a slot of the session. {@link #close()} sends
  * DESTROY_SESSION and DESTROY_CLIENTID. Failed operations throw {@link Nfs4StatusException}.
  *
+ * <p>While idle the client renews its lease with a COMPOUND of SEQUENCE alone every third of the
+ * server's lease_time (RFC 8881 §8.3), from one timer thread stopped by {@link #close()}. A call
+ * that gets no reply retires its session slot (never reused with its sequence id, §2.10.6.2); the
+ * server's sr_target_highest_slotid bounds the slots used; SEQUENCE flags reporting revoked state
+ * fail the next operation (§18.46.3).
+ *
  * <pre>{@code
  * try (Nfs4Client nfs = Nfs4Client.builder(new InetSocketAddress("server", 2049)).connect()) {
  *     nfs.upload(Files.newInputStream(local), "dir/file.bin");
@@ -83,6 +89,11 @@ public final class Nfs4Client implements AutoCloseable {
     /** The attributes of a path. */
     public FileAttributes4 stat(String path) {
         return connection.stat(path);
+    }
+
+    /** The target of the symbolic link {@code path} (READLINK, RFC 8881 §18.24). */
+    public String readlink(String path) {
+        return connection.readlink(path);
     }
 
     /** The octets the server lets this caller write on the file system of {@code path} (space_avail), -1 if unknown. */

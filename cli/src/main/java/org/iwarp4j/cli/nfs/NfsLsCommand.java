@@ -47,8 +47,7 @@ final class NfsLsCommand extends NfsClientCommand {
         NfsFileInfo attributes = nfs.stat(session.path());
         if (!attributes.isDirectory()) {
             String name = where.path().substring(where.path().lastIndexOf('/') + 1);
-            print(out, nfs, session.path(), new NfsFileInfo(name, attributes.type(), attributes.mode(),
-                    attributes.links(), attributes.uid(), attributes.gid(), attributes.size(), attributes.mtime()));
+            print(out, nfs, session.path(), attributes.withName(name));
             return 0;
         }
         List<NfsFileInfo> entries = nfs.list(session.path()).stream()
@@ -69,12 +68,8 @@ final class NfsLsCommand extends NfsClientCommand {
             String link = nfs.readlink(path);
             target = link != null ? " -> " + link : "";
         }
-        out.printf("%s %3d %5s %5s %12d %s %s%s%n", mode(a.type(), a.mode()), a.links(), id(a.uid()), id(a.gid()),
+        out.printf("%s %3d %5s %5s %12d %s %s%s%n", mode(a.type(), a.mode()), a.links(), a.ownerText(), a.groupText(),
                 a.size(), a.mtime() == null ? "-" : TIME.format(a.mtime()), a.name(), target);
-    }
-
-    private static String id(long id) {
-        return id < 0 ? "-" : Long.toString(id);
     }
 
     /** ls's mode string: the type letter and rwx bits (with setuid, setgid and sticky). */

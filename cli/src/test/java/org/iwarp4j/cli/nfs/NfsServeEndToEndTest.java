@@ -162,8 +162,14 @@ class NfsServeEndToEndTest {
                 .contains("# verified: read back over " + transport.toUpperCase());
         assertThat(Files.readAllBytes(exported.resolve("four.bin"))).isEqualTo(data);
 
+        Files.createSymbolicLink(exported.resolve("four.link"), Path.of("four.bin"));
         assertThat(iwarp("nfs ls -l 127.0.0.1:/export" + t)).as(err.toString()).isZero();
-        assertThat(out.toString()).containsPattern("(?m)^-rw-r--r-- +1 +- +- +" + data.length + " .* four\\.bin$");
+        // owner and owner_group strings (our server names them by number), READLINK for the link's target
+        Object uid = Files.getAttribute(exported.resolve("four.bin"), "unix:uid");
+        Object gid = Files.getAttribute(exported.resolve("four.bin"), "unix:gid");
+        assertThat(out.toString()).containsPattern("(?m)^-rw-r--r-- +1 +" + uid + " +" + gid + " +" + data.length
+                + " .* four\\.bin$").containsPattern("(?m)^l.* four\\.link -> four\\.bin$");
+        Files.delete(exported.resolve("four.link"));
 
         Path copy = local.resolve("copy4.bin");
         assertThat(iwarp("nfs get 127.0.0.1:/export/four.bin " + copy + t)).as(err.toString()).isZero();

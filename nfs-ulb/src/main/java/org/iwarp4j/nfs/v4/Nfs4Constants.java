@@ -297,7 +297,7 @@ public final class Nfs4Constants {
 
     // --- SEQUENCE status flags (RFC 8881 §18.46.3) ---
     public static final int SEQ4_STATUS_CB_PATH_DOWN = 0x0000_0001;
-    public static final int SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED = 0x0000_0010;
+    public static final int SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED = 0x0000_0008;
     public static final int SEQ4_STATUS_CB_PATH_DOWN_SESSION = 0x0000_0200;
     public static final int SEQ4_STATUS_BACKCHANNEL_FAULT = 0x0000_0400;
 

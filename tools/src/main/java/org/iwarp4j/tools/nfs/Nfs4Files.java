@@ -10,7 +10,10 @@ import java.util.List;
 import org.iwarp4j.nfs.Nfs4Client;
 import org.iwarp4j.nfs.v4.FileAttributes4;
 
-/** {@link NfsFiles} over NFSv4.1/4.2. Owners are not asked for (they are strings in NFSv4): uid and gid are -1. */
+/**
+ * {@link NfsFiles} over NFSv4.1/4.2. Owners are the owner and owner_group strings (RFC 8881
+ * §5.8.2.26/27, "user@domain" or a number); uid and gid are -1.
+ */
 final class Nfs4Files implements NfsFiles {
 
     private final Nfs4Client nfs;
@@ -31,7 +34,8 @@ final class Nfs4Files implements NfsFiles {
         };
         Instant mtime = a.mtimeSeconds() < 0 && a.mtimeNanos() < 0 ? null
                 : Instant.ofEpochSecond(a.mtimeSeconds(), Math.max(0, a.mtimeNanos()));
-        return new NfsFileInfo(name, type, Math.max(0, a.mode()), Math.max(0, a.numlinks()), -1, -1, a.size(), mtime);
+        return new NfsFileInfo(name, type, Math.max(0, a.mode()), Math.max(0, a.numlinks()), -1, -1, a.size(), mtime,
+                a.owner(), a.ownerGroup());
     }
 
     @Override
@@ -46,7 +50,7 @@ final class Nfs4Files implements NfsFiles {
 
     @Override
     public String readlink(String path) {
-        return null;
+        return nfs.readlink(path);
     }
 
     @Override

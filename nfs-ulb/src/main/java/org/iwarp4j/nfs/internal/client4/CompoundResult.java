@@ -48,6 +48,9 @@ final class CompoundResult {
     record Readdir(long verifier, List<DirEntry4> entries, boolean eof) {
     }
 
+    /** The longest symbolic link target accepted (Linux's PATH_MAX). */
+    static final int READLINK_LIMIT = 4096;
+
     final int status;
     final List<Result> results;
     final List<Op> sent;
@@ -140,6 +143,8 @@ final class CompoundResult {
                 return new Write(in.readUnsignedInt(), in.readEnum(), in.readHyper());
             case OP_COMMIT:
                 return in.readHyper();
+            case OP_READLINK:
+                return in.readString(READLINK_LIMIT); // linktext4 (RFC 8881 §18.24.2)
             case OP_REMOVE:
                 in.skip(20);
                 return null;

@@ -18,15 +18,29 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.v4.ChannelAttrs4;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
 import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.RpcAuthException;
 import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcGarbageArgsException;
+import org.iwarp4j.oncrpc.RpcMismatchException;
+import org.iwarp4j.oncrpc.RpcProcedureUnavailableException;
+import org.iwarp4j.oncrpc.RpcProgramMismatchException;
+import org.iwarp4j.oncrpc.RpcProgramUnavailableException;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.rpcrdma.RpcRdmaErrorException;
 import org.iwarp4j.rpcrdma.UpperLayerBinding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The NFSv4.1/4.2 client's session and file operations (RFC 8881) over one {@link RpcClient}:
@@ -34,8 +48,39 @@ import org.iwarp4j.rpcrdma.UpperLayerBinding;
  * version was asked for), CREATE_SESSION without a back channel, RECLAIM_COMPLETE, then
  * COMPOUNDs that start with SEQUENCE on a slot of the {@link SlotTable}; DESTROY_SESSION and
  * DESTROY_CLIENTID on close.
+ *
+ * <p>What a SEQUENCE reply says is acted on (RFC 8881 §18.46.3): sr_highest_slotid and
+ * sr_target_highest_slotid bound the slots new calls use ({@link SlotTable#limit}); of the status
+ * flags, SEQ4_STATUS_CB_PATH_DOWN, CB_PATH_DOWN_SESSION and BACKCHANNEL_FAULT are ignored (the
+ * session was created without a back channel and the client holds nothing a server would call back
+ * about: it never asks for delegations or layouts); EXPIRED_ALL_STATE_REVOKED,
+ * EXPIRED_SOME_STATE_REVOKED, ADMIN_STATE_REVOKED and RECALLABLE_STATE_REVOKED, when they newly
+ * appear, make the next operation of this client fail with {@link Nfs4StatusException}
+ * (NFS4ERR_EXPIRED, NFS4ERR_ADMIN_REVOKED): the opens it holds may be gone; RESTART_RECLAIM_NEEDED
+ * is logged and reported by {@link #restartReclaimNeeded()} — the client reclaims nothing, its
+ * opens last only as long as one upload or download.
+ *
+ * <p>Lease renewal (§8.3): a SEQUENCE renews the client's lease, so while the client is idle one
+ * timer thread per connection sends a COMPOUND of SEQUENCE alone once nothing was sent for a third of
+ * the lease (the server's lease_time attribute, read at connect; 90 s if the server does not give
+ * it). The timer stops at {@link #close()}.
  */
 public final class Nfs4Connection implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Nfs4Connection.class);
+
+    // sr_status_flags (RFC 8881 §18.46.3)
+    static final int SEQ4_STATUS_CB_PATH_DOWN = 0x001;
+    static final int SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED = 0x008;
+    static final int SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED = 0x010;
+    static final int SEQ4_STATUS_ADMIN_STATE_REVOKED = 0x020;
+    static final int SEQ4_STATUS_RECALLABLE_STATE_REVOKED = 0x040;
+    static final int SEQ4_STATUS_RESTART_RECLAIM_NEEDED = 0x100;
+    private static final int REVOKED = SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED | SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED
+            | SEQ4_STATUS_ADMIN_STATE_REVOKED | SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
+
+    /** The lease assumed when the server does not report lease_time (knfsd's default). */
+    static final int DEFAULT_LEASE_SECONDS = 90;
 
     /** Data COMMITted at least this often in an upload. */
     private static final long COMMIT_INTERVAL = 32L << 20;
@@ -55,9 +100,19 @@ public final class Nfs4Connection implements AutoCloseable {
     private final String ownerPrefix = "iwarp4j-open-" + UUID.randomUUID() + "-";
     private final AtomicLong owners = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final int leaseSeconds;
+    private final AtomicLong lastSent = new AtomicLong(System.nanoTime());
+    private final AtomicLong renewals = new AtomicLong();
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private final AtomicReference<Nfs4StatusException> revoked = new AtomicReference<>();
+    private final AtomicBoolean reclaimNeeded = new AtomicBoolean();
+    private final Object flagsLock = new Object();
+    private int lastRevokedFlags;
+    private ScheduledExecutorService renewer;
 
     private Nfs4Connection(RpcClient rpc, int minor, long clientId, byte[] sessionId, SlotTable slots,
-                           Duration timeout, byte[] root, int readSize, int writeSize, int window) {
+                           Duration timeout, byte[] root, int readSize, int writeSize, int window, int leaseSeconds) {
+        this.leaseSeconds = leaseSeconds;
         this.rpc = rpc;
         this.minor = minor;
         this.clientId = clientId;
@@ -100,7 +155,7 @@ public final class Nfs4Connection implements AutoCloseable {
             CompoundResult.CreateSession session = c.body(OP_CREATE_SESSION);
             SlotTable slots = new SlotTable(Math.max(1, Math.min(session.fore().maxRequests(), FORE_SLOTS)));
             Nfs4Connection partial = new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout,
-                    null, 0, 0, 1);
+                    null, 0, 0, 1, DEFAULT_LEASE_SECONDS);
             CompoundResult rc = partial.call(List.of(Op.reclaimComplete()), false);
             if (rc.status != NFS4_OK && rc.failedStatus() != NFS4ERR_COMPLETE_ALREADY) {
                 rc.check();
@@ -109,14 +164,17 @@ public final class Nfs4Connection implements AutoCloseable {
             ops.add(Op.putrootfh());
             components(rootPath).forEach(n -> ops.add(Op.lookup(n)));
             ops.add(Op.getfh());
-            ops.add(Op.getattr(FileAttributes4.LIMITS));
+            ops.add(Op.getattr(FileAttributes4.LIMITS_AND_LEASE));
             CompoundResult r = partial.call(ops, true);
             byte[] rootFh = r.body(OP_GETFH);
             FileAttributes4 limits = r.body(OP_GETATTR);
             int rsize = size(maxRead, limits.maxRead(), session.fore().maxResponseSize());
             int wsize = size(maxWrite, limits.maxWrite(), session.fore().maxRequestSize());
-            return new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout, rootFh,
-                    rsize, wsize, window);
+            int lease = limits.leaseSeconds() > 0 ? limits.leaseSeconds() : DEFAULT_LEASE_SECONDS;
+            Nfs4Connection done = new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout,
+                    rootFh, rsize, wsize, window, lease);
+            done.startRenewal();
+            return done;
         } catch (RuntimeException e) {
             rpc.close();
             throw e;
@@ -151,6 +209,76 @@ public final class Nfs4Connection implements AutoCloseable {
         return slots.size();
     }
 
+    /** The slots new calls may use now: the table's size or less if the server asked for fewer. */
+    public int usableSlots() {
+        return slots.usable();
+    }
+
+    /** Slots retired because a call on them got no reply (see {@link SlotTable}). */
+    public int retiredSlots() {
+        return slots.retired();
+    }
+
+    /** The lease this client renews within, in seconds (lease_time, §5.8.1.11). */
+    public int leaseSeconds() {
+        return leaseSeconds;
+    }
+
+    /** COMPOUNDs of SEQUENCE alone sent to renew the lease while idle. */
+    public long renewals() {
+        return renewals.get();
+    }
+
+    /** Whether a SEQUENCE reply carried SEQ4_STATUS_RESTART_RECLAIM_NEEDED (§18.46.3). */
+    public boolean restartReclaimNeeded() {
+        return reclaimNeeded.get();
+    }
+
+    // ---- lease renewal (RFC 8881 §8.3) ----
+
+    /** Whether the renewal timer's thread ended within {@code timeout} (after {@link #close()}). */
+    boolean awaitRenewalStopped(Duration timeout) throws InterruptedException {
+        return renewer == null || renewer.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void startRenewal() {
+        long period = Math.max(1, leaseSeconds * 1000L / 3);
+        renewer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "nfs4-lease-renewal");
+            t.setDaemon(true);
+            return t;
+        });
+        renewer.scheduleWithFixedDelay(() -> renewIfIdle(period), period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Sends SEQUENCE alone if nothing was sent for {@code periodMillis}; with a check every period
+     * the longest silence is under two periods, two thirds of the lease. One renewal at a time.
+     */
+    private void renewIfIdle(long periodMillis) {
+        if (closed.get() || System.nanoTime() - lastSent.get() < TimeUnit.MILLISECONDS.toNanos(periodMillis)
+                || !renewing.compareAndSet(false, true)) {
+            return;
+        }
+        CompletableFuture<CompoundResult> f;
+        try {
+            f = sequenced(List.of(), false);
+        } catch (RuntimeException e) {
+            renewing.set(false);
+            log.debug("NFSv4 lease renewal not sent", e);
+            return;
+        }
+        renewals.incrementAndGet();
+        f.whenComplete((r, e) -> {
+            renewing.set(false);
+            if (e != null) {
+                log.debug("NFSv4 lease renewal failed", e);
+            } else if (r.status != NFS4_OK) {
+                log.warn("NFSv4 lease renewal: SEQUENCE answered {}", r.failedStatus());
+            }
+        });
+    }
+
     public byte[] rootHandle() {
         return root.clone();
     }
@@ -175,9 +303,20 @@ public final class Nfs4Connection implements AutoCloseable {
 
     /**
      * Sends SEQUENCE and {@code ops} on a free slot (waiting for one), returning the decoded result
-     * whatever its status. The slot's sequence id advances if SEQUENCE succeeded.
+     * whatever its status. What becomes of the slot follows from how the call ended ({@link
+     * SlotTable}); a successful SEQUENCE's slot limits and status flags are applied. A pending
+     * state-revoked report fails this call instead.
      */
     CompletableFuture<CompoundResult> sequenced(List<Op> ops) {
+        return sequenced(ops, true);
+    }
+
+    private CompletableFuture<CompoundResult> sequenced(List<Op> ops, boolean reportRevoked) {
+        Nfs4StatusException gone = reportRevoked ? revoked.getAndSet(null) : null;
+        if (gone != null) {
+            ops.forEach(Op::discard);
+            return CompletableFuture.failedFuture(gone);
+        }
         int slot;
         try {
             slot = slots.acquire(timeout);
@@ -194,13 +333,66 @@ public final class Nfs4Connection implements AutoCloseable {
         all.addAll(ops);
         CompletableFuture<CompoundResult> f;
         try {
+            lastSent.set(System.nanoTime());
             f = unsequenced(rpc, minor, all, readSize);
         } catch (RuntimeException e) {
-            slots.release(slot, false);
+            slots.release(slot, SlotTable.Outcome.NOT_EXECUTED);
             throw e;
         }
-        return f.whenComplete((r, e) -> slots.release(slot, r != null && !r.results.isEmpty()
-                && r.results.get(0).status() == NFS4_OK));
+        return f.whenComplete((r, e) -> {
+            SlotTable.Outcome outcome = outcome(r, e);
+            if (outcome == SlotTable.Outcome.ADVANCED) {
+                sequenceReply(r.body(OP_SEQUENCE));
+            } else if (outcome == SlotTable.Outcome.UNKNOWN) {
+                log.warn("NFSv4 session slot {} retired: no reply to its call ({})", slot, e == null ? "?" : e.toString());
+            }
+            slots.release(slot, outcome);
+        });
+    }
+
+    /** How a sequenced call ended, for its slot (see {@link SlotTable}). */
+    static SlotTable.Outcome outcome(CompoundResult r, Throwable e) {
+        if (r != null) {
+            return !r.results.isEmpty() && r.results.get(0).opcode() == OP_SEQUENCE
+                    && r.results.get(0).status() == NFS4_OK ? SlotTable.Outcome.ADVANCED : SlotTable.Outcome.NOT_EXECUTED;
+        }
+        Throwable cause = e;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        // A reply that rejected the call at the RPC level, or an RDMA_ERROR (RFC 8166 §5.4.3: the
+        // Responder did not process the RPC), proves the server never ran SEQUENCE.
+        if (cause instanceof RpcRdmaErrorException || cause instanceof RpcAuthException
+                || cause instanceof RpcGarbageArgsException || cause instanceof RpcMismatchException
+                || cause instanceof RpcProcedureUnavailableException || cause instanceof RpcProgramMismatchException
+                || cause instanceof RpcProgramUnavailableException) {
+            return SlotTable.Outcome.NOT_EXECUTED;
+        }
+        return SlotTable.Outcome.UNKNOWN;
+    }
+
+    /** Applies a successful SEQUENCE's slot limits and status flags (RFC 8881 §18.46.3). */
+    private void sequenceReply(CompoundResult.Sequence sequence) {
+        slots.limit(sequence.highestSlot(), sequence.targetHighestSlot());
+        int flags = sequence.flags();
+        // CB_PATH_DOWN, CB_PATH_DOWN_SESSION, BACKCHANNEL_FAULT: no back channel was asked for and no
+        // delegation or layout is held, so there is nothing to repair.
+        int revokedNow = flags & REVOKED;
+        synchronized (flagsLock) {
+            int fresh = revokedNow & ~lastRevokedFlags;
+            lastRevokedFlags = revokedNow;
+            if (fresh != 0) {
+                int status = (fresh & (SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED | SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED)) != 0
+                        ? NFS4ERR_EXPIRED : NFS4ERR_ADMIN_REVOKED;
+                log.warn("NFSv4 server revoked state of this client (sr_status_flags 0x{})", Integer.toHexString(flags));
+                revoked.set(new Nfs4StatusException(status, "SEQUENCE (sr_status_flags 0x" + Integer.toHexString(flags)
+                        + ": state revoked)"));
+            }
+        }
+        if ((flags & SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && reclaimNeeded.compareAndSet(false, true)) {
+            log.warn("NFSv4 server restarted and asks for reclaims (SEQ4_STATUS_RESTART_RECLAIM_NEEDED);"
+                    + " this client reclaims nothing, opens in progress may fail");
+        }
     }
 
     /**
@@ -255,6 +447,15 @@ public final class Nfs4Connection implements AutoCloseable {
         components(path).forEach(n -> ops.add(Op.lookup(n)));
         ops.add(Op.getattr(request));
         return call(ops, true).body(OP_GETATTR);
+    }
+
+    /** The target of a symbolic link (READLINK, RFC 8881 §18.24). */
+    public String readlink(String path) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(Op.putfh(root));
+        components(path).forEach(n -> ops.add(Op.lookup(n)));
+        ops.add(Op.readlink());
+        return call(ops, true).body(OP_READLINK);
     }
 
     /** The entries of a directory, READDIR with cookies until eof. */
@@ -495,6 +696,9 @@ public final class Nfs4Connection implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        if (renewer != null) {
+            renewer.shutdownNow();
         }
         try {
             await(unsequenced(rpc, minor, List.of(Op.destroySession(sessionId)), 0)).check();

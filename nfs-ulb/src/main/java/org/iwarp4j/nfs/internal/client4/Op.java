@@ -100,6 +100,10 @@ record Op(int opcode, String what, Consumer<XdrEncoder> args, ByteBuf payload) {
         return new Op(OP_LOOKUP, "LOOKUP " + name, out -> out.writeString(name, NFS4_OPAQUE_LIMIT));
     }
 
+    static Op readlink() {
+        return of(OP_READLINK, "READLINK");
+    }
+
     static Op getattr(Bitmap4 request) {
         return new Op(OP_GETATTR, "GETATTR", request::encode);
     }

@@ -25,9 +25,10 @@ import org.iwarp4j.rpcrdma.UpperLayerBinding;
  * one WRITE in a COMPOUND, so it never needs more than one Write chunk and one Read chunk, the
  * limits §6.4.2 asks a client to stay within when it knows nothing of the server's (ULB-R-023).
  *
- * <p>The attributes the client asks for are all of fixed size, and it asks for no delegation, so
- * the unpredictable parts of GETATTR, READDIR entries and OPEN results are allotted {@link
- * #UNPREDICTABLE_ALLOTMENT} octets.
+ * <p>The attributes the client asks for are of fixed size but for owner and owner_group, two short
+ * strings ("user@domain" or a number), and it asks for no delegation, so the unpredictable parts of
+ * GETATTR, READDIR entries and OPEN results are allotted {@link #UNPREDICTABLE_ALLOTMENT} octets; a
+ * READDIR's maxcount bounds its reply whatever the entries hold.
  */
 final class RequesterBinding implements UpperLayerBinding {
 
@@ -89,7 +90,7 @@ final class RequesterBinding implements UpperLayerBinding {
             long countArgument = 0;
             switch (opcode) {
                 case OP_SEQUENCE -> at += 16 + 16;
-                case OP_PUTROOTFH, OP_GETFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUPP -> { }
+                case OP_PUTROOTFH, OP_GETFH, OP_SAVEFH, OP_RESTOREFH, OP_LOOKUPP, OP_READLINK -> { }
                 case OP_PUTFH, OP_LOOKUP, OP_REMOVE -> at += opaque(m, at);
                 case OP_GETATTR -> at += bitmap(m, at);
                 case OP_READ -> {
