@@ -206,7 +206,7 @@ final class ScaleRun {
     }
 
     /** The server end as the client sees it. */
-    private interface Server extends AutoCloseable {
+    interface Server extends AutoCloseable {
         InetSocketAddress address();
 
         int stag();
@@ -271,11 +271,11 @@ final class ScaleRun {
     }
 
     /** A {@link ScaleServer} in a child JVM, driven over its stdin and stdout. */
-    private static final class ChildServer implements Server {
+    static final class ChildServer implements Server {
         private static final String EOF = "\0eof";
 
-        private final Process process;
-        private final PrintStream commands;
+        final Process process;
+        final PrintStream commands;
         private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
         private InetSocketAddress address;
         private int stag;

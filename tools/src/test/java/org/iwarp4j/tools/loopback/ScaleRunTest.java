@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.Transport;
 import org.junit.jupiter.api.Test;
 
@@ -67,5 +68,21 @@ class ScaleRunTest {
         Optional<ProcessHandle> child = ProcessHandle.of(result.serverPid());
         assertThat(child.map(ProcessHandle::isAlive).orElse(false)).as("child process alive").isFalse();
         assertThat(ProcessHandle.current().children().filter(p -> p.pid() == result.serverPid()).count()).isZero();
+    }
+
+    @Test
+    void theChildEndsByItselfWhenItsParentStopsTalking() throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        ScaleRun.ChildServer child = ScaleRun.ChildServer.start(4, 64, Map.of(), Transport.best(),
+                new PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(child.address().getPort()).isPositive();
+            assertThat(child.process.isAlive()).isTrue();
+            child.commands.close(); // what the child sees when the parent JVM dies: end of stdin, no "exit"
+            assertThat(child.process.waitFor(60, TimeUnit.SECONDS)).as("child exited on its own").isTrue();
+            assertThat(child.process.exitValue()).isZero();
+        } finally {
+            child.process.destroyForcibly();
+        }
     }
 }
