@@ -23,6 +23,8 @@ module org.iwarp4j.tools {
     requires com.fasterxml.jackson.core;
     // Thread CPU times: iwarp bench's CPU per octet (CpuClock) and LoopbackBench's.
     requires java.management;
+    // LoopbackBench scale checks the open-file limit (UnixOperatingSystemMXBean) before it connects.
+    requires jdk.management;
 
     exports org.iwarp4j.tools.bench;
     exports org.iwarp4j.tools.loopback;

@@ -29,7 +29,7 @@ import org.iwarp4j.tools.bench.CpuUsage;
  * ... LoopbackBench read  --size 1048576 --depth 8
  * ... LoopbackBench send  --size 65536
  * ... LoopbackBench send-lat [--size 8] [--count 20000] [--warmup-count 5000] [--rounds 3]
- * ... LoopbackBench scale [--qps 1000] [--size 65536] [--seconds 5]
+ * ... LoopbackBench scale [--qps 1000] [--size 65536] [--seconds 5] [--server-process]
  * </pre>
  *
  * <p>The bandwidth cases are {@code iwarp bench}'s harness ({@link BenchRunner#loopback}: perftest's
@@ -38,7 +38,9 @@ import org.iwarp4j.tools.bench.CpuUsage;
  * each round prints both and their ratios, the last line the medians. {@code send-lat} keeps its own
  * client loops: it answers every message on the event loops themselves (no application thread between
  * two messages), the floor that {@code iwarp bench lat-send}'s application-thread loop is compared
- * with; its TCP echo is the bench's TCP server.
+ * with; its TCP echo is the bench's TCP server. {@code scale} ({@link ScaleRun}) holds both RNICs in this
+ * JVM, two sockets per queue pair, or with {@code --server-process} the server RNIC in a child JVM; it
+ * checks the open-file limit first and says what it needs.
  */
 public final class LoopbackBench {
 
@@ -56,12 +58,6 @@ public final class LoopbackBench {
                     + " --mulpdu N sets the FPDU size");
         }
         Transport transport = Transport.valueOf(options.getOrDefault("transport", Transport.best().name()));
-        MpaSettings.Builder mpa = MpaSettings.builder()
-                .markers(options.containsKey("markers") ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
-                .crc(options.containsKey("no-crc") ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE);
-        if (options.containsKey("mulpdu")) {
-            mpa.maxSendUlpdu(Integer.parseInt(options.get("mulpdu")));
-        }
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
         System.out.printf("%s %s, transport %s, %d cores, load average %.2f%n", args[0], options, transport,
                 Runtime.getRuntime().availableProcessors(),
@@ -70,12 +66,31 @@ public final class LoopbackBench {
             case "write" -> bandwidth(BenchTest.WRITE, options, transport, rounds);
             case "read" -> bandwidth(BenchTest.READ, options, transport, rounds);
             case "send" -> bandwidth(BenchTest.SEND, options, transport, rounds);
-            case "send-lat" -> latency(options, mpa.build(), transport, rounds);
-            case "scale" -> ScaleRun.run(Integer.parseInt(options.getOrDefault("qps", "1000")),
-                    Integer.parseInt(options.getOrDefault("size", "65536")),
-                    Double.parseDouble(options.getOrDefault("seconds", "5")), mpa.build(), transport);
+            case "send-lat" -> latency(options, mpa(options), transport, rounds);
+            case "scale" -> {
+                try {
+                    ScaleRun.run(Integer.parseInt(options.getOrDefault("qps", "1000")),
+                            Integer.parseInt(options.getOrDefault("size", "65536")),
+                            Double.parseDouble(options.getOrDefault("seconds", "5")), options, transport,
+                            options.containsKey("server-process"));
+                } catch (FdBudget.TooFewFileDescriptors e) {
+                    System.err.println(e.getMessage());
+                    System.exit(1);
+                }
+            }
             default -> throw new IllegalArgumentException("unknown case " + args[0]);
         }
+    }
+
+    /** The MPA settings of {@code --markers}, {@code --no-crc} and {@code --mulpdu N}. */
+    static MpaSettings mpa(Map<String, String> options) {
+        MpaSettings.Builder mpa = MpaSettings.builder()
+                .markers(options.containsKey("markers") ? NegotiationMode.REQUIRE : NegotiationMode.ACCEPT)
+                .crc(options.containsKey("no-crc") ? NegotiationMode.ACCEPT : NegotiationMode.REQUIRE);
+        if (options.containsKey("mulpdu")) {
+            mpa.maxSendUlpdu(Integer.parseInt(options.get("mulpdu")));
+        }
+        return mpa.build();
     }
 
     /** {@code iwarp bench TEST -s SIZE -t DEPTH -D SECONDS --warmup WARMUP} as settings. */
@@ -181,14 +196,15 @@ public final class LoopbackBench {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    private static Map<String, String> parse(String[] args) {
+    static Map<String, String> parse(String[] args) {
         Map<String, String> options = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--")) {
                 throw new IllegalArgumentException("not an option: " + args[i]);
             }
             String name = args[i].substring(2);
-            if (name.equals("markers") || name.equals("no-crc") || name.equals("rdma-only")) {
+            if (name.equals("markers") || name.equals("no-crc") || name.equals("rdma-only")
+                    || name.equals("server-process")) {
                 options.put(name, "");
             } else {
                 options.put(name, args[++i]);
