@@ -122,8 +122,9 @@ class LinuxClientMountsOurNfs4ServerTest {
     @Test
     void mountOverTcpGetsFourPointTwo() throws Exception {
         String pcap = peerScratch() + "/tcp-backchannel.pcap";
-        BackgroundCommand dump = peer.start("timeout 300 tcpdump -i any -n -s 0 -U -c 2000 -w " + pcap + " 'tcp and host "
-                + peer.hostAddressSeenByPeer().getHostAddress() + " and not port 22'");
+        // --immediate-mode: each packet reaches the file at once, not a buffer block up to a second late
+        BackgroundCommand dump = peer.start("timeout 300 tcpdump -i any -n -s 0 -U --immediate-mode -c 2000 -w " + pcap
+                + " 'tcp and host " + peer.hostAddressSeenByPeer().getHostAddress() + " and not port 22'");
         try (dump; OurServerMountedByLinux mount = OurServerMountedByLinux.mount(peer, export, false,
                 NegotiationMode.REQUIRE, "nfsv4", "/", server -> {
                     dump.awaitLine("listening on", Duration.ofSeconds(60));

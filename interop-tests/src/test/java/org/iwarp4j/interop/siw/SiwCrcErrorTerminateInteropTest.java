@@ -47,8 +47,10 @@ class SiwCrcErrorTerminateInteropTest extends SiwInteropTest {
         int port = GuestPorts.next();
         String file = "/tmp/iwarp4j-crc-terminate-" + port + ".pcap";
         byte[] terminate;
-        try (BackgroundCommand dump = peer.start("exec tcpdump -i any -s 0 -U -w " + file + " 'tcp port " + port
-                + "' 2>&1");
+        // --immediate-mode: without it libpcap hands packets over a buffer block at a time (up to a
+        // second late), and on a quick run tcpdump was stopped before it had written any
+        try (BackgroundCommand dump = peer.start("exec tcpdump -i any -s 0 -U --immediate-mode -w " + file
+                + " 'tcp port " + port + "' 2>&1");
              BackgroundCommand rping = peer.start("exec rping -s -P -a " + peer.peerAddress().getHostAddress()
                      + " -p " + port)) {
             dump.awaitLine("listening on", TIMEOUT);
