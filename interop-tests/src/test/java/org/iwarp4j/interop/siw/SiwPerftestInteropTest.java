@@ -19,6 +19,7 @@ import org.iwarp4j.tools.bench.BenchRunner;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
 import org.iwarp4j.tools.bench.MeterPrinter;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * so the data cannot be verified (the command says so). 20 messages of 64 KiB: short under TCG,
  * and little bulk toward siw with CRC on (siw 6.1 misreads an FPDU's CRC whose trailer arrives
  * split over two socket buffers, see interop-tests' NFS SiwTrailerWorkaround). A run that fails
- * for one of two reasons that are siw's (see {@code siwsFault}) is run once more.
+ * for one of two reasons that are siw's (see {@code siwsFault}) is quarantined: reported as aborted
+ * with the reason, never run again.
  */
 class SiwPerftestInteropTest extends SiwInteropTest {
 
@@ -63,9 +65,10 @@ class SiwPerftestInteropTest extends SiwInteropTest {
             if (why == null) {
                 throw first;
             }
-            // Once more, on new connections; a second failure of any kind fails the test.
-            LOG.warn("bench {} against perftest, CRC {}: {}; once more", test, crc, why);
-            run(test, crc);
+            // Quarantined, not retried: a retry would hide a fault that might be ours. The case shows
+            // as aborted (skipped) with the reason, and every other failure still fails it.
+            LOG.warn("bench {} against perftest, CRC {}: {}; quarantined", test, crc, why);
+            Assumptions.abort("quarantined, a known siw/perftest fault: " + why + "\n" + first.getMessage());
         }
     }
 
