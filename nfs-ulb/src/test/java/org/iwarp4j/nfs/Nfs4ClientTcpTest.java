@@ -10,12 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
 import org.iwarp4j.nfs.v4.Nfs4Constants;
 import org.iwarp4j.oncrpc.RpcTcpClientTransport;
+import org.iwarp4j.rdmap.Rnic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +92,38 @@ class Nfs4ClientTcpTest {
                     .hasMessage("LOOKUP nowhere: NFS4ERR_NOENT");
             assertThatThrownBy(() -> nfs.remove("d")).isInstanceOfSatisfying(Nfs4StatusException.class,
                     e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Constants.NFS4ERR_NOTEMPTY));
+        }
+    }
+
+    /**
+     * Many 1 MiB READs in flight at once over one TCP connection, while the same server also
+     * serves an RPC-over-RDMA session (as in {@code iwarp nfs bench}): every reply's data must be
+     * the file's octets at that READ's offset (a mix-up shows as the right length with wrong content).
+     */
+    @Test
+    void pipelinedOneMebibyteReadsReturnTheFilesContent() throws Exception {
+        byte[] data = new byte[16 * 1024 * 1024 + 777];
+        new Random(11).nextBytes(data);
+        try (Rnic serverRnic = Rnic.builder().name("server").build();
+             Rnic clientRnic = Rnic.builder().name("client").build();
+             NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                     .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+                     .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic)
+                     .maxReadWrite(1 << 20, 1 << 20).start();
+             Nfs4Client rdma = Nfs4Client.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                     .rdma(clientRnic, new InetSocketAddress("127.0.0.1", server.rdmaPort()))
+                     .minorVersion(1).maxTransfer(1024 * 1024).window(8).connect();
+             Nfs4Client tcp = Nfs4Client.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                     .minorVersion(1).maxTransfer(1024 * 1024).window(8).connect()) {
+            assertThat(tcp.readSize()).isEqualTo(1024 * 1024);
+            for (Nfs4Client nfs : List.of(rdma, tcp, tcp)) {
+                String name = nfs == rdma ? "rdma.bin" : "tcp.bin";
+                assertThat(nfs.upload(new ByteArrayInputStream(data), name)).isEqualTo(data.length);
+                assertThat(sha256(Files.readAllBytes(dir.resolve(name)))).isEqualTo(sha256(data));
+                ByteArrayOutputStream back = new ByteArrayOutputStream();
+                assertThat(nfs.download(name, back)).isEqualTo(data.length);
+                assertThat(sha256(back.toByteArray())).as("download of %s", name).isEqualTo(sha256(data));
+            }
         }
     }
 

@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
  * and whose low 31 bits are the fragment's length. Emits one {@link ByteBuf} per record (one
  * RPC message); the next handler releases it.
  *
- * <p>A record of one fragment, the usual case, is emitted as a slice of the input without a
- * copy; the fragments of a longer record are copied into one buffer as they complete.
+ * <p>Every record is emitted in a buffer of its own (a record of one fragment copied out of the
+ * input, the fragments of a longer record copied into one buffer as they complete), never as a
+ * slice of the decoder's cumulation buffer: records are read on other threads while this decoder
+ * keeps appending to that buffer, and nothing may tie the two together.
  * Reassembly is bounded: a record whose fragments add up to more than {@code maxRecordSize}
  * octets is refused as soon as a record mark announces it — before its octets are buffered —
  * with a {@link TooLongFrameException}, and the connection is closed (a peer that sends it
@@ -109,7 +111,13 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
-                out.add(in.readRetainedSlice(length));
+                // A copy, not in.readRetainedSlice(length): a record goes on to other threads (the
+                // server's workers, a client's caller reading READ data), while this event loop keeps
+                // appending the next octets to the same cumulation buffer. With Netty 4.2's adaptive
+                // allocator a slice read off the loop during that append returned wrong octets (NFSv4.1
+                // READs over TCP with 8 in flight: right length, wrong content); a record of its own
+                // shares nothing with the cumulation.
+                out.add(in.readBytes(length));
                 completed = true;
                 continue;
             }

@@ -73,6 +73,34 @@ class RecordMarkingCodecTest {
         assertThat(ch.finish()).isFalse();
     }
 
+    /**
+     * A record is handed to other threads while the decoder keeps appending to its cumulation; it
+     * must not be a view of that buffer (a retained slice shares its memory and its reference count).
+     */
+    @Test
+    void aRecordIsABufferOfItsOwnNotASliceOfTheInput() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(1024));
+        ByteBuf input = Unpooled.directBuffer(64).writeInt(0x8000_0004).writeInt(0x0102_0304)
+                .writeInt(0x8000_0008).writeInt(0x0506_0708); // a whole record, then half of the next
+        ch.writeInbound(input.retain());
+        ByteBuf record = ch.readInbound();
+        try {
+            assertThat(ByteBufUtil.hexDump(record)).isEqualTo("01020304");
+            assertThat(record.refCnt()).as("the record holds no reference to the input").isEqualTo(1);
+            input.setInt(4, 0xdead_beef);
+            assertThat(ByteBufUtil.hexDump(record)).as("the input's octets changing leave the record alone")
+                    .isEqualTo("01020304");
+        } finally {
+            record.release();
+            input.release();
+        }
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {9, 10, 11, 12}));
+        ByteBuf second = ch.readInbound();
+        assertThat(ByteBufUtil.hexDump(second)).isEqualTo("05060708090a0b0c");
+        second.release();
+        assertThat(ch.finish()).isFalse();
+    }
+
     @Test
     void recordsBackToBackAndByteByByte() {
         EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(1024));
