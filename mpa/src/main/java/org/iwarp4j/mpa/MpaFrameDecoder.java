@@ -78,6 +78,11 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     private RecvByteBufAllocator channelAllocator;
     /** The last FPDU was placed directly: read only up to the next header, to place the next one too. */
     private boolean chaining;
+    /**
+     * A read into the FPDU being placed came back with fewer octets than it asked for: the socket
+     * ran dry, so this end is ahead of the sender and the next FPDU is still on its way.
+     */
+    private boolean caughtUp;
 
     /**
      * @param markers the peer puts markers in its FPDUs (this end's startup frame had M=1)
@@ -237,6 +242,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         placingValid = placement.valid();
         placingHeader = header;
         placed = 0;
+        caughtUp = false;
         placingLength = payloadLength;
         placingPad = MpaFrameEncoder.padLength(length);
         placingWireLength = wireLength;
@@ -252,6 +258,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     private void placeFrom(ByteBuf buf, boolean inPlace) {
         int n = Math.min(buf.readableBytes(), placingLength - placed);
         if (inPlace) {
+            // The read was given exactly the missing octets (PlacementRecvByteBufAllocator).
+            caughtUp |= buf.readableBytes() < buf.capacity();
             meters.bytesPlacedDirectly.increment(n);
             if (crcEnabled) {
                 ByteBufCrc32c.update(crc, placing, placed, n);
@@ -274,11 +282,19 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             directNextRead();
         } else if (placementReads != null) {
             placementReads.stopPlacing();
-            placementReads.limitNextRead(placingPad + CRC_LENGTH + 2 + PlacementAdvisor.HEAD_LENGTH);
+            if (caughtUp) {
+                placementReads.limitNextRead(placingPad + CRC_LENGTH + 2 + PlacementAdvisor.HEAD_LENGTH);
+            }
         }
     }
 
-    /** While chaining, the next read stops at the end of the next FPDU's head ({@code available} octets are here). */
+    /**
+     * While chaining, the next read stops at the end of the next FPDU's head ({@code available}
+     * octets are here), so that its payload can be read in place too. Only when the receiver had
+     * caught up with the stream: with a backlog in the socket, one ordinary read takes many FPDUs
+     * at once, and a short read per FPDU for its trailer and the next head costs more (a system
+     * call and an ACK for every 64 KiB) than the copy it would save.
+     */
     private void readOnlyHead(int available) {
         if (chaining && placementReads != null && available < 2 + PlacementAdvisor.HEAD_LENGTH) {
             placementReads.limitNextRead(2 + PlacementAdvisor.HEAD_LENGTH - available);
@@ -337,7 +353,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         placingHeader = null;
         in.skipBytes(need);
         streamOffset += placingWireLength;
-        chaining = true;
+        chaining = caughtUp;
         readOnlyHead(in.readableBytes());
         meters.fpdusReceived.increment();
         meters.bytesReceived.increment(placingWireLength);

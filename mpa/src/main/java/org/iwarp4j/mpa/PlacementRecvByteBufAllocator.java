@@ -12,9 +12,11 @@ import java.util.Objects;
  * FPDU's payload straight into its place: while the decoder is placing, the buffer of the next
  * socket read is a slice of the target memory of exactly the octets still missing, so the kernel
  * copies them where they belong and nothing copies them again (siw does the same with {@code
- * skb_copy_bits} into the target pages). Right after such a payload the next read asks only for
- * the FPDU's trailer and the next FPDU's header, so that a run of large FPDUs is placed one after
- * the other. At all other times the buffer is {@code delegate}'s.
+ * skb_copy_bits} into the target pages). Right after such a payload, if the socket had run dry
+ * while it was read (this end is ahead of the sender), the next read asks only for the FPDU's
+ * trailer and the next FPDU's header, so that a run of large FPDUs arriving one by one is placed
+ * one after the other; with a backlog in the socket the next read is an ordinary one, which takes
+ * many FPDUs in one system call. At all other times the buffer is {@code delegate}'s.
  *
  * <p>One instance per channel (its state is that channel's): set it on the channel, e.g. {@code
  * ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(...))}. It works with

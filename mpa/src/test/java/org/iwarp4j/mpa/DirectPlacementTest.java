@@ -296,6 +296,66 @@ class DirectPlacementTest {
      * octets, last payload octets, pad, CRC): two TCP segments, each read in as many reads as the
      * allocator's buffers take.
      */
+    /** Octets the allocator was asked for by read {@code i} of the harness's log. */
+    private static int asked(Harness h, int i) {
+        return h.log.get(i)[2] - (i == 0 ? 0 : h.log.get(i - 1)[2]);
+    }
+
+    /** Index of the first read after the in-place reads of the first placed FPDU. */
+    private static int firstReadAfterPlacing(Harness h) {
+        int i = 0;
+        while (h.log.get(i)[1] == 0) {
+            i++;
+        }
+        while (h.log.get(i)[1] == 1) {
+            i++;
+        }
+        return i;
+    }
+
+    @Test
+    void aReceiverAheadOfTheSenderReadsOnlyTheTrailerAndNextHeadAfterAPlacedPayload() {
+        byte[] first = random(60000, 11);
+        byte[] second = random(60000, 12);
+        byte[] u1 = ulpdu(0, first);
+        byte[] u2 = ulpdu(first.length, second);
+        byte[] stream = encode(false, true, List.of(u1, u2));
+        try (Harness h = new Harness(first.length + second.length, false, true, 1024)) {
+            // 4 KiB TCP segments: every read into the region finds the socket drained after one.
+            h.receive(stream, List.of(4096));
+            assertThat(h.errors).isEmpty();
+            assertThat(h.delivered()).containsExactly(u1, u2);
+            assertThat(h.regionBytes(0, first.length)).isEqualTo(first);
+            assertThat(h.regionBytes(first.length, second.length)).isEqualTo(second);
+            int next = firstReadAfterPlacing(h);
+            // no pad (2 + 60014 octets fill whole words), CRC 4, ULPDU_Length 2, the advisor's head 18
+            assertThat(asked(h, next)).as("octets asked by the read after the payload").isEqualTo(4 + 2 + 18);
+            assertThat(h.log.get(next + 1)[1]).as("the second payload is read in place right away").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aBackloggedSocketGetsAnOrdinaryReadAfterAPlacedPayload() {
+        byte[] first = random(60000, 13);
+        byte[] second = random(60000, 14);
+        byte[] u1 = ulpdu(0, first);
+        byte[] u2 = ulpdu(first.length, second);
+        byte[] stream = encode(false, true, List.of(u1, u2));
+        try (Harness h = new Harness(first.length + second.length, false, true, 1024)) {
+            // The first read takes 1 KiB; after it, the whole rest is waiting in the socket, so the
+            // read into the region is filled completely.
+            h.receive(stream, List.of(1024, stream.length));
+            assertThat(h.errors).isEmpty();
+            assertThat(h.delivered()).containsExactly(u1, u2);
+            assertThat(h.regionBytes(0, first.length)).isEqualTo(first);
+            assertThat(h.regionBytes(first.length, second.length)).isEqualTo(second);
+            int next = firstReadAfterPlacing(h);
+            assertThat(asked(h, next)).as("octets asked by the read after the payload")
+                    .isGreaterThan(4 + 2 + 18);
+            assertThat(h.log.get(next)[0]).as("that read takes the trailer and beyond").isGreaterThan(4 + 2 + 18);
+        }
+    }
+
     @Test
     void aCutAtEveryBoundaryPlacesAndDeliversTheUlpdu() {
         byte[] payload = random(3001, 7); // 3015-octet ULPDU: pad 3

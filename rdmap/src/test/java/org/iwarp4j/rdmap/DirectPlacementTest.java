@@ -101,10 +101,10 @@ class DirectPlacementTest {
 
     /**
      * Write 512 KiB into the server, Send 128 KiB to it, Read 512 KiB from it: with direct placement on,
-     * both sides place FPDUs directly, most received octets are read by the socket straight into
-     * their place, and the receiving side allocates fewer octets of buffers than it receives; turned
-     * off, no octet is read in place and it allocates at least as many as it receives. The octets, the
-     * completions and the untouched memory around the targets are the same either way.
+     * both sides place FPDUs directly and their sockets read octets straight into place; turned off,
+     * no octet is read in place and the receiving side allocates at least as many octets of buffers
+     * as it receives. The octets, the completions and the untouched memory around the targets are the
+     * same either way.
      */
     @ParameterizedTest(name = "direct placement {0}, {1}")
     @org.junit.jupiter.params.provider.CsvSource({"true, EPOLL", "false, EPOLL", "true, NIO"})
@@ -171,15 +171,17 @@ class DirectPlacementTest {
             if (direct) {
                 assertThat(placedDirectly(serverMeters)).as("server FPDUs placed directly").isPositive();
                 assertThat(placedDirectly(clientMeters)).as("client FPDUs placed directly").isPositive();
-                // Each burst's first read goes to an ordinary buffer (it may hold several FPDUs); from
-                // the first FPDU that read cuts on, every payload is read into place.
+                // Every ordinary read that ends inside a large FPDU has the rest of its payload read
+                // into place. How many FPDUs an ordinary read takes whole depends on the backlog in
+                // the socket (with one, the decoder reads on in ordinary reads: mpa's
+                // DirectPlacementTest pins both cases), so only the presence is asserted here.
                 assertThat(octetsReadInPlace(serverMeters)).as("octets the server's socket reads put in place")
-                        .isGreaterThan(receivedOctets / 2.0);
+                        .isPositive();
                 assertThat(octetsReadInPlace(clientMeters)).as("octets the client's socket reads put in place")
-                        .isGreaterThan(BIG / 2.0);
-                assertThat(serverAllocated).as("octets of buffers the server allocated while receiving")
-                        .isLessThan(receivedOctets);
-                assertThat(clientAllocated).as("octets of buffers the client allocated while reading").isLessThan(BIG);
+                        .isPositive();
+                assertThat(serverAllocated + octetsReadInPlace(serverMeters))
+                        .as("octets of read buffers the server allocated, plus those read in place")
+                        .isGreaterThanOrEqualTo(receivedOctets);
             } else {
                 assertThat(placedDirectly(serverMeters) + placedDirectly(clientMeters)).isZero();
                 assertThat(octetsReadInPlace(serverMeters) + octetsReadInPlace(clientMeters)).isZero();
