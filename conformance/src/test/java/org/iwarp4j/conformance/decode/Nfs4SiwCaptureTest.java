@@ -58,7 +58,8 @@ class Nfs4SiwCaptureTest {
 
     /**
      * The unit that carries the RPC message tshark shows in that row: the same XID, Call or Reply, and the same
-     * frame, except for the WRITE Calls, which tshark shows at the frame that completed their Read chunk.
+     * frame, except for the WRITE Calls, which tshark shows at the frame that completed their Read chunk: the
+     * decoder labels that last Read Response with the same Call.
      */
     private static DecodedUnit rpcUnit(Row row) {
         String marker = "xid " + row.xid() + " ";
@@ -72,7 +73,8 @@ class Nfs4SiwCaptureTest {
             assertThat(d.frame()).isLessThan(row.frame());
             assertThat(report.units()).anySatisfy(r -> {
                 assertThat(r.frame()).isEqualTo(row.frame());
-                assertThat(r.summary()).startsWith("Read Response ").endsWith(" L");
+                assertThat(r.summary()).startsWith("Read Response ")
+                        .endsWith(" L -> xid " + row.xid() + " read chunk @188");
             });
         } else {
             assertThat(d.frame()).as("%s", d.summary()).isEqualTo(row.frame());
@@ -119,10 +121,10 @@ class Nfs4SiwCaptureTest {
     }
 
     /**
-     * Every Call and every inline Reply carries the operation names tshark gives, in order, and every Reply
-     * each operation's status; the COMPOUND's status is its last operation's (RFC 8881 §16.2.3). Replies
-     * that came in a Reply chunk (RDMA_NOMSG) are paired with their Call but not decoded: their RPC message
-     * is in the RDMA Writes, which the decoder does not reassemble.
+     * Every Call and every Reply carries the operation names tshark gives, in order, and every Reply each
+     * operation's status; the COMPOUND's status is its last operation's (RFC 8881 §16.2.3). Replies that
+     * came in a Reply chunk (RDMA_NOMSG) are put together from the RDMA Writes into it, as tshark does, and
+     * read the same as inline ones.
      */
     @Test
     void everyOperationIsNamedAsTsharkNamesIt() {
@@ -134,14 +136,14 @@ class Nfs4SiwCaptureTest {
                 assertThat(s).as("frame %d", row.frame()).contains(" | RDMA_MSG xid " + row.xid() + " ");
                 assertThat(s).as("frame %d", row.frame()).endsWith(" | CALL " + program + row.procedure()
                         + (row.operations().isEmpty() ? "" : " minor 2: " + String.join(" ", row.operations())));
-            } else if (row.transport().equals("RDMA_NOMSG")) {
-                nomsg++;
-                assertThat(s).as("frame %d", row.frame()).contains(" | RDMA_NOMSG ")
-                        .containsPattern(" \\| REPLY to NFSv4 COMPOUND \\(frame \\d+\\)$");
             } else if (row.operations().isEmpty()) {
                 assertThat(s).as("frame %d", row.frame())
                         .containsPattern(" \\| REPLY to " + program + row.procedure() + " \\(frame \\d+\\) SUCCESS$");
             } else {
+                if (row.transport().equals("RDMA_NOMSG")) {
+                    nomsg++;
+                    assertThat(s).as("frame %d", row.frame()).contains(" | RDMA_NOMSG xid " + row.xid() + " ");
+                }
                 List<String> ops = row.operations().stream().map(o -> o.replace("=NFS4_OK", " OK").replace('=', ' '))
                         .collect(Collectors.toList());
                 String last = row.operations().get(row.operations().size() - 1);
@@ -153,13 +155,15 @@ class Nfs4SiwCaptureTest {
         }
         // EXCHANGE_ID twice per connection, the OPENs and the READDIR: their Replies exceed the inline threshold.
         assertThat(nomsg).isEqualTo(7);
+        assertThat(report.units()).filteredOn(u -> u.summary().contains(" | RDMA_NOMSG "))
+                .hasSize(7).allSatisfy(u -> assertThat(u.layers().get("rpc")).containsKey("replyChunkOctets"));
         assertThat(tshark.stream().filter(r -> r.operations().contains("LOOKUP=NFS4ERR_NOENT")).count()).isEqualTo(1);
     }
 
     /**
      * WRITE data goes by Read chunk (RFC 8267 §6.1): each WRITE's Call offers one at the data's Position, and
      * the server's RDMA Read Request for it is matched to that Call and chunk (RPC-R-024). The Read Responses
-     * bring the whole file.
+     * bring the whole file, each labelled with the Call whose chunk it answers.
      */
     @Test
     void writeDataIsPulledFromTheReadChunks() {
@@ -182,9 +186,14 @@ class Nfs4SiwCaptureTest {
         }
         assertThat(requested).isEqualTo(offered).hasSize(2);
         assertThat(offered.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(FILE_SIZE);
-        long responses = lines(0, "Read Response ").stream()
-                .mapToLong(l -> Long.parseLong(l.replaceAll(".* len (\\d+)( L)?$", "$1"))).sum();
-        assertThat(responses).isEqualTo(FILE_SIZE);
+        Map<String, Long> responded = new TreeMap<>();
+        Pattern response = Pattern.compile(" len (\\d+)( L)? -> xid (0x[0-9a-f]{8}) read chunk @188$");
+        for (String l : lines(0, "Read Response ")) {
+            Matcher m = response.matcher(l);
+            assertThat(m.find()).as(l).isTrue();
+            responded.merge(m.group(3), Long.parseLong(m.group(1)), Long::sum);
+        }
+        assertThat(responded).isEqualTo(offered);
         assertThat(lines(1, "Read Request ")).isEmpty();
     }
 

@@ -450,7 +450,7 @@ final class RpcTracker {
             }
         }
         if (h instanceof RpcRdmaHeader.RdmaMsg && buf.readableBytes() >= 8) {
-            replyMessage(buf, call, written, chunks, frame, dir, layers, s, -1);
+            replyMessage(buf, call, written, chunks, frame, dir, layers, s, null);
         } else if (h instanceof RpcRdmaHeader.RdmaNomsg && call != null && call.replyOctets() != null
                 && chunks.replyChunk().isPresent()) {
             byte[] message = replyChunkMessage(call, chunks.replyChunk().get(), frame, dir, s);
@@ -470,17 +470,17 @@ final class RpcTracker {
      * The RPC reply (RFC 5531) and what the program's results say: an NFSv3 procedure's status, a
      * READ's count, every operation of an NFSv4 COMPOUND with its status. The same for a reply that
      * came inline and one assembled from the Reply chunk ({@code chunkXid} is then the transport
-     * header's XID, which the reply's must equal, RPC-R-038; -1 otherwise).
+     * header's XID, which the reply's must equal, RPC-R-038; null otherwise).
      */
     private void replyMessage(ByteBuf buf, PendingCall call, long written, ChunkLists chunks, long frame, String dir,
-            Map<String, Map<String, Object>> layers, StringBuilder s, long chunkXid) {
+            Map<String, Map<String, Object>> layers, StringBuilder s, Integer chunkXid) {
         try {
             RpcReplyHeader r = RpcReplyHeader.decode(new XdrDecoder(buf));
             Map<String, Object> rpc = Findings.fields("type", "REPLY", "xid", xid(r.xid()));
-            if (chunkXid >= 0) {
+            if (chunkXid != null) {
                 rpc.put("replyChunkOctets", buf.writerIndex());
-                if (r.xid() != (int) chunkXid) {
-                    out.violation(Check.RPC_XID, frame, index, dir, "rdma_xid " + xid((int) chunkXid)
+                if (r.xid() != chunkXid) {
+                    out.violation(Check.RPC_XID, frame, index, dir, "rdma_xid " + xid(chunkXid)
                             + ", the RPC reply in the Reply chunk has XID " + xid(r.xid()));
                 }
             }
