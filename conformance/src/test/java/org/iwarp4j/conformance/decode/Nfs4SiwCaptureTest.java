@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -226,6 +229,56 @@ class Nfs4SiwCaptureTest {
         assertThat(returned).isEqualTo(written).hasSize(2);
         assertThat(returned.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(FILE_SIZE);
         assertThat(lines(0, "Write ")).allSatisfy(l -> assertThat(l).endsWith(" reply chunk"));
+    }
+
+    /**
+     * The capture without frame 234, the Write that put 212 of the READDIR Reply's 316 octets into the second
+     * segment of its Reply chunk (as {@code editcap nfs4-rdma-siw.pcap out.pcap 234} makes it): the gap is
+     * reported, and the RDMA_NOMSG Reply says which octets it lacks instead of being decoded; all else reads
+     * as before.
+     */
+    @Test
+    void aReplyChunkWriteTheCaptureLacksIsReportedNotGuessed() throws Exception {
+        byte[] file = Files.readAllBytes(TestData.root().resolve("captures").resolve("nfs4-rdma-siw.pcap"));
+        assertThat(ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN).getInt()).isEqualTo(0xa1b2c3d4);
+        int pos = 24;
+        for (int frame = 1; frame < 234; frame++) {
+            pos += 16 + ByteBuffer.wrap(file, pos + 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        }
+        int end = pos + 16 + ByteBuffer.wrap(file, pos + 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        byte[] without = new byte[file.length - (end - pos)];
+        System.arraycopy(file, 0, without, 0, pos);
+        System.arraycopy(file, end, without, pos, file.length - end);
+        DecodeReport r = CaptureDecoder.decode(without, DecodeOptions.DEFAULT);
+
+        assertThat(report.units()).filteredOn(u -> u.frame() == 234).singleElement().extracting(DecodedUnit::summary)
+                .asString().startsWith("Write STag 0x48bedb01 ").contains(" len 212 L -> xid 0x5f79c3c1 reply chunk");
+        assertThat(r.violations()).extracting(Violation::requirementId).containsExactly("MPA-R-006", "MPA-R-006");
+        assertThat(r.notes()).extracting(Note::text).containsExactly(
+                "232 octets missing from the capture at stream offset 314092 (before frame 235); decoding resumes at"
+                        + " offset 314324 (frame 235)",
+                "the RPC reply in the Reply chunk of xid 0x5f79c3c1 lacks 212 of its 316 octets, first octets 0-211"
+                        + " of segment 1 (0x48bedb01@0x5f79c3c17db58058): no RDMA Write in the capture placed them,"
+                        + " so the reply is not decoded");
+        assertThat(r.units()).filteredOn(u -> u.summary().contains("RDMA_NOMSG xid 0x5f79c3c1 ")).singleElement()
+                .extracting(DecodedUnit::summary).asString().endsWith("| REPLY to NFSv4 COMPOUND (frame 232) (Reply"
+                        + " chunk: 212 of 316 octets not in the capture; not decoded)");
+        // Every other RPC message reads as in the whole capture (frame numbers after 234 are one lower).
+        List<String> whole = rpcTexts(report);
+        List<String> cut = rpcTexts(r);
+        assertThat(cut).hasSameSizeAs(whole);
+        for (int i = 0; i < whole.size(); i++) {
+            if (whole.get(i).startsWith("RDMA_NOMSG xid 0x5f79c3c1 ")) {
+                continue;
+            }
+            assertThat(cut.get(i)).isEqualTo(whole.get(i));
+        }
+    }
+
+    private static List<String> rpcTexts(DecodeReport r) {
+        return r.units().stream().map(DecodedUnit::summary).filter(s -> s.contains(" | "))
+                .map(s -> s.substring(s.indexOf(" | ") + 3).replaceAll("\\(frame \\d+\\)", ""))
+                .collect(Collectors.toList());
     }
 
     /**
