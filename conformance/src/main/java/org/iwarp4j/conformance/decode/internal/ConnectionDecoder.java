@@ -925,7 +925,8 @@ final class ConnectionDecoder {
             return "";
         }
         ReadRequestHeader answering = requests.peekFirst();
-        String target = answering.sinkStag() == stag ? d.other().readTargets.getOrDefault(answering, "") : "";
+        String target = answering != null && answering.sinkStag() == stag
+                ? d.other().readTargets.getOrDefault(answering, "") : "";
         d.readResponseRemaining -= payload;
         if (d.readResponseRemaining < 0 || last && d.readResponseRemaining != 0) {
             ReadRequestHeader rr = requests.peekFirst();
