@@ -83,7 +83,8 @@ public enum Check {
     RPC_HEADER("RPC-R-036", Level.MUST, "the transport header is well-formed XDR (chunk lists terminated, Positions"
             + " multiples of 4, RDMA_NOMSG with a chunk)"),
     RPC_VERSION("RPC-R-039", Level.MUST, "rdma_vers is 1"),
-    RPC_XID("RPC-R-038", Level.MUST, "an RDMA_MSG's rdma_xid equals its RPC message's XID"),
+    RPC_XID("RPC-R-038", Level.MUST, "the rdma_xid equals the XID of the RPC message the header carries: an"
+            + " RDMA_MSG's inline, an RDMA_NOMSG Reply's in its Reply chunk"),
     RPC_CREDITS("RPC-R-003", Level.MUST,
             "the Requester has no more Calls outstanding than the last Reply granted (one before the first Reply,"
                     + " RPC-R-012)"),

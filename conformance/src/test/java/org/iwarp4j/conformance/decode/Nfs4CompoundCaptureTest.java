@@ -132,6 +132,8 @@ class Nfs4CompoundCaptureTest {
                 "| CALL NFSv4 COMPOUND minor 1: SEQUENCE PUTFH WRITE GETATTR"));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("Read Request QN 1 MSN 1 ")
                 .endsWith(" -> xid 0x00000011 read chunk @" + position));
+        assertThat(lines.stream().filter(l -> l.startsWith("Read Response STag 0x00009001 "))).hasSize(3)
+                .allSatisfy(l -> assertThat(l).endsWith(" -> xid 0x00000011 read chunk @" + position));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("| CALL NFSv4 COMPOUND minor 1: SEQUENCE PUTFH"
                 + " LOOKUP"));
         assertThat(lines).anySatisfy(l -> assertThat(l).endsWith(

@@ -99,6 +99,11 @@ final class Nfs4Wire {
         return new Xdr().u32(xid, 0, 2, 100003, 4, 1, 0, 0, 0, 0).raw(args).bytes();
     }
 
+    /** The RPC Call of an NFS procedure (program 100003) of any version, AUTH_NONE. */
+    static byte[] call(int xid, int version, int procedure, byte[] args) {
+        return new Xdr().u32(xid, 0, 2, 100003, version, procedure, 0, 0, 0, 0).raw(args).bytes();
+    }
+
     /** An accepted, successful RPC Reply with these results. */
     static byte[] reply(int xid, byte[] results) {
         return new Xdr().u32(xid, 1, 0, 0, 0, 0).raw(results).bytes();
@@ -146,6 +151,13 @@ final class Nfs4Wire {
                 reply.forEach(s -> x.u32(s.handle(), s.length()).u64(s.offset()));
             }
         }
+    }
+
+    /** RDMA_NOMSG: xid, version 1, credits, procedure 1, chunk lists; the RPC message travels in a chunk. */
+    static byte[] rdmaNomsg(int xid, int credits, Chunks chunks) {
+        Xdr x = new Xdr().u32(xid, 1, credits, 1);
+        chunks.encode(x);
+        return x.bytes();
     }
 
     /** RDMA_MSG: xid, version 1, credits, procedure 0, chunk lists, the RPC message. */

@@ -107,7 +107,11 @@ class RealCapturesTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("Send with Invalidate ")
                 .contains("REPLY to NFSv3 WRITE"));
         assertThat(lines.stream().filter(l -> l.contains("| REPLY to NFSv3 READ ")).count()).isEqualTo(2);
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("REPLY to NFSv3 READDIRPLUS"));
+        // READDIRPLUS's Reply came in its Reply chunk (RDMA_NOMSG): put together from the three Writes into it and
+        // read like an inline one; tshark (frame 144) shows xid 0x212f65b5 and Status NFS3_OK too.
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("| RDMA_NOMSG xid 0x212f65b5 ")
+                .endsWith("| REPLY to NFSv3 READDIRPLUS (frame 139) SUCCESS NFS3_OK"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("| REPLY to NFSv3 WRITE (frame 42) SUCCESS NFS3_OK"));
         assertThat(r.connections()).allSatisfy(c -> assertThat(c.negotiated())
                 .endsWith("RPC-over-RDMA inline 4096/4096"));
         // Every RDMA Write lands in a chunk segment of an outstanding Call, every Read Request reads a
@@ -119,6 +123,14 @@ class RealCapturesTest {
         assertThat(writes).anySatisfy(l -> assertThat(l).endsWith(" write chunk 0"));
         assertThat(reads).hasSize(2).allSatisfy(l -> assertThat(l).containsPattern(" -> xid 0x[0-9a-f]{8} read chunk"
                 + " @120$"));
+        // Each Read Response carries the label of the Read Request it answers.
+        List<String> responses = lines.stream().filter(l -> l.startsWith("Read Response ")).collect(Collectors.toList());
+        assertThat(responses).isNotEmpty().allSatisfy(l -> assertThat(l).containsPattern(" -> xid 0x[0-9a-f]{8} read"
+                + " chunk @120$"));
+        for (String read : reads) {
+            String label = read.substring(read.indexOf(" -> xid "));
+            assertThat(responses).anySatisfy(l -> assertThat(l).endsWith(" L" + label));
+        }
     }
 
     /**

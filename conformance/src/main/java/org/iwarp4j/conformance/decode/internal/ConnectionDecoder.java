@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +92,8 @@ final class ConnectionDecoder {
         final long[] taggedNextTo = new long[2];
         /** Read Requests this side sent that the other has not answered yet. */
         final Deque<ReadRequestHeader> outstandingReads = new ArrayDeque<>();
+        /** Where each outstanding Read Request reads, on RPC-over-RDMA: the Call and Read chunk, for its Response. */
+        final Map<ReadRequestHeader, String> readTargets = new IdentityHashMap<>();
         long readResponseRemaining = -1;
         boolean afterGap;
         long terminateFrame = -1;
@@ -701,10 +704,12 @@ final class ConnectionDecoder {
             if (opcode != null && !opcode.tagged()) {
                 out.violation(Check.RDMAP_OPCODE_MODEL, frame, index, dir, name + " in a tagged segment");
             }
-            taggedSequence(d, frame, stag, to, payload, last, opcode == RdmapOpcode.RDMA_READ_RESPONSE);
+            String target = taggedSequence(d, frame, stag, to, payload, last,
+                    opcode == RdmapOpcode.RDMA_READ_RESPONSE);
             rtrCheck(d, frame, opcode, tagged, payload, last, null, null);
-            String target = rpc != null && opcode == RdmapOpcode.RDMA_WRITE
-                    ? rpc.rdmaWrite(d == toResponder, frame, stag, to, payload) : "";
+            if (rpc != null && opcode == RdmapOpcode.RDMA_WRITE) {
+                target = rpc.rdmaWrite(d == toResponder, frame, stag, to, u, headerLength);
+            }
             return String.format("%s STag 0x%08x TO 0x%x len %d%s", name, stag, to, payload, last ? " L" : "")
                     + target;
         }
@@ -803,7 +808,11 @@ final class ConnectionDecoder {
         }
     }
 
-    private void taggedSequence(Direction d, long frame, int stag, long to, int payload, boolean last,
+    /**
+     * DDP-R-030 for one tagged segment, and RDMAP-R-016 for a Read Response; returns what the
+     * Response's Read Request said it reads (its Call and Read chunk on RPC-over-RDMA), or "".
+     */
+    private String taggedSequence(Direction d, long frame, int stag, long to, int payload, boolean last,
             boolean readResponse) {
         String dir = d.name;
         int kind = readResponse ? 1 : 0;
@@ -816,13 +825,15 @@ final class ConnectionDecoder {
             }
         }
         boolean first = !d.taggedInProgress[kind];
+        String target = "";
         if (readResponse) {
-            readResponse(d, frame, first, stag, to, payload, last);
+            target = readResponse(d, frame, first, stag, to, payload, last);
         }
         d.taggedResync[kind] = false;
         d.taggedInProgress[kind] = !last;
         d.taggedStag[kind] = stag;
         d.taggedNextTo[kind] = to + payload;
+        return target;
     }
 
     private String readRequest(Direction d, long frame, byte[] u, int payload, boolean last, long mo,
@@ -856,11 +867,19 @@ final class ConnectionDecoder {
         }
         String source = rpc == null ? "" : rpc.rdmaReadRequest(d == toResponder, frame, rr.sourceStag(),
                 rr.sourceTaggedOffset(), rr.readMessageSize());
+        if (!source.isEmpty()) {
+            d.readTargets.put(rr, source);
+        }
         return String.format(" sink 0x%08x@0x%x size %d source 0x%08x@0x%x", rr.sinkStag(), rr.sinkTaggedOffset(),
                 rr.readMessageSize(), rr.sourceStag(), rr.sourceTaggedOffset()) + source;
     }
 
-    private void readResponse(Direction d, long frame, boolean first, int stag, long to, int payload, boolean last) {
+    /**
+     * RDMAP-R-016 for one Read Response segment; returns where the Read Request it answers read
+     * (the Call and Read chunk, on RPC-over-RDMA), or "".
+     */
+    private String readResponse(Direction d, long frame, boolean first, int stag, long to, int payload,
+            boolean last) {
         String dir = d.name;
         Deque<ReadRequestHeader> requests = d.other().outstandingReads;
         boolean suppress = d.other().afterGap || d.afterGap;
@@ -877,10 +896,10 @@ final class ConnectionDecoder {
             }
             if (match == null) {
                 d.readResponseRemaining = -1;
-                return;
+                return "";
             }
             while (requests.peekFirst() != match) {
-                requests.pollFirst();
+                answered(d.other());
             }
             d.readResponseRemaining = match.readMessageSize() - (to - match.sinkTaggedOffset());
             first = false;
@@ -893,7 +912,7 @@ final class ConnectionDecoder {
                             + " outstanding");
                 }
                 d.readResponseRemaining = -1;
-                return;
+                return "";
             }
             if (rr.sinkStag() != stag || rr.sinkTaggedOffset() != to) {
                 out.violation(Check.RDMAP_READ_RESPONSE, frame, index, dir, String.format("Read Response to STag"
@@ -903,8 +922,11 @@ final class ConnectionDecoder {
             d.readResponseRemaining = rr.readMessageSize();
         }
         if (d.readResponseRemaining < 0) {
-            return;
+            return "";
         }
+        ReadRequestHeader answering = requests.peekFirst();
+        String target = answering != null && answering.sinkStag() == stag
+                ? d.other().readTargets.getOrDefault(answering, "") : "";
         d.readResponseRemaining -= payload;
         if (d.readResponseRemaining < 0 || last && d.readResponseRemaining != 0) {
             ReadRequestHeader rr = requests.peekFirst();
@@ -913,14 +935,21 @@ final class ConnectionDecoder {
                     + (last ? "" : " so far") + " for a Read Request of " + rr.readMessageSize());
             d.readResponseRemaining = -1;
             if (last) {
-                requests.pollFirst();
+                answered(d.other());
             }
-            return;
+            return target;
         }
         if (last) {
-            requests.pollFirst();
+            answered(d.other());
             d.readResponseRemaining = -1;
         }
+        return target;
+    }
+
+    /** The oldest outstanding Read Request of this side has its Response. */
+    private static void answered(Direction requester) {
+        ReadRequestHeader rr = requester.outstandingReads.pollFirst();
+        requester.readTargets.remove(rr);
     }
 
     /** MPA2-R-009: the first FPDU of the Initiator after an accepting Reply with A set. */

@@ -7,6 +7,7 @@ import static org.iwarp4j.nfs.v4.Nfs4Constants.CB_VERSION;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.iwarp4j.nfs.binding.Nfs4Binding;
 import org.iwarp4j.nfs.binding.Nfs4OperationBinding;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
 import org.iwarp4j.nfs.binding.ProcedureBinding;
+import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.oncrpc.AcceptStat;
 import org.iwarp4j.oncrpc.RpcConstants;
 import org.iwarp4j.oncrpc.XdrDecoder;
@@ -53,14 +55,43 @@ final class RpcTracker {
      * COMPOUND's arguments, null for anything else.
      */
     private record PendingCall(int xid, long frame, int program, int version, int procedure, ChunkLists chunks,
-                               Nfs4Compound.Call compound, long[] written) {
+                               Nfs4Compound.Call compound, long[] written, ReplyChunkOctets replyOctets) {
         PendingCall(int xid, long frame, int program, int version, int procedure, ChunkLists chunks,
                     Nfs4Compound.Call compound) {
-            this(xid, frame, program, version, procedure, chunks, compound, new long[chunks.writeList().size() + 1]);
+            this(xid, frame, program, version, procedure, chunks, compound, new long[chunks.writeList().size() + 1],
+                    chunks.replyChunk().map(ReplyChunkOctets::new).orElse(null));
         }
 
         boolean isCompound() {
             return compound != null;
+        }
+    }
+
+    /**
+     * At most this many octets of RDMA Writes into the Reply chunks of one side's outstanding Calls
+     * are kept. A Reply chunk's contents wait for its RDMA_NOMSG Reply; a Call that is never answered
+     * would otherwise hold its octets to the end of the capture. Writes beyond it are counted, not
+     * kept, and their Reply is then not decoded (its line says so).
+     */
+    static final long REPLY_CHUNK_BUDGET = 16L << 20;
+
+    /** One RDMA Write's octets that landed in a Reply chunk: its STag, TO and payload. */
+    private record Piece(int stag, long to, byte[] octets) {
+    }
+
+    /**
+     * What RDMA Writes placed in a Call's Reply chunk, in the order they came (RFC 8166 §3.5.3: the
+     * Responder writes the RPC reply there, then sends RDMA_NOMSG). Never more than the chunk's
+     * offered length is kept, and, across all Calls of one Requester, {@link #REPLY_CHUNK_BUDGET}.
+     */
+    private static final class ReplyChunkOctets {
+        final long offered;
+        final List<Piece> pieces = new ArrayList<>();
+        long held;
+        long dropped;
+
+        ReplyChunkOctets(WriteChunk chunk) {
+            this.offered = chunk.length();
         }
     }
 
@@ -69,6 +100,16 @@ final class RpcTracker {
         final Map<Integer, PendingCall> outstanding = new LinkedHashMap<>();
         long granted = 1; // RPC-R-012: one credit until the first Reply
         boolean afterGap;
+        /** Octets held in the Reply chunks of the outstanding Calls. */
+        long replyChunkHeld;
+
+        PendingCall answer(int xid) {
+            PendingCall call = outstanding.remove(xid);
+            if (call != null && call.replyOctets() != null) {
+                replyChunkHeld -= call.replyOctets().held;
+            }
+            return call;
+        }
     }
 
     private final int index;
@@ -165,7 +206,7 @@ final class RpcTracker {
         if (h instanceof RpcRdmaHeader.RdmaError e) {
             rr.put("error", e.error().toString());
             s.append(' ').append(e.error());
-            PendingCall call = peer.outstanding.remove(h.xid());
+            PendingCall call = peer.answer(h.xid());
             // Only a Responder answers with RDMA_ERROR: the client is one only for the server's backward Calls.
             boolean ownCall = self.outstanding.containsKey(h.xid());
             boolean noCallToAnswer = fromClient && peer.outstanding.isEmpty() && !peer.afterGap && !self.afterGap;
@@ -214,7 +255,7 @@ final class RpcTracker {
                         + " Calls outstanding, the peer granted " + self.granted);
             }
         } else {
-            PendingCall call = peer.outstanding.remove(h.xid());
+            PendingCall call = peer.answer(h.xid());
             if (overThreshold != null) {
                 // RFC 8166 §3.5.3: with a Reply chunk offered, a Reply too large to go inline goes through it.
                 boolean replyChunk = call != null && call.chunks().replyChunk().isPresent();
@@ -409,28 +450,179 @@ final class RpcTracker {
             }
         }
         if (h instanceof RpcRdmaHeader.RdmaMsg && buf.readableBytes() >= 8) {
-            try {
-                RpcReplyHeader r = RpcReplyHeader.decode(new XdrDecoder(buf));
-                Map<String, Object> rpc = Findings.fields("type", "REPLY", "xid", xid(r.xid()));
-                if (r instanceof RpcReplyHeader.Accepted a) {
-                    rpc.put("acceptStat", a.stat().toString());
-                    s.append(' ').append(a.stat());
-                    if (a.stat() == AcceptStat.SUCCESS && call != null) {
-                        readInline(call, buf, written, frame, dir, rpc, s);
-                        if (call.isCompound()) {
-                            compoundReply(call, chunks.writeList(), buf, frame, dir, rpc, s);
-                        }
-                    }
-                } else {
-                    rpc.put("denied", true);
-                    s.append(" DENIED");
+            replyMessage(buf, call, written, chunks, frame, dir, layers, s, null);
+        } else if (h instanceof RpcRdmaHeader.RdmaNomsg && call != null && call.replyOctets() != null
+                && chunks.replyChunk().isPresent()) {
+            byte[] message = replyChunkMessage(call, chunks.replyChunk().get(), frame, dir, s);
+            if (message != null) {
+                ByteBuf assembled = Unpooled.wrappedBuffer(message);
+                try {
+                    replyMessage(assembled, call, written, chunks, frame, dir, layers, s, h.xid());
+                } finally {
+                    assembled.release();
                 }
-                layers.put("rpc", rpc);
-            } catch (RuntimeException e) {
-                out.note(frame, index, dir, "RPC reply header not decoded: " + e.getMessage());
             }
         }
         return s.toString();
+    }
+
+    /**
+     * The RPC reply (RFC 5531) and what the program's results say: an NFSv3 procedure's status, a
+     * READ's count, every operation of an NFSv4 COMPOUND with its status. The same for a reply that
+     * came inline and one assembled from the Reply chunk ({@code chunkXid} is then the transport
+     * header's XID, which the reply's must equal, RPC-R-038; null otherwise).
+     */
+    private void replyMessage(ByteBuf buf, PendingCall call, long written, ChunkLists chunks, long frame, String dir,
+            Map<String, Map<String, Object>> layers, StringBuilder s, Integer chunkXid) {
+        try {
+            RpcReplyHeader r = RpcReplyHeader.decode(new XdrDecoder(buf));
+            Map<String, Object> rpc = Findings.fields("type", "REPLY", "xid", xid(r.xid()));
+            if (chunkXid != null) {
+                rpc.put("replyChunkOctets", buf.writerIndex());
+                if (r.xid() != chunkXid) {
+                    out.violation(Check.RPC_XID, frame, index, dir, "rdma_xid " + xid(chunkXid)
+                            + ", the RPC reply in the Reply chunk has XID " + xid(r.xid()));
+                }
+            }
+            if (r instanceof RpcReplyHeader.Accepted a) {
+                rpc.put("acceptStat", a.stat().toString());
+                s.append(' ').append(a.stat());
+                if (a.stat() == AcceptStat.SUCCESS && call != null) {
+                    nfs3Status(call, buf, rpc, s);
+                    readInline(call, buf, written, frame, dir, rpc, s);
+                    if (call.isCompound()) {
+                        compoundReply(call, chunks.writeList(), buf, frame, dir, rpc, s);
+                    }
+                }
+            } else {
+                rpc.put("denied", true);
+                s.append(" DENIED");
+            }
+            layers.put("rpc", rpc);
+        } catch (RuntimeException e) {
+            out.note(frame, index, dir, "RPC reply header not decoded: " + e.getMessage());
+        }
+    }
+
+    /**
+     * RFC 1813 §3.3: every NFSv3 result but NULL's begins with an nfsstat3. Named when the table
+     * knows it, the number otherwise.
+     */
+    private static void nfs3Status(PendingCall call, ByteBuf buf, Map<String, Object> rpc, StringBuilder s) {
+        if (call.program() != NfsBindingConstants.NFS_PROGRAM || call.version() != 3 || call.procedure() == 0
+                || buf.readableBytes() < 4) {
+            return;
+        }
+        int status = buf.getInt(buf.readerIndex());
+        rpc.put("nfsStatus", status);
+        String name = "NFS3 status " + Integer.toUnsignedLong(status);
+        for (Nfs3Status known : Nfs3Status.values()) {
+            if (known.value() == status) {
+                name = known.name();
+            }
+        }
+        s.append(' ').append(name);
+    }
+
+    /**
+     * The RPC reply a Responder wrote into the Reply chunk: the returned segments one after the
+     * other, each as long as the RDMA_NOMSG header says it was filled (RFC 8166 §3.4.6, §3.5.3),
+     * from the RDMA Writes kept for the Call. Null when the capture lacks some of those octets or
+     * they were not kept: the line says how many, and a note where, instead of a guess.
+     */
+    private byte[] replyChunkMessage(PendingCall call, WriteChunk returned, long frame, String dir,
+            StringBuilder s) {
+        ReplyChunkOctets o = call.replyOctets();
+        long total = returned.length();
+        if (total == 0) {
+            s.append(" (the Reply chunk returns no octets: no RPC reply)");
+            return null;
+        }
+        if (o.dropped > 0) {
+            s.append(" (Reply chunk not decoded: not kept)");
+            out.note(frame, index, dir, "the Reply chunk of xid " + xid(call.xid()) + " is not decoded: "
+                    + o.dropped + " octets of the RDMA Writes into it were not kept (the decoder keeps at most "
+                    + (REPLY_CHUNK_BUDGET >> 20) + " MiB of Reply chunk octets per direction for Calls not yet"
+                    + " answered)");
+            return null;
+        }
+        long missing = 0;
+        String firstGap = null;
+        for (int k = 0; k < returned.segments().size(); k++) {
+            RdmaSegment seg = returned.segments().get(k);
+            List<long[]> covered = new ArrayList<>();
+            for (Piece p : o.pieces) {
+                long[] overlap = overlap(seg, p);
+                if (overlap != null) {
+                    covered.add(new long[] {overlap[0], overlap[0] + overlap[2]});
+                }
+            }
+            covered.sort((a, b) -> Long.compare(a[0], b[0]));
+            long at = 0;
+            long length = seg.length();
+            for (long[] c : covered) {
+                if (c[0] > at) {
+                    missing += c[0] - at;
+                    firstGap = firstGap != null ? firstGap : gap(k, seg, at, c[0]);
+                }
+                at = Math.max(at, c[1]);
+            }
+            if (at < length) {
+                missing += length - at;
+                firstGap = firstGap != null ? firstGap : gap(k, seg, at, length);
+            }
+        }
+        if (missing > 0) {
+            s.append(" (Reply chunk: ").append(missing).append(" of ").append(total)
+                    .append(" octets not in the capture; not decoded)");
+            out.note(frame, index, dir, "the RPC reply in the Reply chunk of xid " + xid(call.xid()) + " lacks "
+                    + missing + " of its " + total + " octets, first " + firstGap + ": no RDMA Write in the capture"
+                    + " placed them, so the reply is not decoded");
+            return null;
+        }
+        // Complete, so no larger than what was kept (at most the budget).
+        byte[] message = new byte[(int) total];
+        long base = 0;
+        for (RdmaSegment seg : returned.segments()) {
+            for (Piece p : o.pieces) { // in arrival order: a later Write over the same octets wins
+                long[] overlap = overlap(seg, p);
+                if (overlap != null) {
+                    System.arraycopy(p.octets(), (int) overlap[1], message, (int) (base + overlap[0]),
+                            (int) overlap[2]);
+                }
+            }
+            base += seg.length();
+        }
+        return message;
+    }
+
+    private static String gap(int k, RdmaSegment seg, long from, long to) {
+        return String.format("octets %d-%d of segment %d (0x%08x@0x%x)", from, to - 1, k, seg.handle(),
+                seg.offset());
+    }
+
+    /**
+     * Where a kept Write meets a returned segment: {offset in the segment, offset in the Write's
+     * octets, length}, or null. Offsets are unsigned 64-bit.
+     */
+    private static long[] overlap(RdmaSegment seg, Piece p) {
+        long length = seg.length();
+        if (p.stag() != seg.handle() || length == 0) {
+            return null;
+        }
+        long n = p.octets().length;
+        if (Long.compareUnsigned(p.to(), seg.offset()) >= 0) {
+            long rel = p.to() - seg.offset();
+            if (Long.compareUnsigned(rel, length) >= 0) {
+                return null;
+            }
+            return new long[] {rel, 0, Math.min(n, length - rel)};
+        }
+        long skip = seg.offset() - p.to();
+        if (Long.compareUnsigned(skip, n) >= 0) {
+            return null;
+        }
+        return new long[] {0, skip, Math.min(n - skip, length)};
     }
 
     /**
@@ -533,11 +725,8 @@ final class RpcTracker {
             return;
         }
         int r = buf.readerIndex();
-        int status = buf.getInt(r);
-        rpc.put("nfsStatus", status);
-        if (status != 0) {
-            s.append(" NFS3 status ").append(status);
-            return;
+        if (buf.getInt(r) != 0) {
+            return; // nfs3Status named it
         }
         int pos = r + 4;
         boolean attributes = buf.getInt(pos) != 0;
@@ -609,7 +798,8 @@ final class RpcTracker {
      * §3.5.3, RPC-R-029), inside the segment's length. The octets are counted per chunk for the
      * Reply's lengths (RPC-R-028). Returns where it landed, for the summary line, or "".
      */
-    String rdmaWrite(boolean fromClient, long frame, int stag, long to, int length) {
+    String rdmaWrite(boolean fromClient, long frame, int stag, long to, byte[] ulpdu, int payloadStart) {
+        int length = ulpdu.length - payloadStart;
         if (length == 0) {
             return "";
         }
@@ -627,6 +817,9 @@ final class RpcTracker {
                     }
                     if (inside(seg, to, length)) {
                         c.written()[i] += length;
+                        if (i == writeList.size()) {
+                            keep(requester, c.replyOctets(), stag, to, ulpdu, payloadStart, length);
+                        }
                         return " -> xid " + xid(c.xid()) + (i < writeList.size() ? " write chunk " + i : " reply chunk");
                     }
                     sameHandle = seg;
@@ -640,6 +833,19 @@ final class RpcTracker {
                     : "beyond the offered segment " + segment(sameHandle)));
         }
         return "";
+    }
+
+    /** Keeps a Write's octets for the Reply chunk's RDMA_NOMSG Reply, within both bounds. */
+    private static void keep(Requester requester, ReplyChunkOctets o, int stag, long to, byte[] ulpdu, int from,
+            int length) {
+        if (o.dropped > 0 || o.held + length > o.offered
+                || requester.replyChunkHeld + length > REPLY_CHUNK_BUDGET) {
+            o.dropped += length;
+            return;
+        }
+        o.pieces.add(new Piece(stag, to, Arrays.copyOfRange(ulpdu, from, from + length)));
+        o.held += length;
+        requester.replyChunkHeld += length;
     }
 
     /**
