@@ -121,7 +121,10 @@ public final class Nfs4Client implements AutoCloseable {
         connection.close();
     }
 
-    /** Options of an {@link Nfs4Client}; the options both clients take are described in {@link ClientBuilder}. */
+    /**
+     * Options of an {@link Nfs4Client}: minor version, root and transfer sizes here; transport,
+     * credential, timeout and window as for every NFS client.
+     */
     public static final class Builder extends ClientBuilder<Builder> {
         private int minorVersion = -1;
         private String root = "";

@@ -335,7 +335,10 @@ public final class NfsClient implements AutoCloseable {
         nfs.close();
     }
 
-    /** Options of an {@link NfsClient}; the options both clients take are described in {@link ClientBuilder}. */
+    /**
+     * Options of an {@link NfsClient}: MOUNT and the transfer size here; transport, credential,
+     * timeout and window as for every NFS client.
+     */
     public static final class Builder extends ClientBuilder<Builder> {
         private int mountPort = -1;
         private String export = "/export";
