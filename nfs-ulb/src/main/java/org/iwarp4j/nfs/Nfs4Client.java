@@ -4,20 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.internal.client4.Nfs4Connection;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
-import org.iwarp4j.oncrpc.AuthSys;
-import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcClientTransport;
-import org.iwarp4j.oncrpc.RpcTcpClientTransport;
-import org.iwarp4j.rdmap.Rnic;
-import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 
 /**
@@ -127,23 +121,18 @@ public final class Nfs4Client implements AutoCloseable {
         connection.close();
     }
 
-    /** Options of an {@link Nfs4Client}. */
-    public static final class Builder {
-        private final InetSocketAddress server;
+    /**
+     * Options of an {@link Nfs4Client}: minor version, root and transfer sizes here; transport,
+     * credential, timeout and window as for every NFS client.
+     */
+    public static final class Builder extends ClientBuilder<Builder> {
         private int minorVersion = -1;
         private String root = "";
-        private OpaqueAuth credential = new AuthSys(0, "iwarp4j", 0, 0, new int[0]).toOpaqueAuth();
-        private Duration timeout = Duration.ofSeconds(30);
-        private RpcClientTransport transport;
         private int maxRead = 1 << 20;
         private int maxWrite = 1 << 20;
-        private int window = 8;
-        private Rnic rdmaRnic;
-        private InetSocketAddress rdmaAddress;
-        private RpcRdmaSettings rdmaSettings;
 
         private Builder(InetSocketAddress server) {
-            this.server = Objects.requireNonNull(server, "server");
+            super(server);
         }
 
         /**
@@ -167,42 +156,6 @@ public final class Nfs4Client implements AutoCloseable {
             return this;
         }
 
-        /** The AUTH_SYS credential of every call (default uid 0, gid 0). */
-        public Builder credential(AuthSys credential) {
-            this.credential = credential.toOpaqueAuth();
-            return this;
-        }
-
-        /** The credential of every call, of any flavor. */
-        public Builder credential(OpaqueAuth credential) {
-            this.credential = Objects.requireNonNull(credential, "credential");
-            return this;
-        }
-
-        public Builder timeout(Duration timeout) {
-            this.timeout = Objects.requireNonNull(timeout, "timeout");
-            return this;
-        }
-
-        /** Carry the COMPOUNDs on this transport instead of TCP to the server's address. */
-        public Builder transport(RpcClientTransport transport) {
-            this.transport = transport;
-            return this;
-        }
-
-        /** Carry them over RPC-over-RDMA to {@code address} on {@code rnic}; the client closes the connection. */
-        public Builder rdma(Rnic rnic, InetSocketAddress address) {
-            return rdma(rnic, address, RpcRdmaSettings.defaults());
-        }
-
-        /** As {@link #rdma(Rnic, InetSocketAddress)} with these options (the NFSv4 binding is set in any case). */
-        public Builder rdma(Rnic rnic, InetSocketAddress address, RpcRdmaSettings settings) {
-            this.rdmaRnic = Objects.requireNonNull(rnic, "rnic");
-            this.rdmaAddress = Objects.requireNonNull(address, "address");
-            this.rdmaSettings = Objects.requireNonNull(settings, "settings");
-            return this;
-        }
-
         /** The largest READ or WRITE (default 1 MiB). */
         public Builder maxTransfer(int octets) {
             return maxTransfer(octets, octets);
@@ -219,12 +172,6 @@ public final class Nfs4Client implements AutoCloseable {
             return this;
         }
 
-        /** READs or WRITEs in flight at once (default 8, at most the session's slots). */
-        public Builder window(int calls) {
-            this.window = calls;
-            return this;
-        }
-
         /** The RPC-over-RDMA settings this client uses for {@code base}: the NFS inline sizes, the NFSv4 Requester binding. */
         public static RpcRdmaSettings rdmaSettings(RpcRdmaSettings base) {
             return NfsRdmaSettings.forNfs(base).toBuilder().binding(Nfs4Connection.rdmaBinding()).build();
@@ -232,16 +179,7 @@ public final class Nfs4Client implements AutoCloseable {
 
         /** Connects and sets up the session. */
         public Nfs4Client connect() throws IOException {
-            RpcClientTransport t;
-            if (transport != null) {
-                t = transport;
-            } else if (rdmaRnic != null) {
-                t = NfsClient.await(RpcRdmaRequester.connect(rdmaRnic, rdmaAddress, rdmaSettings(rdmaSettings)));
-            } else {
-                t = NfsClient.await(RpcTcpClientTransport.builder().maxRecordSize(Math.max(maxRead, maxWrite) + 64 * 1024)
-                        .connect(server));
-            }
-            RpcClient rpc = RpcClient.builder(t).credential(credential).timeout(timeout).build();
+            RpcClient rpc = openRpc(Math.max(maxRead, maxWrite), Builder::rdmaSettings);
             return new Nfs4Client(Nfs4Connection.connect(rpc, minorVersion, root, maxRead, maxWrite, window,
                     timeout));
         }

@@ -1,5 +1,7 @@
 package org.iwarp4j.nfs;
 
+import static org.iwarp4j.nfs.internal.client.Await.await;
+import static org.iwarp4j.nfs.internal.client.PathNames.components;
 import static org.iwarp4j.nfs.v3.Nfs3Constants.*;
 
 import io.netty.buffer.ByteBuf;
@@ -7,18 +9,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.iwarp4j.nfs.internal.NfsRdmaSettings;
+import org.iwarp4j.nfs.internal.client.DirectoryListing;
+import org.iwarp4j.nfs.internal.client.PipelinedDownload;
+import org.iwarp4j.nfs.internal.client.PipelinedUpload;
 import org.iwarp4j.nfs.mount.MountConstants;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.mount.Mountres3;
@@ -58,16 +56,11 @@ import org.iwarp4j.nfs.v3.Symlink3Args;
 import org.iwarp4j.nfs.v3.WccRes3;
 import org.iwarp4j.nfs.v3.Write3Args;
 import org.iwarp4j.nfs.v3.Write3Res;
-import org.iwarp4j.oncrpc.AuthSys;
-import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcTcpClientTransport;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
-import org.iwarp4j.rdmap.Rnic;
-import org.iwarp4j.rpcrdma.RpcRdmaRequester;
-import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 
 /**
  * An NFS version 3 client (RFC 1813): MOUNT over TCP for the root file handle (RFC 8267 §5.1), then
@@ -249,23 +242,11 @@ public final class NfsClient implements AutoCloseable {
     /** The entries of a directory with attributes and handles, "." and ".." left out (READDIRPLUS until eof). */
     public List<EntryPlus3> list(String directory) {
         NfsFh3 dir = lookupPath(directory);
-        List<EntryPlus3> entries = new ArrayList<>();
-        long cookie = 0;
-        long verifier = 0;
-        while (true) {
+        return DirectoryListing.readAll((cookie, verifier) -> {
             Readdirplus3Res r = await(readdirplus(new Readdirplus3Args(dir, cookie, verifier, 32 * 1024, 128 * 1024)));
             check(r.status(), "READDIRPLUS " + directory);
-            for (EntryPlus3 e : r.entries()) {
-                if (!e.name().equals(".") && !e.name().equals("..")) {
-                    entries.add(e);
-                }
-                cookie = e.cookie();
-            }
-            verifier = r.cookieverf();
-            if (r.eof() || r.entries().isEmpty()) {
-                return entries;
-            }
-        }
+            return new DirectoryListing.Page<>(r.entries(), r.cookieverf(), r.eof());
+        }, EntryPlus3::name, EntryPlus3::cookie);
     }
 
     /** Creates (or truncates) {@code path} and writes everything from {@code in} to it; returns the octets written. */
@@ -278,180 +259,73 @@ public final class NfsClient implements AutoCloseable {
                         org.iwarp4j.nfs.v3.SetTime3.DONT_CHANGE))));
         check(created.status(), "CREATE " + path);
         NfsFh3 file = created.obj() != null ? created.obj() : lookupPath(path);
-        return new Uploader(file).run(in);
+        return PipelinedUpload.run(writesTo(file), transport().alloc(), writeSize, window, in);
     }
 
     /** Reads all of {@code path} into {@code out}; returns the octets read. */
     public long download(String path, OutputStream out) throws IOException {
-        NfsFh3 file = lookupPath(path);
-        Deque<CompletableFuture<Read3Res>> inFlight = new ArrayDeque<>();
-        long next = 0;
-        long total = 0;
-        boolean eof = false;
-        try {
-            while (!eof || !inFlight.isEmpty()) {
-                while (!eof && inFlight.size() < window) {
-                    inFlight.add(read(file, next, readSize));
-                    next += readSize;
-                }
-                Read3Res r = await(inFlight.poll());
-                try {
-                    check(r.status(), "READ " + path);
-                    r.data().readBytes(out, r.data().readableBytes());
-                    total += r.count();
-                    if (r.eof() || r.count() < readSize) {
-                        eof = true;
-                        drain(inFlight);
-                    }
-                } finally {
-                    r.release();
-                }
-            }
-        } finally {
-            drain(inFlight);
-        }
-        return total;
+        return PipelinedDownload.run(readsFrom(lookupPath(path), path), readSize, window, out);
     }
 
-    private static void drain(Deque<CompletableFuture<Read3Res>> inFlight) {
-        while (!inFlight.isEmpty()) {
-            try {
-                inFlight.poll().join().release();
-            } catch (CompletionException | java.util.concurrent.CancellationException e) {
-                // the stream ended or failed already
+    private PipelinedDownload.Reads<Read3Res> readsFrom(NfsFh3 file, String path) {
+        return new PipelinedDownload.Reads<>() {
+            @Override
+            public CompletableFuture<Read3Res> read(long offset, int count) {
+                return NfsClient.this.read(file, offset, count);
             }
-        }
+
+            @Override
+            public ByteBuf data(Read3Res reply) {
+                if (!reply.status().isOk()) {
+                    reply.release();
+                    throw new NfsStatusException(reply.status(), "READ " + path);
+                }
+                return reply.data();
+            }
+
+            @Override
+            public boolean eof(Read3Res reply) {
+                return reply.eof();
+            }
+
+            @Override
+            public void release(Read3Res reply) {
+                reply.release();
+            }
+        };
     }
 
-    /** Pipelined UNSTABLE writes, a COMMIT every {@link #COMMIT_INTERVAL} octets, FILE_SYNC rewrites on a verifier change. */
-    private final class Uploader {
-        private static final long COMMIT_INTERVAL = 32L << 20;
-        private final NfsFh3 file;
-        private final List<ByteBuf> uncommitted = new ArrayList<>();
-        private final Deque<CompletableFuture<Write3Res>> inFlight = new ArrayDeque<>();
-        private long uncommittedStart;
-        private long offset;
-        private Long verifier;
-        private boolean verifierChanged;
-
-        Uploader(NfsFh3 file) {
-            this.file = file;
-        }
-
-        long run(InputStream in) throws IOException {
-            try {
-                while (true) {
-                    ByteBuf chunk = transport().alloc().buffer(writeSize);
-                    int n;
-                    try {
-                        n = chunk.writeBytes(in, writeSize);
-                        while (n > 0 && chunk.isWritable()) {
-                            int more = chunk.writeBytes(in, chunk.writableBytes());
-                            if (more <= 0) {
-                                break;
-                            }
-                        }
-                    } catch (IOException | RuntimeException e) {
-                        chunk.release();
-                        throw e;
-                    }
-                    if (!chunk.isReadable()) {
-                        chunk.release();
-                        break;
-                    }
-                    uncommitted.add(chunk);
-                    inFlight.add(write(file, offset, chunk.retainedDuplicate(), StableHow.UNSTABLE));
-                    offset += chunk.readableBytes();
-                    while (inFlight.size() >= window) {
-                        collect(inFlight.poll());
-                    }
-                    if (offset - uncommittedStart >= COMMIT_INTERVAL) {
-                        commitWindow();
-                    }
-                }
-                commitWindow();
-                return offset;
-            } finally {
-                while (!inFlight.isEmpty()) {
-                    try {
-                        inFlight.poll().join();
-                    } catch (CompletionException e) {
-                        // already failing
-                    }
-                }
-                uncommitted.forEach(ByteBuf::release);
+    private PipelinedUpload.Writes<Write3Res> writesTo(NfsFh3 file) {
+        return new PipelinedUpload.Writes<>() {
+            @Override
+            public CompletableFuture<Write3Res> writeUnstable(long offset, ByteBuf data) {
+                return write(file, offset, data, StableHow.UNSTABLE);
             }
-        }
 
-        private void collect(CompletableFuture<Write3Res> f) {
-            Write3Res r = await(f);
-            check(r.status(), "WRITE");
-            noteVerifier(r.verf());
-        }
+            @Override
+            public long verifier(Write3Res reply) {
+                check(reply.status(), "WRITE");
+                return reply.verf();
+            }
 
-        private void noteVerifier(long v) {
-            if (verifier != null && verifier != v) {
-                verifierChanged = true;
+            @Override
+            public long commit(long offset) {
+                Commit3Res c = await(NfsClient.this.commit(file, offset, 0));
+                check(c.status(), "COMMIT");
+                return c.verf();
             }
-            verifier = v;
-        }
 
-        private void commitWindow() {
-            while (!inFlight.isEmpty()) {
-                collect(inFlight.poll());
+            @Override
+            public void writeFileSync(long offset, ByteBuf data) {
+                Write3Res r = await(write(file, offset, data, StableHow.FILE_SYNC));
+                check(r.status(), "WRITE FILE_SYNC");
             }
-            if (offset == uncommittedStart) {
-                return;
-            }
-            Commit3Res c = await(commit(file, uncommittedStart, 0));
-            check(c.status(), "COMMIT");
-            noteVerifier(c.verf());
-            if (verifierChanged) {
-                // the server lost uncommitted data (a restart): write the window again, stably
-                long at = uncommittedStart;
-                for (ByteBuf chunk : uncommitted) {
-                    Write3Res r = await(write(file, at, chunk.retainedDuplicate(), StableHow.FILE_SYNC));
-                    check(r.status(), "WRITE FILE_SYNC");
-                    at += chunk.readableBytes();
-                }
-                verifierChanged = false;
-            }
-            uncommitted.forEach(ByteBuf::release);
-            uncommitted.clear();
-            uncommittedStart = offset;
-        }
-    }
-
-    private static List<String> components(String path) {
-        List<String> names = new ArrayList<>();
-        for (String part : path.split("/")) {
-            if (!part.isEmpty()) {
-                names.add(part);
-            }
-        }
-        return names;
+        };
     }
 
     private static void check(Nfs3Status status, String operation) {
         if (!status.isOk()) {
             throw new NfsStatusException(status, operation);
-        }
-    }
-
-    /** Waits for a call; failures surface as their own exception type. */
-    static <T> T await(CompletableFuture<T> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            f.cancel(true);
-            throw new CompletionException(e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new CompletionException(cause);
         }
     }
 
@@ -461,22 +335,17 @@ public final class NfsClient implements AutoCloseable {
         nfs.close();
     }
 
-    /** Options of an {@link NfsClient}. */
-    public static final class Builder {
-        private final InetSocketAddress server;
+    /**
+     * Options of an {@link NfsClient}: MOUNT and the transfer size here; transport, credential,
+     * timeout and window as for every NFS client.
+     */
+    public static final class Builder extends ClientBuilder<Builder> {
         private int mountPort = -1;
         private String export = "/export";
-        private OpaqueAuth credential = new AuthSys(0, "iwarp4j", 0, 0, new int[0]).toOpaqueAuth();
-        private Duration timeout = Duration.ofSeconds(30);
-        private RpcClientTransport transport;
         private int maxTransfer = 1 << 20;
-        private int window = 8;
-        private Rnic rdmaRnic;
-        private InetSocketAddress rdmaAddress;
-        private RpcRdmaSettings rdmaSettings;
 
         private Builder(InetSocketAddress server) {
-            this.server = Objects.requireNonNull(server, "server");
+            super(server);
         }
 
         /** MOUNT's TCP port (default: the NFS port). */
@@ -491,74 +360,16 @@ public final class NfsClient implements AutoCloseable {
             return this;
         }
 
-        /** The AUTH_SYS credential of every call (default uid 0, gid 0). */
-        public Builder credential(AuthSys credential) {
-            this.credential = credential.toOpaqueAuth();
-            return this;
-        }
-
-        /**
-         * The credential of every call, of any flavor, e.g. {@link OpaqueAuth#NONE} for AUTH_NONE
-         * (which a server maps to its anonymous user).
-         */
-        public Builder credential(OpaqueAuth credential) {
-            this.credential = Objects.requireNonNull(credential, "credential");
-            return this;
-        }
-
-        public Builder timeout(Duration timeout) {
-            this.timeout = timeout;
-            return this;
-        }
-
-        /** Carry NFS on this transport (e.g. RPC-over-RDMA) instead of TCP to the server's address. */
-        public Builder transport(RpcClientTransport transport) {
-            this.transport = transport;
-            return this;
-        }
-
-        /**
-         * Carry NFS over RPC-over-RDMA to {@code address} (port 20049 by convention) on {@code rnic},
-         * with the NFS binding; the client closes the connection, the caller the RNIC.
-         */
-        public Builder rdma(Rnic rnic, InetSocketAddress address) {
-            return rdma(rnic, address, RpcRdmaSettings.defaults());
-        }
-
-        /** As {@link #rdma(Rnic, InetSocketAddress)} with these options (the NFS binding is set in any case). */
-        public Builder rdma(Rnic rnic, InetSocketAddress address, RpcRdmaSettings settings) {
-            this.rdmaRnic = Objects.requireNonNull(rnic, "rnic");
-            this.rdmaAddress = Objects.requireNonNull(address, "address");
-            this.rdmaSettings = Objects.requireNonNull(settings, "settings");
-            return this;
-        }
-
         /** The largest READ or WRITE this client sends (default 1 MiB). */
         public Builder maxTransfer(int octets) {
             this.maxTransfer = octets;
             return this;
         }
 
-        /** READs or WRITEs in flight at once in downloads and uploads (default 8). */
-        public Builder window(int calls) {
-            this.window = calls;
-            return this;
-        }
-
         /** MNT over TCP, connect NFS, FSINFO. */
         public NfsClient connect() throws IOException {
             NfsFh3 root = mount();
-            RpcClientTransport nfsTransport;
-            if (transport != null) {
-                nfsTransport = transport;
-            } else if (rdmaRnic != null) {
-                nfsTransport = await(RpcRdmaRequester.connect(rdmaRnic, rdmaAddress,
-                        NfsRdmaSettings.forNfs(rdmaSettings)));
-            } else {
-                nfsTransport = await(RpcTcpClientTransport.builder().maxRecordSize(maxTransfer + 64 * 1024)
-                        .connect(server));
-            }
-            RpcClient rpc = RpcClient.builder(nfsTransport).credential(credential).timeout(timeout).build();
+            RpcClient rpc = openRpc(maxTransfer, NfsRdmaSettings::forNfs);
             try {
                 Fsinfo3Res info = await(rpc.call(PROGRAM, VERSION, NFSPROC3_FSINFO, root::encode, Fsinfo3Res::decode));
                 check(info.status(), "FSINFO");
@@ -575,7 +386,7 @@ public final class NfsClient implements AutoCloseable {
             InetSocketAddress mountAddress = new InetSocketAddress(server.getAddress(),
                     mountPort < 0 ? server.getPort() : mountPort);
             RpcTcpClientTransport t = await(RpcTcpClientTransport.connect(mountAddress));
-            try (RpcClient mount = RpcClient.builder(t).credential(credential).timeout(timeout).build()) {
+            try (RpcClient mount = rpcClient(t)) {
                 Mountres3 res = await(mount.call(MountConstants.PROGRAM, MountConstants.VERSION,
                         MountConstants.MOUNTPROC3_MNT, o -> o.writeString(export, MountConstants.MNTPATHLEN),
                         Mountres3::decode));

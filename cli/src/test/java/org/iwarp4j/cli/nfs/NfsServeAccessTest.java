@@ -7,12 +7,6 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,40 +21,24 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class NfsServeAccessTest {
 
-    private static final Pattern PORTS = Pattern.compile(
-            "over TCP on port (\\d+); NFSv3 over RPC-over-RDMA \\(iWARP, iwarp4j software RNIC\\) on port (\\d+)");
-
     @TempDir
     Path exported;
     @TempDir
     Path local;
-    private final WatchedWriter serverOut = new WatchedWriter();
-    private final StringWriter serverErr = new StringWriter();
-    private CompletableFuture<Integer> serving;
-    private Thread serverThread;
+    private InProcessNfsServe server;
     private String ports;
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
-    private void serve(String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("nfs", "serve", exported.toString(), "--tcp-port", "0",
-                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2"));
-        args.addAll(List.of(extra));
-        serving = new CompletableFuture<>();
-        serverThread = new Thread(() -> serving.complete(IwarpCommand.run(new PrintWriter(serverOut, true),
-                new PrintWriter(serverErr, true), args.toArray(String[]::new))), "nfs-serve");
-        serverThread.start();
-        serverOut.line("# serving").get(60, TimeUnit.SECONDS);
-        Matcher m = PORTS.matcher(serverOut.toString());
-        assertThat(m.find()).as(serverOut.toString()).isTrue();
-        ports = " --port " + m.group(1) + " --rdma-port " + m.group(2);
+    private void serve(String... options) throws Exception {
+        server = InProcessNfsServe.start(exported, options);
+        ports = server.portOptions();
     }
 
     @AfterEach
     void stop() throws Exception {
-        if (serverThread != null) {
-            serverThread.interrupt();
-            assertThat(serving.get(30, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
+        if (server != null) {
+            server.stop();
         }
     }
 
@@ -78,7 +56,7 @@ class NfsServeAccessTest {
         Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path original = Files.writeString(local.resolve("data.bin"), "data");
         serve();
-        assertThat(serverOut.toString())
+        assertThat(server.output())
                 .contains("# export /export: read-only, root squash (anonuid 65534, anongid 65534), "
                         + "clients 127.0.0.0/8 ::1/128")
                 .contains("# each call acts as its AUTH_SYS uid/gid after squashing")
@@ -99,7 +77,7 @@ class NfsServeAccessTest {
     void rootSquashedOnAReadWriteExportMayNotWriteRootsDirectory() throws Exception {
         Path original = Files.writeString(local.resolve("data.bin"), "data");
         serve("--rw", "--anonuid", "4000", "--anongid", "4001");
-        assertThat(serverOut.toString()).contains("# export /export: read-write, root squash (anonuid 4000, "
+        assertThat(server.output()).contains("# export /export: read-write, root squash (anonuid 4000, "
                 + "anongid 4001)");
         // the export's directory is root's, mode 0700 (a temporary directory): uid 0 acts as 4000
         Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwx------"));
@@ -111,7 +89,7 @@ class NfsServeAccessTest {
     @Test
     void aClientNotListedCannotMount() throws Exception {
         serve("--client", "192.0.2.0/24", "--client", "2001:db8::/32");
-        assertThat(serverOut.toString()).contains("clients 192.0.2.0/24 2001:db8::/32");
+        assertThat(server.output()).contains("clients 192.0.2.0/24 2001:db8::/32");
         assertThat(iwarp("nfs ls 127.0.0.1:/export" + ports + " --transport tcp --vers 3")).isEqualTo(1);
         assertThat(err.toString()).contains("MNT /export: MNT3ERR_ACCES");
     }

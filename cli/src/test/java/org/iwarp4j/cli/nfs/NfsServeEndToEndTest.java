@@ -9,10 +9,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,17 +27,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class NfsServeEndToEndTest {
 
-    private static final Pattern PORTS = Pattern.compile(
-            "over TCP on port (\\d+); NFSv3 over RPC-over-RDMA \\(iWARP, iwarp4j software RNIC\\) on port (\\d+)");
-
     @TempDir
     Path exported;
     @TempDir
     Path local;
-    private final WatchedWriter serverOut = new WatchedWriter();
-    private final StringWriter serverErr = new StringWriter();
-    private CompletableFuture<Integer> serving;
-    private Thread serverThread;
+    private InProcessNfsServe server;
     private String ports;
     private int tcpPort;
     private int rdmaPort;
@@ -50,25 +40,16 @@ class NfsServeEndToEndTest {
 
     @BeforeEach
     void serve() throws Exception {
-        serving = new CompletableFuture<>();
-        serverThread = new Thread(() -> serving.complete(IwarpCommand.run(new PrintWriter(serverOut, true),
-                new PrintWriter(serverErr, true), "nfs", "serve", exported.toString(), "--tcp-port", "0",
-                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2", "--rw", "--no-root-squash")),
-                "nfs-serve");
-        serverThread.start();
-        serverOut.line("# serving").get(60, TimeUnit.SECONDS);
-        Matcher m = PORTS.matcher(serverOut.toString());
-        assertThat(m.find()).as(serverOut.toString()).isTrue();
-        tcpPort = Integer.parseInt(m.group(1));
-        rdmaPort = Integer.parseInt(m.group(2));
-        ports = " --port " + tcpPort + " --rdma-port " + rdmaPort;
+        server = InProcessNfsServe.start(exported, "--rw", "--no-root-squash");
+        tcpPort = server.tcpPort();
+        rdmaPort = server.rdmaPort();
+        ports = server.portOptions();
     }
 
     @AfterEach
     void stop() throws Exception {
-        serverThread.interrupt();
-        assertThat(serving.get(30, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
-        assertThat(serverOut.toString()).contains("# iwarp nfs serve: stopped");
+        server.stop();
+        assertThat(server.output()).contains("# iwarp nfs serve: stopped");
     }
 
     private int iwarp(String line) {
@@ -79,7 +60,7 @@ class NfsServeEndToEndTest {
 
     @Test
     void bannerPrintsTheLinuxMountLinesForTheseExactPorts() throws Exception {
-        String banner = serverOut.toString();
+        String banner = server.output();
         assertThat(banner).contains("# iwarp nfs serve: exporting " + exported.toRealPath() + " as /export")
                 .contains("# export /export: read-write, no root squash, clients 127.0.0.0/8 ::1/128")
                 .contains("root".equals(System.getProperty("user.name"))

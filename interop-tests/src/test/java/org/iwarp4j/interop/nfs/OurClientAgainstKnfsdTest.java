@@ -1,41 +1,25 @@
 package org.iwarp4j.interop.nfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.iwarp4j.interop.nfs.Checksums.sha256;
-import static org.iwarp4j.interop.nfs.Checksums.sha256OnPeer;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.pcap.PcapWriteHandler;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.DigestOutputStream;
-import java.security.MessageDigest;
-import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.iwarp4j.interop.nfs.MpaStartupOnWire.RpcRdmaBlock;
 import org.iwarp4j.interop.peer.LinuxPeer;
-import org.iwarp4j.interop.peer.LinuxPeerExtension;
-import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.v3.EntryPlus3;
 import org.iwarp4j.oncrpc.RpcTimeoutException;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,40 +29,23 @@ import org.slf4j.LoggerFactory;
  * SHA-256 on both sides; our RNIC's meters show knfsd pulling WRITE data from our Read chunks
  * with RDMA Read and pushing READ data into our Write chunks with RDMA Write (RFC 8267 §4.1).
  */
-@ExtendWith(LinuxPeerExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OurClientAgainstKnfsdTest {
+class OurClientAgainstKnfsdTest extends KnfsdClientFixture {
 
     private static final Logger LOG = LoggerFactory.getLogger(OurClientAgainstKnfsdTest.class);
-    private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(10);
     private static final Path CAPTURES = Path.of("target", "interop-nfs");
-    private static final MpaSettings BULK_MPA = MpaSettings.builder().crc(SiwTrailerWorkaround.BULK_CRC).build();
 
-    private final LinuxPeer peer;
-    private KnfsdOnPeer knfsd;
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final List<ByteArrayOutputStream> captures = new CopyOnWriteArrayList<>();
     private Rnic rnic;
     private NfsClient client;
-    @TempDir
-    Path local;
 
     OurClientAgainstKnfsdTest(LinuxPeer peer) {
-        this.peer = peer;
+        super(peer, false);
     }
 
-    @BeforeAll
-    void startKnfsd() {
-        knfsd = KnfsdOnPeer.start(peer);
-    }
-
-    @AfterAll
-    void stopKnfsd() throws Exception {
-        if (knfsd != null) {
-            Files.createDirectories(CAPTURES);
-            Files.writeString(CAPTURES.resolve("knfsd-trace.txt"), knfsd.trace());
-            knfsd.close();
-        }
+    @Override
+    void beforeKnfsdStops() throws Exception {
+        Files.createDirectories(CAPTURES);
+        Files.writeString(CAPTURES.resolve("knfsd-trace.txt"), knfsd.trace());
     }
 
     @AfterEach
@@ -102,34 +69,12 @@ class OurClientAgainstKnfsdTest {
     }
 
     /**
-     * Mounts knfsd over RDMA. When the first call gets no reply at all the case is quarantined (shown
-     * as aborted with the reason), not retried: siw 6.1's accept race (docs/siw-interop.md, "What siw
-     * does") can leave our first FPDU unread in knfsd's socket until more data comes (the knfsd trace
-     * then shows the call decoded only when our timeout closes the connection); our wake-up Write
-     * should prevent it, so a stranded call is worth seeing rather than hiding. Any other failure
-     * fails the test.
+     * Mounts knfsd over RDMA, recording our side's packets if {@code record}. When the first call
+     * gets no reply at all (the knfsd trace then shows the call decoded only when our timeout closes
+     * the connection) the case is {@linkplain #quarantined quarantined}; any other failure fails the
+     * test, with the captures and knfsd's diagnostics.
      */
     private NfsClient connect(boolean record, RpcRdmaSettings settings) throws Exception {
-        try {
-            return attemptConnect(record, settings);
-        } catch (StrandedFirstCall e) {
-            LOG.warn("no reply to the first call over RDMA in {}; quarantined (siw accept race)", CALL_TIMEOUT,
-                    e.getCause());
-            throw new org.opentest4j.TestAbortedException("quarantined: no reply to the first call over RDMA in "
-                    + CALL_TIMEOUT + " (siw 6.1's accept race)", e.getCause());
-        }
-    }
-
-    private static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
-
-    /** The first call got no reply at all: the stranded-first-FPDU signature. */
-    private static final class StrandedFirstCall extends Exception {
-        StrandedFirstCall(Throwable cause) {
-            super(cause);
-        }
-    }
-
-    private NfsClient attemptConnect(boolean record, RpcRdmaSettings settings) throws Exception {
         captures.clear();
         meters.clear();
         rnic = Rnic.builder().name("nfs-client").meterRegistry(meters)
@@ -156,7 +101,7 @@ class OurClientAgainstKnfsdTest {
             if (causedBy(e, RpcTimeoutException.class)) {
                 rnic.close();
                 rnic = null;
-                throw new StrandedFirstCall(e);
+                throw quarantined(e);
             }
             throw new AssertionError("cannot mount knfsd over RDMA: " + e + "\n" + knfsd.diagnostics()
                     + "--- peer sockets ---\n" + peer.exec("ss -tan").stdout(), e);
@@ -173,11 +118,6 @@ class OurClientAgainstKnfsdTest {
             }
         }
         return false;
-    }
-
-    private double received(String opcode) {
-        Counter c = meters.find("iwarp.rdmap.messages").tag("direction", "rx").tag("opcode", opcode).counter();
-        return c == null ? 0 : c.count();
     }
 
     private double invalidatingReplies() {
@@ -254,35 +194,13 @@ class OurClientAgainstKnfsdTest {
      */
     private void putAndGet(NfsClient nfs, int size) throws Exception {
         double regions = memoryRegions();
-        Path put = local.resolve("put.bin");
-        Checksums.writeRandom(put, size + 777, size);
-        long t0 = System.nanoTime();
-        try (InputStream in = Files.newInputStream(put)) {
-            assertThat(nfs.upload(in, "put.bin")).isEqualTo(size + 777);
-        }
-        long putMillis = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(sha256OnPeer(peer, knfsd.onPeer("put.bin"), TRANSFER_TIMEOUT)).as("what knfsd stored")
-                .isEqualTo(sha256(put));
-        assertThat(received("rdma_read_request")).as("knfsd pulled WRITE data from our Read chunks")
-                .isGreaterThanOrEqualTo(size / nfs.writeSize());
-
-        Checksums.writeRandomOnPeer(peer, knfsd.onPeer("get.bin"), size, TRANSFER_TIMEOUT);
-        String peerSum = sha256OnPeer(peer, knfsd.onPeer("get.bin"), TRANSFER_TIMEOUT);
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
-        long t1 = System.nanoTime();
-        try (OutputStream out = new DigestOutputStream(OutputStream.nullOutputStream(), digest)) {
-            assertThat(nfs.download("get.bin", out)).isEqualTo(size);
-        }
-        long getMillis = (System.nanoTime() - t1) / 1_000_000;
-        assertThat(HexFormat.of().formatHex(digest.digest())).as("what we got").isEqualTo(peerSum);
-        assertThat(received("rdma_write")).as("knfsd pushed READ data into our Write chunks")
-                .isGreaterThanOrEqualTo(size / nfs.readSize());
+        RoundTrip t = putAndGet(OurClient.of(nfs), size + 777, size);
 
         assertThat(nfs.list("")).extracting(EntryPlus3::name).contains("put.bin", "get.bin");
         assertThat(nfs.stat("put.bin").size()).isEqualTo(size + 777);
         assertThat(memoryRegions()).as("registered memory regions after the calls").isEqualTo(regions);
         assertThat(terminates()).as("Terminate messages").isZero();
-        LOG.info("{} octets: put in {} ms, got in {} ms (rsize {}, wsize {})", size, putMillis, getMillis,
+        LOG.info("{} octets: put in {} ms, got in {} ms (rsize {}, wsize {})", size, t.putMillis(), t.getMillis(),
                 nfs.readSize(), nfs.writeSize());
     }
 }

@@ -1,5 +1,7 @@
 package org.iwarp4j.nfs.internal.client4;
 
+import static org.iwarp4j.nfs.internal.client.Await.await;
+import static org.iwarp4j.nfs.internal.client.PathNames.components;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import io.netty.buffer.ByteBuf;
@@ -9,15 +11,11 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.iwarp4j.nfs.Nfs4StatusException;
+import org.iwarp4j.nfs.internal.client.DirectoryListing;
+import org.iwarp4j.nfs.internal.client.PipelinedDownload;
+import org.iwarp4j.nfs.internal.client.PipelinedUpload;
 import org.iwarp4j.nfs.v4.ChannelAttrs4;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
@@ -82,8 +83,6 @@ public final class Nfs4Connection implements AutoCloseable {
     /** The lease assumed when the server does not report lease_time (knfsd's default). */
     static final int DEFAULT_LEASE_SECONDS = 90;
 
-    /** Data COMMITted at least this often in an upload. */
-    private static final long COMMIT_INTERVAL = 32L << 20;
     private static final int FORE_SLOTS = 16;
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -461,24 +460,11 @@ public final class Nfs4Connection implements AutoCloseable {
     /** The entries of a directory, READDIR with cookies until eof. */
     public List<DirEntry4> list(String directory) {
         byte[] dir = lookupPath(directory);
-        List<DirEntry4> entries = new ArrayList<>();
-        long cookie = 0;
-        long verifier = 0;
-        while (true) {
-            CompoundResult r = call(List.of(Op.putfh(dir), Op.readdir(cookie, verifier, 8192, 32 * 1024,
-                    FileAttributes4.REQUEST)), true);
-            CompoundResult.Readdir d = r.body(OP_READDIR);
-            for (DirEntry4 e : d.entries()) {
-                if (!e.name().equals(".") && !e.name().equals("..")) {
-                    entries.add(e);
-                }
-                cookie = e.cookie();
-            }
-            verifier = d.verifier();
-            if (d.eof() || d.entries().isEmpty()) {
-                return entries;
-            }
-        }
+        return DirectoryListing.readAll((cookie, verifier) -> {
+            CompoundResult.Readdir d = call(List.of(Op.putfh(dir), Op.readdir(cookie, verifier, 8192, 32 * 1024,
+                    FileAttributes4.REQUEST)), true).body(OP_READDIR);
+            return new DirectoryListing.Page<>(d.entries(), d.verifier(), d.eof());
+        }, DirEntry4::name, DirEntry4::cookie);
     }
 
     /** REMOVE of a file or empty directory. */
@@ -519,176 +505,74 @@ public final class Nfs4Connection implements AutoCloseable {
     /** OPEN for reading, pipelined READs until eof, CLOSE; returns the octets read. */
     public long download(String path, OutputStream out) throws IOException {
         Opened f = open(path, OPEN4_SHARE_ACCESS_READ, false);
-        Deque<CompletableFuture<CompoundResult>> inFlight = new ArrayDeque<>();
-        long next = 0;
-        long total = 0;
-        boolean eof = false;
         try {
-            while (!eof || !inFlight.isEmpty()) {
-                while (!eof && inFlight.size() < window) {
-                    inFlight.add(sequenced(List.of(Op.putfh(f.fh), Op.read(f.stateid, next, readSize))));
-                    next += readSize;
-                }
-                CompoundResult r = await(inFlight.poll()).check();
-                CompoundResult.Read read = r.body(OP_READ);
-                try {
-                    int n = read.data().readableBytes();
-                    read.data().readBytes(out, n);
-                    total += n;
-                    if (read.eof() || n < readSize) {
-                        eof = true;
-                        drain(inFlight);
-                    }
-                } finally {
-                    r.release();
-                }
-            }
+            return PipelinedDownload.run(readsFrom(f), readSize, window, out);
         } finally {
-            drain(inFlight);
             close(f);
         }
-        return total;
     }
 
-    private static void drain(Deque<CompletableFuture<CompoundResult>> inFlight) {
-        while (!inFlight.isEmpty()) {
-            try {
-                inFlight.poll().join().release();
-            } catch (CompletionException | CancellationException e) {
-                // ended or failed already
+    private PipelinedDownload.Reads<CompoundResult> readsFrom(Opened f) {
+        return new PipelinedDownload.Reads<>() {
+            @Override
+            public CompletableFuture<CompoundResult> read(long offset, int count) {
+                return sequenced(List.of(Op.putfh(f.fh), Op.read(f.stateid, offset, count)));
             }
-        }
+
+            @Override
+            public ByteBuf data(CompoundResult reply) {
+                CompoundResult.Read read = reply.check().body(OP_READ);
+                return read.data();
+            }
+
+            @Override
+            public boolean eof(CompoundResult reply) {
+                return reply.<CompoundResult.Read>body(OP_READ).eof();
+            }
+
+            @Override
+            public void release(CompoundResult reply) {
+                reply.release();
+            }
+        };
     }
 
     /**
-     * OPEN creating or truncating {@code path}, pipelined UNSTABLE WRITEs, a COMMIT every {@link
-     * #COMMIT_INTERVAL} octets and at the end, CLOSE. If a COMMIT's verifier differs from the
-     * WRITEs' (the server restarted and may have lost them, RFC 8881 §18.32.3), the uncommitted
-     * octets are written again FILE_SYNC.
+     * OPEN creating or truncating {@code path}, then {@link PipelinedUpload}: UNSTABLE WRITEs,
+     * COMMITs, FILE_SYNC rewrites if a COMMIT's verifier differs from the WRITEs' (the server
+     * restarted and may have lost them, RFC 8881 §18.32.3); CLOSE.
      */
     public long upload(InputStream in, String path) throws IOException {
         Opened f = open(path, OPEN4_SHARE_ACCESS_BOTH, true);
         try {
-            return new Uploader(f).run(in);
+            return PipelinedUpload.run(writesTo(f), rpc.transport().alloc(), writeSize, window, in);
         } finally {
             close(f);
         }
     }
 
-    private final class Uploader {
-        private final Opened file;
-        private final List<ByteBuf> uncommitted = new ArrayList<>();
-        private final Deque<CompletableFuture<CompoundResult>> inFlight = new ArrayDeque<>();
-        private long uncommittedStart;
-        private long offset;
-        private Long verifier;
-        private boolean verifierChanged;
-
-        Uploader(Opened file) {
-            this.file = file;
-        }
-
-        long run(InputStream in) throws IOException {
-            try {
-                while (true) {
-                    ByteBuf chunk = rpc.transport().alloc().buffer(writeSize);
-                    try {
-                        while (chunk.isWritable() && chunk.writeBytes(in, chunk.writableBytes()) > 0) {
-                            // fill the chunk
-                        }
-                    } catch (IOException | RuntimeException e) {
-                        chunk.release();
-                        throw e;
-                    }
-                    if (!chunk.isReadable()) {
-                        chunk.release();
-                        break;
-                    }
-                    uncommitted.add(chunk);
-                    inFlight.add(sequenced(List.of(Op.putfh(file.fh),
-                            Op.write(file.stateid, offset, UNSTABLE4, chunk.retainedDuplicate()))));
-                    offset += chunk.readableBytes();
-                    while (inFlight.size() >= window) {
-                        collect(inFlight.poll());
-                    }
-                    if (offset - uncommittedStart >= COMMIT_INTERVAL) {
-                        commit();
-                    }
-                }
-                commit();
-                return offset;
-            } finally {
-                while (!inFlight.isEmpty()) {
-                    try {
-                        inFlight.poll().join();
-                    } catch (CompletionException | CancellationException e) {
-                        // failing already
-                    }
-                }
-                uncommitted.forEach(ByteBuf::release);
+    private PipelinedUpload.Writes<CompoundResult> writesTo(Opened f) {
+        return new PipelinedUpload.Writes<>() {
+            @Override
+            public CompletableFuture<CompoundResult> writeUnstable(long offset, ByteBuf data) {
+                return sequenced(List.of(Op.putfh(f.fh), Op.write(f.stateid, offset, UNSTABLE4, data)));
             }
-        }
 
-        private void collect(CompletableFuture<CompoundResult> f) {
-            CompoundResult.Write w = await(f).check().body(OP_WRITE);
-            note(w.verifier());
-        }
+            @Override
+            public long verifier(CompoundResult reply) {
+                return reply.check().<CompoundResult.Write>body(OP_WRITE).verifier();
+            }
 
-        private void note(long v) {
-            if (verifier != null && verifier != v) {
-                verifierChanged = true;
+            @Override
+            public long commit(long offset) {
+                return call(List.of(Op.putfh(f.fh), Op.commit(offset, 0)), true).body(OP_COMMIT);
             }
-            verifier = v;
-        }
 
-        private void commit() {
-            while (!inFlight.isEmpty()) {
-                collect(inFlight.poll());
+            @Override
+            public void writeFileSync(long offset, ByteBuf data) {
+                await(sequenced(List.of(Op.putfh(f.fh), Op.write(f.stateid, offset, FILE_SYNC4, data)))).check();
             }
-            if (offset == uncommittedStart) {
-                return;
-            }
-            long v = call(List.of(Op.putfh(file.fh), Op.commit(uncommittedStart, 0)), true).body(OP_COMMIT);
-            note(v);
-            if (verifierChanged) {
-                long at = uncommittedStart;
-                for (ByteBuf chunk : uncommitted) {
-                    await(sequenced(List.of(Op.putfh(file.fh),
-                            Op.write(file.stateid, at, FILE_SYNC4, chunk.retainedDuplicate())))).check();
-                    at += chunk.readableBytes();
-                }
-                verifierChanged = false;
-            }
-            uncommitted.forEach(ByteBuf::release);
-            uncommitted.clear();
-            uncommittedStart = offset;
-        }
-    }
-
-    static List<String> components(String path) {
-        List<String> names = new ArrayList<>();
-        for (String part : path.split("/")) {
-            if (!part.isEmpty()) {
-                names.add(part);
-            }
-        }
-        return names;
-    }
-
-    static <T> T await(CompletableFuture<T> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            f.cancel(true);
-            throw new CompletionException(e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new CompletionException(cause);
-        }
+        };
     }
 
     /** DESTROY_SESSION, DESTROY_CLIENTID (each the only operation of its COMPOUND), then the transport. */
