@@ -161,11 +161,16 @@ public final class RpcClient implements AutoCloseable {
                         : new CompletionException(error));
                 return;
             }
+            T value;
             try (reply) {
-                decoded.complete(results.apply(reply.results()));
+                value = results.apply(reply.results());
             } catch (RuntimeException e) {
                 decoded.completeExceptionally(new CompletionException(e));
+                return;
             }
+            // Completed only once the reply is released: what the caller did not keep (say, RDMA
+            // memory a result was read from and copied out of) is free before the caller's next Call.
+            decoded.complete(value);
         });
         return decoded;
     }

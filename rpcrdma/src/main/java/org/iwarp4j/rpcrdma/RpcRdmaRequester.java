@@ -10,6 +10,7 @@ import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.DataMemory;
 import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
 import org.iwarp4j.rpcrdma.internal.RequesterEngine;
 
@@ -75,9 +76,14 @@ public final class RpcRdmaRequester implements RpcClientTransport {
         return TRANSPORT_NAME;
     }
 
+    /**
+     * Direct buffers from {@link DataMemory#ALLOCATOR}: a caller's WRITE data is registered as a
+     * Read chunk straight from the buffer it filled, and 1 MiB buffers from the pooled allocator
+     * made it create and zero a 4 MiB arena chunk every few Calls.
+     */
     @Override
     public ByteBufAllocator alloc() {
-        return PooledByteBufAllocator.DEFAULT;
+        return DataMemory.ALLOCATOR;
     }
 
     public SocketAddress remoteAddress() {

@@ -79,6 +79,71 @@ class WriteChunksTest {
         }
     }
 
+    /** The Write chunks of the {@code index}-th Call the client sent. */
+    private static List<WriteChunk> providedWriteList(RpcRdmaPair p, int index) {
+        return ((RpcRdmaHeader.RdmaMsg) p.clientWire.sent().get(index).header()).chunks().writeList();
+    }
+
+    private static List<ByteBuf> mebibyteAndFour(RpcRdmaPair p) throws Exception {
+        return await(p.client.call(PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.TWO,
+                a -> a.writeInt(1 << 20).writeInt(4),
+                in -> List.of(in.readDdpEligibleOpaque(1 << 20), in.readDdpEligibleOpaque(1 << 20))));
+    }
+
+    @Test
+    void mebibyteResultsLandInTheConnectionsKeptMemoryUnderAFreshStagEachCall() throws Exception {
+        // A stream of 1 MiB READ-like Calls: the Write chunk targets are the connection's two kept
+        // buffers, lent again once the caller released the Reply (no 1 MiB allocation per Call),
+        // while every Call registers them afresh and the Responder's Send with Invalidate ends
+        // that registration (RPC-R-025, CMPD-R-007): memory is reused, an STag never is.
+        try (RpcRdmaPair p = pair(1 << 20, io.netty.buffer.PooledByteBufAllocator.DEFAULT)) {
+            java.util.Set<Long> addresses = new java.util.HashSet<>();
+            int calls = 12;
+            for (int i = 0; i < calls; i++) {
+                List<ByteBuf> r = mebibyteAndFour(p);
+                addresses.add(r.get(0).memoryAddress());
+                assertSource(r.get(0), 1 << 20);
+                assertSource(r.get(1), 4);
+            }
+            assertThat(addresses).as("memory the 1 MiB results landed in").hasSize(1);
+            assertThat(p.requester.endpoint().keptDataBuffers()).isEqualTo(2);
+            java.util.Set<Integer> stags = new java.util.HashSet<>();
+            for (int i = 0; i < calls; i++) {
+                List<WriteChunk> provided = providedWriteList(p, i);
+                assertThat(provided).hasSize(2);
+                assertThat(provided.get(0).segments()).extracting(RdmaSegment::length).containsExactly(1L << 20);
+                provided.forEach(c -> c.segments().forEach(s -> stags.add(s.handle())));
+                assertThat(p.serverWire.sent().get(i).stag()).as("the Reply's Send with Invalidate")
+                        .hasValue(provided.get(0).segments().get(0).handle());
+            }
+            assertThat(stags).as("STags of the Write chunks of %d Calls", calls).hasSize(2 * calls);
+            assertThat(p.serverWire.written()).isEqualTo(calls * ((1L << 20) + 4));
+        }
+    }
+
+    @Test
+    void aResultTheCallerStillHoldsIsNeitherLentAgainNorOverwritten() throws Exception {
+        try (RpcRdmaPair p = pair(1 << 20, io.netty.buffer.PooledByteBufAllocator.DEFAULT)) {
+            List<ByteBuf> held = mebibyteAndFour(p);
+            List<List<ByteBuf>> later = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) { // both kept buffers busy from the second Call on: allocated memory
+                later.add(mebibyteAndFour(p));
+                assertThat(later.get(i).get(0).memoryAddress()).isNotEqualTo(held.get(0).memoryAddress());
+            }
+            assertThat(p.requester.endpoint().keptDataBuffers()).as("the bound").isEqualTo(2);
+            assertSource(held.get(0), 1 << 20); // unchanged by the three Calls after it
+            assertSource(held.get(1), 4);
+            for (List<ByteBuf> r : later) {
+                assertSource(r.get(0), 1 << 20);
+                assertSource(r.get(1), 4);
+            }
+            List<ByteBuf> after = mebibyteAndFour(p);
+            assertThat(after.get(0).readableBytes()).isEqualTo(1 << 20);
+            assertSource(after.get(0), 1 << 20);
+            assertSource(after.get(1), 4);
+        }
+    }
+
     @Test
     void aResultInTheUnionArmWithoutDataLeavesTheNextResultToTheFirstChunk() throws Exception {
         // RPC-R-050, RPC-R-051

@@ -110,8 +110,8 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
     static long countArgument(RpcCallInfo call, XdrMessage callMessage) {
         int v = call.version();
         int p = call.procedure();
-        if (call.program() != NfsBindingConstants.NFS_PROGRAM) {
-            return 0;
+        if (call.program() != NfsBindingConstants.NFS_PROGRAM || !hasCount(v, p)) {
+            return 0; // e.g. WRITE: no view of its 1 MiB Call is built just to find nothing
         }
         ByteBuf stream = callMessage.stream();
         try {
@@ -138,6 +138,11 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
         } finally {
             stream.release();
         }
+    }
+
+    private static boolean hasCount(int version, int procedure) {
+        return version == 3 ? procedure == 6 || procedure == 16 || procedure == 17
+                : version == 2 && (procedure == 6 || procedure == 16);
     }
 
     /** Offset of the arguments in a call message (RFC 5531 §9), or -1 if it is too short. */

@@ -8,6 +8,8 @@ import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v3.Read3Args;
 import org.iwarp4j.nfs.v3.Readdir3Args;
 import org.iwarp4j.nfs.v3.Readdirplus3Args;
+import org.iwarp4j.nfs.v3.StableHow;
+import org.iwarp4j.nfs.v3.Write3Args;
 import org.iwarp4j.oncrpc.AuthSys;
 import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcCallInfo;
@@ -51,6 +53,20 @@ class NfsUpperLayerBindingTest {
         assertThat(e.writeChunkSizes()).containsExactly(262144L);
         assertThat(e.maxReducedReplySize()).isEqualTo(24 + 104);
         assertThat(e.maxReplySize()).isEqualTo(24 + 104 + 262144);
+    }
+
+    /**
+     * A WRITE has no count that bounds its reply: its estimate never reads the Call, so the 1 MiB
+     * Call of every WRITE over RDMA is not wrapped in a composite view just to find nothing.
+     */
+    @Test
+    void aProcedureWithoutACountArgumentIsEstimatedWithoutReadingItsCall() {
+        XdrMessage m = call(3, 7, new Write3Args(FH, 0, 4, StableHow.UNSTABLE,
+                Unpooled.wrappedBuffer(new byte[4]))::encode);
+        m.release(); // from now on any view of its octets throws
+        ReplyEstimate e = binding.replyEstimate(new RpcCallInfo(0x1234, 100003, 3, 7), m);
+        assertThat(e.writeChunkSizes()).isEmpty();
+        assertThat(e.maxReplySize()).isLessThan(1024);
     }
 
     /** ULB-R-001, RPC-R-054: READDIR and READDIRPLUS are bounded by their count / maxcount (a Reply chunk). */

@@ -42,7 +42,9 @@ import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
  * </ol>
  *
  * Regions are registered just before use, one per chunk, each chunk described by segments of at
- * most {@link RpcRdmaSettings#maxSegmentSize()} octets (RPC-R-016, RPC-R-076).
+ * most {@link RpcRdmaSettings#maxSegmentSize()} octets (RPC-R-016, RPC-R-076). The memory behind
+ * Write and Reply chunks comes from the connection's {@link ReadSinks}, so that a stream of 1 MiB
+ * READs reuses a few buffers instead of allocating 1 MiB per Call.
  */
 final class CallMarshaller {
 
@@ -196,9 +198,11 @@ final class CallMarshaller {
             throw new RpcTransportException(what + " of " + size + " octets is larger than the largest chunk, "
                     + settings.maxChunkSize());
         }
-        ByteBuf memory = alloc.directBuffer((int) size, (int) size);
-        memory.writerIndex((int) size);
-        return memory;
+        // The connection's kept memory, registered afresh for this RPC alone and fenced before it
+        // completes (RPC-R-025): reused memory, never a reused registration. A kept buffer is lent
+        // again only when nothing derived from it is held, so a Reply the caller still holds is
+        // never overwritten.
+        return endpoint.readSinks().take((int) size);
     }
 
     private static int headerLength(List<ReadSegment> readList, List<WriteChunk> writeList,

@@ -76,8 +76,11 @@ public final class RdmaEndpoint {
     private final ByteBuf receiveMemory;
     private final MemoryRegion receiveRegion;
     private final SendSlots sendSlots;
-    /** Two kept sinks of up to 1 MiB (NFS's usual rsize and wsize): 2 MiB at most per connection. */
-    private final ReadSinks readSinks = new ReadSinks(PooledByteBufAllocator.DEFAULT, 2, 1 << 20);
+    /**
+     * Two kept buffers of up to 1 MiB (NFS's usual rsize and wsize), 2 MiB at most per connection:
+     * a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets.
+     */
+    private final ReadSinks readSinks = new ReadSinks(DataMemory.ALLOCATOR, 2, 1 << 20);
     private final AtomicLong sendsRegistered = new AtomicLong();
     private final RpcRdmaPrivateData local;
     private final boolean client;
@@ -294,12 +297,20 @@ public final class RdmaEndpoint {
         return sendsRegistered.get();
     }
 
-    /** Send slots free now (diagnostics, tests). */
-    /** Where this connection's RDMA Reads land (released with the connection). */
+    /**
+     * Where this connection's RDMA Reads and the peer's RDMA Writes into a Requester's chunks land
+     * (released with the connection).
+     */
     ReadSinks readSinks() {
         return readSinks;
     }
 
+    /** Buffers this connection keeps for RDMA data to land in, at most 2 (diagnostics, tests). */
+    public int keptDataBuffers() {
+        return readSinks.kept();
+    }
+
+    /** Send slots free now (diagnostics, tests). */
     public int freeSendSlots() {
         return sendSlots.freeSlots();
     }

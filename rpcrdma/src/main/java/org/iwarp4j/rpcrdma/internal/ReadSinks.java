@@ -6,11 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The memory RDMA Reads of one connection land in (RFC 8166 §3.4.5 Read chunks a Responder pulls,
- * draft-cel-nfsv4-rpcrdma-reliable-reply-02 §4.1.2 Position-Zero chunks a Requester pulls): a few
+ * The memory RDMA data of one connection lands in (RFC 8166 §3.4.5 Read chunks a Responder pulls,
+ * draft-cel-nfsv4-rpcrdma-reliable-reply-02 §4.1.2 Position-Zero chunks a Requester pulls, and the
+ * Write and Reply chunks a Requester provides, §3.4.6, which the Responder RDMA Writes into): a few
  * buffers kept for the connection's life and lent out again and again, so that a steady stream of
- * 1 MiB NFS WRITEs does not allocate, and make the pooled allocator create and zero, a fresh 4 MiB
- * arena chunk per Call once the previous one has emptied.
+ * 1 MiB NFS WRITEs or READs does not allocate a fresh 1 MiB buffer per Call. Each loan is
+ * registered for one RPC only and that registration ends before the RPC does: the memory is
+ * reused, a registration never is.
  *
  * <p>A sink is a retained slice of a kept buffer. A kept buffer is free again when every buffer
  * derived from it has been released, which its reference count shows (1: only this pool holds it),
