@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import org.iwarp4j.oncrpc.internal.SliceSafeCumulator;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,10 +18,12 @@ import java.util.concurrent.TimeUnit;
  * and whose low 31 bits are the fragment's length. Emits one {@link ByteBuf} per record (one
  * RPC message); the next handler releases it.
  *
- * <p>Every record is emitted in a buffer of its own (a record of one fragment copied out of the
- * input, the fragments of a longer record copied into one buffer as they complete), never as a
- * slice of the decoder's cumulation buffer: records are read on other threads while this decoder
- * keeps appending to that buffer, and nothing may tie the two together.
+ * <p>A record of one fragment, the usual case, is emitted without a copy, as a retained slice of
+ * the input; the fragments of a longer record are copied into one buffer as they complete. A
+ * record's octets never change once it is emitted, whichever thread reads it: the decoder never
+ * writes into an input buffer that an emitted record still shares ({@link SliceSafeCumulator});
+ * Netty's default cumulator does, and with Netty 4.2's adaptive allocator a record read on another
+ * thread meanwhile could then be overwritten (docs/oncrpc.md, "Records are slices").
  * Reassembly is bounded: a record whose fragments add up to more than {@code maxRecordSize}
  * octets is refused as soon as a record mark announces it — before its octets are buffered —
  * with a {@link TooLongFrameException}, and the connection is closed (a peer that sends it
@@ -58,6 +61,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         }
         this.maxRecordSize = maxRecordSize;
         this.maxRecordNanos = maxRecordTime.toNanos();
+        setCumulator(SliceSafeCumulator.INSTANCE);
     }
 
     public int maxRecordSize() {
@@ -111,13 +115,9 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
-                // A copy, not in.readRetainedSlice(length): a record goes on to other threads (the
-                // server's workers, a client's caller reading READ data), while this event loop keeps
-                // appending the next octets to the same cumulation buffer. With Netty 4.2's adaptive
-                // allocator a slice read off the loop during that append returned wrong octets (NFSv4.1
-                // READs over TCP with 8 in flight: right length, wrong content); a record of its own
-                // shares nothing with the cumulation.
-                out.add(in.readBytes(length));
+                // No copy: the record shares the input's memory, which SliceSafeCumulator never
+                // writes into again while the record (or anything derived from it) is alive.
+                out.add(in.readRetainedSlice(length));
                 completed = true;
                 continue;
             }
