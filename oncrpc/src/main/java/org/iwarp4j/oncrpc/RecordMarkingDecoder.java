@@ -39,6 +39,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
 
     private final int maxRecordSize;
     private final long maxRecordNanos;
+    private final SliceSafeCumulator cumulator = new SliceSafeCumulator();
     private ByteBuf record;
     private boolean failed;
     private ScheduledFuture<?> recordTimer;
@@ -61,7 +62,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         }
         this.maxRecordSize = maxRecordSize;
         this.maxRecordNanos = maxRecordTime.toNanos();
-        setCumulator(SliceSafeCumulator.INSTANCE);
+        setCumulator(cumulator);
     }
 
     public int maxRecordSize() {
@@ -101,6 +102,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     /** Emits the records complete in {@code in}; true if at least one was. */
     private boolean decodeRecords(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         boolean completed = false;
+        cumulator.expect(0);
         while (in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH) {
             int mark = in.getInt(in.readerIndex());
             boolean last = (mark & RpcConstants.LAST_FRAGMENT) != 0;
@@ -111,6 +113,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                 return completed;
             }
             if (in.readableBytes() < RpcConstants.RECORD_MARK_LENGTH + length) {
+                cumulator.expect(RpcConstants.RECORD_MARK_LENGTH + length);
                 return completed;
             }
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);

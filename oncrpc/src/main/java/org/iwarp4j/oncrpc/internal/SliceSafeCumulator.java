@@ -20,12 +20,25 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * is let go (the records keep it alive, and it is never written again); once nobody else holds it,
  * Netty's merge applies. The copy is of the leftover (a part of one record) and one read, once per
  * read that finds a record still outstanding, not of every record.
+ *
+ * <p>The new buffer is sized for the record in progress when the decoder has said how long that
+ * is ({@link #expect}), so that a large record does not grow it by doubling (a copy each time);
+ * at most {@value #MAX_AHEAD} times the octets already here, so that an announced length alone
+ * does not make the connection reserve memory. One instance per decoder (it holds that hint).
  */
 public final class SliceSafeCumulator implements ByteToMessageDecoder.Cumulator {
 
-    public static final SliceSafeCumulator INSTANCE = new SliceSafeCumulator();
+    /** A new buffer is at most this many times the octets it starts with. */
+    static final int MAX_AHEAD = 16;
 
-    private SliceSafeCumulator() {
+    private int expected;
+
+    /**
+     * The decoder's hint: the record in progress will need {@code octets} from the cumulation's
+     * reader index (its mark included); 0 if unknown.
+     */
+    public void expect(int octets) {
+        expected = Math.max(0, octets);
     }
 
     @Override
@@ -41,7 +54,11 @@ public final class SliceSafeCumulator implements ByteToMessageDecoder.Cumulator 
         boolean joinedAll = false;
         try {
             int total = cumulation.readableBytes() + in.readableBytes();
-            joined = alloc.buffer(alloc.calculateNewCapacity(total, Integer.MAX_VALUE));
+            int capacity = alloc.calculateNewCapacity(total, Integer.MAX_VALUE);
+            if (expected > capacity) {
+                capacity = (int) Math.min(expected, (long) MAX_AHEAD * total);
+            }
+            joined = alloc.buffer(capacity);
             joined.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes())
                     .writeBytes(in, in.readerIndex(), in.readableBytes());
             in.readerIndex(in.writerIndex());

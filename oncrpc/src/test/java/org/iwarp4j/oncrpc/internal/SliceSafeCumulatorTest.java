@@ -107,7 +107,7 @@ public class SliceSafeCumulatorTest {
     private static String framesWhenTheFirstIsCopiedOutDuringTheNextAppend(boolean sliceSafe) {
         LengthFieldBasedFrameDecoder decoder = new LengthFieldBasedFrameDecoder(1024, 0, 4, 0, 4);
         if (sliceSafe) {
-            decoder.setCumulator(SliceSafeCumulator.INSTANCE);
+            decoder.setCumulator(new SliceSafeCumulator());
         }
         EmbeddedChannel ch = new EmbeddedChannel(decoder);
         ch.config().setAllocator(ADAPTIVE);
@@ -145,7 +145,7 @@ public class SliceSafeCumulatorTest {
     @Test
     void anUnsharedCumulationIsAppendedToInPlace() {
         ByteBuf cumulation = ADAPTIVE.directBuffer(64).writeInt(0x0102_0304);
-        ByteBuf result = SliceSafeCumulator.INSTANCE.cumulate(ADAPTIVE, cumulation, hex("0506"));
+        ByteBuf result = new SliceSafeCumulator().cumulate(ADAPTIVE, cumulation, hex("0506"));
         try {
             assertThat(result).as("nobody else holds it: no copy").isSameAs(cumulation);
             assertThat(ByteBufUtil.hexDump(result)).isEqualTo("010203040506");
@@ -158,7 +158,7 @@ public class SliceSafeCumulatorTest {
     void aSharedCumulationIsNeverWrittenIntoItsRestMovesToANewBuffer() {
         ByteBuf cumulation = ADAPTIVE.directBuffer(64).writeLong(0x0102_0304_0506_0708L);
         ByteBuf record = cumulation.readRetainedSlice(6);
-        ByteBuf result = SliceSafeCumulator.INSTANCE.cumulate(ADAPTIVE, cumulation, hex("090a"));
+        ByteBuf result = new SliceSafeCumulator().cumulate(ADAPTIVE, cumulation, hex("090a"));
         try {
             assertThat(result).isNotSameAs(cumulation);
             assertThat(ByteBufUtil.hexDump(result)).isEqualTo("0708090a");
@@ -176,7 +176,7 @@ public class SliceSafeCumulatorTest {
         ByteBuf cumulation = ADAPTIVE.directBuffer(64).writeInt(0x0102_0304);
         ByteBuf record = cumulation.readRetainedSlice(4);
         ByteBuf in = hex("0506");
-        ByteBuf result = SliceSafeCumulator.INSTANCE.cumulate(ADAPTIVE, cumulation, in);
+        ByteBuf result = new SliceSafeCumulator().cumulate(ADAPTIVE, cumulation, in);
         try {
             assertThat(result).isSameAs(in);
             assertThat(record.refCnt()).isEqualTo(1);
@@ -184,5 +184,31 @@ public class SliceSafeCumulatorTest {
             result.release();
             record.release();
         }
+    }
+
+    /** The capacity of the buffer a shared cumulation's 6 leftover octets and a 10-octet read move to. */
+    private static int newCapacityWhenExpecting(int expected) {
+        SliceSafeCumulator cumulator = new SliceSafeCumulator();
+        cumulator.expect(expected);
+        ByteBuf cumulation = ADAPTIVE.directBuffer(64).writeLong(0x0102_0304_0506_0708L);
+        ByteBuf record = cumulation.readRetainedSlice(2);
+        ByteBuf result = cumulator.cumulate(ADAPTIVE, cumulation, hex("090a0b0c0d0e0f101112"));
+        try {
+            assertThat(ByteBufUtil.hexDump(result)).isEqualTo("030405060708" + "090a0b0c0d0e0f101112");
+            return result.capacity();
+        } finally {
+            result.release();
+            record.release();
+        }
+    }
+
+    @Test
+    void theNewBufferIsSizedForTheRecordInProgressButNotBeyondSixteenTimesWhatIsHere() {
+        int unhinted = newCapacityWhenExpecting(0);
+        assertThat(unhinted).isEqualTo(ADAPTIVE.calculateNewCapacity(16, Integer.MAX_VALUE));
+        assertThat(newCapacityWhenExpecting(200)).isEqualTo(200);
+        assertThat(newCapacityWhenExpecting(1 << 20)).as("16 x 16 octets").isEqualTo(256);
+        assertThat(newCapacityWhenExpecting(20)).as("a hint below the usual size changes nothing")
+                .isEqualTo(unhinted);
     }
 }
