@@ -24,7 +24,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * <p>The new buffer is sized for the record in progress when the decoder has said how long that
  * is ({@link #expect}), so that a large record does not grow it by doubling (a copy each time);
  * at most {@value #MAX_AHEAD} times the octets already here, so that an announced length alone
- * does not make the connection reserve memory. One instance per decoder (it holds that hint).
+ * reserves little (a bare mark, next to nothing). One instance per decoder (it holds that hint).
  */
 public final class SliceSafeCumulator implements ByteToMessageDecoder.Cumulator {
 
