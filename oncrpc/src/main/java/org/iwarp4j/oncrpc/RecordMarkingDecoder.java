@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import org.iwarp4j.oncrpc.internal.SliceSafeCumulator;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,10 +18,12 @@ import java.util.concurrent.TimeUnit;
  * and whose low 31 bits are the fragment's length. Emits one {@link ByteBuf} per record (one
  * RPC message); the next handler releases it.
  *
- * <p>Every record is emitted in a buffer of its own (a record of one fragment copied out of the
- * input, the fragments of a longer record copied into one buffer as they complete), never as a
- * slice of the decoder's cumulation buffer: records are read on other threads while this decoder
- * keeps appending to that buffer, and nothing may tie the two together.
+ * <p>A record of one fragment, the usual case, is emitted without a copy, as a retained slice of
+ * the input; the fragments of a longer record are copied into one buffer as they complete. A
+ * record's octets never change once it is emitted, whichever thread reads it: the decoder never
+ * writes into an input buffer that an emitted record still shares ({@link SliceSafeCumulator});
+ * Netty's default cumulator does, and with Netty 4.2's adaptive allocator a record read on another
+ * thread meanwhile could then be overwritten (docs/oncrpc.md, "Records are slices").
  * Reassembly is bounded: a record whose fragments add up to more than {@code maxRecordSize}
  * octets is refused as soon as a record mark announces it — before its octets are buffered —
  * with a {@link TooLongFrameException}, and the connection is closed (a peer that sends it
@@ -36,6 +39,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
 
     private final int maxRecordSize;
     private final long maxRecordNanos;
+    private final SliceSafeCumulator cumulator = new SliceSafeCumulator();
     private ByteBuf record;
     private boolean failed;
     private ScheduledFuture<?> recordTimer;
@@ -58,6 +62,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         }
         this.maxRecordSize = maxRecordSize;
         this.maxRecordNanos = maxRecordTime.toNanos();
+        setCumulator(cumulator);
     }
 
     public int maxRecordSize() {
@@ -97,6 +102,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     /** Emits the records complete in {@code in}; true if at least one was. */
     private boolean decodeRecords(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         boolean completed = false;
+        cumulator.expect(0);
         while (in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH) {
             int mark = in.getInt(in.readerIndex());
             boolean last = (mark & RpcConstants.LAST_FRAGMENT) != 0;
@@ -107,17 +113,14 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                 return completed;
             }
             if (in.readableBytes() < RpcConstants.RECORD_MARK_LENGTH + length) {
+                cumulator.expect(RpcConstants.RECORD_MARK_LENGTH + length);
                 return completed;
             }
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
-                // A copy, not in.readRetainedSlice(length): a record goes on to other threads (the
-                // server's workers, a client's caller reading READ data), while this event loop keeps
-                // appending the next octets to the same cumulation buffer. With Netty 4.2's adaptive
-                // allocator a slice read off the loop during that append returned wrong octets (NFSv4.1
-                // READs over TCP with 8 in flight: right length, wrong content); a record of its own
-                // shares nothing with the cumulation.
-                out.add(in.readBytes(length));
+                // No copy: the record shares the input's memory, which SliceSafeCumulator never
+                // writes into again while the record (or anything derived from it) is alive.
+                out.add(in.readRetainedSlice(length));
                 completed = true;
                 continue;
             }

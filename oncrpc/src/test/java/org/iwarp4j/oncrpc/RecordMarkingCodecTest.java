@@ -1,10 +1,13 @@
 package org.iwarp4j.oncrpc;
 
+import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.TooLongFrameException;
+import org.iwarp4j.oncrpc.internal.SliceSafeCumulatorTest;
 import org.iwarp4j.testkit.Hex;
 import org.junit.jupiter.api.Test;
 
@@ -74,30 +77,36 @@ class RecordMarkingCodecTest {
     }
 
     /**
-     * A record is handed to other threads while the decoder keeps appending to its cumulation; it
-     * must not be a view of that buffer (a retained slice shares its memory and its reference count).
+     * A record goes on to other threads (a server's workers, a client's caller copying out READ
+     * data) while the event loop keeps appending reads to the buffer the record was sliced from:
+     * its octets must never change once it is emitted. The caller's read is made to happen at the
+     * worst moment for Netty 4.2's adaptive buffers (inside the append's setBytes, see
+     * SliceSafeCumulatorTest); with Netty's default cumulator the next read's octets land over the
+     * record. A record of one fragment is still a view of the input, not a copy.
      */
     @Test
-    void aRecordIsABufferOfItsOwnNotASliceOfTheInput() {
+    void aRecordsOctetsNeverChangeOnceEmittedThoughItSharesTheInput() {
+        ByteBufAllocator adaptive = new AdaptiveByteBufAllocator();
         EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(1024));
-        ByteBuf input = Unpooled.directBuffer(64).writeInt(0x8000_0004).writeInt(0x0102_0304)
-                .writeInt(0x8000_0008).writeInt(0x0506_0708); // a whole record, then half of the next
-        ch.writeInbound(input.retain());
+        ch.config().setAllocator(adaptive);
+        ByteBuf input = adaptive.directBuffer(256).writeBytes(Hex.decode("80000004 01020304 80000008 05060708"));
+        long inputAddress = input.hasMemoryAddress() ? input.memoryAddress() : -1;
+        ch.writeInbound(input); // a whole record, then half of the next
         ByteBuf record = ch.readInbound();
         try {
-            assertThat(ByteBufUtil.hexDump(record)).isEqualTo("01020304");
-            assertThat(record.refCnt()).as("the record holds no reference to the input").isEqualTo(1);
-            input.setInt(4, 0xdead_beef);
-            assertThat(ByteBufUtil.hexDump(record)).as("the input's octets changing leave the record alone")
+            if (inputAddress != -1) {
+                assertThat(record.memoryAddress()).as("a one-fragment record is a view of the input")
+                        .isEqualTo(inputAddress + 4);
+            }
+            ch.writeInbound(new SliceSafeCumulatorTest.Hooked(hex("090a0b0c 80000004 11121314"),
+                    SliceSafeCumulatorTest.copiedOut(record)));
+            assertThat(ByteBufUtil.hexDump(record)).as("the record after the next read was appended")
                     .isEqualTo("01020304");
         } finally {
             record.release();
-            input.release();
         }
-        ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {9, 10, 11, 12}));
-        ByteBuf second = ch.readInbound();
-        assertThat(ByteBufUtil.hexDump(second)).isEqualTo("05060708090a0b0c");
-        second.release();
+        assertThat(read(ch)).isEqualTo("05060708090a0b0c");
+        assertThat(read(ch)).isEqualTo("11121314");
         assertThat(ch.finish()).isFalse();
     }
 
