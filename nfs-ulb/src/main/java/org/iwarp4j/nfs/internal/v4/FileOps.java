@@ -345,13 +345,15 @@ final class FileOps {
      * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies (stable while the directory
      * changes, so the cookie verifier is always zero and never checked), no "." or "..", the
      * asked attributes per entry (rdattr_error if an entry vanished meanwhile). maxcount bounds the
-     * whole result; if not even one entry fits, NFS4ERR_TOOSMALL.
+     * whole result, and in a session also the room the reply limit leaves (RFC 8881 §18.46.3); if
+     * not even one entry fits, NFS4ERR_TOOSMALL.
      */
     Result readdir(XdrDecoder in, CompoundState st) throws IOException {
         long cookie = in.readHyper();
         in.readFixedOpaque(NFS4_VERIFIER_SIZE);
         in.readUnsignedInt(); // dircount: a hint
-        long maxcount = in.readUnsignedInt();
+        // in a session maxcount is also bounded by what the reply limit leaves (knfsd does the same)
+        long maxcount = Math.min(in.readUnsignedInt(), st.replyRoom());
         Bitmap4 asked = Bitmap4.decode(in);
         if (cookie == 1 || cookie == 2) {
             throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "reserved cookie " + cookie);
