@@ -242,9 +242,25 @@ final class FileOps {
         out.writeBoolean(false).writeHyper(before).writeHyper(after);
     }
 
-    /** REMOVE (RFC 8881 §18.25): a file or an empty directory. */
+    /**
+     * NFS4ERR_GRACE during the grace period (RFC 8881 §8.4.2): REMOVE and RENAME wait it out, as
+     * in knfsd's nfsd4_remove/nfsd4_rename. Opens of the previous start that are not reclaimed
+     * yet are invisible to the server, so it cannot tell whether a name it would remove or move
+     * belongs to a file a client is about to reclaim (removing its last name would destroy the
+     * file the client still holds open).
+     */
+    private void refuseInGrace(String op) {
+        synchronized (ctx.lock()) {
+            if (ctx.inGrace()) {
+                throw new Nfs4Exception(NFS4ERR_GRACE, op + " in the grace period");
+            }
+        }
+    }
+
+    /** REMOVE (RFC 8881 §18.25): a file or an empty directory; NFS4ERR_GRACE in the grace period. */
     Result remove(XdrDecoder in, CompoundState st) throws IOException {
         String name = component(in);
+        refuseInGrace("REMOVE");
         FileHandles.Resolved dir = st.currentDirectory();
         long before = Attributes4.change(dir.stat());
         Path target = dir.path().resolve(name);
@@ -256,10 +272,11 @@ final class FileOps {
         return Result.ok(out -> changeInfo(out, before, after));
     }
 
-    /** RENAME (RFC 8881 §18.26): from the saved directory to the current one. */
+    /** RENAME (RFC 8881 §18.26): from the saved directory to the current one; NFS4ERR_GRACE in the grace period. */
     Result rename(XdrDecoder in, CompoundState st) throws IOException {
         String from = component(in);
         String to = component(in);
+        refuseInGrace("RENAME");
         if (st.savedFh == null) {
             throw new Nfs4Exception(NFS4ERR_NOFILEHANDLE, "no saved file handle");
         }
