@@ -57,8 +57,14 @@ import org.slf4j.LoggerFactory;
  * EXPIRED_SOME_STATE_REVOKED, ADMIN_STATE_REVOKED and RECALLABLE_STATE_REVOKED, when they newly
  * appear, make the next operation of this client fail with {@link Nfs4StatusException}
  * (NFS4ERR_EXPIRED, NFS4ERR_ADMIN_REVOKED): the opens it holds may be gone; RESTART_RECLAIM_NEEDED
- * is logged and reported by {@link #restartReclaimNeeded()} — the client reclaims nothing, its
- * opens last only as long as one upload or download.
+ * is reported by {@link #restartReclaimNeeded()} and makes the client re-establish its client ID
+ * and reclaim its opens before the next call.
+ *
+ * <p>Recovery ({@link #recover}, RFC 8881 §2.10.13, §8.4.2.1): a session that can carry no more
+ * calls (every slot retired, NFS4ERR_BADSESSION, NFS4ERR_DEADSESSION) is replaced by a new one
+ * on the same client ID; a client ID the server no longer knows (NFS4ERR_STALE_CLIENTID after a
+ * restart, NFS4ERR_EXPIRED) by a new one, after which the files held open are reclaimed (OPEN
+ * CLAIM_PREVIOUS) or, if the server refuses, reported lost. The call that found out is sent again.
  *
  * <p>Lease renewal (§8.3): a SEQUENCE renews the client's lease, so while the client is idle one
  * timer thread per connection sends a COMPOUND of SEQUENCE alone once nothing was sent for a third of
@@ -504,8 +510,9 @@ public final class Nfs4Connection implements AutoCloseable {
      * if the server no longer knows the client ID (NFS4ERR_STALE_CLIENTID: it restarted;
      * NFS4ERR_EXPIRED), or {@code newClient} asks for it (SEQ4_STATUS_RESTART_RECLAIM_NEEDED,
      * §18.46.3), a new client ID: EXCHANGE_ID with the same owner and verifier, CREATE_SESSION,
-     * then every file still open is reclaimed with OPEN CLAIM_PREVIOUS (§8.4.2.1, §9.11) under its
-     * own open owner, and RECLAIM_COMPLETE (§18.51). An open whose reclaim is refused (typically
+     * then — if the client ID changed, i.e. the server lost the client's state — every file
+     * still open is reclaimed with OPEN CLAIM_PREVIOUS (§8.4.2.1, §9.11) under its own open
+     * owner, and RECLAIM_COMPLETE (§18.51). An open whose reclaim is refused (typically
      * NFS4ERR_NO_GRACE: a server without a grace period, or one whose period is over) is
      * <em>lost</em>: the client does not open it anew, since another client may have changed or
      * locked the file meanwhile, and every later operation on it fails with an {@link
@@ -539,8 +546,11 @@ public final class Nfs4Connection implements AutoCloseable {
             install(failed, session(id.clientId(), c.body(OP_CREATE_SESSION)));
             recovery.newClients.incrementAndGet();
             int reclaimed = 0;
-            for (OpenFile f : recovery.open) {
-                reclaimed += reclaim(f, id.clientId()) ? 1 : 0;
+            if (id.clientId() != failed.clientId()) {
+                // the same client ID back means the server kept the client and its opens: nothing to reclaim
+                for (OpenFile f : recovery.open) {
+                    reclaimed += reclaim(f, id.clientId()) ? 1 : 0;
+                }
             }
             CompoundResult rc = callOnce(List.of(Op.reclaimComplete()));
             int rcStatus = rc.failedStatus();
@@ -764,7 +774,10 @@ public final class Nfs4Connection implements AutoCloseable {
         return new Parent(lookupPath(String.join("/", names.subList(0, names.size() - 1))), name);
     }
 
-    /** OPEN (CLAIM_NULL) under a new open owner; the file is then held open (and reclaimed if need be) until {@link #close(OpenFile)}. */
+    /**
+     * OPEN (CLAIM_NULL) under a new open owner; the file is then held open, and reclaimed after a
+     * server restart, until {@link #close(OpenFile)}.
+     */
     private OpenFile open(String path, int access, boolean create) {
         Parent p = parent(path);
         String owner = ownerPrefix + owners.incrementAndGet();
