@@ -58,8 +58,14 @@ import org.slf4j.LoggerFactory;
  * EXPIRED_SOME_STATE_REVOKED, ADMIN_STATE_REVOKED and RECALLABLE_STATE_REVOKED, when they newly
  * appear, make the next operation of this client fail with {@link Nfs4StatusException}
  * (NFS4ERR_EXPIRED, NFS4ERR_ADMIN_REVOKED): the opens it holds may be gone; RESTART_RECLAIM_NEEDED
- * is logged and reported by {@link #restartReclaimNeeded()} — the client reclaims nothing, its
- * opens last only as long as one upload or download.
+ * is reported by {@link #restartReclaimNeeded()} and makes the client re-establish its client ID
+ * and reclaim its opens before the next call.
+ *
+ * <p>Recovery ({@link #recover}, RFC 8881 §2.10.13, §8.4.2.1): a session that can carry no more
+ * calls (every slot retired, NFS4ERR_BADSESSION, NFS4ERR_DEADSESSION) is replaced by a new one
+ * on the same client ID; a client ID the server no longer knows (NFS4ERR_STALE_CLIENTID after a
+ * restart, NFS4ERR_EXPIRED) by a new one, after which the files held open are reclaimed (OPEN
+ * CLAIM_PREVIOUS) or, if the server refuses, reported lost. The call that found out is sent again.
  *
  * <p>Lease renewal (§8.3): a SEQUENCE renews the client's lease, so while the client is idle one
  * timer thread per connection sends a COMPOUND of SEQUENCE alone once nothing was sent for a third of
@@ -86,11 +92,12 @@ public final class Nfs4Connection implements AutoCloseable {
     private static final int FORE_SLOTS = 16;
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** Recoveries one call may go through before its error is reported. */
+    private static final int MAX_RECOVERIES = 2;
+
     private final RpcClient rpc;
     private final int minor;
-    private final long clientId;
-    private final byte[] sessionId;
-    private final SlotTable slots;
+    private final Recovery recovery;
     private final Duration timeout;
     private final byte[] root;
     private final int readSize;
@@ -109,19 +116,84 @@ public final class Nfs4Connection implements AutoCloseable {
     private int lastRevokedFlags;
     private ScheduledExecutorService renewer;
 
-    private Nfs4Connection(RpcClient rpc, int minor, long clientId, byte[] sessionId, SlotTable slots,
-                           Duration timeout, byte[] root, int readSize, int writeSize, int window, int leaseSeconds) {
+    private Nfs4Connection(RpcClient rpc, int minor, Recovery recovery, Duration timeout, byte[] root, int readSize,
+                           int writeSize, int window, int leaseSeconds) {
         this.leaseSeconds = leaseSeconds;
         this.rpc = rpc;
         this.minor = minor;
-        this.clientId = clientId;
-        this.sessionId = sessionId;
-        this.slots = slots;
+        this.recovery = recovery;
         this.timeout = timeout;
         this.root = root;
         this.readSize = readSize;
         this.writeSize = writeSize;
-        this.window = Math.max(1, Math.min(window, slots.size()));
+        this.window = Math.max(1, Math.min(window, recovery.session.slots().size()));
+    }
+
+    /** One session of this client (RFC 8881 §2.10): the client ID it belongs to, its id and its slot table. */
+    private record Session(long clientId, byte[] id, SlotTable slots) {
+    }
+
+    /**
+     * What the client needs to replace its session or its client ID (RFC 8881 §2.10.13, §8.4.2.1):
+     * the EXCHANGE_ID identity (owner and verifier, the same for the client's life, so a restarted
+     * server sees the same client), the channel attributes asked, the next csa_sequence, and the
+     * files it holds open, which it reclaims after a new client ID.
+     */
+    private static final class Recovery {
+        final long verifier;
+        final byte[] owner;
+        final ChannelAttrs4 fore;
+        final ChannelAttrs4 back;
+        volatile Session session;
+        /** csa_sequence of the next CREATE_SESSION on {@link #session}'s client ID (§18.36.4); guarded by this. */
+        int nextCreateSessionSeq;
+        final java.util.Set<OpenFile> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** A SEQUENCE reply carried SEQ4_STATUS_RESTART_RECLAIM_NEEDED: re-establish before the next call. */
+        final AtomicBoolean restartPending = new AtomicBoolean();
+        final AtomicLong newSessions = new AtomicLong();
+        final AtomicLong newClients = new AtomicLong();
+        final java.util.concurrent.ExecutorService executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "nfs4-session-recovery");
+            t.setDaemon(true);
+            return t;
+        });
+
+        Recovery(long verifier, byte[] owner, ChannelAttrs4 fore, ChannelAttrs4 back) {
+            this.verifier = verifier;
+            this.owner = owner;
+            this.fore = fore;
+            this.back = back;
+        }
+    }
+
+    /** A file this client holds open: what it needs to reclaim the open (§9.11) and the stateid in use. */
+    private static final class OpenFile {
+        final String path;
+        final byte[] fh;
+        final String owner;
+        final int access;
+        final long size;
+        volatile Stateid4 stateid;
+        volatile Nfs4StatusException lost;
+
+        OpenFile(String path, byte[] fh, String owner, int access, Stateid4 stateid, long size) {
+            this.path = path;
+            this.fh = fh;
+            this.owner = owner;
+            this.access = access;
+            this.stateid = stateid;
+            this.size = size;
+        }
+
+        /** The open's current stateid; the reclaim's error if the open was lost in a server restart. */
+        Stateid4 stateid() {
+            Nfs4StatusException l = lost;
+            if (l != null) {
+                throw new Nfs4StatusException(l.nfs4Status(), "open of " + path + " (lost when the server restarted:"
+                        + " its reclaim was refused)");
+            }
+            return stateid;
+        }
     }
 
     /** The binding an RPC-over-RDMA Requester of this client uses (RFC 8267 §6, sized per COMPOUND). */
@@ -152,9 +224,11 @@ public final class Nfs4Connection implements AutoCloseable {
             CompoundResult c = await(unsequenced(rpc, minor,
                     List.of(Op.createSession(id.clientId(), id.sequenceId(), fore, back)), 0)).check();
             CompoundResult.CreateSession session = c.body(OP_CREATE_SESSION);
-            SlotTable slots = new SlotTable(Math.max(1, Math.min(session.fore().maxRequests(), FORE_SLOTS)));
-            Nfs4Connection partial = new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout,
-                    null, 0, 0, 1, DEFAULT_LEASE_SECONDS);
+            Recovery recovery = new Recovery(verifier, owner, fore, back);
+            recovery.session = session(id.clientId(), session);
+            recovery.nextCreateSessionSeq = id.sequenceId() + 1;
+            Nfs4Connection partial = new Nfs4Connection(rpc, minor, recovery, timeout, null, 0, 0, 1,
+                    DEFAULT_LEASE_SECONDS);
             CompoundResult rc = partial.call(List.of(Op.reclaimComplete()), false);
             if (rc.status != NFS4_OK && rc.failedStatus() != NFS4ERR_COMPLETE_ALREADY) {
                 rc.check();
@@ -170,14 +244,18 @@ public final class Nfs4Connection implements AutoCloseable {
             int rsize = size(maxRead, limits.maxRead(), session.fore().maxResponseSize());
             int wsize = size(maxWrite, limits.maxWrite(), session.fore().maxRequestSize());
             int lease = limits.leaseSeconds() > 0 ? limits.leaseSeconds() : DEFAULT_LEASE_SECONDS;
-            Nfs4Connection done = new Nfs4Connection(rpc, minor, id.clientId(), session.sessionId(), slots, timeout,
-                    rootFh, rsize, wsize, window, lease);
+            Nfs4Connection done = new Nfs4Connection(rpc, minor, recovery, timeout, rootFh, rsize, wsize, window, lease);
             done.startRenewal();
             return done;
         } catch (RuntimeException e) {
             rpc.close();
             throw e;
         }
+    }
+
+    private static Session session(long clientId, CompoundResult.CreateSession created) {
+        return new Session(clientId, created.sessionId(),
+                new SlotTable(Math.max(1, Math.min(created.fore().maxRequests(), FORE_SLOTS))));
     }
 
     /** The transfer size: the client's limit, the server's attribute, and what fits the channel, in 4 KiB units. */
@@ -205,17 +283,27 @@ public final class Nfs4Connection implements AutoCloseable {
     }
 
     public int slots() {
-        return slots.size();
+        return recovery.session.slots().size();
     }
 
     /** The slots new calls may use now: the table's size or less if the server asked for fewer. */
     public int usableSlots() {
-        return slots.usable();
+        return recovery.session.slots().usable();
     }
 
-    /** Slots retired because a call on them got no reply (see {@link SlotTable}). */
+    /** Slots of the current session retired because a call on them got no reply (see {@link SlotTable}). */
     public int retiredSlots() {
-        return slots.retired();
+        return recovery.session.slots().retired();
+    }
+
+    /** Sessions created after the first one, on the same client ID or a new one (see {@link #recover}). */
+    public long newSessions() {
+        return recovery.newSessions.get();
+    }
+
+    /** Client IDs established after the first one (the server restarted or expired the client). */
+    public long newClientIds() {
+        return recovery.newClients.get();
     }
 
     /** The lease this client renews within, in seconds (lease_time, §5.8.1.11). */
@@ -304,49 +392,233 @@ public final class Nfs4Connection implements AutoCloseable {
      * Sends SEQUENCE and {@code ops} on a free slot (waiting for one), returning the decoded result
      * whatever its status. What becomes of the slot follows from how the call ended ({@link
      * SlotTable}); a successful SEQUENCE's slot limits and status flags are applied. A pending
-     * state-revoked report fails this call instead.
+     * state-revoked report fails this call instead. If the session cannot carry the call (every
+     * slot retired, NFS4ERR_BADSESSION, NFS4ERR_DEADSESSION) or the client ID is gone
+     * (NFS4ERR_STALE_CLIENTID, NFS4ERR_EXPIRED), the client recovers ({@link #recover}) and sends
+     * the operations again, built anew by {@code ops} (a stateid may have changed, a payload been
+     * consumed): SEQUENCE failed, so the server did not run them.
      */
+    CompletableFuture<CompoundResult> sequenced(java.util.function.Supplier<List<Op>> ops) {
+        return attempt(ops, true, 0);
+    }
+
+    /** As {@link #sequenced(java.util.function.Supplier)} with operations that may be sent twice (no payload). */
     CompletableFuture<CompoundResult> sequenced(List<Op> ops) {
-        return sequenced(ops, true);
+        AtomicBoolean taken = new AtomicBoolean();
+        return attempt(() -> {
+            taken.set(true);
+            return ops;
+        }, true, 0).whenComplete((r, e) -> {
+            if (!taken.get()) {
+                ops.forEach(Op::discard);
+            }
+        });
     }
 
     private CompletableFuture<CompoundResult> sequenced(List<Op> ops, boolean reportRevoked) {
-        Nfs4StatusException gone = reportRevoked ? revoked.getAndSet(null) : null;
+        return attempt(() -> ops, reportRevoked, 0);
+    }
+
+    private CompletableFuture<CompoundResult> attempt(java.util.function.Supplier<List<Op>> supplier,
+                                                      boolean reportRevoked, int recoveries) {
+        Nfs4StatusException gone = reportRevoked && recoveries == 0 ? revoked.getAndSet(null) : null;
         if (gone != null) {
-            ops.forEach(Op::discard);
             return CompletableFuture.failedFuture(gone);
         }
+        Session s = recovery.session;
         int slot;
         try {
-            slot = slots.acquire(timeout);
+            if (recovery.restartPending.getAndSet(false) && recoveries < MAX_RECOVERIES) {
+                recover(s, true);
+                return attempt(supplier, reportRevoked, recoveries + 1);
+            }
+            slot = s.slots().acquire(timeout);
+        } catch (SlotTable.AllRetiredException e) {
+            if (recoveries >= MAX_RECOVERIES) {
+                return CompletableFuture.failedFuture(e);
+            }
+            try {
+                recover(s, false);
+            } catch (RuntimeException r) {
+                r.addSuppressed(e);
+                return CompletableFuture.failedFuture(r);
+            }
+            return attempt(supplier, reportRevoked, recoveries + 1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            ops.forEach(Op::discard);
             return CompletableFuture.failedFuture(e);
         } catch (RuntimeException e) {
-            ops.forEach(Op::discard);
+            return CompletableFuture.failedFuture(e);
+        }
+        List<Op> ops;
+        try {
+            ops = supplier.get();
+        } catch (RuntimeException e) {
+            s.slots().release(slot, SlotTable.Outcome.NOT_EXECUTED);
             return CompletableFuture.failedFuture(e);
         }
         List<Op> all = new ArrayList<>(ops.size() + 1);
-        all.add(Op.sequence(sessionId, slots.nextSequenceId(slot), slot, slots.highestInUse()));
+        all.add(Op.sequence(s.id(), s.slots().nextSequenceId(slot), slot, s.slots().highestInUse()));
         all.addAll(ops);
         CompletableFuture<CompoundResult> f;
         try {
             lastSent.set(System.nanoTime());
             f = unsequenced(rpc, minor, all, readSize);
         } catch (RuntimeException e) {
-            slots.release(slot, SlotTable.Outcome.NOT_EXECUTED);
+            s.slots().release(slot, SlotTable.Outcome.NOT_EXECUTED);
             throw e;
         }
-        return f.whenComplete((r, e) -> {
+        CompletableFuture<CompoundResult> done = f.whenComplete((r, e) -> {
             SlotTable.Outcome outcome = outcome(r, e);
             if (outcome == SlotTable.Outcome.ADVANCED) {
-                sequenceReply(r.body(OP_SEQUENCE));
+                sequenceReply(s, r.body(OP_SEQUENCE));
             } else if (outcome == SlotTable.Outcome.UNKNOWN) {
                 log.warn("NFSv4 session slot {} retired: no reply to its call ({})", slot, e == null ? "?" : e.toString());
             }
-            slots.release(slot, outcome);
+            s.slots().release(slot, outcome);
         });
+        if (recoveries >= MAX_RECOVERIES) {
+            return done;
+        }
+        return done.thenCompose(r -> {
+            int failed = sequenceFailure(r);
+            boolean lostSession = failed == NFS4ERR_BADSESSION || failed == NFS4ERR_DEADSESSION;
+            boolean lostClient = failed == NFS4ERR_STALE_CLIENTID || failed == NFS4ERR_EXPIRED;
+            if (!lostSession && !lostClient || closed.get()) {
+                return CompletableFuture.completedFuture(r);
+            }
+            r.release();
+            // off the transport's thread: recovery waits for replies
+            return CompletableFuture.runAsync(() -> recover(s, lostClient), recovery.executor)
+                    .thenCompose(x -> attempt(supplier, reportRevoked, recoveries + 1));
+        });
+    }
+
+    /** SEQUENCE's status if SEQUENCE itself failed, else NFS4_OK. */
+    private static int sequenceFailure(CompoundResult r) {
+        if (r.results.isEmpty() || r.results.get(0).opcode() != OP_SEQUENCE) {
+            return r.status;
+        }
+        return r.results.get(0).status();
+    }
+
+    /**
+     * Replaces the session {@code failed} (unless another call already did). A new session on
+     * the same client ID first (CREATE_SESSION with the next csa_sequence, RFC 8881 §18.36.4: the
+     * client's state lives on, §2.10.13), the old one destroyed if the server still knows it;
+     * if the server no longer knows the client ID (NFS4ERR_STALE_CLIENTID: it restarted;
+     * NFS4ERR_EXPIRED), or {@code newClient} asks for it (SEQ4_STATUS_RESTART_RECLAIM_NEEDED,
+     * §18.46.3), a new client ID: EXCHANGE_ID with the same owner and verifier, CREATE_SESSION,
+     * then — if the client ID changed, i.e. the server lost the client's state — every file
+     * still open is reclaimed with OPEN CLAIM_PREVIOUS (§8.4.2.1, §9.11) under its own open
+     * owner, and RECLAIM_COMPLETE (§18.51). An open whose reclaim is refused (typically
+     * NFS4ERR_NO_GRACE: a server without a grace period, or one whose period is over) is
+     * <em>lost</em>: the client does not open it anew, since another client may have changed or
+     * locked the file meanwhile, and every later operation on it fails with an {@link
+     * Nfs4StatusException} naming the file and the reclaim's error.
+     */
+    private void recover(Session failed, boolean newClient) {
+        synchronized (recovery) {
+            if (recovery.session != failed || closed.get()) {
+                return;
+            }
+            if (!newClient) {
+                CompoundResult c = await(unsequenced(rpc, minor, List.of(Op.createSession(failed.clientId(),
+                        recovery.nextCreateSessionSeq, recovery.fore, recovery.back)), 0));
+                if (c.status == NFS4_OK) {
+                    recovery.nextCreateSessionSeq++;
+                    install(failed, session(failed.clientId(), c.body(OP_CREATE_SESSION)));
+                    log.warn("NFSv4 session replaced by a new one on the same client ID");
+                    return;
+                }
+                int status = c.failedStatus();
+                c.release();
+                if (status != NFS4ERR_STALE_CLIENTID && status != NFS4ERR_EXPIRED) {
+                    throw new Nfs4StatusException(status, "CREATE_SESSION (replacing a session)");
+                }
+            }
+            CompoundResult.ExchangeId id = await(unsequenced(rpc, minor,
+                    List.of(Op.exchangeId(recovery.verifier, recovery.owner)), 0)).check().body(OP_EXCHANGE_ID);
+            CompoundResult c = await(unsequenced(rpc, minor, List.of(Op.createSession(id.clientId(),
+                    id.sequenceId(), recovery.fore, recovery.back)), 0)).check();
+            recovery.nextCreateSessionSeq = id.sequenceId() + 1;
+            install(failed, session(id.clientId(), c.body(OP_CREATE_SESSION)));
+            recovery.newClients.incrementAndGet();
+            int reclaimed = 0;
+            if (id.clientId() != failed.clientId()) {
+                // the same client ID back means the server kept the client and its opens: nothing to reclaim
+                for (OpenFile f : recovery.open) {
+                    reclaimed += reclaim(f, id.clientId()) ? 1 : 0;
+                }
+            }
+            CompoundResult rc = callOnce(List.of(Op.reclaimComplete()));
+            int rcStatus = rc.failedStatus();
+            rc.release();
+            if (rcStatus != NFS4_OK && rcStatus != NFS4ERR_COMPLETE_ALREADY) {
+                throw new Nfs4StatusException(rcStatus, "RECLAIM_COMPLETE");
+            }
+            log.warn("NFSv4 client ID re-established (the server restarted or expired the client): {} of {} open "
+                    + "files reclaimed", reclaimed, recovery.open.size());
+        }
+    }
+
+    private void install(Session old, Session fresh) {
+        recovery.session = fresh;
+        recovery.newSessions.incrementAndGet();
+        synchronized (flagsLock) {
+            lastRevokedFlags = 0;
+        }
+        if (old.clientId() == fresh.clientId()) {
+            try {
+                await(unsequenced(rpc, minor, List.of(Op.destroySession(old.id())), 0)).release();
+            } catch (RuntimeException e) {
+                // the server drops it with the lease anyway
+            }
+        }
+    }
+
+    /** OPEN CLAIM_PREVIOUS of an open file on the new client ID; false (and the open lost) if refused. */
+    private boolean reclaim(OpenFile f, long clientId) {
+        CompoundResult r;
+        try {
+            r = callOnce(List.of(Op.putfh(f.fh), Op.reclaimOpen(clientId, f.owner, f.access)));
+        } catch (RuntimeException e) {
+            f.lost = new Nfs4StatusException(NFS4ERR_IO, "OPEN reclaim of " + f.path + " (" + e + ")");
+            return false;
+        }
+        if (r.status != NFS4_OK) {
+            f.lost = new Nfs4StatusException(r.failedStatus(), "OPEN reclaim of " + f.path);
+            r.release();
+            log.warn("NFSv4 open of {} lost: its reclaim got {}", f.path, f.lost.getMessage());
+            return false;
+        }
+        f.stateid = r.<CompoundResult.Open>body(OP_OPEN).stateid();
+        return true;
+    }
+
+    /** A sequenced COMPOUND on the current session that does not itself recover (used during recovery). */
+    private CompoundResult callOnce(List<Op> ops) {
+        long deadline = System.nanoTime() + 4 * timeout.toNanos();
+        long pause = 50;
+        while (true) {
+            CompoundResult r = await(attempt(() -> ops, false, MAX_RECOVERIES));
+            if (r.failedStatus() == NFS4ERR_DELAY && System.nanoTime() + pause * 1_000_000 < deadline) {
+                r.release();
+                sleep(pause);
+                pause = Math.min(pause * 2, 2000);
+                continue;
+            }
+            return r;
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis); // the server asked to be asked again later
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        }
     }
 
     /** How a sequenced call ended, for its slot (see {@link SlotTable}). */
@@ -371,8 +643,8 @@ public final class Nfs4Connection implements AutoCloseable {
     }
 
     /** Applies a successful SEQUENCE's slot limits and status flags (RFC 8881 §18.46.3). */
-    private void sequenceReply(CompoundResult.Sequence sequence) {
-        slots.limit(sequence.highestSlot(), sequence.targetHighestSlot());
+    private void sequenceReply(Session s, CompoundResult.Sequence sequence) {
+        s.slots().limit(sequence.highestSlot(), sequence.targetHighestSlot());
         int flags = sequence.flags();
         // CB_PATH_DOWN, CB_PATH_DOWN_SESSION, BACKCHANNEL_FAULT: no back channel was asked for and no
         // delegation or layout is held, so there is nothing to repair.
@@ -388,9 +660,12 @@ public final class Nfs4Connection implements AutoCloseable {
                         + ": state revoked)"));
             }
         }
-        if ((flags & SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && reclaimNeeded.compareAndSet(false, true)) {
-            log.warn("NFSv4 server restarted and asks for reclaims (SEQ4_STATUS_RESTART_RECLAIM_NEEDED);"
-                    + " this client reclaims nothing, opens in progress may fail");
+        if ((flags & SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && s == recovery.session) {
+            reclaimNeeded.set(true);
+            if (recovery.restartPending.compareAndSet(false, true)) {
+                log.warn("NFSv4 server restarted and asks for reclaims (SEQ4_STATUS_RESTART_RECLAIM_NEEDED):"
+                        + " re-establishing the client ID and reclaiming open files before the next call");
+            }
         }
     }
 
@@ -399,6 +674,11 @@ public final class Nfs4Connection implements AutoCloseable {
      * NFS4ERR_DELAY or NFS4ERR_GRACE (RFC 8881 §15.1.1.3, §15.1.9.2), at most four timeouts long.
      */
     CompoundResult call(List<Op> ops, boolean check) {
+        return call(() -> ops, check);
+    }
+
+    /** As {@link #call(List, boolean)}, the operations built anew for each sending. */
+    CompoundResult call(java.util.function.Supplier<List<Op>> ops, boolean check) {
         long deadline = System.nanoTime() + 4 * timeout.toNanos();
         long pause = 50;
         while (true) {
@@ -406,12 +686,7 @@ public final class Nfs4Connection implements AutoCloseable {
             int s = r.failedStatus();
             if ((s == NFS4ERR_DELAY || s == NFS4ERR_GRACE) && System.nanoTime() + pause * 1_000_000 < deadline) {
                 r.release();
-                try {
-                    Thread.sleep(pause); // the server asked to be asked again later
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new CompletionException(e);
-                }
+                sleep(pause);
                 pause = Math.min(pause * 2, 2000);
                 continue;
             }
@@ -485,26 +760,33 @@ public final class Nfs4Connection implements AutoCloseable {
         return new Parent(lookupPath(String.join("/", names.subList(0, names.size() - 1))), name);
     }
 
-    private record Opened(byte[] fh, Stateid4 stateid, long size) {
-    }
-
-    private Opened open(String path, int access, boolean create) {
+    /**
+     * OPEN (CLAIM_NULL) under a new open owner; the file is then held open, and reclaimed after a
+     * server restart, until {@link #close(OpenFile)}.
+     */
+    private OpenFile open(String path, int access, boolean create) {
         Parent p = parent(path);
         String owner = ownerPrefix + owners.incrementAndGet();
-        CompoundResult r = call(List.of(Op.putfh(p.dir), Op.open(clientId, owner, p.name, access, create), Op.getfh(),
-                Op.getattr(FileAttributes4.REQUEST)), true);
+        CompoundResult r = call(() -> List.of(Op.putfh(p.dir), Op.open(recovery.session.clientId(), owner, p.name,
+                access, create), Op.getfh(), Op.getattr(FileAttributes4.REQUEST)), true);
         CompoundResult.Open o = r.body(OP_OPEN);
         FileAttributes4 a = r.body(OP_GETATTR);
-        return new Opened(r.body(OP_GETFH), o.stateid(), a.size());
+        OpenFile f = new OpenFile(path, r.body(OP_GETFH), owner, access, o.stateid(), a.size());
+        recovery.open.add(f);
+        return f;
     }
 
-    private void close(Opened f) {
-        call(List.of(Op.putfh(f.fh), Op.close(f.stateid)), true);
+    /** CLOSE, unless the open was lost in a server restart (nothing to close then). */
+    private void close(OpenFile f) {
+        recovery.open.remove(f);
+        if (f.lost == null) {
+            call(() -> List.of(Op.putfh(f.fh), Op.close(f.stateid())), true);
+        }
     }
 
     /** OPEN for reading, pipelined READs until eof, CLOSE; returns the octets read. */
     public long download(String path, OutputStream out) throws IOException {
-        Opened f = open(path, OPEN4_SHARE_ACCESS_READ, false);
+        OpenFile f = open(path, OPEN4_SHARE_ACCESS_READ, false);
         try {
             return PipelinedDownload.run(readsFrom(f), readSize, window, out);
         } finally {
@@ -512,11 +794,12 @@ public final class Nfs4Connection implements AutoCloseable {
         }
     }
 
-    private PipelinedDownload.Reads<CompoundResult> readsFrom(Opened f) {
+    private PipelinedDownload.Reads<CompoundResult> readsFrom(OpenFile f) {
         return new PipelinedDownload.Reads<>() {
             @Override
             public CompletableFuture<CompoundResult> read(long offset, int count) {
-                return sequenced(List.of(Op.putfh(f.fh), Op.read(f.stateid, offset, count)));
+                // Built per attempt: after a server restart the reclaimed open has a new stateid.
+                return sequenced(() -> List.of(Op.putfh(f.fh), Op.read(f.stateid(), offset, count)));
             }
 
             @Override
@@ -543,7 +826,7 @@ public final class Nfs4Connection implements AutoCloseable {
      * restarted and may have lost them, RFC 8881 §18.32.3); CLOSE.
      */
     public long upload(InputStream in, String path) throws IOException {
-        Opened f = open(path, OPEN4_SHARE_ACCESS_BOTH, true);
+        OpenFile f = open(path, OPEN4_SHARE_ACCESS_BOTH, true);
         try {
             return PipelinedUpload.run(writesTo(f), rpc.transport().alloc(), writeSize, window, in);
         } finally {
@@ -551,11 +834,15 @@ public final class Nfs4Connection implements AutoCloseable {
         }
     }
 
-    private PipelinedUpload.Writes<CompoundResult> writesTo(Opened f) {
+    private PipelinedUpload.Writes<CompoundResult> writesTo(OpenFile f) {
         return new PipelinedUpload.Writes<>() {
             @Override
             public CompletableFuture<CompoundResult> writeUnstable(long offset, ByteBuf data) {
-                return sequenced(List.of(Op.putfh(f.fh), Op.write(f.stateid, offset, UNSTABLE4, data)));
+                // Each attempt (a recovery sends the operations again) takes its own reference to
+                // the data and the open's current stateid; ours is given back when the call ends.
+                return sequenced(() -> List.of(Op.putfh(f.fh),
+                        Op.write(f.stateid(), offset, UNSTABLE4, data.retainedDuplicate())))
+                        .whenComplete((r, e) -> data.release());
             }
 
             @Override
@@ -570,7 +857,12 @@ public final class Nfs4Connection implements AutoCloseable {
 
             @Override
             public void writeFileSync(long offset, ByteBuf data) {
-                await(sequenced(List.of(Op.putfh(f.fh), Op.write(f.stateid, offset, FILE_SYNC4, data)))).check();
+                try {
+                    await(sequenced(() -> List.of(Op.putfh(f.fh),
+                            Op.write(f.stateid(), offset, FILE_SYNC4, data.retainedDuplicate())))).check();
+                } finally {
+                    data.release();
+                }
             }
         };
     }
@@ -584,9 +876,11 @@ public final class Nfs4Connection implements AutoCloseable {
         if (renewer != null) {
             renewer.shutdownNow();
         }
+        recovery.executor.shutdownNow();
         try {
-            await(unsequenced(rpc, minor, List.of(Op.destroySession(sessionId)), 0)).check();
-            await(unsequenced(rpc, minor, List.of(Op.destroyClientId(clientId)), 0)).check();
+            Session s = recovery.session;
+            await(unsequenced(rpc, minor, List.of(Op.destroySession(s.id())), 0)).check();
+            await(unsequenced(rpc, minor, List.of(Op.destroyClientId(s.clientId())), 0)).check();
         } catch (RuntimeException e) {
             // the server forgets the client when its lease expires
         } finally {

@@ -131,6 +131,19 @@ record Op(int opcode, String what, Consumer<XdrEncoder> args, ByteBuf payload) {
         });
     }
 
+    /**
+     * OPEN4args reclaiming an open after a server restart (RFC 8881 §18.16.1, §9.11): the open
+     * owner's seqid 0, the access it had, no deny, OPEN4_NOCREATE, CLAIM_PREVIOUS of the current
+     * file handle with OPEN_DELEGATE_NONE (the client held no delegation).
+     */
+    static Op reclaimOpen(long clientId, String owner, int access) {
+        return new Op(OP_OPEN, "OPEN reclaim", out -> {
+            out.writeInt(0).writeInt(access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG).writeInt(OPEN4_SHARE_DENY_NONE)
+                    .writeHyper(clientId).writeOpaque(owner.getBytes(StandardCharsets.UTF_8), NFS4_OPAQUE_LIMIT);
+            out.writeEnum(OPEN4_NOCREATE).writeEnum(CLAIM_PREVIOUS).writeEnum(OPEN_DELEGATE_NONE);
+        });
+    }
+
     static Op close(Stateid4 stateid) {
         return new Op(OP_CLOSE, "CLOSE", out -> {
             out.writeInt(0);

@@ -41,6 +41,16 @@ final class SlotTable {
         UNKNOWN
     }
 
+    /**
+     * Every usable slot is retired: the session can carry no more calls, and the client creates a
+     * new one (RFC 8881 §2.10.6.1; see {@link Nfs4Connection}).
+     */
+    static final class AllRetiredException extends RpcTimeoutException {
+        AllRetiredException(int usable) {
+            super("every usable session slot (" + usable + ") is retired after calls without a reply");
+        }
+    }
+
     private final int[] sequenceIds;
     private final boolean[] busy;
     private final boolean[] retired;
@@ -104,8 +114,7 @@ final class SlotTable {
                 }
             }
             if (!anyAlive) {
-                throw new RpcTimeoutException("every usable session slot (" + usable + ") is retired after calls"
-                        + " without a reply; reconnect for a new session");
+                throw new AllRetiredException(usable);
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {

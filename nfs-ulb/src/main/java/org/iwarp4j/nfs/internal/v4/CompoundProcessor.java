@@ -24,9 +24,16 @@ import org.slf4j.LoggerFactory;
  * starts with SEQUENCE (else NFS4ERR_OP_NOT_IN_SESSION), except one that is EXCHANGE_ID,
  * CREATE_SESSION, BIND_CONN_TO_SESSION, DESTROY_CLIENTID or DESTROY_SESSION alone (with more
  * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS. The reply of a
- * sequenced COMPOUND whose SEQUENCE set sa_cachethis is kept in its slot, up to the session's
- * ca_maxresponsesize_cached, so that a retransmission gets the very same octets; a retransmission
- * of any other gets NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 §2.10.6.1.3). Minor version 0 and unknown minor versions get
+ * sequenced COMPOUND whose SEQUENCE set sa_cachethis is kept in its slot, so that a retransmission
+ * gets the very same octets; a retransmission of any other gets NFS4ERR_RETRY_UNCACHED_REP
+ * (RFC 8881 §2.10.6.1.3).
+ *
+ * <p>Reply size (§2.10.6.1.3, §18.46.3, as knfsd does it): a sequenced reply is bounded by
+ * ca_maxresponsesize_cached when sa_cachethis is set, else by ca_maxresponsesize (RPC reply header
+ * included). The operation whose result would pass the bound gets NFS4ERR_REP_TOO_BIG_TO_CACHE,
+ * resp. NFS4ERR_REP_TOO_BIG, in place of its result, and the COMPOUND ends there — so a kept reply
+ * always fits its slot. Operations that change state are checked before they run, against the
+ * largest result they can have; READ shortens its data and READDIR its maxcount to the room left. Minor version 0 and unknown minor versions get
  * NFS4ERR_MINOR_VERS_MISMATCH with no results (§16.2.3) and a log line naming the version.
  */
 public final class CompoundProcessor {
@@ -39,6 +46,30 @@ public final class CompoundProcessor {
     /** Operations of NFSv4.0 that NFSv4.1 made "MNI" (must not implement): NFS4ERR_NOTSUPP (RFC 8881 §18). */
     private static final Set<Integer> V40_ONLY = Set.of(OP_OPEN_CONFIRM, OP_RENEW, OP_SETCLIENTID,
             OP_SETCLIENTID_CONFIRM, OP_RELEASE_LOCKOWNER);
+
+    /**
+     * Octets of an accepted RPC reply header before the procedure's results (RFC 5531 §9: xid,
+     * REPLY, MSG_ACCEPTED, an AUTH_NONE verifier, SUCCESS), which the session's reply limits count.
+     */
+    static final int RPC_REPLY_HEADER = 24;
+    /** Room kept for the next operation's error result (knfsd's COMPOUND_ERR_SLACK_SPACE). */
+    static final int ERROR_SLACK = 16;
+    /**
+     * The operations that change state, with the most their result can take (opcode and status
+     * included). In a session they run only if that fits the reply limit: one run whose answer is
+     * then replaced by NFS4ERR_REP_TOO_BIG(_TO_CACHE) would have changed something the client
+     * believes did not happen, and a retry would do it twice (RFC 8881 §2.10.6.1.3; knfsd checks
+     * OP_MODIFIES_SOMETHING operations the same way before running them).
+     */
+    private static final Map<Integer, Integer> MODIFYING = Map.ofEntries(
+            Map.entry(OP_OPEN, 8 + 16 + 20 + 4 + 16 + 8 + 64),         // stateid, cinfo, rflags, attrset, delegation
+            Map.entry(OP_CLOSE, 8 + 16), Map.entry(OP_OPEN_DOWNGRADE, 8 + 16), Map.entry(OP_LOCKU, 8 + 16),
+            Map.entry(OP_LOCK, 8 + 8 + 8 + 4 + 8 + 4 + NFS4_OPAQUE_LIMIT), // LOCK4denied with the longest owner
+            Map.entry(OP_WRITE, 8 + 16), Map.entry(OP_COMMIT, 8 + 8),
+            Map.entry(OP_CREATE, 8 + 20 + 16), Map.entry(OP_SETATTR, 8 + 16),
+            Map.entry(OP_REMOVE, 8 + 20), Map.entry(OP_LINK, 8 + 20), Map.entry(OP_RENAME, 8 + 40),
+            Map.entry(OP_FREE_STATEID, 8), Map.entry(OP_DELEGRETURN, 8), Map.entry(OP_RECLAIM_COMPLETE, 8),
+            Map.entry(OP_DESTROY_SESSION, 8), Map.entry(OP_BACKCHANNEL_CTL, 8));
 
     private final Nfs4Context ctx;
     private final Map<Integer, Operation> operations = new HashMap<>();
@@ -118,6 +149,7 @@ public final class CompoundProcessor {
         CompoundState st = new CompoundState(ctx, rpc, caller, (int) minor);
         st.operationCount = numops;
         XdrEncoder results = rpc.newEncoder();
+        int head = RPC_REPLY_HEADER + 12 + tag.length + XdrMessage.padding(tag.length);
         int status = NFS4_OK;
         int done = 0;
         try {
@@ -131,18 +163,28 @@ public final class CompoundProcessor {
                     done++;
                     break;
                 }
-                Result r = run(i, numops, opcode, in, st);
+                int resop = known(opcode, st.minorVersion) ? opcode : OP_ILLEGAL;
+                int slack = i + 1 < numops ? ERROR_SLACK : 0;
+                st.replyLength = head + results.length();
+                Integer estimate = st.session == null ? null : MODIFYING.get(opcode);
+                Result r;
+                if (estimate != null && (long) st.replyLength + estimate + slack > st.replyLimit()) {
+                    // not run: it changes something, and its answer might not fit (RFC 8881 §18.46.3)
+                    r = Result.status(st.tooBig());
+                } else {
+                    r = run(i, numops, opcode, in, st);
+                }
                 if (st.replay != null) {
                     results.discard();
                     results = null;
                     ByteBuf cached = rpc.transport().alloc().buffer(st.replay.length).writeBytes(st.replay);
                     return XdrMessage.of(cached);
                 }
-                results.writeInt(known(opcode, st.minorVersion) ? opcode : OP_ILLEGAL).writeInt(r.status());
-                r.body().accept(results);
+                int opStatus = st.session == null ? encode(results, resop, r)
+                        : encodeBounded(rpc, results, head, resop, r, r.status() == NFS4_OK ? slack : 0, st);
                 done++;
-                if (r.status() != NFS4_OK) {
-                    status = r.status();
+                if (opStatus != NFS4_OK) {
+                    status = opStatus;
                     break;
                 }
             }
@@ -195,6 +237,37 @@ public final class CompoundProcessor {
             }
             return Result.status(status);
         }
+    }
+
+    private static int encode(XdrEncoder results, int resop, Result r) {
+        results.writeInt(resop).writeInt(r.status());
+        r.body().accept(results);
+        return r.status();
+    }
+
+    /**
+     * Encodes an operation's result in a session, where the reply is bounded by
+     * {@link CompoundState#replyLimit()}: a result that would pass it — or, when it succeeded and
+     * more operations follow, leave less than {@code slack} octets for the next one's error — is
+     * replaced by NFS4ERR_REP_TOO_BIG_TO_CACHE (sa_cachethis) or NFS4ERR_REP_TOO_BIG, and the
+     * COMPOUND stops there (RFC 8881 §2.10.6.1.3, §18.46.3; knfsd's nfsd4_check_resp_size).
+     */
+    private static int encodeBounded(RpcCallContext rpc, XdrEncoder results, int head, int resop, Result r,
+            int slack, CompoundState st) {
+        XdrEncoder one = rpc.newEncoder();
+        try {
+            encode(one, resop, r);
+        } catch (RuntimeException e) {
+            one.discard();
+            throw e;
+        }
+        if ((long) head + results.length() + one.length() + slack > st.replyLimit()) {
+            one.discard();
+            results.writeInt(resop).writeInt(st.tooBig());
+            return st.tooBig();
+        }
+        results.writeMessage(one.toMessage());
+        return r.status();
     }
 
     private static XdrMessage reply(RpcCallContext rpc, int status, byte[] tag, int count, XdrEncoder results) {

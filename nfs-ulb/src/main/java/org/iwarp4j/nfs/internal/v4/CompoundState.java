@@ -31,6 +31,34 @@ final class CompoundState {
     long operationCount;
     /** The cached reply a replayed SEQUENCE found; the COMPOUND answers with it. */
     byte[] replay;
+    /**
+     * Octets of the reply before the operation now running: the RPC reply header, the
+     * COMPOUND4res header and the results of the operations before it (ca_maxresponsesize and
+     * ca_maxresponsesize_cached count the whole RPC reply, RFC 8881 §18.36.3).
+     */
+    int replyLength;
+
+    /**
+     * The most the reply may hold (RFC 8881 §2.10.6.1.3, §18.46.3): ca_maxresponsesize_cached when
+     * SEQUENCE asked for the reply to be kept, ca_maxresponsesize otherwise; unbounded outside a
+     * session.
+     */
+    int replyLimit() {
+        if (session == null) {
+            return Integer.MAX_VALUE;
+        }
+        return cacheThis ? session.fore.maxResponseSizeCached() : session.fore.maxResponseSize();
+    }
+
+    /** What an operation whose result would pass {@link #replyLimit()} answers instead. */
+    int tooBig() {
+        return cacheThis ? NFS4ERR_REP_TOO_BIG_TO_CACHE : NFS4ERR_REP_TOO_BIG;
+    }
+
+    /** Octets left for the running operation's result after its opcode and status (READ shortens itself to fit). */
+    long replyRoom() {
+        return session == null ? Long.MAX_VALUE : (long) replyLimit() - replyLength - 8;
+    }
 
     CompoundState(Nfs4Context ctx, RpcCallContext rpc, Caller caller, int minorVersion) {
         this.ctx = ctx;

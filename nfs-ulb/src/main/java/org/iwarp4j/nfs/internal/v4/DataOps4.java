@@ -46,10 +46,20 @@ final class DataOps4 {
         return r;
     }
 
+    /**
+     * READ (RFC 8881 §18.22); in a session a count the reply limit cannot hold is shortened to
+     * what it can (a short read, not an error: §2.10.6.1.3 leaves it to the server).
+     */
     Result read(XdrDecoder in, CompoundState st) {
         Stateid4 id = Stateid4.decode(in);
         long offset = in.readHyper();
         long count = in.readUnsignedInt();
+        // eof and the data's length word come first; the data shrinks to what the session's reply
+        // limit leaves (a short read, RFC 8881 §18.22.3, as knfsd's nfsd4_encode_read does)
+        long room = st.replyRoom() - 8;
+        if (count > room) {
+            count = Math.max(0, room & ~3L);
+        }
         FileHandles.Resolved r = regular(st);
         opens.checkIo(st, st.resolveStateid(id), r, false);
         Read3Res res = ctx.data3().read(new Read3Args(st.currentFh(), offset, count), st.caller);

@@ -242,9 +242,25 @@ final class FileOps {
         out.writeBoolean(false).writeHyper(before).writeHyper(after);
     }
 
-    /** REMOVE (RFC 8881 §18.25): a file or an empty directory. */
+    /**
+     * NFS4ERR_GRACE during the grace period (RFC 8881 §8.4.2): REMOVE and RENAME wait it out, as
+     * in knfsd's nfsd4_remove/nfsd4_rename. Opens of the previous start that are not reclaimed
+     * yet are invisible to the server, so it cannot tell whether a name it would remove or move
+     * belongs to a file a client is about to reclaim (removing its last name would destroy the
+     * file the client still holds open).
+     */
+    private void refuseInGrace(String op) {
+        synchronized (ctx.lock()) {
+            if (ctx.inGrace()) {
+                throw new Nfs4Exception(NFS4ERR_GRACE, op + " in the grace period");
+            }
+        }
+    }
+
+    /** REMOVE (RFC 8881 §18.25): a file or an empty directory; NFS4ERR_GRACE in the grace period. */
     Result remove(XdrDecoder in, CompoundState st) throws IOException {
         String name = component(in);
+        refuseInGrace("REMOVE");
         FileHandles.Resolved dir = st.currentDirectory();
         long before = Attributes4.change(dir.stat());
         Path target = dir.path().resolve(name);
@@ -256,10 +272,11 @@ final class FileOps {
         return Result.ok(out -> changeInfo(out, before, after));
     }
 
-    /** RENAME (RFC 8881 §18.26): from the saved directory to the current one. */
+    /** RENAME (RFC 8881 §18.26): from the saved directory to the current one; NFS4ERR_GRACE in the grace period. */
     Result rename(XdrDecoder in, CompoundState st) throws IOException {
         String from = component(in);
         String to = component(in);
+        refuseInGrace("RENAME");
         if (st.savedFh == null) {
             throw new Nfs4Exception(NFS4ERR_NOFILEHANDLE, "no saved file handle");
         }
@@ -345,13 +362,15 @@ final class FileOps {
      * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies (stable while the directory
      * changes, so the cookie verifier is always zero and never checked), no "." or "..", the
      * asked attributes per entry (rdattr_error if an entry vanished meanwhile). maxcount bounds the
-     * whole result; if not even one entry fits, NFS4ERR_TOOSMALL.
+     * whole result, and in a session also the room the reply limit leaves (RFC 8881 §18.46.3); if
+     * not even one entry fits, NFS4ERR_TOOSMALL.
      */
     Result readdir(XdrDecoder in, CompoundState st) throws IOException {
         long cookie = in.readHyper();
         in.readFixedOpaque(NFS4_VERIFIER_SIZE);
         in.readUnsignedInt(); // dircount: a hint
-        long maxcount = in.readUnsignedInt();
+        // in a session maxcount is also bounded by what the reply limit leaves (knfsd does the same)
+        long maxcount = Math.min(in.readUnsignedInt(), st.replyRoom());
         Bitmap4 asked = Bitmap4.decode(in);
         if (cookie == 1 || cookie == 2) {
             throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "reserved cookie " + cookie);

@@ -420,12 +420,18 @@ final class OpenOps {
      * The stateid of a READ, WRITE or SETATTR of size (RFC 8881 §8.2.2, §9.1.2): the anonymous and
      * READ-bypass stateids are allowed unless a share reservation denies the access
      * (NFS4ERR_LOCKED); a real one must name an open or lock state of this file, open for writing
-     * if it writes (NFS4ERR_OPENMODE).
+     * if it writes (NFS4ERR_OPENMODE). During the grace period a special stateid gets
+     * NFS4ERR_GRACE, except the READ-bypass one for a READ (§8.4.2: whether a share reservation
+     * denies it depends on opens not reclaimed yet; knfsd's check_special_stateids does the same);
+     * a real stateid names an open that was reclaimed, so its I/O and truncation go on.
      */
     void checkIo(CompoundState st, Stateid4 id, FileHandles.Resolved file, boolean write) {
         StateTable.FileKey key = key(file.stat());
         synchronized (ctx.lock()) {
             if (id.isAnonymous() || id.isReadBypass()) {
+                if ((write || id.isAnonymous()) && ctx.inGrace()) {
+                    throw new Nfs4Exception(NFS4ERR_GRACE, "special stateid in the grace period");
+                }
                 int denyBit = write ? OPEN4_SHARE_DENY_WRITE : OPEN4_SHARE_DENY_READ;
                 for (StateTable.State s : ctx.states().opens(key)) {
                     if ((s.deny & denyBit) != 0) {

@@ -190,8 +190,14 @@ final class SessionOps {
      * made); any other is NFS4ERR_SEQ_MISORDERED. The reply is kept only when sa_cachethis asks
      * for it (§2.10.6.1.3: a client leaves it FALSE for idempotent requests, which it may simply
      * send again) and it fits ca_maxresponsesize_cached. A slot beyond the table is NFS4ERR_BADSLOT; a
-     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS.
+     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS. If not even SEQUENCE's own result
+     * fits the reply limit (ca_maxresponsesize_cached with sa_cachethis, else ca_maxresponsesize),
+     * SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
+     * advance (§18.46.3); later operations are bounded by {@link CompoundProcessor}.
      */
+    /** SEQUENCE4resok: session id, sequenceid, slotid, highest and target slotid, status flags. */
+    private static final int SEQUENCE_RESOK = NFS4_SESSIONID_SIZE + 5 * 4;
+
     Result sequence(XdrDecoder in, CompoundState st) {
         byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
         int seq = in.readInt();
@@ -221,6 +227,14 @@ final class SessionOps {
             }
             if (slot.inUse) {
                 throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " busy");
+            }
+            int limit = cacheThis ? s.fore.maxResponseSizeCached() : s.fore.maxResponseSize();
+            long needed = (long) st.replyLength + 8 + SEQUENCE_RESOK
+                    + (st.operationCount > 1 ? CompoundProcessor.ERROR_SLACK : 0);
+            if (needed > limit) {
+                // the slot stays where it was: this request did not run (RFC 8881 §18.46.3)
+                throw new Nfs4Exception(cacheThis ? NFS4ERR_REP_TOO_BIG_TO_CACHE : NFS4ERR_REP_TOO_BIG,
+                        "even SEQUENCE's result passes the " + (cacheThis ? "cached " : "") + "reply limit " + limit);
             }
             slot.seqid = seq;
             slot.inUse = true;

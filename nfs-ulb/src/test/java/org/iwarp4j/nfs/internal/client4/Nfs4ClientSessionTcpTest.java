@@ -37,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * every call's SEQUENCE on the wire and can drop a reply or rewrite a SEQUENCE reply's
  * sr_target_highest_slotid and sr_status_flags (RFC 8881 §18.46): a slot whose call got no reply is
  * retired, not reused (§2.10.6.1, §2.10.6.2); the server's slot target bounds the slots used;
- * revoked-state flags fail the next operation, CB_PATH_DOWN is ignored, RESTART_RECLAIM_NEEDED is
- * reported; an idle client renews its lease with SEQUENCE alone (§8.3) and keeps its session past
+ * revoked-state flags fail the next operation, CB_PATH_DOWN is ignored, RESTART_RECLAIM_NEEDED
+ * re-establishes the client ID; a session whose slots are all retired, or that the server calls
+ * bad, is replaced; a server restart mid-upload is recovered with a new client ID and a reclaimed
+ * open (or the open is lost with a clear error when the server has no grace period); an idle client renews its lease with SEQUENCE alone (§8.3) and keeps its session past
  * two leases; the renewal timer stops at close.
  */
 class Nfs4ClientSessionTcpTest {
@@ -57,11 +59,18 @@ class Nfs4ClientSessionTcpTest {
         }
     }
 
+    @TempDir
+    Path state;
+
     private NfsServer server(int leaseSeconds) throws Exception {
+        return server(leaseSeconds, null);
+    }
+
+    private NfsServer server(int leaseSeconds, Path stateDirectory) throws Exception {
         NfsServer s = NfsServer.builder(dir)
                 .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
                 .nfs4Lease(leaseSeconds, 0).tcpAddress(new InetSocketAddress("127.0.0.1", 0)).workerThreads(2)
-                .start();
+                .nfs4StateDirectory(stateDirectory).start();
         toClose.add(s);
         return s;
     }
@@ -160,7 +169,164 @@ class Nfs4ClientSessionTcpTest {
         proxy.flagsNext.set(Nfs4Connection.SEQ4_STATUS_RESTART_RECLAIM_NEEDED);
         nfs.stat("");
         assertThat(nfs.restartReclaimNeeded()).isTrue();
+        int beforeReclaim = proxy.calls().size();
         assertThat(nfs.stat("").isDirectory()).isTrue();
+        assertThat(firstOps(proxy.calls().subList(beforeReclaim, proxy.calls().size())))
+                .as("the client ID re-established (the server knows the same owner), RECLAIM_COMPLETE, the call")
+                .containsExactly(Nfs4Constants.OP_EXCHANGE_ID, Nfs4Constants.OP_CREATE_SESSION,
+                        Nfs4Constants.OP_DESTROY_SESSION, OP_SEQUENCE, OP_SEQUENCE);
+        assertThat(nfs.newClientIds()).isEqualTo(1);
+    }
+
+    private static List<Integer> firstOps(List<Call> calls) {
+        return calls.stream().map(Call::firstOp).toList();
+    }
+
+    /** RFC 8881 §2.10.6.1: with every usable slot retired the client creates a new session on its client ID. */
+    @Test
+    void whenEverySlotIsRetiredTheClientCreatesANewSession() throws Exception {
+        NfsServer server = server(90);
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(3));
+        proxy.targetHighestSlot = 0;
+        nfs.stat("");
+        assertThat(nfs.usableSlots()).isEqualTo(1);
+        proxy.dropNextReply();
+        assertThatThrownBy(() -> nfs.stat("")).isInstanceOf(RpcTimeoutException.class);
+        Call lost = proxy.dropped();
+        assertThat(nfs.retiredSlots()).isEqualTo(1);
+        proxy.targetHighestSlot = -1;
+
+        int before = proxy.calls().size();
+        assertThat(nfs.stat("").isDirectory()).isTrue();
+        List<Call> after = proxy.calls().subList(before, proxy.calls().size());
+        assertThat(firstOps(after)).as("a new session on the same client ID, the old one destroyed, the call")
+                .containsExactly(Nfs4Constants.OP_CREATE_SESSION, Nfs4Constants.OP_DESTROY_SESSION, OP_SEQUENCE);
+        Call sent = after.get(2);
+        assertThat(sent.sessionId()).isNotEqualTo(lost.sessionId());
+        assertThat(sent.slot() + ":" + sent.sequenceId()).as("the new table starts afresh").isEqualTo("0:1");
+        assertThat(nfs.retiredSlots()).isZero();
+        assertThat(nfs.newSessions()).isEqualTo(1);
+        assertThat(nfs.newClientIds()).isZero();
+    }
+
+    /** RFC 8881 §18.46.3: NFS4ERR_BADSESSION — a new session, and the call sent again on it. */
+    @Test
+    void aBadSessionIsReplacedAndTheCallSentAgain() throws Exception {
+        NfsServer server = server(90);
+        Files.write(dir.resolve("f"), new byte[] {1, 2, 3});
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+        int before = proxy.calls().size();
+        proxy.corruptNextSession();
+        assertThat(nfs.stat("f").size()).isEqualTo(3);
+        List<Call> after = proxy.calls().subList(before, proxy.calls().size());
+        assertThat(firstOps(after)).containsExactly(OP_SEQUENCE, Nfs4Constants.OP_CREATE_SESSION,
+                Nfs4Constants.OP_DESTROY_SESSION, OP_SEQUENCE);
+        assertThat(after.get(3).count()).as("the same operations again").isEqualTo(after.get(0).count());
+        assertThat(after.get(3).sessionId()).isNotEqualTo(after.get(0).sessionId());
+        assertThat(nfs.newSessions()).isEqualTo(1);
+        assertThat(nfs.newClientIds()).isZero();
+    }
+
+    /** An InputStream of {@code data} that stops at {@code gate} octets until opened. */
+    private static final class GatedInput extends java.io.InputStream {
+        final byte[] data;
+        final int gate;
+        final java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+        int pos;
+
+        GatedInput(byte[] data, int gate) {
+            this.data = data;
+            this.gate = gate;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (pos == gate && open.getCount() > 0) {
+                reached.countDown();
+                try {
+                    if (!open.await(60, TimeUnit.SECONDS)) {
+                        throw new IOException("gate not opened");
+                    }
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+            }
+            int end = pos < gate ? gate : data.length;
+            if (pos >= data.length) {
+                return -1;
+            }
+            int n = Math.min(len, end - pos);
+            System.arraycopy(data, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+    }
+
+    /**
+     * Uploads through a server restart: the upload stops half way, the server restarts on the
+     * same export ({@code stateDirectory} or none), and the upload goes on. The client's next
+     * WRITE gets NFS4ERR_BADSESSION, its CREATE_SESSION NFS4ERR_STALE_CLIENTID, so it sends
+     * EXCHANGE_ID and CREATE_SESSION and reclaims its open (OPEN CLAIM_PREVIOUS).
+     */
+    private Object uploadAcrossARestart(Path stateDirectory, byte[] data, Nfs4Connection[] client) throws Exception {
+        Files.createDirectories(dir.resolve("d"));
+        NfsServer first = server(90, stateDirectory);
+        Proxy proxy = proxy(first);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+        client[0] = nfs;
+        GatedInput in = new GatedInput(data, 4 * 64 * 1024);
+        int before = proxy.calls().size();
+        java.util.concurrent.ExecutorService uploader = java.util.concurrent.Executors.newSingleThreadExecutor();
+        toClose.add(uploader::shutdownNow);
+        java.util.concurrent.Future<Long> upload = uploader.submit(() -> nfs.upload(in, "d/f"));
+        assertThat(in.reached.await(30, TimeUnit.SECONDS)).isTrue();
+        // the parent's lookup, OPEN, and the four WRITEs before the gate, all answered
+        proxy.awaitQuiet(before + 6, Duration.ofSeconds(30));
+        first.close();
+        NfsServer restarted = server(90, stateDirectory);
+        proxy.retarget(new InetSocketAddress("127.0.0.1", restarted.tcpPort()));
+        in.open.countDown();
+        try {
+            return upload.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    /** RFC 8881 §8.4.2.1, §9.11: after a server restart the client gets a new client ID and reclaims its open. */
+    @Test
+    void aServerRestartMidUploadIsRecoveredByReclaimingTheOpen() throws Exception {
+        byte[] data = new byte[10 * 64 * 1024 + 5];
+        new Random(11).nextBytes(data);
+        Nfs4Connection[] nfs = new Nfs4Connection[1];
+        Object result = uploadAcrossARestart(state, data, nfs);
+        assertThat(result).as("the upload finished").isEqualTo((long) data.length);
+        assertThat(Files.readAllBytes(dir.resolve("d/f"))).isEqualTo(data);
+        assertThat(nfs[0].newClientIds()).isEqualTo(1);
+        assertThat(nfs[0].stat("d/f").size()).isEqualTo(data.length);
+    }
+
+    /** Without a grace period the reclaim is refused: the open is lost and the upload fails saying so. */
+    @Test
+    void anOpenWhoseReclaimIsRefusedFailsWithAClearError() throws Exception {
+        byte[] data = new byte[10 * 64 * 1024 + 5];
+        Nfs4Connection[] nfs = new Nfs4Connection[1];
+        Object result = uploadAcrossARestart(null, data, nfs);
+        assertThat(result).isInstanceOfSatisfying(Nfs4StatusException.class, e -> {
+            assertThat(e.nfs4Status()).isEqualTo(Nfs4Constants.NFS4ERR_NO_GRACE);
+            assertThat(e.getMessage()).contains("d/f").contains("lost when the server restarted");
+        });
+        assertThat(nfs[0].newClientIds()).isEqualTo(1);
+        assertThat(nfs[0].stat("d").isDirectory()).as("the client itself goes on").isTrue();
     }
 
     /** RFC 8881 §8.3: an idle client's SEQUENCE-only COMPOUNDs keep its lease past two lease periods. */
@@ -242,7 +408,11 @@ class Nfs4ClientSessionTcpTest {
      */
     static final class Proxy implements AutoCloseable {
         private final ServerSocket listener = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        private final InetSocketAddress server;
+        private volatile InetSocketAddress server;
+        private Socket clientSide;
+        private Socket upstream;
+        private int replies;
+        private boolean corruptNextSession;
         private final List<Call> calls = new ArrayList<>();
         private final List<Thread> threads = new ArrayList<>();
         private final List<Socket> sockets = new ArrayList<>();
@@ -266,6 +436,39 @@ class Nfs4ClientSessionTcpTest {
 
         synchronized void dropNextReply() {
             dropNext = true;
+        }
+
+        /** Makes the next SEQUENCE name a session the server does not know (one octet of its id flipped). */
+        synchronized void corruptNextSession() {
+            corruptNextSession = true;
+        }
+
+        /**
+         * Points the proxy at another server (a restarted one): the connection to the old one is
+         * closed and the next call opens one to the new; the client's connection stays.
+         */
+        void retarget(InetSocketAddress to) throws IOException {
+            Socket old;
+            synchronized (this) {
+                server = to;
+                old = upstream;
+                upstream = null;
+            }
+            if (old != null) {
+                old.close();
+            }
+        }
+
+        /** Waits until at least {@code atLeast} calls came and every one has had its reply. */
+        synchronized void awaitQuiet(int atLeast, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (calls.size() < atLeast || replies < calls.size()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError(replies + " replies to " + calls.size() + " calls within " + timeout);
+                }
+                wait(Math.max(1, left / 1_000_000));
+            }
         }
 
         synchronized Call dropped() {
@@ -298,15 +501,55 @@ class Nfs4ClientSessionTcpTest {
         private void accept() {
             try {
                 Socket client = listener.accept();
-                Socket upstream = new Socket(server.getAddress(), server.getPort());
                 synchronized (this) {
                     sockets.add(client);
-                    sockets.add(upstream);
+                    clientSide = client;
                 }
-                start(() -> pump(client, upstream, true));
-                start(() -> pump(upstream, client, false));
+                upstream();
+                start(this::pumpCalls);
             } catch (IOException e) {
                 // closed
+            }
+        }
+
+        /** The connection to the server, opened (with its reply pump) if there is none. */
+        private synchronized Socket upstream() throws IOException {
+            if (upstream == null) {
+                Socket up = new Socket(server.getAddress(), server.getPort());
+                sockets.add(up);
+                upstream = up;
+                Socket client = clientSide;
+                start(() -> pump(up, client, false));
+            }
+            return upstream;
+        }
+
+        private void pumpCalls() {
+            Socket client;
+            synchronized (this) {
+                client = clientSide;
+            }
+            try {
+                DataInputStream in = new DataInputStream(client.getInputStream());
+                while (true) {
+                    byte[] record = readRecord(in);
+                    call(record);
+                    Socket up = upstream();
+                    try {
+                        DataOutputStream out = new DataOutputStream(up.getOutputStream());
+                        out.writeInt(0x8000_0000 | record.length);
+                        out.write(record);
+                        out.flush();
+                    } catch (IOException e) {
+                        synchronized (this) {
+                            if (upstream == up) {
+                                upstream = null;     // the server went away: this call is lost
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // a side closed
             }
         }
 
@@ -328,9 +571,11 @@ class Nfs4ClientSessionTcpTest {
                     if (calls ? !call(record) : !reply(record)) {
                         continue;
                     }
-                    out.writeInt(0x8000_0000 | record.length);
-                    out.write(record);
-                    out.flush();
+                    synchronized (to) {
+                        out.writeInt(0x8000_0000 | record.length);
+                        out.write(record);
+                        out.flush();
+                    }
                 }
             } catch (IOException e) {
                 // a side closed
@@ -374,6 +619,10 @@ class Nfs4ClientSessionTcpTest {
                 c = new Call(b.getInt(0), count, first, null, -1, -1, -1);
             }
             synchronized (this) {
+                if (corruptNextSession && first == OP_SEQUENCE) {
+                    corruptNextSession = false;
+                    b.put(at + 8, (byte) ~b.get(at + 8));
+                }
                 if (dropNext && first == OP_SEQUENCE) {
                     dropNext = false;
                     dropXid = c.xid;
@@ -389,6 +638,8 @@ class Nfs4ClientSessionTcpTest {
         private boolean reply(byte[] record) {
             ByteBuffer b = ByteBuffer.wrap(record);
             synchronized (this) {
+                replies++;
+                notifyAll();
                 if (dropXid != null && dropXid == b.getInt(0)) {
                     dropXid = null;
                     return false;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * §18.51): each test runs a server, "restarts" it (a new server on the same export and state
  * directory, as after a crash) and checks the COMPOUND4res octets: during the grace period only
  * clients the previous start recorded may reclaim (OPEN CLAIM_PREVIOUS, LOCK reclaim), everyone
- * else's OPEN and LOCK is NFS4ERR_GRACE, reclaims outside it or from unrecorded clients are
+ * else's OPEN and LOCK is NFS4ERR_GRACE (and REMOVE, RENAME, and I/O under a special stateid), reclaims outside it or from unrecorded clients are
  * NFS4ERR_NO_GRACE, and the period ends after one lease or as soon as every recorded client has
  * done RECLAIM_COMPLETE. The record file stays bounded.
  */
@@ -154,6 +154,97 @@ class Nfs4GraceTest {
         assertThat(a.reclaimOpen("f").op(OP_OPEN)).as("a reclaim after RECLAIM_COMPLETE").isEqualTo(NFS4ERR_NO_GRACE);
         assertThat(b.open("g").op(OP_OPEN)).as("long before the lease ran out").isEqualTo(NFS4_OK);
         assertThat(recordLines()).containsExactlyInAnyOrder(hex("client-a"), hex("client-b"));
+    }
+
+    private static Consumer<XdrEncoder> remove(String name) {
+        return e -> e.writeInt(OP_REMOVE).writeString(name, 1024);
+    }
+
+    /** RENAME from the saved directory to the current one. */
+    private static Consumer<XdrEncoder> rename(String from, String to) {
+        return e -> e.writeInt(OP_RENAME).writeString(from, 1024).writeString(to, 1024);
+    }
+
+    private static Consumer<XdrEncoder> setattrSize(Stateid4 s, long size) {
+        return e -> {
+            e.writeInt(OP_SETATTR);
+            s.encode(e);
+            org.iwarp4j.nfs.v4.Bitmap4.of(FATTR4_SIZE).encode(e);
+            e.writeUnsignedInt(8).writeHyper(size);
+        };
+    }
+
+    private static Consumer<XdrEncoder> setattrMode(int mode) {
+        return e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            org.iwarp4j.nfs.v4.Bitmap4.of(FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(4).writeInt(mode);
+        };
+    }
+
+    /** PUTROOTFH, LOOKUP name, then op: op's status (the rest of its result left unread). */
+    private static int onFile(Client c, String name, int opcode, Consumer<XdrEncoder> op) {
+        Reply r = c.run(putrootfh(), lookup(name), op);
+        r.op(OP_PUTROOTFH);
+        assertThat(r.op(OP_LOOKUP)).isEqualTo(NFS4_OK);
+        return r.op(opcode);
+    }
+
+    /**
+     * RFC 8881 §8.4.2, as knfsd: in the grace period REMOVE, RENAME and I/O or truncation under a
+     * special stateid (except a READ with the READ-bypass one) get NFS4ERR_GRACE; I/O and
+     * truncation under a reclaimed open go on, and so does a SETATTR that does not change the size.
+     */
+    @Test
+    void inTheGracePeriodRemoveRenameAndSpecialStateidIoWait() throws Exception {
+        Files.write(export.resolve("keep"), new byte[] {1, 2, 3, 4});
+        Nfs4Harness first = start();
+        Client before = new Client(first, "client-a");
+        assertThat(before.open("f").op(OP_OPEN)).isEqualTo(NFS4_OK);
+        assertThat(before.reclaimComplete()).isEqualTo(NFS4_OK);
+        first.close();
+        servers.remove(first);
+
+        Nfs4Harness restarted = start();
+        Client a = new Client(restarted, "client-a");
+        Client b = new Client(restarted, "client-b");
+        Reply rm = b.run(putrootfh(), remove("keep"));
+        rm.op(OP_PUTROOTFH);
+        assertThat(rm.op(OP_REMOVE)).isEqualTo(NFS4ERR_GRACE);
+        Reply mv = b.run(putrootfh(), op(OP_SAVEFH), rename("keep", "moved"));
+        mv.op(OP_PUTROOTFH);
+        mv.op(OP_SAVEFH);
+        assertThat(mv.op(OP_RENAME)).isEqualTo(NFS4ERR_GRACE);
+        assertThat(onFile(b, "keep", OP_WRITE, write(Stateid4.ANONYMOUS, 0, FILE_SYNC4, new byte[] {9})))
+                .isEqualTo(NFS4ERR_GRACE);
+        assertThat(onFile(b, "keep", OP_SETATTR, setattrSize(Stateid4.ANONYMOUS, 0))).isEqualTo(NFS4ERR_GRACE);
+        assertThat(onFile(b, "keep", OP_READ, read(Stateid4.ANONYMOUS, 0, 4))).isEqualTo(NFS4ERR_GRACE);
+        assertThat(onFile(b, "keep", OP_READ, read(Stateid4.READ_BYPASS, 0, 4))).as("READ-bypass reads")
+                .isEqualTo(NFS4_OK);
+        assertThat(onFile(b, "keep", OP_SETATTR, setattrMode(0600))).as("no size change").isEqualTo(NFS4_OK);
+        assertThat(Files.readAllBytes(export.resolve("keep"))).containsExactly(1, 2, 3, 4);
+        assertThat(Files.exists(export.resolve("moved"))).isFalse();
+
+        Reply reclaimed = a.reclaimOpen("f");
+        assertThat(reclaimed.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        Stateid4 open = reclaimed.openBody();
+        assertThat(onFile(a, "f", OP_WRITE, write(open, 0, FILE_SYNC4, new byte[] {7, 7}))).as("under a reclaimed open")
+                .isEqualTo(NFS4_OK);
+        assertThat(onFile(a, "f", OP_SETATTR, setattrSize(open, 1))).isEqualTo(NFS4_OK);
+        assertThat(Files.readAllBytes(export.resolve("f"))).containsExactly(7);
+
+        assertThat(a.reclaimComplete()).as("grace over").isEqualTo(NFS4_OK);
+        Reply mvAfter = b.run(putrootfh(), op(OP_SAVEFH), rename("keep", "moved"));
+        mvAfter.op(OP_PUTROOTFH);
+        mvAfter.op(OP_SAVEFH);
+        assertThat(mvAfter.op(OP_RENAME)).isEqualTo(NFS4_OK);
+        assertThat(onFile(b, "moved", OP_WRITE, write(Stateid4.ANONYMOUS, 0, FILE_SYNC4, new byte[] {9})))
+                .isEqualTo(NFS4_OK);
+        Reply rmAfter = b.run(putrootfh(), remove("moved"));
+        rmAfter.op(OP_PUTROOTFH);
+        assertThat(rmAfter.op(OP_REMOVE)).isEqualTo(NFS4_OK);
+        assertThat(Files.exists(export.resolve("moved"))).isFalse();
     }
 
     @Test

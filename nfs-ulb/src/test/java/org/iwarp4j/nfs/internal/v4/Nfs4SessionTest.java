@@ -211,17 +211,6 @@ class Nfs4SessionTest {
     }
 
     @Test
-    void aReplayWhoseReplyWasTooLargeToKeepIsRetryUncachedRep() throws Exception {
-        h.session();
-        Files.write(dir.resolve("big"), new byte[20_000]);
-        List<Consumer<XdrEncoder>> ops = List.of(sequence(h.sessionId, 1, 1, true), putrootfh(), lookup("big"),
-                read(org.iwarp4j.nfs.v4.Stateid4.ANONYMOUS, 0, 20_000));
-        assertThat(h.compound(1, ops).status).isEqualTo(NFS4_OK);
-        Reply replay = h.compound(1, ops);
-        assertThat(replay.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_RETRY_UNCACHED_REP);
-    }
-
-    @Test
     void moreOperationsThanTheSessionAllowsIsTooManyOps() {
         h.session();
         List<Consumer<XdrEncoder>> ops = new ArrayList<>();
