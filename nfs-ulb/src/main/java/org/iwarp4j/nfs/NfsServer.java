@@ -49,7 +49,8 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  *
  * <p>What clients get: file handles that name inodes, resolved without searching the export (a
  * handle costs the same few file-system calls whatever the export's size), that survive renames
- * made through the server and, when the object's path fits in the handle, restarts (NFS3ERR_STALE
+ * made through the server (while it remembers the object: {@link Builder#maxKnownHandles}) and,
+ * when the object's path fits in the handle, restarts (NFS3ERR_STALE
  * once a file is gone, moved behind the server's back, or too deep to be found after a restart;
  * see {@code FileHandles}), real attributes from {@code java.nio} ({@code unix:*}: mode, nlink, uid,
  * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
