@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
 import org.iwarp4j.nfs.internal.Export;
+import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.MountProgram;
 import org.iwarp4j.nfs.internal.Nfs3Context;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
@@ -48,7 +49,8 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  *
  * <p>What clients get: file handles that name inodes, resolved without searching the export (a
  * handle costs the same few file-system calls whatever the export's size), that survive renames
- * made through the server and, when the object's path fits in the handle, restarts (NFS3ERR_STALE
+ * made through the server (while it remembers the object: {@link Builder#maxKnownHandles}) and,
+ * when the object's path fits in the handle, restarts (NFS3ERR_STALE
  * once a file is gone, moved behind the server's back, or too deep to be found after a restart;
  * see {@code FileHandles}), real attributes from {@code java.nio} ({@code unix:*}: mode, nlink, uid,
  * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
@@ -77,7 +79,8 @@ public final class NfsServer implements AutoCloseable {
     private final RpcRdmaServer rdma;
 
     private NfsServer(Builder b) throws IOException {
-        this.context = new Nfs3Context(new Export(b.directory, b.exportName), b.exportOptions, b.limits);
+        Export export = new Export(b.directory, b.exportName);
+        this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles));
         this.workers = workerPool(b.workerThreads);
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
@@ -267,6 +270,7 @@ public final class NfsServer implements AutoCloseable {
         private Nfs3Limits limits = Nfs3Limits.defaults();
         private ExportOptions exportOptions = ExportOptions.defaults();
         private int workerThreads = 4;
+        private int maxKnownHandles = FileHandles.DEFAULT_MAX_KNOWN;
         private SocketAddress rdmaAddress;
         private Rnic rnic;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
@@ -328,6 +332,22 @@ public final class NfsServer implements AutoCloseable {
         /** The largest READ and WRITE, announced in FSINFO (default 1 MiB each). */
         public Builder maxReadWrite(int maxRead, int maxWrite) {
             this.limits = new Nfs3Limits(maxRead, maxWrite, limits.preferredReaddir());
+            return this;
+        }
+
+        /**
+         * How many inodes the server remembers the place of (default 262,144; at least 16), its
+         * memory for file handles: where each object it issued a handle for lives, so that handles
+         * survive renames, and the generations of removed ones. Past it the least recently used
+         * is forgotten, and its handles are resolved through the path they carry (NFS3ERR_STALE or
+         * NFS4ERR_STALE when that path no longer names the object, or was too long to carry); see
+         * docs/limits.md.
+         */
+        public Builder maxKnownHandles(int inodes) {
+            if (inodes < 16) {
+                throw new IllegalArgumentException("maxKnownHandles < 16: " + inodes);
+            }
+            this.maxKnownHandles = inodes;
             return this;
         }
 

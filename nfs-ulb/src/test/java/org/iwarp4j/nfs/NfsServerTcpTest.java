@@ -281,6 +281,62 @@ class NfsServerTcpTest {
                 .isEqualTo(Nfs3Status.NFS3ERR_NOTEMPTY);
     }
 
+    /**
+     * Handles survive renames of their ancestors at every level, made after the objects below were
+     * looked up; the names are too long for any path to fit in a handle, so only the server's
+     * memory of where each inode lives finds them.
+     */
+    @Test
+    void handlesSurviveNestedRenamesOfAncestors() throws Exception {
+        String n = "n".repeat(12);
+        NfsFh3 a = mkdir(nfs.root(), "a" + n);
+        NfsFh3 b = mkdir(a, "b" + n);
+        NfsFh3 c = mkdir(b, "c" + n);
+        NfsFh3 f = createFileIn(c, "f" + n);
+        NfsFh3 other = mkdir(nfs.root(), "other");
+        assertThat(f.length()).isEqualTo(32);
+        assertThat(get(client.rename(b, "c" + n, b, "c2")).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(client.rename(a, "b" + n, other, "b2")).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(client.rename(nfs.root(), "a" + n, nfs.root(), "a2")).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(client.rename(nfs.root(), "other", a, "other2")).status()).isEqualTo(Nfs3Status.NFS3_OK);
+
+        assertThat(get(client.write(f, 0, ascii("deep"), StableHow.FILE_SYNC)).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(Files.readString(dir.resolve("a2/other2/b2/c2/f" + n))).isEqualTo("deep");
+        for (NfsFh3 fh : List.of(a, b, c, other)) {
+            assertThat(get(client.getattr(fh)).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        }
+        assertThat(get(client.lookup(c, "f" + n)).object()).isEqualTo(f);
+        assertThat(get(client.lookup(b, "c2")).object()).isEqualTo(c);
+    }
+
+    /**
+     * With {@code maxKnownHandles(16)}, a server that issued many more handles has forgotten the
+     * oldest: one whose path fits in the handle still works, one whose path did not fit is
+     * NFS3ERR_STALE, and a LOOKUP of the name again gives a handle that works.
+     */
+    @Test
+    void forgottenHandlesResolveThroughTheirPathOrAreStale(@TempDir Path exported) throws Exception {
+        try (NfsServer server = NfsServer.builder(exported).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new java.net.InetSocketAddress("127.0.0.1", 0)).maxKnownHandles(16).start();
+             NfsClient c = NfsClient.builder(new java.net.InetSocketAddress("127.0.0.1", server.tcpPort())).connect()) {
+            NfsFh3 near = get(c.create(Create3Args.guarded(new DirOpArgs3(c.root(), "near"), Sattr3.NONE))).obj();
+            NfsFh3 deep = get(c.mkdir(c.root(), "d".repeat(40), Sattr3.mode(0755))).obj();
+            NfsFh3 far = get(c.create(Create3Args.guarded(new DirOpArgs3(deep, "far"), Sattr3.NONE))).obj();
+            assertThat(far.length()).isEqualTo(32);
+            for (int i = 0; i < 64; i++) {
+                assertThat(get(c.create(Create3Args.guarded(new DirOpArgs3(deep, "f" + i), Sattr3.NONE))).status())
+                        .isEqualTo(Nfs3Status.NFS3_OK);
+            }
+            assertThat(get(c.getattr(near)).status()).isEqualTo(Nfs3Status.NFS3_OK);
+            assertThat(get(c.getattr(far)).status()).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+            Lookup3Res again = get(c.lookup(deep, "far"));
+            assertThat(again.status()).isEqualTo(Nfs3Status.NFS3_OK);
+            assertThat(get(c.getattr(again.object())).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        }
+        assertThatThrownBy(() -> NfsServer.builder(exported).maxKnownHandles(15))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void linkSymlinkReadlink() throws Exception {
         NfsFh3 f = createFile("target");

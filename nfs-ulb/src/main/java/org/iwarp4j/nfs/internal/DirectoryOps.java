@@ -91,7 +91,7 @@ public final class DirectoryOps {
                     continue;
                 }
                 Fattr3 attrs = search ? ctx.attributes(stat) : null;
-                NfsFh3 fh = search ? ctx.handles().handleOf(l.path, stat) : null;
+                NfsFh3 fh = search ? ctx.handles().handleOf(l.path, stat, dir) : null;
                 EntryPlus3 e = new EntryPlus3(stat.ino(), l.name, l.cookie, attrs, fh);
                 if (e.encodedLength() > budget || (!out.isEmpty() && e.directoryInfoLength() > dirBudget)) {
                     break;

@@ -19,6 +19,7 @@ public final class Export {
     private final String name;
     private final long id;
     private final long rootDev;
+    private final long rootIno;
 
     /**
      * @param directory the directory to export; must exist
@@ -32,6 +33,7 @@ public final class Export {
         this.name = Objects.requireNonNull(name, "name");
         FileStat stat = FileStat.of(root);
         this.rootDev = stat.dev();
+        this.rootIno = stat.ino();
         CRC32C crc = new CRC32C();
         crc.update(root.toString().getBytes(StandardCharsets.UTF_8));
         long high = stat.dev() * 0x9E3779B97F4A7C15L ^ stat.ino();
@@ -53,6 +55,11 @@ public final class Export {
 
     public long rootDevice() {
         return rootDev;
+    }
+
+    /** The root's inode number, as read at start. */
+    public long rootInode() {
+        return rootIno;
     }
 
     /** Whether {@code path} (absolute, normalised) is the root or below it. */

@@ -55,7 +55,7 @@ public final class NamespaceOps {
             Permissions.require(caller, dir.stat(), Permissions.EXECUTE, dir.path());
             Path path = ctx.lookupPath(dir, what.name());
             FileStat stat = FileStat.of(path);
-            return new Lookup3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
+            return new Lookup3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat, dir), ctx.attributes(stat),
                     ctx.attributes(dir.path()));
         } catch (IOException | RuntimeException e) {
             return Lookup3Res.fail(NfsErrors.statusOf(e), dir == null ? null : ctx.attributes(dir.path()));
@@ -186,7 +186,7 @@ public final class NamespaceOps {
             ctx.requireDirectoryChange(dir, caller);
             Path path = ctx.child(dir, where.name(), Nfs3Status.NFS3ERR_EXIST);
             FileStat stat = creator.create(path, dir);
-            return new Create3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat), ctx.attributes(stat),
+            return new Create3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat, dir), ctx.attributes(stat),
                     ctx.wcc(before, dir.path()));
         } catch (IOException | RuntimeException e) {
             return Create3Res.fail(NfsErrors.statusOf(e), dir == null ? WccData.EMPTY : ctx.wcc(before, dir.path()));
@@ -279,7 +279,7 @@ public final class NamespaceOps {
                 if (replaced != null && replaced.ino() != moving.ino()) {
                     forgetIfLastLink(replaced);
                 }
-                ctx.handles().moved(moving, from, to);
+                ctx.handles().moved(moving, toDir.stat(), to);
                 ctx.openFiles().forget(moving.ino());
             }
             return new Rename3Res(Nfs3Status.NFS3_OK, ctx.wcc(fromBefore, fromDir.path()), ctx.wcc(toBefore, toDir.path()));

@@ -41,8 +41,11 @@ public final class Nfs3Context implements AutoCloseable {
         this(export, options, limits, new FileHandles(export));
     }
 
-    /** With the file handles given: tests count the file-system calls a request costs. */
-    Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits, FileHandles handles) {
+    /**
+     * With the file handles given (how many inodes they remember; tests count the file-system
+     * calls a request costs through them).
+     */
+    public Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits, FileHandles handles) {
         this.export = export;
         this.options = options;
         this.handles = handles;

@@ -145,7 +145,8 @@ class FileHandlesTest {
         Path deep = Files.createDirectories(dir.resolve("x".repeat(30)).resolve("deep"));
         FileHandles first = new FileHandles(new Export(dir, "/export"));
         NfsFh3 nearFh = first.handleOf(near, FileStat.of(near));
-        NfsFh3 deepFh = first.handleOf(deep, FileStat.of(deep));
+        NfsFh3 xFh = lookup(first, deep.getParent());
+        NfsFh3 deepFh = lookup(first, deep);
         assertThat(first.resolve(deepFh).path()).isEqualTo(deep);
 
         FileHandles second = new FileHandles(new Export(dir, "/export"));
@@ -153,8 +154,11 @@ class FileHandlesTest {
         assertThat(second.resolve(nearFh).path()).isEqualTo(near);
         assertThat(second.handleOf(near, FileStat.of(near))).isEqualTo(nearFh);
         assertThat(statusOf(second, deepFh)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
-        // A client looks the name up again and gets a handle that works.
-        assertThat(second.resolve(second.handleOf(deep, FileStat.of(deep))).path()).isEqualTo(deep);
+        // A client looks the name up again, in the directory whose handle still works (its path
+        // fitted), and gets a handle that works.
+        FileHandles.Resolved x = second.resolve(xFh);
+        assertThat(x.path()).isEqualTo(deep.getParent());
+        assertThat(second.resolve(second.handleOf(deep, FileStat.of(deep), x)).path()).isEqualTo(deep);
     }
 
     /** RENAME through the server keeps the handle (same octets when issued again); after a restart it is stale. */
@@ -168,13 +172,229 @@ class FileHandlesTest {
         Path b = dir.resolve("b");
         FileStat aStat = FileStat.of(a);
         Files.move(a, b);
-        handles.moved(aStat, a, b);
+        handles.moved(aStat, FileStat.of(dir), b);
         assertThat(handles.resolve(aFh).path()).isEqualTo(b);
         assertThat(handles.resolve(innerFh).path()).isEqualTo(b.resolve("inner"));
         assertThat(handles.handleOf(b.resolve("inner"), FileStat.of(b.resolve("inner")))).isEqualTo(innerFh);
 
         FileHandles restarted = new FileHandles(new Export(dir, "/export"));
         assertThat(statusOf(restarted, innerFh)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+    }
+
+    /** A handle for {@code path}, found in its parent directory as LOOKUP and READDIRPLUS do. */
+    private static NfsFh3 lookup(FileHandles handles, Path path) throws IOException {
+        Path parent = path.getParent();
+        return handles.handleOf(path, FileStat.of(path), new FileHandles.Resolved(parent, FileStat.of(parent)));
+    }
+
+    /** RENAME through the server: the file system's, then the handles'. */
+    private static void rename(FileHandles handles, Path from, Path to) throws IOException {
+        FileStat moving = FileStat.of(from);
+        Files.move(from, to);
+        handles.moved(moving, FileStat.of(to.getParent()), to);
+    }
+
+    /**
+     * A directory RENAME costs the same few entries whatever was looked up below it: 10,000
+     * handles issued two levels below a directory renamed 200 times. Counted, not timed: the
+     * server used to rewrite the remembered path of every handle it had issued on each directory
+     * RENAME (10,000 entries visited per call here), so a client that had looked up many names
+     * could make every RENAME cost the server work in proportion to them.
+     */
+    @Test
+    void directoryRenameCostsConstantWorkWhateverIsKnownBelowIt() throws Exception {
+        Path top = Files.createDirectory(dir.resolve("top"));
+        Path mid = Files.createDirectory(top.resolve("mid"));
+        int files = 10_000;
+        for (int i = 0; i < files; i++) {
+            Files.createFile(mid.resolve("file-with-a-name-too-long-to-fit-" + i));
+        }
+        FileHandles handles = new FileHandles(new Export(dir, "/export"));
+        NfsFh3 topFh = lookup(handles, top);
+        NfsFh3 midFh = lookup(handles, mid);
+        NfsFh3[] fhs = new NfsFh3[files];
+        for (int i = 0; i < files; i++) {
+            fhs[i] = lookup(handles, mid.resolve("file-with-a-name-too-long-to-fit-" + i));
+            assertThat(fhs[i].length()).as("no path fits").isEqualTo(HINT_OFFSET);
+        }
+        assertThat(handles.knownCount()).isEqualTo(files + 2);
+
+        Path a = top;
+        Path b = dir.resolve("elsewhere");
+        Files.createDirectory(b);
+        lookup(handles, b); // RENAME's target directory is always one the client has a handle for
+        long before = handles.visits();
+        for (int round = 0; round < 200; round++) {
+            Path to = b.resolve("top" + round);
+            rename(handles, a, to);
+            a = to;
+        }
+        long perRename = (handles.visits() - before) / 200;
+        assertThat(perRename).as("entries visited per directory RENAME").isLessThanOrEqualTo(3L);
+
+        // Every handle below still names its object (no path fits in them: only the server's
+        // memory can find them), and resolving one reads one entry per level, not more.
+        assertThat(handles.resolve(topFh).path()).isEqualTo(a);
+        assertThat(handles.resolve(midFh).path()).isEqualTo(a.resolve("mid"));
+        for (int i = 0; i < files; i++) {
+            long visits = handles.visits();
+            assertThat(handles.resolve(fhs[i]).path()).isEqualTo(a.resolve("mid/file-with-a-name-too-long-to-fit-" + i));
+            assertThat(handles.visits() - visits).as("entries read to resolve a handle 4 levels deep")
+                    .isLessThanOrEqualTo(4L);
+        }
+    }
+
+    /**
+     * Handles survive renames at every level, made after what lies below was looked up: the
+     * deepest directory, a middle one into another directory, then the top one; names too long
+     * for any path to fit in a handle, so only the server's memory of where each inode lives
+     * can find them.
+     */
+    @Test
+    void handlesSurviveNestedRenamesOfAncestors() throws Exception {
+        String n = "n".repeat(12);
+        Path a = Files.createDirectory(dir.resolve("a" + n));
+        Path b = Files.createDirectory(a.resolve("b" + n));
+        Path c = Files.createDirectory(b.resolve("c" + n));
+        Path d = Files.createDirectory(c.resolve("d" + n));
+        Path f = Files.writeString(d.resolve("f" + n), "x");
+        Path other = Files.createDirectory(dir.resolve("other" + n));
+        FileHandles handles = new FileHandles(new Export(dir, "/export"));
+        NfsFh3 aFh = lookup(handles, a);
+        NfsFh3 bFh = lookup(handles, b);
+        NfsFh3 cFh = lookup(handles, c);
+        NfsFh3 dFh = lookup(handles, d);
+        NfsFh3 fFh = lookup(handles, f);
+        NfsFh3 otherFh = lookup(handles, other);
+        assertThat(fFh.length()).isEqualTo(HINT_OFFSET);
+
+        Path d2 = c.resolve("d2");
+        rename(handles, d, d2);
+        Path b2 = other.resolve("b2");
+        rename(handles, b, b2);
+        Path a2 = dir.resolve("a2");
+        rename(handles, a, a2);
+        Path other2 = a2.resolve("other2");
+        rename(handles, other, other2);
+
+        // b2 now lives under other2, which lives under a2: a chain of renames through the server.
+        Path bNow = other2.resolve("b2");
+        Path cNow = bNow.resolve("c" + n);
+        Path dNow = cNow.resolve("d2");
+        assertThat(handles.resolve(aFh).path()).isEqualTo(a2);
+        assertThat(handles.resolve(otherFh).path()).isEqualTo(other2);
+        assertThat(handles.resolve(bFh).path()).isEqualTo(bNow);
+        assertThat(handles.resolve(cFh).path()).isEqualTo(cNow);
+        assertThat(handles.resolve(dFh).path()).isEqualTo(dNow);
+        assertThat(handles.resolve(fFh).path()).isEqualTo(dNow.resolve("f" + n));
+        assertThat(Files.readString(handles.resolve(fFh).path())).isEqualTo("x");
+        // The same octets, looked up at the new place.
+        assertThat(lookup(handles, dNow.resolve("f" + n))).isEqualTo(fFh);
+        assertThat(lookup(handles, cNow)).isEqualTo(cFh);
+
+        // A directory moved behind the server's back: what lies below is stale, not searched for.
+        Files.move(cNow, dir.resolve("hidden"));
+        assertThat(statusOf(handles, fFh)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+        assertThat(statusOf(handles, dFh)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+        assertThat(handles.resolve(bFh).path()).isEqualTo(bNow);
+    }
+
+    /**
+     * After a restart, a handle found through the path it carries teaches the server where its
+     * object and the directories on the way live: a later rename of an ancestor through the
+     * server keeps it working (one stat per directory of the carried path, no more).
+     */
+    @Test
+    void handleFoundThroughItsPathAfterARestartSurvivesAnAncestorsRename() throws Exception {
+        Path f = Files.createFile(Files.createDirectories(dir.resolve("a/b/c")).resolve("f"));
+        NfsFh3 fFh = lookup(new FileHandles(new Export(dir, "/export")), f);
+        assertThat(fFh.length()).isEqualTo(HINT_OFFSET + "a/b/c/f".length());
+
+        CountingProbe probe = new CountingProbe();
+        FileHandles restarted = new FileHandles(new Export(dir, "/export"), probe);
+        long before = probe.calls.get();
+        assertThat(restarted.resolve(fFh).path()).isEqualTo(f);
+        // Nothing remembered: the carried path's stat and parent check, then a, a/b and a/b/c.
+        assertThat(probe.calls.get() - before).isEqualTo(5L);
+
+        Path z = dir.resolve("z");
+        rename(restarted, dir.resolve("a"), z);
+        Path b2 = z.resolve("b2");
+        rename(restarted, z.resolve("b"), b2);
+        before = probe.calls.get();
+        assertThat(restarted.resolve(fFh).path()).isEqualTo(b2.resolve("c/f"));
+        assertThat(probe.calls.get() - before).as("found where remembered").isEqualTo(2L);
+    }
+
+    /**
+     * At most {@code maxKnown} inodes are remembered; the least recently used is forgotten. A
+     * forgotten handle whose path fits is resolved through it; one whose path did not fit is
+     * stale, and looking the name up again gives a handle that works. What is used stays.
+     */
+    @Test
+    void rememberedInodesAreBounded() throws Exception {
+        int bound = 16;
+        Path shallow = Files.createDirectory(dir.resolve("s"));
+        Path deep = Files.createDirectory(dir.resolve("d".repeat(40)));
+        FileHandles handles = new FileHandles(new Export(dir, "/export"), bound);
+        NfsFh3 shallowFh = lookup(handles, shallow);
+        NfsFh3 deepDirFh = lookup(handles, deep);
+        Path near = Files.createFile(shallow.resolve("near"));
+        Path far = Files.createFile(deep.resolve("far"));
+        NfsFh3 nearFh = lookup(handles, near);
+        NfsFh3 farFh = lookup(handles, far);
+        assertThat(farFh.length()).isEqualTo(HINT_OFFSET);
+        // Kept in use all along: it must outlive everything issued after it.
+        Path busy = Files.createFile(deep.resolve("busy"));
+        NfsFh3 busyFh = lookup(handles, busy);
+
+        for (int i = 0; i < 10 * bound; i++) {
+            Path p = Files.createFile(deep.resolve("file-" + i));
+            lookup(handles, p);
+            assertThat(handles.knownCount()).isLessThanOrEqualTo(bound);
+            assertThat(handles.resolve(busyFh).path()).isEqualTo(busy);
+        }
+        assertThat(handles.knownCount()).isEqualTo(bound);
+
+        // Forgotten: the short path still finds its object, the long one could not be carried.
+        assertThat(handles.resolve(nearFh).path()).isEqualTo(near);
+        assertThat(handles.resolve(shallowFh).path()).isEqualTo(shallow);
+        assertThat(statusOf(handles, farFh)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+        NfsFh3 again = lookup(handles, far);
+        assertThat(handles.resolve(again).path()).isEqualTo(far);
+        // The directory kept in use with busy is remembered: its handle carries no path either.
+        assertThat(deepDirFh.length()).isEqualTo(HINT_OFFSET);
+        assertThat(handles.resolve(deepDirFh).path()).isEqualTo(deep);
+        assertThat(lookup(handles, busy)).isEqualTo(busyFh);
+        assertThat(handles.knownCount()).isEqualTo(bound);
+    }
+
+    /**
+     * Forgetting never lets the handle of a removed object name a new one with the same inode
+     * number: the removal raised the generation, and forgetting the inode keeps its generation as
+     * its bucket's floor. (The object stays in place here to stand for a new file given the same
+     * inode number and path, which the file system cannot be made to do on demand.)
+     */
+    @Test
+    void forgettingARemovedInodeKeepsItsHandlesStale() throws Exception {
+        int bound = 16;
+        Path f = Files.createFile(dir.resolve("f"));
+        FileHandles handles = new FileHandles(new Export(dir, "/export"), bound);
+        NfsFh3 old = lookup(handles, f);
+        handles.removed(FileStat.of(f));
+        assertThat(statusOf(handles, old)).isEqualTo(Nfs3Status.NFS3ERR_STALE);
+        NfsFh3 reused = lookup(handles, f);
+        assertThat(reused).isNotEqualTo(old);
+        assertThat(handles.resolve(reused).path()).isEqualTo(f);
+
+        for (int i = 0; i < 4 * bound; i++) {
+            lookup(handles, Files.createFile(dir.resolve("other-" + i)));
+        }
+        assertThat(handles.knownCount()).isEqualTo(bound);
+        assertThat(statusOf(handles, old)).as("removed object's handle, its inode forgotten")
+                .isEqualTo(Nfs3Status.NFS3ERR_STALE);
+        assertThat(handles.resolve(reused).path()).isEqualTo(f);
+        assertThat(lookup(handles, f)).isEqualTo(reused);
     }
 
     /**

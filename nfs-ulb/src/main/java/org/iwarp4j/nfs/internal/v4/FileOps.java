@@ -393,7 +393,7 @@ final class FileOps {
             byte[] attrs;
             try {
                 FileStat stat = FileStat.of(e.path);
-                attrs = attributes.encode(asked, new Attributes4.Subject(stat, ctx.base().handles().handleOf(e.path, stat),
+                attrs = attributes.encode(asked, new Attributes4.Subject(stat, ctx.base().handles().handleOf(e.path, stat, dir),
                         NFS4_OK));
             } catch (IOException vanished) {
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
