@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * <p>Registered memory is shared: connections on different event loops may place into disjoint
  * parts of one buffer at the same time. Netty's {@code setBytes(int, ByteBuf, int, int)} on a
  * direct buffer goes through the buffer's cached internal NIO view, whose position and limit are
- * not safe for concurrent use, so concurrent placements corrupt each other. This copies through
- * a fresh view of the target instead.
+ * not safe for concurrent use, so concurrent placements corrupt each other. This copies by
+ * memory address where both buffers have one, else through a fresh view of the target.
  *
  * <p>When the payload is already where it belongs (MPA's direct placement had the socket read it
  * into the registered memory, see {@code MpaFrameDecoder}), source and target are the same octets
@@ -24,7 +24,23 @@ final class MemoryPlacement {
 
     /** Copies {@code length} octets from {@code src} at {@code srcIndex} into {@code dst} at {@code dstIndex}. */
     static void copy(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
-        if (length == 0 || samePlace(src, srcIndex, dst, dstIndex, length)) {
+        if (length == 0) {
+            return;
+        }
+        if (src.hasMemoryAddress() && dst.hasMemoryAddress() && src.refCnt() > 0 && dst.refCnt() > 0) {
+            // Both are direct memory at known addresses (a read buffer, or a slice of it, into
+            // registered memory): copy by address, with no NIO view to build per segment. The
+            // ranges are checked here because nothing below checks them.
+            checkRange(src, srcIndex, length);
+            checkRange(dst, dstIndex, length);
+            long from = src.memoryAddress() + srcIndex;
+            long to = dst.memoryAddress() + dstIndex;
+            if (from != to) {
+                PlatformDependent.copyMemory(from, to, length);
+            }
+            return;
+        }
+        if (samePlace(src, srcIndex, dst, dstIndex, length)) {
             return;
         }
         if (dst.hasArray()) {
@@ -36,6 +52,13 @@ final class MemoryPlacement {
             // A composite registered buffer: no single view to write through; not safe for
             // concurrent placement into the same components (documented on StagTable.register).
             dst.setBytes(dstIndex, src, srcIndex, length);
+        }
+    }
+
+    private static void checkRange(ByteBuf buf, int index, int length) {
+        if (index < 0 || length < 0 || index > buf.capacity() - length) {
+            throw new IndexOutOfBoundsException(
+                    "octets " + index + ".." + ((long) index + length) + " of a buffer of " + buf.capacity());
         }
     }
 

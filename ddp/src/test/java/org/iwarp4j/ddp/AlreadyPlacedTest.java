@@ -37,6 +37,36 @@ class AlreadyPlacedTest {
     }
 
     @Test
+    void aCopyBetweenDirectBuffersLandsExactlyAndARangeOutsideTouchesNothing() {
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
+        ByteBuf read = ByteBufAllocator.DEFAULT.directBuffer(600);
+        for (int i = 0; i < 600; i++) {
+            read.writeByte(i * 7);
+        }
+        ByteBuf payload = read.retainedSlice(50, 500);
+        try {
+            assertThat(payload.hasMemoryAddress()).as("the by-address path is the one under test").isTrue();
+            MemoryPlacement.copy(payload, 0, memory, 300, 500);
+            for (int i = 0; i < 1000; i++) {
+                int expected = i >= 300 && i < 800 ? (byte) ((i - 300 + 50) * 7) : 0;
+                assertThat(memory.getByte(i)).as("octet %d", i).isEqualTo((byte) expected);
+            }
+            org.assertj.core.api.Assertions.assertThatExceptionOfType(IndexOutOfBoundsException.class)
+                    .isThrownBy(() -> MemoryPlacement.copy(payload, 0, memory, 501, 500));
+            org.assertj.core.api.Assertions.assertThatExceptionOfType(IndexOutOfBoundsException.class)
+                    .isThrownBy(() -> MemoryPlacement.copy(payload, 1, memory, 0, 500));
+            org.assertj.core.api.Assertions.assertThatExceptionOfType(IndexOutOfBoundsException.class)
+                    .isThrownBy(() -> MemoryPlacement.copy(payload, 0, memory, -1, 10));
+            assertThat(memory.getByte(0)).isZero();
+            assertThat(memory.getByte(999)).isZero();
+        } finally {
+            payload.release();
+            read.release();
+            memory.release();
+        }
+    }
+
+    @Test
     void aTaggedSegmentAlreadyInPlaceIsStillChecked() throws DdpException {
         StagTable table = new StagTable();
         ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
