@@ -10,6 +10,7 @@ import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -20,25 +21,29 @@ import java.util.zip.CRC32C;
  * an FPDU's ULPDU copied out from between its markers, with every marker's FPDUPTR checked and the
  * CRC computed over the FPDU as received, markers included (§6.4).
  *
- * <p>Why this is not done through {@link ByteBuf} calls: markers cut a 64 KiB ULPDU into 128
- * pieces of at most 508 octets, and a {@code getBytes} per piece pays the buffer's index checks,
- * the pooled buffer's delegation to its chunk and, under the leak detector, a record, 128 times
- * per FPDU. Here each buffer is taken once per FPDU as NIO views, fresh ones (never a buffer's
- * cached internal view: registered memory may be read by several event loops at once), and the
- * pieces are moved by absolute bulk {@link ByteBuffer#put(int, ByteBuffer, int, int)} calls.
+ * <p>Why not through {@link ByteBuf} calls alone: markers cut a 64 KiB ULPDU into 128 pieces of
+ * at most 508 octets, and a {@code getBytes} per piece pays the buffer's index checks, the pooled
+ * buffer's delegation to its chunk and, under the leak detector, a record, 128 times per FPDU;
+ * the CRC was a second pass over the whole FPDU. When both buffers have a memory address (pooled
+ * direct memory, the usual case) the pieces are copied and the markers written or read by
+ * address, and the CRC runs over one NIO view of the FPDU (fresh, never a buffer's cached one:
+ * registered memory may be read by several event loops at once) in blocks of {@code crcBlock}
+ * octets just behind (send) or ahead of (receive) the copy, so that each block is read from the
+ * cache the copy has just filled; a block ends where a piece ends, so the CRC is fed the octets in
+ * stream order. Creating NIO views costs more than it seems here ({@code DirectByteBuffer.slice}
+ * showed in every profile), so there is one per FPDU, as before.
  *
- * <p>The CRC runs over the same views, in blocks of {@code crcBlock} octets just ahead of (receive)
- * or just behind (send) the copy, so that each block is read from the cache the copy has just
- * filled rather than in a second pass over the whole FPDU; a block ends where a piece ends, so the
- * CRC is fed the octets in stream order, in a few dozen calls instead of one per piece.
- *
- * <p>A source may be a composite (the cumulation of two reads): its views are walked in order; a
- * marker may straddle two of them. One instance per encoder or decoder; not thread-safe.
+ * <p>Otherwise (heap memory, an FPDU that spans two reads of a composite cumulation, a body that
+ * is a composite) the per-piece views of the source are walked in order, a marker possibly
+ * straddling two of them. One instance per encoder or decoder; not thread-safe.
  */
 public final class MarkedCopy {
 
     /** Octets the CRC takes per call, about: small enough to stay in the level-1 cache. */
     public static final int DEFAULT_CRC_BLOCK = 4096;
+
+    /** Netty can copy by address (sun.misc.Unsafe is usable). */
+    private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
 
     private final int crcBlock;
     /** The source's views, in order; {@code ends[i]} is the source offset just past view i. */
@@ -85,6 +90,14 @@ public final class MarkedCopy {
         int inner = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
         int wireLength = lead + preCrc + MARKER_LENGTH * inner + CRC_LENGTH;
         ByteBuf out = alloc.directBuffer(wireLength, wireLength);
+        if (ADDRESSES && out.hasMemoryAddress() && (bodyLength == 0 || body.hasMemoryAddress())) {
+            try {
+                return encodeByAddress(out, header, body, length, pad, lead, fpduStart, wireLength, markers, crc);
+            } catch (Throwable t) {
+                out.release();
+                throw t;
+            }
+        }
         try {
             ByteBuffer view = out.nioBuffer(0, wireLength).order(ByteOrder.BIG_ENDIAN);
             int base = view.position();
@@ -167,6 +180,9 @@ public final class MarkedCopy {
      */
     public boolean decode(ByteBuf fpdu, int base, int wireLength, long streamOffset, int lead, int length,
                           int innerMarkers, ByteBuf ulpdu, CRC32C crc) {
+        if (ADDRESSES && fpdu.hasMemoryAddress() && ulpdu.hasMemoryAddress()) {
+            return decodeByAddress(fpdu, base, wireLength, streamOffset, lead, length, innerMarkers, ulpdu, crc);
+        }
         source(fpdu, base, wireLength);
         try {
             long fpduStart = streamOffset + lead;
@@ -219,6 +235,139 @@ public final class MarkedCopy {
         } finally {
             clear();
         }
+    }
+
+    private ByteBuf encodeByAddress(ByteBuf out, byte[] header, ByteBuf body, int length, int pad, int lead,
+                                    long fpduStart, int wireLength, boolean markers, CRC32C crc) {
+        int headerLength = header.length;
+        long o = out.memoryAddress();
+        long b = length > headerLength ? body.memoryAddress() + body.readerIndex() : 0;
+        ByteBuffer view = null;
+        int base = 0;
+        if (crc != null) {
+            crc.reset();
+            view = out.nioBuffer(0, wireLength);
+            base = view.position();
+        }
+        int crcDone = 0;
+        int w = 0;
+        if (lead != 0) {
+            putInt(o, 0);
+            w = MARKER_LENGTH;
+        }
+        putShort(o + w, length);
+        w += ULPDU_LENGTH_FIELD;
+        long pos = fpduStart + ULPDU_LENGTH_FIELD;
+        long next = markers ? markerAtOrAfter(pos) : Long.MAX_VALUE;
+        int taken = 0;
+        while (taken < length) {
+            if (pos == next) {
+                putInt(o + w, (int) (pos - fpduStart) & 0xFFFF);
+                w += MARKER_LENGTH;
+                pos += MARKER_LENGTH;
+                next += MARKER_INTERVAL;
+                continue;
+            }
+            int chunk = (int) Math.min(length - taken, next - pos);
+            if (taken < headerLength) {
+                chunk = Math.min(chunk, headerLength - taken);
+                PlatformDependent.copyMemory(header, taken, o + w, chunk);
+            } else {
+                PlatformDependent.copyMemory(b + taken - headerLength, o + w, chunk);
+            }
+            taken += chunk;
+            pos += chunk;
+            w += chunk;
+            if (crc != null && w - crcDone >= crcBlock) {
+                update(crc, view, base + crcDone, base + w, base + wireLength);
+                crcDone = w;
+            }
+        }
+        if (pad != 0) { // pooled memory is not zeroed
+            PlatformDependent.setMemory(o + w, pad, (byte) 0);
+            w += pad;
+            pos += pad;
+        }
+        if (markers && isMarkerOffset(pos)) {
+            putInt(o + w, (int) (pos - fpduStart) & 0xFFFF);
+            w += MARKER_LENGTH;
+        }
+        int crcValue = 0;
+        if (crc != null) {
+            update(crc, view, base + crcDone, base + w, base + wireLength);
+            crcValue = (int) crc.getValue();
+        }
+        putInt(o + w, Integer.reverseBytes(crcValue)); // least-significant octet first
+        return out.writerIndex(wireLength);
+    }
+
+    /** The address path's decode: see {@link #decode}. */
+    private boolean decodeByAddress(ByteBuf fpdu, int base, int wireLength, long streamOffset, int lead,
+                                    int length, int innerMarkers, ByteBuf ulpdu, CRC32C crc) {
+        long f = fpdu.memoryAddress() + base;
+        long fpduStart = streamOffset + lead;
+        int crcEnd = wireLength - CRC_LENGTH;
+        ByteBuffer view = null;
+        int viewBase = 0;
+        if (crc != null) {
+            crc.reset();
+            view = fpdu.nioBuffer(base, wireLength);
+            viewBase = view.position();
+        }
+        int crcDone = 0;
+        if (length != 0) {
+            long u = ulpdu.memoryAddress();
+            long pos = fpduStart + ULPDU_LENGTH_FIELD;
+            int r = lead + ULPDU_LENGTH_FIELD; // FPDU offset of pos
+            int d = 0;
+            long next = markerAtOrAfter(pos);
+            while (d < length) {
+                if (pos == next) {
+                    pos += MARKER_LENGTH;
+                    r += MARKER_LENGTH;
+                    next += MARKER_INTERVAL;
+                    continue;
+                }
+                int chunk = (int) Math.min(length - d, next - pos);
+                if (crc != null && crcDone < r + chunk) {
+                    int until = Math.min(crcEnd, Math.max(r + chunk, crcDone + crcBlock));
+                    update(crc, view, viewBase + crcDone, viewBase + until, viewBase + wireLength);
+                    crcDone = until;
+                }
+                PlatformDependent.copyMemory(f + r, u + d, chunk);
+                pos += chunk;
+                r += chunk;
+                d += chunk;
+            }
+        }
+        ulpdu.writerIndex(length);
+        if (crc != null) {
+            update(crc, view, viewBase + crcDone, viewBase + crcEnd, viewBase + wireLength);
+        }
+        if (lead != 0 && (getUnsignedShort(f + 2) & ~3) != 0) {
+            return false;
+        }
+        long marker = markerAtOrAfter(fpduStart + 1);
+        for (int i = 0; i < innerMarkers; i++, marker += MARKER_INTERVAL) {
+            if ((getUnsignedShort(f + (marker - streamOffset) + 2) & ~3) != marker - fpduStart) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void putInt(long address, int value) {
+        PlatformDependent.putInt(address, PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? value : Integer.reverseBytes(value));
+    }
+
+    private static void putShort(long address, int value) {
+        short v = (short) value;
+        PlatformDependent.putShort(address, PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? v : Short.reverseBytes(v));
+    }
+
+    private static int getUnsignedShort(long address) {
+        short v = PlatformDependent.getShort(address);
+        return (PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? v : Short.reverseBytes(v)) & 0xFFFF;
     }
 
     /** Takes {@code buf[index, index + length)} as the source, as fresh NIO views. */
