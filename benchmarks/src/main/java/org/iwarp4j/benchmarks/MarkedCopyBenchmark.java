@@ -37,8 +37,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * compared in one run: {@code impl=legacy} is the per-piece ByteBuf algorithm the encoder and
  * decoder used until 2026-11-26 (kept here, NOT PRODUCTION CODE: {@code getBytes} per piece
  * between markers, a second pass for the CRC, FPDUPTRs read by {@code getUnsignedShort}),
- * {@code impl=blocks} is production ({@link MarkedCopy}: NIO views, CRC in 4 KiB blocks next to
- * the copy), {@code impl=onePass} the same copy with the CRC in one pass at the end.
+ * {@code impl=current} is production ({@link MarkedCopy}: pieces and markers by memory address,
+ * where the buffers have one, else as before; the CRC in one pass over one NIO view).
  *
  * <p>{@code encode}: one ULPDU (a pooled direct buffer) into one FPDU buffer, CRC on, the stream
  * offset moving on FPDU by FPDU as on a connection. {@code decode}: the ULPDU out of one FPDU of
@@ -62,14 +62,14 @@ public class MarkedCopyBenchmark {
         @Param({"true", "false"})
         public boolean markers;
 
-        @Param({"legacy", "blocks", "onePass"})
+        @Param({"legacy", "current"})
         public String impl;
 
         ByteBufAllocator alloc;
         ByteBuf ulpdu;
         long streamOffset;
         final CRC32C crc = new CRC32C();
-        MarkedCopy copier;
+        boolean legacy;
         double megabytesPerOp;
 
         @Setup(Level.Trial)
@@ -77,17 +77,15 @@ public class MarkedCopyBenchmark {
             alloc = new EmbeddedChannel().alloc();
             ulpdu = Payloads.direct(alloc, ulpduSize, 5044);
             megabytesPerOp = ulpduSize / 1e6;
-            copier = switch (impl) {
-                case "legacy" -> null;
-                case "blocks" -> new MarkedCopy();
-                case "onePass" -> new MarkedCopy(Integer.MAX_VALUE);
+            legacy = switch (impl) {
+                case "legacy" -> true;
+                case "current" -> false;
                 default -> throw new IllegalArgumentException("impl " + impl);
             };
             // The same octets as the legacy algorithm, over a whole marker cycle.
-            MarkedCopy check = new MarkedCopy();
             for (long offset = 0; offset < 512L * 300; offset += 4 * 37) {
                 ByteBuf a = legacyEncode(alloc, ulpdu, offset, markers, crc);
-                ByteBuf b = check.encode(alloc, new byte[0], ulpdu, offset, markers, new CRC32C());
+                ByteBuf b = MarkedCopy.encode(alloc, new byte[0], ulpdu, offset, markers, new CRC32C());
                 boolean same = ByteBufUtil.equals(a, b);
                 a.release();
                 b.release();
@@ -98,8 +96,8 @@ public class MarkedCopyBenchmark {
         }
 
         ByteBuf encode() {
-            ByteBuf fpdu = copier == null ? legacyEncode(alloc, ulpdu, streamOffset, markers, crc)
-                    : copier.encode(alloc, new byte[0], ulpdu, streamOffset, markers, crc);
+            ByteBuf fpdu = legacy ? legacyEncode(alloc, ulpdu, streamOffset, markers, crc)
+                    : MarkedCopy.encode(alloc, new byte[0], ulpdu, streamOffset, markers, crc);
             streamOffset += fpdu.readableBytes();
             return fpdu;
         }
@@ -116,7 +114,7 @@ public class MarkedCopyBenchmark {
         @Param({"64768", "1454"})
         public int ulpduSize;
 
-        @Param({"legacy", "blocks", "onePass"})
+        @Param({"legacy", "current"})
         public String impl;
 
         @Param({"false", "true"})
@@ -128,7 +126,7 @@ public class MarkedCopyBenchmark {
         long[] offsets;
         int next;
         final CRC32C crc = new CRC32C();
-        MarkedCopy copier;
+        boolean legacy;
         double megabytesPerOp;
 
         @Setup(Level.Trial)
@@ -136,10 +134,9 @@ public class MarkedCopyBenchmark {
             alloc = new EmbeddedChannel().alloc();
             ulpdu = Payloads.direct(alloc, ulpduSize, 5041);
             megabytesPerOp = ulpduSize / 1e6;
-            copier = switch (impl) {
-                case "legacy" -> null;
-                case "blocks" -> new MarkedCopy();
-                case "onePass" -> new MarkedCopy(Integer.MAX_VALUE);
+            legacy = switch (impl) {
+                case "legacy" -> true;
+                case "current" -> false;
                 default -> throw new IllegalArgumentException("impl " + impl);
             };
             // FPDUs at 64 stream offsets spread over the marker cycle.
@@ -181,10 +178,10 @@ public class MarkedCopyBenchmark {
             int inner = markersBeforeCrc(offset + lead, preCrc);
             ByteBuf out = alloc.directBuffer(length, length);
             boolean ok;
-            if (copier == null) {
+            if (legacy) {
                 ok = legacyDecode(fpdu, 0, wireLength, offset, lead, length, inner, out, crc);
             } else {
-                ok = copier.decode(fpdu, 0, wireLength, offset, lead, length, inner, out, crc)
+                ok = MarkedCopy.decode(fpdu, 0, wireLength, offset, lead, length, inner, out, crc)
                         && (int) crc.getValue() == fpdu.getIntLE(wireLength - CRC_LENGTH);
             }
             if (!ok) {

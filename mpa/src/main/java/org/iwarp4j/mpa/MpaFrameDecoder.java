@@ -60,7 +60,6 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     private final int maxUlpdu;
     private final MpaMeters meters;
     private final CRC32C crc = new CRC32C();
-    private final MarkedCopy copier = new MarkedCopy();
     private Runnable firstFpduListener;
     private long streamOffset;
     private boolean failed;
@@ -398,16 +397,16 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     /**
      * The ULPDU of an FPDU that markers cut, copied out in one contiguous buffer (one allocation and
      * a copy per 508 octets cost less than a composite of a retained slice per piece), or null after
-     * reporting an error. The copy, the CRC over the FPDU as received (markers included) and the
-     * markers' FPDUPTRs go through {@link MarkedCopy#decode}, one pass over NIO views; the errors
-     * are reported as before the copy was made: a CRC error first (MPA-R-030), then a marker's
-     * (MPA-R-014, MPA-R-017, MPA-R-018), and the copy is dropped.
+     * reporting an error. The CRC over the FPDU as received (markers included), the markers'
+     * FPDUPTRs and the copy go through {@link MarkedCopy#decode} (by memory address where the
+     * buffers have one); a CRC error is reported first (MPA-R-030), then a marker's (MPA-R-014,
+     * MPA-R-017, MPA-R-018), and the copy is dropped.
      */
     private ByteBuf ulpduWithoutMarkers(ChannelHandlerContext ctx, ByteBuf in, ByteBuf fpdu, int base,
                                         int wireLength, long fpduStart, int lead, int length, int innerMarkers) {
         ByteBuf ulpdu = ctx.alloc().directBuffer(length, length);
         try {
-            boolean markersOk = copier.decode(fpdu, base, wireLength, streamOffset, lead, length, innerMarkers,
+            boolean markersOk = MarkedCopy.decode(fpdu, base, wireLength, streamOffset, lead, length, innerMarkers,
                     ulpdu, crcEnabled ? crc : null);
             if (crcEnabled) {
                 int received = fpdu.getIntLE(base + wireLength - CRC_LENGTH);

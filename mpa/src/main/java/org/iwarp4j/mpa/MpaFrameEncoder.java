@@ -56,7 +56,6 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     private final boolean crcEnabled;
     private final MpaMeters meters;
     private final CRC32C crc = new CRC32C();
-    private final MarkedCopy copier = new MarkedCopy();
     /** ULPDU_Length of the FPDU being framed, for the CRC (the head buffer is direct memory). */
     private final byte[] lengthField = new byte[MpaConstants.ULPDU_LENGTH_FIELD];
     /** For the first two of an FPDU's three writes: the third's promise reports the outcome. */
@@ -253,12 +252,12 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
      * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
      * ({@code header} then {@code body}'s readable octets, cut by markers), PAD, a marker right
      * after PAD if one falls there, the CRC (see {@link MarkedCopy#encode}: the pieces between
-     * markers are copied through one NIO view per buffer, the CRC follows the copy in blocks).
+     * markers are copied by memory address where the buffers have one).
      * Releases {@code body}.
      */
     private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
         try {
-            ByteBuf out = copier.encode(alloc, header, body, streamOffset, markers, crcEnabled ? crc : null);
+            ByteBuf out = MarkedCopy.encode(alloc, header, body, streamOffset, markers, crcEnabled ? crc : null);
             streamOffset += out.readableBytes();
             return out;
         } finally {
