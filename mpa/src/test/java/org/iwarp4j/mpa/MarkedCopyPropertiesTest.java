@@ -231,6 +231,54 @@ class MarkedCopyPropertiesTest {
         decoder.finishAndReleaseAll();
     }
 
+    /** Every marker of the stream in turn gets a wrong FPDUPTR: each one is checked (MPA-R-017, MPA-R-018). */
+    @Property(tries = 25)
+    void everyWrongFpduptrIsFound(@ForAll @net.jqwik.api.constraints.Size(min = 1, max = 6)
+                                  List<@IntRange(max = 2500) Integer> lengths, @ForAll boolean crc,
+                                  @ForAll boolean heap, @ForAll @IntRange(min = 1, max = 5000) int cut,
+                                  @ForAll long seed) {
+        Random random = new Random(seed);
+        ReferenceEncoder reference = new ReferenceEncoder(true, crc);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        List<byte[]> sent = new ArrayList<>();
+        for (int length : lengths) {
+            byte[] ulpdu = new byte[length];
+            random.nextBytes(ulpdu);
+            sent.add(ulpdu);
+            wire.writeBytes(reference.fpdu(ulpdu));
+        }
+        byte[] clean = wire.toByteArray();
+        for (int at = 0; at < clean.length; at += 512) {
+            byte[] stream = clean.clone();
+            int bit = 2 + random.nextInt(14); // not the two low bits, which are ignored
+            stream[at + 2 + (bit < 8 ? 1 : 0)] ^= (byte) (1 << (bit % 8));
+            int owner = 0;
+            while (reference.ends.get(owner) <= at) {
+                owner++;
+            }
+            EmbeddedChannel decoder = new EmbeddedChannel(new MpaFrameDecoder(true, crc, 0xFFFF));
+            MpaException error = null;
+            for (int offset = 0; offset < stream.length && error == null; offset += cut) {
+                int n = Math.min(cut, stream.length - offset);
+                ByteBuf read = heap ? Unpooled.buffer(n) : ByteBufAllocator.DEFAULT.directBuffer(n);
+                try {
+                    decoder.writeInbound(read.writeBytes(stream, offset, n));
+                } catch (Exception e) {
+                    assertThat(e).isInstanceOf(MpaException.class);
+                    error = (MpaException) e;
+                }
+            }
+            assertThat(error).as("marker at %d", at).isNotNull();
+            assertThat(error.error()).isEqualTo(crc ? MpaError.CRC_ERROR : MpaError.MARKER_ERROR);
+            List<byte[]> received = Wire.inbound(decoder);
+            assertThat(received).hasSize(owner);
+            for (int i = 0; i < owner; i++) {
+                assertThat(received.get(i)).isEqualTo(sent.get(i));
+            }
+            decoder.finishAndReleaseAll();
+        }
+    }
+
     @Provide
     Arbitrary<List<Integer>> lengths() {
         return Arbitraries.frequencyOf(
