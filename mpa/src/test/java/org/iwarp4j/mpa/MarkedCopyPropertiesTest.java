@@ -21,8 +21,9 @@ import net.jqwik.api.constraints.IntRange;
 import org.iwarp4j.mpa.internal.MarkedCopy;
 
 /**
- * The NIO-view copies of the marker path ({@link MarkedCopy}) against the per-piece ByteBuf
- * algorithm they replaced, kept here as the reference: the encoder writes the reference's octets,
+ * The copies of the marker path ({@link MarkedCopy}: by memory address, or piece by piece through
+ * the ByteBufs for heap and composite buffers) against the algorithm they replaced, kept here as
+ * the reference: the encoder writes the reference's octets,
  * FPDU by FPDU across the stream (markers, FPDUPTRs, PAD, CRC; RFC 5044 §4.3, §4.4, MPA-R-022), and
  * the decoder, fed the reference's stream cut anywhere (reads joined as composites, heap or
  * direct), delivers the same ULPDUs and reacts to a bad FPDUPTR or a bad CRC as before (MPA-R-014,
