@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
 import org.iwarp4j.mpa.internal.FpduCumulator;
+import org.iwarp4j.mpa.internal.MarkedCopy;
 import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
@@ -173,27 +174,28 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
                 base = read.readerIndex() + offset;
             }
         }
-        if (crcEnabled) {
-            crc.reset();
-            ByteBufCrc32c.update(crc, fpdu, base, wireLength - CRC_LENGTH);
-            int received = fpdu.getIntLE(base + wireLength - CRC_LENGTH);
-            if ((int) crc.getValue() != received) {
-                meters.crcErrors.increment();
-                fail(ctx, in, MpaError.CRC_ERROR, String.format(
-                        "CRC mismatch in the FPDU at stream offset %d: received %08x, computed %08x",
-                        fpduStart, received, (int) crc.getValue()));
+        ByteBuf ulpdu;
+        if (innerMarkers != 0) {
+            ulpdu = ulpduWithoutMarkers(ctx, in, fpdu, base, wireLength, fpduStart, lead, length, innerMarkers);
+            if (ulpdu == null) {
+                return; // reported
+            }
+        } else {
+            if (crcEnabled) {
+                crc.reset();
+                ByteBufCrc32c.update(crc, fpdu, base, wireLength - CRC_LENGTH);
+                int received = fpdu.getIntLE(base + wireLength - CRC_LENGTH);
+                if ((int) crc.getValue() != received) {
+                    crcError(ctx, in, fpduStart, received);
+                    return;
+                }
+            }
+            if (markers && !markersPointAt(fpdu, base, fpduStart, lead, innerMarkers)) {
+                markerError(ctx, in, fpduStart);
                 return;
             }
+            ulpdu = fpdu.retainedSlice(base + lead + 2, length);
         }
-        if (markers && !markersPointAt(fpdu, base, fpduStart, lead, innerMarkers)) {
-            meters.markerErrors.increment();
-            fail(ctx, in, MpaError.MARKER_ERROR,
-                    "a marker's FPDUPTR disagrees with the FPDU starting at stream offset " + fpduStart);
-            return;
-        }
-        ByteBuf ulpdu = innerMarkers == 0
-                ? fpdu.retainedSlice(base + lead + 2, length)
-                : ulpduWithoutMarkers(ctx, fpdu, base, fpduStart, length);
         in.skipBytes(wireLength);
         streamOffset += wireLength;
         chaining = false;
@@ -409,32 +411,50 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * The ULPDU of an FPDU that markers cut, copied out in one contiguous buffer: one allocation
-     * and a copy per 508 octets costs less than a composite of a retained slice per piece.
+     * The ULPDU of an FPDU that markers cut, copied out in one contiguous buffer (one allocation and
+     * a copy per 508 octets cost less than a composite of a retained slice per piece), or null after
+     * reporting an error. The CRC over the FPDU as received (markers included), the markers'
+     * FPDUPTRs and the copy go through {@link MarkedCopy#decode} (by memory address where the
+     * buffers have one); a CRC error is reported first (MPA-R-030), then a marker's (MPA-R-014,
+     * MPA-R-017, MPA-R-018), and the copy is dropped.
      */
-    private ByteBuf ulpduWithoutMarkers(ChannelHandlerContext ctx, ByteBuf in, int start, long fpduStart,
-                                        int length) {
+    private ByteBuf ulpduWithoutMarkers(ChannelHandlerContext ctx, ByteBuf in, ByteBuf fpdu, int base,
+                                        int wireLength, long fpduStart, int lead, int length, int innerMarkers) {
         ByteBuf ulpdu = ctx.alloc().directBuffer(length, length);
         try {
-            long pos = fpduStart + 2;
-            int remaining = length;
-            while (remaining > 0) {
-                long next = markerAtOrAfter(pos);
-                if (next == pos) {
-                    pos += MARKER_LENGTH;
-                    continue;
+            boolean markersOk = MarkedCopy.decode(fpdu, base, wireLength, streamOffset, lead, length, innerMarkers,
+                    ulpdu, crcEnabled ? crc : null);
+            if (crcEnabled) {
+                int received = fpdu.getIntLE(base + wireLength - CRC_LENGTH);
+                if ((int) crc.getValue() != received) {
+                    ulpdu.release();
+                    crcError(ctx, in, fpduStart, received);
+                    return null;
                 }
-                int chunk = (int) Math.min(remaining, next - pos);
-                in.getBytes(start + (int) (pos - streamOffset), ulpdu, ulpdu.writerIndex(), chunk);
-                ulpdu.writerIndex(ulpdu.writerIndex() + chunk);
-                pos += chunk;
-                remaining -= chunk;
+            }
+            if (!markersOk) {
+                ulpdu.release();
+                markerError(ctx, in, fpduStart);
+                return null;
             }
             return ulpdu;
         } catch (Throwable t) {
             ulpdu.release();
             throw t;
         }
+    }
+
+    private void crcError(ChannelHandlerContext ctx, ByteBuf in, long fpduStart, int received) {
+        meters.crcErrors.increment();
+        fail(ctx, in, MpaError.CRC_ERROR, String.format(
+                "CRC mismatch in the FPDU at stream offset %d: received %08x, computed %08x",
+                fpduStart, received, (int) crc.getValue()));
+    }
+
+    private void markerError(ChannelHandlerContext ctx, ByteBuf in, long fpduStart) {
+        meters.markerErrors.increment();
+        fail(ctx, in, MpaError.MARKER_ERROR,
+                "a marker's FPDUPTR disagrees with the FPDU starting at stream offset " + fpduStart);
     }
 
     @Override

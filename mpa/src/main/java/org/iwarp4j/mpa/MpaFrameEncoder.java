@@ -1,9 +1,6 @@
 package org.iwarp4j.mpa;
 
 import static org.iwarp4j.mpa.MpaConstants.MAX_ULPDU;
-import static org.iwarp4j.mpa.internal.MarkerSpacing.isMarkerOffset;
-import static org.iwarp4j.mpa.internal.MarkerSpacing.markerAtOrAfter;
-import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -19,6 +16,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
+import org.iwarp4j.mpa.internal.MarkedCopy;
 import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
@@ -253,72 +251,15 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     /**
      * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
      * ({@code header} then {@code body}'s readable octets, cut by markers), PAD, a marker right
-     * after PAD if one falls there, the CRC. Releases {@code body}.
+     * after PAD if one falls there, the CRC (see {@link MarkedCopy#encode}: the pieces between
+     * markers are copied by memory address where the buffers have one).
+     * Releases {@code body}.
      */
     private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
         try {
-            int headerLength = header.length;
-            int length = headerLength + body.readableBytes();
-            int pad = padLength(length);
-            long pos = streamOffset;
-            // A marker between FPDUs belongs to the next one: FPDUPTR 0, inside its CRC (§4.4 rule 2).
-            int lead = markers && isMarkerOffset(pos) ? MpaConstants.MARKER_LENGTH : 0;
-            long fpduStart = pos + lead;
-            int preCrc = 2 + length + pad;
-            int inner = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
-            int wireLength = lead + preCrc + MpaConstants.MARKER_LENGTH * inner + MpaConstants.CRC_LENGTH;
-            ByteBuf out = alloc.directBuffer(wireLength, wireLength);
-            try {
-                if (lead != 0) {
-                    out.writeInt(0);
-                }
-                out.writeShort(length);
-                pos = fpduStart + 2;
-                int taken = 0; // octets of the ULPDU copied so far
-                int remaining = length;
-                while (remaining > 0) {
-                    long next = markers ? markerAtOrAfter(pos) : Long.MAX_VALUE;
-                    if (next == pos) {
-                        out.writeShort(0).writeShort((int) (pos - fpduStart));
-                        pos += MpaConstants.MARKER_LENGTH;
-                        continue;
-                    }
-                    int chunk = (int) Math.min(remaining, next - pos);
-                    if (taken < headerLength) {
-                        chunk = Math.min(chunk, headerLength - taken);
-                        for (int k = 0; k < chunk; k++) { // not writeBytes(byte[]): see writeOctets
-                            out.writeByte(header[taken + k]);
-                        }
-                    } else {
-                        // getBytes into a buffer with a memory address: a plain copy, no NIO view
-                        // of the body (which may be registered memory other event loops use too).
-                        body.getBytes(body.readerIndex() + taken - headerLength, out, out.writerIndex(), chunk);
-                        out.writerIndex(out.writerIndex() + chunk);
-                    }
-                    taken += chunk;
-                    pos += chunk;
-                    remaining -= chunk;
-                }
-                out.writeZero(pad);
-                pos += pad;
-                if (markers && isMarkerOffset(pos)) {
-                    // A marker right after PAD is inside this FPDU and its CRC (§4.4 rule 3).
-                    out.writeShort(0).writeShort((int) (pos - fpduStart));
-                    pos += MpaConstants.MARKER_LENGTH;
-                }
-                int crcValue = 0;
-                if (crcEnabled) {
-                    crc.reset();
-                    ByteBufCrc32c.update(crc, out, 0, out.writerIndex());
-                    crcValue = (int) crc.getValue();
-                }
-                out.writeIntLE(crcValue);
-                streamOffset = pos + MpaConstants.CRC_LENGTH;
-                return out;
-            } catch (Throwable t) {
-                out.release();
-                throw t;
-            }
+            ByteBuf out = MarkedCopy.encode(alloc, header, body, streamOffset, markers, crcEnabled ? crc : null);
+            streamOffset += out.readableBytes();
+            return out;
         } finally {
             body.release();
         }
