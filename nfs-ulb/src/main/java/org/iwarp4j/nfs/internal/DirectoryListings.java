@@ -43,13 +43,18 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Bounds: snapshots are evicted least recently used while more than {@code maxNames} names
  * are held in all of them together; a directory with more names than that is never cached, and
- * each of its pages reads it whole. What stays unbounded is the first page: reading a directory
+ * each of its pages reads it whole. A call that finds more than {@link #MAX_VANISHED} entries of its
+ * snapshot gone reads the directory again ({@link #reread}), so a page never stats more than that
+ * many names it cannot return. What stays unbounded is the first page: reading a directory
  * costs time and transient memory proportional to its size, as any design without seekdir must.
  */
 public final class DirectoryListings {
 
     /** Names held in all snapshots together by default: about 25 MiB for names of 20 characters. */
     public static final int DEFAULT_MAX_NAMES = 1 << 18;
+
+    /** Entries of a snapshot found gone in one call past which the directory is read again. */
+    public static final int MAX_VANISHED = 128;
 
     private final int maxNames;
     /** Access-ordered, so that the eldest is the least recently used; guarded by {@code this}. */
@@ -150,6 +155,22 @@ public final class DirectoryListings {
             }
         }
         return read(dir, key);
+    }
+
+    /**
+     * The directory read again because {@code stale} names many entries that are gone: the stale
+     * snapshot is dropped, so that a listing still holding its verifier is moved to the new one
+     * (once) rather than skipping the same vanished names on every call.
+     */
+    public Listing reread(Path dir, FileStat stat, Listing stale) throws IOException {
+        synchronized (this) {
+            Key k = new Key(stale.dir, stale.verifier);
+            if (snapshots.remove(k, stale)) {
+                held -= stale.names.length;
+                newest.remove(stale.dir, stale);
+            }
+        }
+        return read(dir, new DirKey(stat.dev(), stat.ino()));
     }
 
     private Listing read(Path dir, DirKey key) throws IOException {

@@ -23,7 +23,8 @@ import org.iwarp4j.nfs.v3.Readdirplus3Res;
  * first with cookies 1 and 2. The names come from a {@link DirectoryListings} snapshot, which the
  * cookie verifier names: the directory is read at a listing's first page and each further page
  * costs only itself; a verifier whose snapshot is gone gets the directory read again, never
- * NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out. (Two names with the
+ * NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out (past
+ * {@link DirectoryListings#MAX_VANISHED} of them in one call, the directory is read again). (Two names with the
  * same 63-bit hash would confuse a listing that is split between them.)
  */
 public final class DirectoryOps {
@@ -42,14 +43,33 @@ public final class DirectoryOps {
     /** The entries of a listing, "." and ".." first, from a position on. */
     private final class Page {
         final FileHandles.Resolved dir;
-        final DirectoryListings.Listing listing;
+        DirectoryListings.Listing listing;
         final int start;
+        private int vanished;
 
         Page(FileHandles.Resolved dir, long cookie, long verifier) throws IOException {
             this.dir = dir;
             this.listing = ctx.listings().listing(dir.path(), dir.stat(), cookie, verifier);
-            this.start = cookie == 0 ? 0 : cookie == DOT_COOKIE ? 1 : cookie == DOTDOT_COOKIE ? DOTS
+            this.start = position(cookie);
+        }
+
+        /** The position of the first entry after {@code cookie}. */
+        int position(long cookie) {
+            return cookie == 0 ? 0 : cookie == DOT_COOKIE ? 1 : cookie == DOTDOT_COOKIE ? DOTS
                     : DOTS + listing.after(cookie);
+        }
+
+        /**
+         * Counts an entry found gone; past {@link DirectoryListings#MAX_VANISHED} of them in this
+         * call the directory is read again, and the position to go on from (after {@code cookie},
+         * the last one answered) is returned; otherwise -1.
+         */
+        int vanished(long cookie) throws IOException {
+            if (++vanished != DirectoryListings.MAX_VANISHED + 1) {
+                return -1;
+            }
+            listing = ctx.listings().reread(dir.path(), dir.stat(), listing);
+            return position(cookie);
         }
 
         int end() {
@@ -97,9 +117,14 @@ public final class DirectoryOps {
             long budget = args.count() - Readdir3Res.RESOK_OVERHEAD;
             List<Entry3> out = new ArrayList<>();
             boolean eof = true;
+            long last = args.cookie();
             for (int i = page.start; i < page.end(); i++) {
                 FileStat stat = page.stat(i);
                 if (stat == null) {
+                    int from = page.vanished(last);
+                    if (from >= 0) {
+                        i = from - 1;
+                    }
                     continue;
                 }
                 Entry3 e = new Entry3(stat.ino(), page.name(i), page.cookie(i));
@@ -109,6 +134,7 @@ public final class DirectoryOps {
                 }
                 budget -= e.encodedLength();
                 out.add(e);
+                last = e.cookie();
             }
             if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "count " + args.count());
@@ -135,9 +161,14 @@ public final class DirectoryOps {
             long dirBudget = args.dircount();
             List<EntryPlus3> out = new ArrayList<>();
             boolean eof = true;
+            long last = args.cookie();
             for (int i = page.start; i < page.end(); i++) {
                 FileStat stat = page.stat(i);
                 if (stat == null) {
+                    int from = page.vanished(last);
+                    if (from >= 0) {
+                        i = from - 1;
+                    }
                     continue;
                 }
                 Fattr3 attrs = search ? ctx.attributes(stat) : null;
@@ -150,6 +181,7 @@ public final class DirectoryOps {
                 budget -= e.encodedLength();
                 dirBudget -= e.directoryInfoLength();
                 out.add(e);
+                last = e.cookie();
             }
             if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "maxcount " + args.maxcount());

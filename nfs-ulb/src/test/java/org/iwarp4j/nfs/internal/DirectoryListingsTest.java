@@ -249,4 +249,33 @@ class DirectoryListingsTest {
             assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected(100));
         }
     }
+
+    @Test
+    void manyEntriesGoneSinceTheSnapshotGetTheDirectoryReadAgainOnce() throws Exception {
+        try (Nfs3Context ctx = context(DirectoryListings.DEFAULT_MAX_NAMES)) {
+            NfsFh3 d = directory(ctx, "gone", 1000);
+            DirectoryOps ops = new DirectoryOps(ctx);
+            Readdir3Res first = ops.readdir(new Readdir3Args(d, 0, 0, 1024), ROOT);
+            Set<String> seen = new HashSet<>();
+            first.entries().forEach(e -> seen.add(e.name()));
+            List<String> kept = new ArrayList<>(seen);
+            int deleted = 0;
+            for (String n : expected(1000)) {
+                if (!seen.contains(n) && deleted < 900) {
+                    Files.delete(dir.resolve("gone").resolve(n));
+                    deleted++;
+                } else if (!seen.contains(n)) {
+                    kept.add(n);
+                }
+            }
+            Listed rest = readdir(ops, d, first.entries().get(first.entries().size() - 1).cookie(),
+                    first.cookieverf(), 1024);
+            List<String> all = new ArrayList<>(first.entries().stream().map(Entry3::name).toList());
+            all.addAll(rest.names());
+            assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kept);
+            assertThat(ctx.listings().reads()).as("read again once, not skipping 900 names per page").isEqualTo(2);
+            assertThat(rest.verifier()).isNotEqualTo(first.cookieverf());
+            assertThat(ctx.listings().namesHeld()).as("the stale snapshot is dropped").isEqualTo(1000 - 900);
+        }
+    }
 }

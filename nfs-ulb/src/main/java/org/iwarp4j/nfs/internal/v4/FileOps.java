@@ -362,7 +362,8 @@ final class FileOps {
      * costs only itself; the cookie verifier names the snapshot, and one no longer held gets the
      * directory read again rather than NFS4ERR_BAD_COOKIE, since a name-hash cookie stays
      * meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
-     * meanwhile, else the entry is left out). A file handle is made only when FATTR4_FILEHANDLE is
+     * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
+     * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
      * asked for: a handle makes the server remember the object, which a plain listing need not.
      * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
      * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL.
@@ -384,6 +385,8 @@ final class FileOps {
         long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
         List<byte[]> encoded = new ArrayList<>();
         boolean eof = true;
+        long last = cookie;
+        int vanished = 0;
         for (int i = cookie == 0 ? 0 : listing.after(cookie); i < listing.size(); i++) {
             String n = listing.name(i);
             Path path = dir.path().resolve(n);
@@ -392,8 +395,13 @@ final class FileOps {
                 FileStat stat = FileStat.of(path);
                 attrs = attributes.encode(asked, new Attributes4.Subject(stat,
                         handles ? ctx.base().handles().handleOf(path, stat, dir) : null, NFS4_OK));
-            } catch (IOException vanished) {
+            } catch (IOException gone) {
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
+                    // a snapshot with many gone entries is read again, so a call skips few of them
+                    if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
+                        listing = ctx.base().listings().reread(dir.path(), dir.stat(), listing);
+                        i = (last == 0 ? 0 : listing.after(last)) - 1;
+                    }
                     continue;
                 }
                 attrs = SessionOps.encode(out -> {
@@ -413,6 +421,7 @@ final class FileOps {
             budget -= entry.length + attrs.length;
             encoded.add(entry);
             encoded.add(attrs);
+            last = c;
         }
         if (encoded.isEmpty() && !eof) {
             throw new Nfs4Exception(NFS4ERR_TOOSMALL, "maxcount " + maxcount);
