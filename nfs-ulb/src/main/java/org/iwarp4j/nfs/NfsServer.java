@@ -55,7 +55,9 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * once a file is gone, moved behind the server's back, or too deep to be found after a restart;
  * see {@code FileHandles}), real attributes from {@code java.nio} ({@code unix:*}: mode, nlink, uid,
  * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
- * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes, and errors mapped
+ * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes (a listing reads the
+ * directory once; later pages cost only themselves while {@link Builder#maxListedNames} holds its
+ * snapshot), and errors mapped
  * from the operating system's. No path ever leaves the export: names are single components,
  * ".." stops at the root, the server never follows a symbolic link, and a handle whose path no
  * longer lies in the export is stale. NLM and NSM are not provided: clients mount with

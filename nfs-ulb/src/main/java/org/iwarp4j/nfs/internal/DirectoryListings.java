@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DirectoryListings {
 
-    /** Names held in all snapshots together by default: about 25 MiB for names of 20 characters. */
+    /** Names held in all snapshots together by default: about 17 MiB for names of a dozen characters. */
     public static final int DEFAULT_MAX_NAMES = 1 << 18;
 
     /** Entries of a snapshot found gone in one call past which the directory is read again. */
