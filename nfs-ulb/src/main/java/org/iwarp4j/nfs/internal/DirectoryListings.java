@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * from before a restart) gets the directory read again once and the listing continues after the
  * cookie there; the server never answers NFS3ERR_BAD_COOKIE or NFS4ERR_BAD_COOKIE for a changed
  * directory, since a name-hash cookie stays meaningful (RFC 1813 §3.3.16 and RFC 8881 §18.23.4
- * allow but do not require it; knfsd answers every READDIR with a zero verifier and never
- * compares one with the directory).
+ * allow but do not require it; knfsd never compares a verifier with the directory either: its
+ * NFSv4 READDIR answers zero, its NFSv3 READDIR echoes the client's).
  *
  * <p>Bounds: snapshots are evicted least recently used while more than {@code maxNames} names
  * are held in all of them together; a directory with more names than that is never cached, and
