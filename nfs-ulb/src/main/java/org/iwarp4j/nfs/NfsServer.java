@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
+import org.iwarp4j.nfs.internal.DirectoryListings;
 import org.iwarp4j.nfs.internal.Export;
 import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.MountProgram;
@@ -54,7 +55,9 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * once a file is gone, moved behind the server's back, or too deep to be found after a restart;
  * see {@code FileHandles}), real attributes from {@code java.nio} ({@code unix:*}: mode, nlink, uid,
  * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
- * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes, and errors mapped
+ * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes (a listing reads the
+ * directory once; later pages cost only themselves while {@link Builder#maxListedNames} holds its
+ * snapshot), and errors mapped
  * from the operating system's. No path ever leaves the export: names are single components,
  * ".." stops at the root, the server never follows a symbolic link, and a handle whose path no
  * longer lies in the export is stale. NLM and NSM are not provided: clients mount with
@@ -80,7 +83,8 @@ public final class NfsServer implements AutoCloseable {
 
     private NfsServer(Builder b) throws IOException {
         Export export = new Export(b.directory, b.exportName);
-        this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles));
+        this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles),
+                new DirectoryListings(b.maxListedNames));
         this.workers = workerPool(b.workerThreads);
         this.dispatcher = new RpcDispatcher()
                 .register(new Nfs3Program(context, workers).toRpcProgram())
@@ -271,6 +275,7 @@ public final class NfsServer implements AutoCloseable {
         private ExportOptions exportOptions = ExportOptions.defaults();
         private int workerThreads = 4;
         private int maxKnownHandles = FileHandles.DEFAULT_MAX_KNOWN;
+        private int maxListedNames = DirectoryListings.DEFAULT_MAX_NAMES;
         private SocketAddress rdmaAddress;
         private Rnic rnic;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
@@ -348,6 +353,22 @@ public final class NfsServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxKnownHandles < 16: " + inodes);
             }
             this.maxKnownHandles = inodes;
+            return this;
+        }
+
+        /**
+         * How many directory entries (names) the server keeps, in all directories together, in
+         * snapshots that READDIR and READDIRPLUS page through (default 262,144; 0 keeps none).
+         * A paged listing reads the directory once, at its first page, and each further page then
+         * costs only itself; past the bound the least recently used snapshot is dropped, and a
+         * listing that continues in it reads the directory again once. A directory with more
+         * entries than the bound is read whole for every page; see docs/limits.md.
+         */
+        public Builder maxListedNames(int names) {
+            if (names < 0) {
+                throw new IllegalArgumentException("maxListedNames < 0: " + names);
+            }
+            this.maxListedNames = names;
             return this;
         }
 

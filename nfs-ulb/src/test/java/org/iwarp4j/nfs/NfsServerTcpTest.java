@@ -337,6 +337,52 @@ class NfsServerTcpTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * With {@code maxListedNames(100)}: a directory within the bound is paged through one snapshot
+     * (the same cookie verifier on every page), one larger than the bound is read anew for every
+     * page (a new verifier each time, as nothing is kept) and still lists every entry exactly once.
+     */
+    @Test
+    void listingSnapshotsAreBoundedByMaxListedNames(@TempDir Path exported) throws Exception {
+        for (String d : List.of("small", "large")) {
+            Files.createDirectory(exported.resolve(d));
+            for (int i = 0; i < (d.equals("small") ? 60 : 300); i++) {
+                Files.createFile(exported.resolve(d).resolve("n" + i));
+            }
+        }
+        try (NfsServer server = NfsServer.builder(exported).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                .tcpAddress(new java.net.InetSocketAddress("127.0.0.1", 0)).maxListedNames(100).start();
+             NfsClient c = NfsClient.builder(new java.net.InetSocketAddress("127.0.0.1", server.tcpPort())).connect()) {
+            for (String d : List.of("small", "large")) {
+                NfsFh3 fh = get(c.lookup(c.root(), d)).object();
+                Set<String> names = new HashSet<>();
+                Set<Long> verifiers = new HashSet<>();
+                long cookie = 0;
+                long verifier = 0;
+                int pages = 0;
+                while (true) {
+                    Readdir3Res r = get(c.readdir(new Readdir3Args(fh, cookie, verifier, 600)));
+                    assertThat(r.status()).isEqualTo(Nfs3Status.NFS3_OK);
+                    pages++;
+                    for (Entry3 e : r.entries()) {
+                        assertThat(names.add(e.name())).as(e.name()).isTrue();
+                        cookie = e.cookie();
+                    }
+                    verifier = r.cookieverf();
+                    verifiers.add(verifier);
+                    if (r.eof()) {
+                        break;
+                    }
+                }
+                assertThat(names).hasSize(d.equals("small") ? 62 : 302);
+                assertThat(pages).isGreaterThan(2);
+                assertThat(verifiers).as(d).hasSize(d.equals("small") ? 1 : pages);
+            }
+        }
+        assertThatThrownBy(() -> NfsServer.builder(exported).maxListedNames(-1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void linkSymlinkReadlink() throws Exception {
         NfsFh3 f = createFile("target");

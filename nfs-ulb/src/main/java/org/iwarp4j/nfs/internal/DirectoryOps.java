@@ -1,12 +1,8 @@
 package org.iwarp4j.nfs.internal;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.iwarp4j.nfs.v3.Entry3;
 import org.iwarp4j.nfs.v3.EntryPlus3;
@@ -22,15 +18,21 @@ import org.iwarp4j.nfs.v3.Readdirplus3Res;
  * READDIR and READDIRPLUS (RFC 1813 §3.3.16, 3.3.17).
  *
  * <p>Cookies are hashes of the entry names (like ext4's hash-ordered directories), so they stay
- * valid while the directory changes and across server restarts: a listing continues after the
- * cookie's position in hash order, whatever was added or removed meanwhile. "." and ".." come
- * first with cookies 1 and 2. The cookie verifier is therefore always 0 and never checked.
- * (Two names with the same 63-bit hash would confuse a listing that is split between them.)
+ * meaningful while the directory changes and across server restarts: a listing continues after
+ * the cookie's position in hash order, whatever was added or removed meanwhile. "." and ".." come
+ * first with cookies 1 and 2. The names come from a {@link DirectoryListings} snapshot, which the
+ * cookie verifier names: the directory is read at a listing's first page and each further page
+ * costs only itself; a verifier whose snapshot is gone gets the directory read again, never
+ * NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out (past
+ * {@link DirectoryListings#MAX_VANISHED} of them in one call, the directory is read again). (Two names with the
+ * same 63-bit hash would confuse a listing that is split between them.)
  */
 public final class DirectoryOps {
 
     private static final long DOT_COOKIE = 1;
     private static final long DOTDOT_COOKIE = 2;
+    /** Positions before the snapshot's entries: "." and "..". */
+    private static final int DOTS = 2;
 
     private final Nfs3Context ctx;
 
@@ -38,7 +40,71 @@ public final class DirectoryOps {
         this.ctx = ctx;
     }
 
-    private record Listed(String name, Path path, long cookie) {
+    /** The entries of a listing, "." and ".." first, from a position on. */
+    private final class Page {
+        final FileHandles.Resolved dir;
+        DirectoryListings.Listing listing;
+        final int start;
+        private int vanished;
+
+        Page(FileHandles.Resolved dir, long cookie, long verifier) throws IOException {
+            this.dir = dir;
+            this.listing = ctx.listings().listing(dir.path(), dir.stat(), cookie, verifier);
+            this.start = position(cookie);
+        }
+
+        /** The position of the first entry after {@code cookie}. */
+        int position(long cookie) {
+            return cookie == 0 ? 0 : cookie == DOT_COOKIE ? 1 : cookie == DOTDOT_COOKIE ? DOTS
+                    : DOTS + listing.after(cookie);
+        }
+
+        /**
+         * Counts an entry found gone; past {@link DirectoryListings#MAX_VANISHED} of them in this
+         * call the directory is read again, and the position to go on from (after {@code cookie},
+         * the last one answered) is returned; otherwise -1.
+         */
+        int vanished(long cookie) throws IOException {
+            if (++vanished != DirectoryListings.MAX_VANISHED + 1) {
+                return -1;
+            }
+            listing = ctx.listings().reread(dir.path(), dir.stat(), listing);
+            return position(cookie);
+        }
+
+        int end() {
+            return DOTS + listing.size();
+        }
+
+        String name(int position) {
+            return position == 0 ? "." : position == 1 ? ".." : listing.name(position - DOTS);
+        }
+
+        long cookie(int position) {
+            return position == 0 ? DOT_COOKIE : position == 1 ? DOTDOT_COOKIE : listing.cookie(position - DOTS);
+        }
+
+        Path path(int position) {
+            if (position == 0) {
+                return dir.path();
+            }
+            if (position == 1) {
+                return dir.path().equals(ctx.export().root()) ? dir.path() : dir.path().getParent();
+            }
+            return dir.path().resolve(listing.name(position - DOTS));
+        }
+
+        /** The entry's attributes, null if it vanished since the snapshot was read. */
+        FileStat stat(int position) {
+            if (position == 0) {
+                return dir.stat();
+            }
+            try {
+                return FileStat.of(path(position));
+            } catch (IOException vanished) {
+                return null;
+            }
+        }
     }
 
     /** READDIR needs read permission on the directory (NFS3ERR_ACCES). */
@@ -47,22 +113,33 @@ public final class DirectoryOps {
         try {
             dir = ctx.resolveDirectory(args.dir(), caller);
             Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
-            List<Listed> entries = after(list(dir), args.cookie());
+            Page page = new Page(dir, args.cookie(), args.cookieverf());
             long budget = args.count() - Readdir3Res.RESOK_OVERHEAD;
             List<Entry3> out = new ArrayList<>();
-            for (Listed l : entries) {
-                Entry3 e = new Entry3(FileStat.of(l.path).ino(), l.name, l.cookie);
+            boolean eof = true;
+            long last = args.cookie();
+            for (int i = page.start; i < page.end(); i++) {
+                FileStat stat = page.stat(i);
+                if (stat == null) {
+                    int from = page.vanished(last);
+                    if (from >= 0) {
+                        i = from - 1;
+                    }
+                    continue;
+                }
+                Entry3 e = new Entry3(stat.ino(), page.name(i), page.cookie(i));
                 if (e.encodedLength() > budget) {
+                    eof = false;
                     break;
                 }
                 budget -= e.encodedLength();
                 out.add(e);
+                last = e.cookie();
             }
-            if (out.isEmpty() && !entries.isEmpty()) {
+            if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "count " + args.count());
             }
-            return new Readdir3Res(Nfs3Status.NFS3_OK, ctx.attributes(dir.path()), 0, out,
-                    out.size() == entries.size());
+            return new Readdir3Res(Nfs3Status.NFS3_OK, ctx.attributes(dir.path()), page.listing.verifier(), out, eof);
         } catch (IOException | RuntimeException e) {
             return Readdir3Res.fail(NfsErrors.statusOf(e), dir == null ? null : ctx.attributes(dir.path()));
         }
@@ -79,69 +156,45 @@ public final class DirectoryOps {
             dir = ctx.resolveDirectory(args.dir(), caller);
             Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
             boolean search = Permissions.permits(caller, dir.stat(), Permissions.EXECUTE);
-            List<Listed> entries = after(list(dir), args.cookie());
+            Page page = new Page(dir, args.cookie(), args.cookieverf());
             long budget = args.maxcount() - Readdirplus3Res.RESOK_OVERHEAD;
             long dirBudget = args.dircount();
             List<EntryPlus3> out = new ArrayList<>();
-            for (Listed l : entries) {
-                FileStat stat;
-                try {
-                    stat = FileStat.of(l.path);
-                } catch (IOException vanished) {
+            boolean eof = true;
+            long last = args.cookie();
+            for (int i = page.start; i < page.end(); i++) {
+                FileStat stat = page.stat(i);
+                if (stat == null) {
+                    int from = page.vanished(last);
+                    if (from >= 0) {
+                        i = from - 1;
+                    }
                     continue;
                 }
                 Fattr3 attrs = search ? ctx.attributes(stat) : null;
-                NfsFh3 fh = search ? ctx.handles().handleOf(l.path, stat, dir) : null;
-                EntryPlus3 e = new EntryPlus3(stat.ino(), l.name, l.cookie, attrs, fh);
+                NfsFh3 fh = search ? ctx.handles().handleOf(page.path(i), stat, dir) : null;
+                EntryPlus3 e = new EntryPlus3(stat.ino(), page.name(i), page.cookie(i), attrs, fh);
                 if (e.encodedLength() > budget || (!out.isEmpty() && e.directoryInfoLength() > dirBudget)) {
+                    eof = false;
                     break;
                 }
                 budget -= e.encodedLength();
                 dirBudget -= e.directoryInfoLength();
                 out.add(e);
+                last = e.cookie();
             }
-            if (out.isEmpty() && !entries.isEmpty()) {
+            if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "maxcount " + args.maxcount());
             }
-            boolean eof = out.isEmpty() || out.get(out.size() - 1).cookie() == entries.get(entries.size() - 1).cookie;
-            return new Readdirplus3Res(Nfs3Status.NFS3_OK, ctx.attributes(dir.path()), 0, out, eof);
+            return new Readdirplus3Res(Nfs3Status.NFS3_OK, ctx.attributes(dir.path()), page.listing.verifier(), out,
+                    eof);
         } catch (IOException | RuntimeException e) {
             return Readdirplus3Res.fail(NfsErrors.statusOf(e), dir == null ? null : ctx.attributes(dir.path()));
         }
     }
 
-    private List<Listed> list(FileHandles.Resolved dir) throws IOException {
-        Path parent = dir.path().equals(ctx.export().root()) ? dir.path() : dir.path().getParent();
-        List<Listed> all = new ArrayList<>();
-        all.add(new Listed(".", dir.path(), DOT_COOKIE));
-        all.add(new Listed("..", parent, DOTDOT_COOKIE));
-        List<Listed> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.path())) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                children.add(new Listed(name, p, cookieOf(name)));
-            }
-        }
-        children.sort(Comparator.comparingLong(Listed::cookie).thenComparing(Listed::name));
-        all.addAll(children);
-        return all;
-    }
-
-    private static List<Listed> after(List<Listed> all, long cookie) {
-        if (cookie == 0) {
-            return all;
-        }
-        return all.stream().filter(l -> Long.compareUnsigned(l.cookie, cookie) > 0).toList();
-    }
-
-    /** FNV-1a over the name's UTF-8 octets, in [3, 2^63). */
+    /** FNV-1a over the name's UTF-8 octets, in [3, 2^63); see {@link DirectoryListings#cookieOf}. */
     public static long cookieOf(String name) {
-        long h = 0xcbf29ce484222325L;
-        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
-            h ^= b & 0xff;
-            h *= 0x100000001b3L;
-        }
-        h >>>= 1;
-        return h < 3 ? h + 3 : h;
+        return DirectoryListings.cookieOf(name);
     }
 }

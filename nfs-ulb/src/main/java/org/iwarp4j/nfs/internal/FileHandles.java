@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.iwarp4j.nfs.v3.Ftype3;
 import org.iwarp4j.nfs.v3.Nfs3Constants;
 import org.iwarp4j.nfs.v3.Nfs3Status;
@@ -110,6 +111,8 @@ public final class FileHandles {
     private final int[] floors = new int[FLOOR_BUCKETS];
     /** Entries of {@link #known} read or written, for tests; guarded by {@link #lock}. */
     private long visits;
+    /** Handles made, for tests. */
+    private final AtomicLong issued = new AtomicLong();
 
     public FileHandles(Export export) {
         this(export, DEFAULT_MAX_KNOWN);
@@ -212,6 +215,14 @@ public final class FileHandles {
         }
     }
 
+    /**
+     * Handles made so far for objects other than the root, each of which the server then
+     * remembers (a test seam: NFSv4 READDIR makes none unless the client asks for them).
+     */
+    public long issued() {
+        return issued.get();
+    }
+
     /** Inodes remembered now (a test seam). */
     int knownCount() {
         synchronized (lock) {
@@ -264,6 +275,7 @@ public final class FileHandles {
         if (inode.equals(root)) {
             return encode(stat, 0, pathOctets(export.root()));
         }
+        issued.incrementAndGet();
         Path name = path.getFileName();
         Known k;
         synchronized (lock) {

@@ -33,6 +33,7 @@ public final class Nfs3Context implements AutoCloseable {
     private final Export export;
     private final ExportOptions options;
     private final FileHandles handles;
+    private final DirectoryListings listings;
     private final OpenFiles openFiles;
     private final Nfs3Limits limits;
     private final long writeVerifier = new SecureRandom().nextLong();
@@ -46,9 +47,16 @@ public final class Nfs3Context implements AutoCloseable {
      * calls a request costs through them).
      */
     public Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits, FileHandles handles) {
+        this(export, options, limits, handles, new DirectoryListings());
+    }
+
+    /** With the file handles and the directory-listing cache given (how many names it holds). */
+    public Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits, FileHandles handles,
+            DirectoryListings listings) {
         this.export = export;
         this.options = options;
         this.handles = handles;
+        this.listings = listings;
         this.openFiles = new OpenFiles(64);
         this.limits = limits;
     }
@@ -73,6 +81,11 @@ public final class Nfs3Context implements AutoCloseable {
 
     public FileHandles handles() {
         return handles;
+    }
+
+    /** Snapshots of directories that READDIR pages through (NFSv3 and NFSv4 share them). */
+    public DirectoryListings listings() {
+        return listings;
     }
 
     public OpenFiles openFiles() {

@@ -7,14 +7,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import org.iwarp4j.nfs.internal.DirectoryOps;
+import org.iwarp4j.nfs.internal.DirectoryListings;
 import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.FileStat;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
@@ -359,15 +357,20 @@ final class FileOps {
     }
 
     /**
-     * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies (stable while the directory
-     * changes, so the cookie verifier is always zero and never checked), no "." or "..", the
-     * asked attributes per entry (rdattr_error if an entry vanished meanwhile). maxcount bounds the
-     * whole result, and in a session also the room the reply limit leaves (RFC 8881 §18.46.3); if
-     * not even one entry fits, NFS4ERR_TOOSMALL.
+     * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies and directory snapshots
+     * ({@link DirectoryListings}: the directory is read at a listing's first page, each further page
+     * costs only itself; the cookie verifier names the snapshot, and one no longer held gets the
+     * directory read again rather than NFS4ERR_BAD_COOKIE, since a name-hash cookie stays
+     * meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
+     * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
+     * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
+     * asked for: a handle makes the server remember the object, which a plain listing need not.
+     * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
+     * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL.
      */
     Result readdir(XdrDecoder in, CompoundState st) throws IOException {
         long cookie = in.readHyper();
-        in.readFixedOpaque(NFS4_VERIFIER_SIZE);
+        long verifier = in.readHyper();
         in.readUnsignedInt(); // dircount: a hint
         // in a session maxcount is also bounded by what the reply limit leaves (knfsd does the same)
         long maxcount = Math.min(in.readUnsignedInt(), st.replyRoom());
@@ -377,26 +380,28 @@ final class FileOps {
         }
         FileHandles.Resolved dir = st.currentDirectory();
         Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());
-        List<Entry> all = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.path())) {
-            for (Path p : stream) {
-                String name = p.getFileName().toString();
-                all.add(new Entry(name, p, DirectoryOps.cookieOf(name)));
-            }
-        }
-        all.sort(Comparator.comparingLong(Entry::cookie).thenComparing(Entry::name));
-        List<Entry> after = cookie == 0 ? all
-                : all.stream().filter(e -> Long.compareUnsigned(e.cookie, cookie) > 0).toList();
+        DirectoryListings.Listing listing = ctx.base().listings().listing(dir.path(), dir.stat(), cookie, verifier);
+        boolean handles = asked.isSet(FATTR4_FILEHANDLE);
         long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
         List<byte[]> encoded = new ArrayList<>();
-        for (Entry e : after) {
+        boolean eof = true;
+        long last = cookie;
+        int vanished = 0;
+        for (int i = cookie == 0 ? 0 : listing.after(cookie); i < listing.size(); i++) {
+            String n = listing.name(i);
+            Path path = dir.path().resolve(n);
             byte[] attrs;
             try {
-                FileStat stat = FileStat.of(e.path);
-                attrs = attributes.encode(asked, new Attributes4.Subject(stat, ctx.base().handles().handleOf(e.path, stat, dir),
-                        NFS4_OK));
-            } catch (IOException vanished) {
+                FileStat stat = FileStat.of(path);
+                attrs = attributes.encode(asked, new Attributes4.Subject(stat,
+                        handles ? ctx.base().handles().handleOf(path, stat, dir) : null, NFS4_OK));
+            } catch (IOException gone) {
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
+                    // a snapshot with many gone entries is read again, so a call skips few of them
+                    if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
+                        listing = ctx.base().listings().reread(dir.path(), dir.stat(), listing);
+                        i = (last == 0 ? 0 : listing.after(last)) - 1;
+                    }
                     continue;
                 }
                 attrs = SessionOps.encode(out -> {
@@ -404,30 +409,31 @@ final class FileOps {
                     out.writeUnsignedInt(4).writeInt(NFS4ERR_NOENT);
                 });
             }
-            byte[] name = e.name.getBytes(StandardCharsets.UTF_8);
+            byte[] name = n.getBytes(StandardCharsets.UTF_8);
+            long c = listing.cookie(i);
             byte[] entry = SessionOps.encode(out -> {
-                out.writeBoolean(true).writeHyper(e.cookie).writeOpaque(name, Integer.MAX_VALUE);
+                out.writeBoolean(true).writeHyper(c).writeOpaque(name, Integer.MAX_VALUE);
             });
             if (entry.length + attrs.length > budget) {
+                eof = false;
                 break;
             }
             budget -= entry.length + attrs.length;
             encoded.add(entry);
             encoded.add(attrs);
+            last = c;
         }
-        if (encoded.isEmpty() && !after.isEmpty()) {
+        if (encoded.isEmpty() && !eof) {
             throw new Nfs4Exception(NFS4ERR_TOOSMALL, "maxcount " + maxcount);
         }
-        boolean eof = encoded.size() / 2 == after.size();
+        boolean end = eof;
+        long answer = listing.verifier();
         return Result.ok(out -> {
-            out.writeHyper(0);
+            out.writeHyper(answer);
             for (byte[] b : encoded) {
                 out.writeFixedOpaque(b);
             }
-            out.writeBoolean(false).writeBoolean(eof);
+            out.writeBoolean(false).writeBoolean(end);
         });
-    }
-
-    private record Entry(String name, Path path, long cookie) {
     }
 }
