@@ -1,10 +1,8 @@
 package org.iwarp4j.mpa;
 
 import static org.iwarp4j.mpa.MpaConstants.CRC_LENGTH;
-import static org.iwarp4j.mpa.MpaConstants.MARKER_INTERVAL;
 import static org.iwarp4j.mpa.MpaConstants.MARKER_LENGTH;
 import static org.iwarp4j.mpa.internal.MarkerSpacing.isMarkerOffset;
-import static org.iwarp4j.mpa.internal.MarkerSpacing.markerAtOrAfter;
 import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 
 import io.netty.buffer.ByteBuf;
@@ -190,7 +188,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
                     return;
                 }
             }
-            if (markers && !markersPointAt(fpdu, base, fpduStart, lead, innerMarkers)) {
+            if (markers && !MarkedCopy.markersPointAt(fpdu, base, streamOffset, lead, innerMarkers)) {
                 markerError(ctx, in, fpduStart);
                 return;
             }
@@ -390,24 +388,6 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
         releasePlacement();
         super.handlerRemoved0(ctx);
-    }
-
-    /**
-     * Every marker of this FPDU: a leading one has FPDUPTR 0, the others the distance back to the
-     * ULPDU_Length field; the two low bits are ignored (MPA-R-014, MPA-R-017, MPA-R-018).
-     */
-    private boolean markersPointAt(ByteBuf in, int start, long fpduStart, int lead, int innerMarkers) {
-        if (lead != 0 && (in.getUnsignedShort(start + 2) & ~3) != 0) {
-            return false;
-        }
-        long marker = markerAtOrAfter(fpduStart + 1);
-        for (int i = 0; i < innerMarkers; i++, marker += MARKER_INTERVAL) {
-            int index = start + (int) (marker - streamOffset);
-            if ((in.getUnsignedShort(index + 2) & ~3) != marker - fpduStart) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

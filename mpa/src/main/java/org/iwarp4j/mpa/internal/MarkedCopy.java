@@ -143,15 +143,12 @@ public final class MarkedCopy {
     }
 
     /**
-     * Without memory addresses (heap memory, an FPDU spanning two reads of a composite): the CRC in
-     * one pass, the FPDUPTRs by {@code getUnsignedShort}, the pieces by {@code getBytes}.
+     * Every marker of the FPDU at {@code in[start]} (stream offset {@code streamOffset}, of its
+     * leading marker if {@code lead} is 4): a leading one has FPDUPTR 0, the others the distance
+     * back to the ULPDU_Length field; the two low bits are ignored (MPA-R-014, MPA-R-017,
+     * MPA-R-018).
      */
-    private static boolean decodeByPieces(ByteBuf in, int start, int wireLength, long streamOffset, int lead,
-                                          int length, int innerMarkers, ByteBuf ulpdu, CRC32C crc) {
-        if (crc != null) {
-            crc.reset();
-            ByteBufCrc32c.update(crc, in, start, wireLength - CRC_LENGTH);
-        }
+    public static boolean markersPointAt(ByteBuf in, int start, long streamOffset, int lead, int innerMarkers) {
         long fpduStart = streamOffset + lead;
         if (lead != 0 && (in.getUnsignedShort(start + 2) & ~3) != 0) {
             return false;
@@ -162,6 +159,23 @@ public final class MarkedCopy {
             if ((in.getUnsignedShort(index + 2) & ~3) != marker - fpduStart) {
                 return false;
             }
+        }
+        return true;
+    }
+
+    /**
+     * Without memory addresses (heap memory, an FPDU spanning two reads of a composite): the CRC in
+     * one pass, the FPDUPTRs by {@code getUnsignedShort}, the pieces by {@code getBytes}.
+     */
+    private static boolean decodeByPieces(ByteBuf in, int start, int wireLength, long streamOffset, int lead,
+                                          int length, int innerMarkers, ByteBuf ulpdu, CRC32C crc) {
+        if (crc != null) {
+            crc.reset();
+            ByteBufCrc32c.update(crc, in, start, wireLength - CRC_LENGTH);
+        }
+        long fpduStart = streamOffset + lead;
+        if (!markersPointAt(in, start, streamOffset, lead, innerMarkers)) {
+            return false;
         }
         long pos = fpduStart + ULPDU_LENGTH_FIELD;
         int remaining = length;
