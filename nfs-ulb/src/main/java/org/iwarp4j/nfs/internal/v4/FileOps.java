@@ -366,7 +366,9 @@ final class FileOps {
      * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
      * asked for: a handle makes the server remember the object, which a plain listing need not.
      * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
-     * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL.
+     * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL. Cookies 1 and 2, and cookie 0
+     * with a verifier other than 0, are NFS4ERR_BAD_COOKIE (RFC 8881 §18.23.3: 1 and 2 are
+     * reserved, and a listing begins with cookie 0 and a zero verifier), as knfsd answers.
      */
     Result readdir(XdrDecoder in, CompoundState st) throws IOException {
         long cookie = in.readHyper();
@@ -375,8 +377,13 @@ final class FileOps {
         // in a session maxcount is also bounded by what the reply limit leaves (knfsd does the same)
         long maxcount = Math.min(in.readUnsignedInt(), st.replyRoom());
         Bitmap4 asked = Bitmap4.decode(in);
+        // RFC 8881 §18.23.3: cookies 1 and 2 are reserved, and a listing starts with cookie 0 and
+        // a zero verifier; knfsd refuses the other combinations as bad cookies, and so do we
         if (cookie == 1 || cookie == 2) {
             throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "reserved cookie " + cookie);
+        }
+        if (cookie == 0 && verifier != 0) {
+            throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "cookie 0 with verifier " + Long.toHexString(verifier));
         }
         FileHandles.Resolved dir = st.currentDirectory();
         Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());

@@ -153,6 +153,37 @@ class Nfs4ReaddirTest {
         }
     }
 
+    /**
+     * Cookies 1 and 2 are reserved, and a listing begins with cookie 0 and verifier 0 (RFC 8881
+     * §18.23.3); knfsd answers the other combinations NFS4ERR_BAD_COOKIE, which ends the COMPOUND.
+     */
+    @Test
+    void reservedCookiesAndCookieZeroWithAVerifierAreBadCookies() {
+        Page first = readdir(0, 0, 1024, FATTR4_FILEID);
+        long issued = first.verifier();
+        long[][] bad = {{0, issued}, {0, 1}, {1, 0}, {2, 0}, {1, issued}, {2, issued}};
+        for (long[] b : bad) {
+            Consumer<XdrEncoder> readdir = e -> {
+                e.writeInt(OP_READDIR).writeHyper(b[0]).writeHyper(b[1]).writeUnsignedInt(1024)
+                        .writeUnsignedInt(1024);
+                Bitmap4.of(FATTR4_FILEID).encode(e);
+            };
+            Reply r = h.sequenced(putrootfh(), readdir);
+            String what = "cookie " + b[0] + " verifier " + Long.toHexString(b[1]);
+            assertThat(r.status).as(what).isEqualTo(NFS4ERR_BAD_COOKIE);
+            assertThat(r.count).as("SEQUENCE, PUTROOTFH, READDIR").isEqualTo(3);
+            r.skipSequence();
+            assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4_OK);
+            assertThat(r.op(OP_READDIR)).as(what).isEqualTo(NFS4ERR_BAD_COOKIE);
+            assertThat(r.in.remaining()).as("nothing after the error").isZero();
+        }
+        assertThat(h.base.listings().reads()).as("no directory read for a bad cookie").isEqualTo(1);
+        // the verifier goes with a cookie the server gave: a later page is answered
+        long last = first.cookies().get(first.cookies().size() - 1);
+        Page second = readdir(last, issued, 1024, FATTR4_FILEID);
+        assertThat(second.names()).isNotEmpty().doesNotContainAnyElementsOf(first.names());
+    }
+
     @Test
     void entriesGoneSinceTheSnapshotAreLeftOutOrAnsweredWithRdattrError() throws Exception {
         Page first = readdir(0, 0, 1024, FATTR4_FILEID);
