@@ -40,51 +40,85 @@ public final class DirectoryOps {
         this.ctx = ctx;
     }
 
-    /** The entries of a listing, "." and ".." first, from a position on. */
+    /**
+     * A walk over the entries of a listing, "." and ".." first, from after a cookie on: the one
+     * place that skips entries which vanished since the snapshot, for READDIR and READDIRPLUS.
+     */
     private final class Page {
         final FileHandles.Resolved dir;
         DirectoryListings.Listing listing;
-        final int start;
         private int vanished;
+        /** The position the walk goes on from. */
+        private int next;
+        /** The entry {@link #advance} moved to: its position (-1: none), cookie and attributes. */
+        private int current = -1;
+        private long cookie;
+        private FileStat stat;
 
         Page(FileHandles.Resolved dir, long cookie, long verifier) throws IOException {
             this.dir = dir;
             this.listing = ctx.listings().listing(dir.path(), dir.stat(), cookie, verifier);
-            this.start = position(cookie);
+            this.next = position(cookie);
+            this.cookie = cookie;
+        }
+
+        /**
+         * Moves to the next entry that still exists; false at the end of the listing. Entries gone
+         * since the snapshot are skipped; past {@link DirectoryListings#MAX_VANISHED} of them in one
+         * call the directory is read again and the walk goes on after the current entry, which the
+         * caller has answered by asking for the next one.
+         */
+        boolean advance() throws IOException {
+            while (next < end()) {
+                int i = next++;
+                FileStat s = stat(i);
+                if (s != null) {
+                    current = i;
+                    cookie = cookie(i);
+                    stat = s;
+                    return true;
+                }
+                if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
+                    listing = ctx.listings().reread(dir.path(), dir.stat(), listing);
+                    next = position(cookie);
+                }
+            }
+            current = -1;
+            return false;
+        }
+
+        /** The current entry's attributes, as just read. */
+        FileStat stat() {
+            return stat;
+        }
+
+        String name() {
+            return current == 0 ? "." : current == 1 ? ".." : listing.name(current - DOTS);
+        }
+
+        long cookie() {
+            return cookie;
+        }
+
+        Path path() {
+            return path(current);
         }
 
         /** The position of the first entry after {@code cookie}. */
-        int position(long cookie) {
+        private int position(long cookie) {
             return cookie == 0 ? 0 : cookie == DOT_COOKIE ? 1 : cookie == DOTDOT_COOKIE ? DOTS
                     : DOTS + listing.after(cookie);
         }
 
-        /**
-         * Counts an entry found gone; past {@link DirectoryListings#MAX_VANISHED} of them in this
-         * call the directory is read again, and the position to go on from (after {@code cookie},
-         * the last one answered) is returned; otherwise -1.
-         */
-        int vanished(long cookie) throws IOException {
-            if (++vanished != DirectoryListings.MAX_VANISHED + 1) {
-                return -1;
-            }
-            listing = ctx.listings().reread(dir.path(), dir.stat(), listing);
-            return position(cookie);
-        }
-
-        int end() {
+        private int end() {
             return DOTS + listing.size();
         }
 
-        String name(int position) {
-            return position == 0 ? "." : position == 1 ? ".." : listing.name(position - DOTS);
-        }
-
-        long cookie(int position) {
+        private long cookie(int position) {
             return position == 0 ? DOT_COOKIE : position == 1 ? DOTDOT_COOKIE : listing.cookie(position - DOTS);
         }
 
-        Path path(int position) {
+        private Path path(int position) {
             if (position == 0) {
                 return dir.path();
             }
@@ -95,7 +129,7 @@ public final class DirectoryOps {
         }
 
         /** The entry's attributes, null if it vanished since the snapshot was read. */
-        FileStat stat(int position) {
+        private FileStat stat(int position) {
             if (position == 0) {
                 return dir.stat();
             }
@@ -117,24 +151,14 @@ public final class DirectoryOps {
             long budget = args.count() - Readdir3Res.RESOK_OVERHEAD;
             List<Entry3> out = new ArrayList<>();
             boolean eof = true;
-            long last = args.cookie();
-            for (int i = page.start; i < page.end(); i++) {
-                FileStat stat = page.stat(i);
-                if (stat == null) {
-                    int from = page.vanished(last);
-                    if (from >= 0) {
-                        i = from - 1;
-                    }
-                    continue;
-                }
-                Entry3 e = new Entry3(stat.ino(), page.name(i), page.cookie(i));
+            while (page.advance()) {
+                Entry3 e = new Entry3(page.stat().ino(), page.name(), page.cookie());
                 if (e.encodedLength() > budget) {
                     eof = false;
                     break;
                 }
                 budget -= e.encodedLength();
                 out.add(e);
-                last = e.cookie();
             }
             if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "count " + args.count());
@@ -161,19 +185,11 @@ public final class DirectoryOps {
             long dirBudget = args.dircount();
             List<EntryPlus3> out = new ArrayList<>();
             boolean eof = true;
-            long last = args.cookie();
-            for (int i = page.start; i < page.end(); i++) {
-                FileStat stat = page.stat(i);
-                if (stat == null) {
-                    int from = page.vanished(last);
-                    if (from >= 0) {
-                        i = from - 1;
-                    }
-                    continue;
-                }
+            while (page.advance()) {
+                FileStat stat = page.stat();
                 Fattr3 attrs = search ? ctx.attributes(stat) : null;
-                NfsFh3 fh = search ? ctx.handles().handleOf(page.path(i), stat, dir) : null;
-                EntryPlus3 e = new EntryPlus3(stat.ino(), page.name(i), page.cookie(i), attrs, fh);
+                NfsFh3 fh = search ? ctx.handles().handleOf(page.path(), stat, dir) : null;
+                EntryPlus3 e = new EntryPlus3(stat.ino(), page.name(), page.cookie(), attrs, fh);
                 if (e.encodedLength() > budget || (!out.isEmpty() && e.directoryInfoLength() > dirBudget)) {
                     eof = false;
                     break;
@@ -181,7 +197,6 @@ public final class DirectoryOps {
                 budget -= e.encodedLength();
                 dirBudget -= e.directoryInfoLength();
                 out.add(e);
-                last = e.cookie();
             }
             if (out.isEmpty() && !eof) {
                 throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "maxcount " + args.maxcount());

@@ -224,7 +224,7 @@ public final class FileHandles {
     }
 
     /** Inodes remembered now (a test seam). */
-    int knownCount() {
+    public int knownCount() {
         synchronized (lock) {
             return known.size();
         }
@@ -268,6 +268,23 @@ public final class FileHandles {
             }
         }
         return issue(path, stat, parent);
+    }
+
+    /**
+     * The handle {@link #handleOf(Path, FileStat, Resolved)} would answer for {@code path} now,
+     * made without remembering anything: NFSv4 READDIR sizes an entry with it and makes the real
+     * handle only for an entry that fits in the reply. The octets are the same unless the inode
+     * is issued, moved or removed meanwhile.
+     */
+    public NfsFh3 preview(Path path, FileStat stat) {
+        Inode inode = inodeOf(stat);
+        if (inode.equals(root)) {
+            return encode(stat, 0, pathOctets(export.root()));
+        }
+        synchronized (lock) {
+            Known old = getOrNew(inode);
+            return encode(stat, old.generation, old.issued ? old.handlePath : pathOctets(path));
+        }
     }
 
     private NfsFh3 issue(Path path, FileStat stat, Inode parent) {

@@ -187,6 +187,39 @@ class FileHandlesTest {
         return handles.handleOf(path, FileStat.of(path), new FileHandles.Resolved(parent, FileStat.of(parent)));
     }
 
+    /**
+     * {@link FileHandles#preview} answers the octets handleOf will, without remembering the inode
+     * or counting a handle made: for a new inode (its path), one already issued (the octets first
+     * issued, even after a rename) and a removed one (its raised generation).
+     */
+    @Test
+    void previewIsTheHandleToComeAndRemembersNothing() throws Exception {
+        Path sub = Files.createDirectory(dir.resolve("sub"));
+        Path f = Files.createFile(sub.resolve("f"));
+        FileHandles handles = new FileHandles(new Export(dir, "/export"));
+        FileHandles.Resolved parent = new FileHandles.Resolved(sub, FileStat.of(sub));
+        int known = handles.knownCount();
+        long issued = handles.issued();
+
+        NfsFh3 preview = handles.preview(f, FileStat.of(f));
+        assertThat(handles.knownCount()).isEqualTo(known);
+        assertThat(handles.issued()).isEqualTo(issued);
+        NfsFh3 made = handles.handleOf(f, FileStat.of(f), parent);
+        assertThat(preview).isEqualTo(made);
+        assertThat(handles.knownCount()).isEqualTo(known + 1);
+
+        Path g = sub.resolve("g");
+        rename(handles, f, g);
+        assertThat(handles.preview(g, FileStat.of(g))).as("the octets first issued").isEqualTo(made)
+                .isEqualTo(handles.handleOf(g, FileStat.of(g), parent));
+
+        FileStat gStat = FileStat.of(g);
+        handles.removed(gStat);
+        NfsFh3 afterRemoval = handles.preview(g, gStat);
+        assertThat(afterRemoval).as("a raised generation").isNotEqualTo(made)
+                .isEqualTo(handles.handleOf(g, gStat, parent));
+    }
+
     /** RENAME through the server: the file system's, then the handles'. */
     private static void rename(FileHandles handles, Path from, Path to) throws IOException {
         FileStat moving = FileStat.of(from);

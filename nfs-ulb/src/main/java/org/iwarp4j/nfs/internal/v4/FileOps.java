@@ -364,9 +364,13 @@ final class FileOps {
      * meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
      * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
      * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
-     * asked for: a handle makes the server remember the object, which a plain listing need not.
+     * asked for, and only for the entries answered (an entry is sized with
+     * {@link FileHandles#preview}): a handle makes the server remember the object, which a plain
+     * listing, or an entry that did not fit, need not.
      * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
-     * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL.
+     * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL. Cookies 1 and 2, and cookie 0
+     * with a verifier other than 0, are NFS4ERR_BAD_COOKIE (RFC 8881 §18.23.3: 1 and 2 are
+     * reserved, and a listing begins with cookie 0 and a zero verifier), as knfsd answers.
      */
     Result readdir(XdrDecoder in, CompoundState st) throws IOException {
         long cookie = in.readHyper();
@@ -375,8 +379,13 @@ final class FileOps {
         // in a session maxcount is also bounded by what the reply limit leaves (knfsd does the same)
         long maxcount = Math.min(in.readUnsignedInt(), st.replyRoom());
         Bitmap4 asked = Bitmap4.decode(in);
+        // RFC 8881 §18.23.3: cookies 1 and 2 are reserved, and a listing starts with cookie 0 and
+        // a zero verifier; knfsd refuses the other combinations as bad cookies, and so do we
         if (cookie == 1 || cookie == 2) {
             throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "reserved cookie " + cookie);
+        }
+        if (cookie == 0 && verifier != 0) {
+            throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "cookie 0 with verifier " + Long.toHexString(verifier));
         }
         FileHandles.Resolved dir = st.currentDirectory();
         Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());
@@ -391,11 +400,15 @@ final class FileOps {
             String n = listing.name(i);
             Path path = dir.path().resolve(n);
             byte[] attrs;
+            FileStat stat = null;
+            NfsFh3 handle = null;
             try {
-                FileStat stat = FileStat.of(path);
-                attrs = attributes.encode(asked, new Attributes4.Subject(stat,
-                        handles ? ctx.base().handles().handleOf(path, stat, dir) : null, NFS4_OK));
+                stat = FileStat.of(path);
+                // sized with the handle the entry would get, which is made only once the entry fits
+                handle = handles ? ctx.base().handles().preview(path, stat) : null;
+                attrs = attributes.encode(asked, new Attributes4.Subject(stat, handle, NFS4_OK));
             } catch (IOException gone) {
+                handle = null;
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
                     // a snapshot with many gone entries is read again, so a call skips few of them
                     if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
@@ -417,6 +430,16 @@ final class FileOps {
             if (entry.length + attrs.length > budget) {
                 eof = false;
                 break;
+            }
+            if (handle != null) {
+                NfsFh3 made = ctx.base().handles().handleOf(path, stat, dir);
+                if (!made.equals(handle)) { // the inode was issued or moved meanwhile: size it again
+                    attrs = attributes.encode(asked, new Attributes4.Subject(stat, made, NFS4_OK));
+                    if (entry.length + attrs.length > budget) {
+                        eof = false;
+                        break;
+                    }
+                }
             }
             budget -= entry.length + attrs.length;
             encoded.add(entry);

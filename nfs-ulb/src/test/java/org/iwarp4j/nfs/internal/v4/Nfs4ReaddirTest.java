@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import io.netty.buffer.Unpooled;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.iwarp4j.nfs.internal.DirectoryListings;
+import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v4.Bitmap4;
+import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * NFSv4 READDIR (RFC 8881 §18.23) through COMPOUND octets: a directory larger than a page is listed
  * with every entry exactly once, read from the file system once (counted, not timed: later pages
  * read no name); the cookie verifier names the snapshot; a file handle is made for an entry only
- * when FATTR4_FILEHANDLE is asked for.
+ * when FATTR4_FILEHANDLE is asked for, and only for the entries returned; reserved cookies and
+ * cookie 0 with a verifier are NFS4ERR_BAD_COOKIE.
  */
 class Nfs4ReaddirTest {
 
@@ -137,20 +141,68 @@ class Nfs4ReaddirTest {
     }
 
     @Test
-    void noFileHandleIsMadeUnlessAskedFor() {
+    void noFileHandleIsMadeUnlessAskedFor() throws Exception {
         long before = h.base.handles().issued();
         Page plain = readdir(0, 0, 64 * 1024, FATTR4_TYPE, FATTR4_SIZE, FATTR4_FILEID, FATTR4_RDATTR_ERROR);
         assertThat(plain.names()).isNotEmpty();
         assertThat(h.base.handles().issued()).as("handles made by READDIR without FATTR4_FILEHANDLE")
                 .isEqualTo(before);
 
+        int knownBefore = h.base.handles().knownCount();
         Page withHandles = readdir(0, 0, 64 * 1024, FATTR4_FILEID, FATTR4_FILEHANDLE);
-        // one per entry returned, and one for the entry that was encoded but did not fit
+        // one per entry returned, none for the entry that was sized but did not fit
         assertThat(withHandles.eof()).isFalse();
-        assertThat(h.base.handles().issued() - before).isEqualTo(withHandles.names().size() + 1);
-        for (byte[] v : withHandles.values()) {
-            assertThat(v.length).as("fileid and a handle").isGreaterThan(8 + 4);
+        assertThat(h.base.handles().issued() - before).isEqualTo(withHandles.names().size());
+        assertThat(h.base.handles().knownCount() - knownBefore).as("inodes the server remembers")
+                .isEqualTo(withHandles.names().size());
+        for (int i = 0; i < withHandles.values().size(); i++) {
+            XdrDecoder v = new XdrDecoder(Unpooled.wrappedBuffer(withHandles.values().get(i)));
+            // in attribute order: filehandle (19), then fileid (20)
+            byte[] fh = v.readOpaque(NFS4_FHSIZE);
+            assertThat(v.readHyper()).as("fileid").isEqualTo(Files.readAttributes(dir.resolve(withHandles.names().get(i)),
+                    "unix:ino").get("ino"));
+            assertThat(v.remaining()).isZero();
+            // the handle sent is the one the server made and resolves
+            assertThat(h.base.handles().resolve(new NfsFh3(fh)).path()).isEqualTo(dir.resolve(withHandles.names().get(i)));
         }
+
+        // the next page goes on after the last entry answered and makes handles for its own entries
+        long cookie = withHandles.cookies().get(withHandles.cookies().size() - 1);
+        Page next = readdir(cookie, withHandles.verifier(), 64 * 1024, FATTR4_FILEID, FATTR4_FILEHANDLE);
+        assertThat(next.names()).isNotEmpty().doesNotContainAnyElementsOf(withHandles.names());
+        assertThat(h.base.handles().knownCount() - knownBefore)
+                .isEqualTo(withHandles.names().size() + next.names().size());
+    }
+
+    /**
+     * Cookies 1 and 2 are reserved, and a listing begins with cookie 0 and verifier 0 (RFC 8881
+     * §18.23.3); knfsd answers the other combinations NFS4ERR_BAD_COOKIE, which ends the COMPOUND.
+     */
+    @Test
+    void reservedCookiesAndCookieZeroWithAVerifierAreBadCookies() {
+        Page first = readdir(0, 0, 1024, FATTR4_FILEID);
+        long issued = first.verifier();
+        long[][] bad = {{0, issued}, {0, 1}, {1, 0}, {2, 0}, {1, issued}, {2, issued}};
+        for (long[] b : bad) {
+            Consumer<XdrEncoder> readdir = e -> {
+                e.writeInt(OP_READDIR).writeHyper(b[0]).writeHyper(b[1]).writeUnsignedInt(1024)
+                        .writeUnsignedInt(1024);
+                Bitmap4.of(FATTR4_FILEID).encode(e);
+            };
+            Reply r = h.sequenced(putrootfh(), readdir);
+            String what = "cookie " + b[0] + " verifier " + Long.toHexString(b[1]);
+            assertThat(r.status).as(what).isEqualTo(NFS4ERR_BAD_COOKIE);
+            assertThat(r.count).as("SEQUENCE, PUTROOTFH, READDIR").isEqualTo(3);
+            r.skipSequence();
+            assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4_OK);
+            assertThat(r.op(OP_READDIR)).as(what).isEqualTo(NFS4ERR_BAD_COOKIE);
+            assertThat(r.in.remaining()).as("nothing after the error").isZero();
+        }
+        assertThat(h.base.listings().reads()).as("no directory read for a bad cookie").isEqualTo(1);
+        // the verifier goes with a cookie the server gave: a later page is answered
+        long last = first.cookies().get(first.cookies().size() - 1);
+        Page second = readdir(last, issued, 1024, FATTR4_FILEID);
+        assertThat(second.names()).isNotEmpty().doesNotContainAnyElementsOf(first.names());
     }
 
     @Test
