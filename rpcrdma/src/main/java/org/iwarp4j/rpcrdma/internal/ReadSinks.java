@@ -59,14 +59,23 @@ final class ReadSinks {
             return null;
         }
         int replaceable = -1;
+        ByteBuf best = null;
         for (int i = 0; i < kept.size(); i++) {
             ByteBuf b = kept.get(i);
             if (b.refCnt() == 1) { // nobody holds anything derived from it any more
                 if (b.capacity() >= length) {
-                    return b.retainedSlice(0, length);
+                    // The smallest that fits: a 4-octet chunk taking a free 1 MiB buffer would leave
+                    // the next 1 MiB chunk to replace (free and allocate) a small one.
+                    if (best == null || b.capacity() < best.capacity()) {
+                        best = b;
+                    }
+                } else {
+                    replaceable = i;
                 }
-                replaceable = i;
             }
+        }
+        if (best != null) {
+            return best.retainedSlice(0, length);
         }
         int size = Math.min(maxKeptSize, Math.max(MIN_KEPT_SIZE, Integer.highestOneBit(length - 1) << 1));
         if (kept.size() < maxKept) {
