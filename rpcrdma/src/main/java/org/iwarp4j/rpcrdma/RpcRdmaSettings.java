@@ -30,6 +30,12 @@ import org.iwarp4j.mpa.MpaSettings;
  *       received nothing for this long. Default 6 minutes; {@link Duration#ZERO} never.</li>
  *   <li>{@link #rdmaReadTimeout()}: an RDMA Read this end posted (pulling a Read chunk) that the
  *       peer has not answered in this time fails its RPC and ends the connection. Default 30 s.</li>
+ *   <li>{@link #keptDataBuffers()}: buffers of up to 1 MiB a connection keeps for RDMA data to land
+ *       in (a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets), made as
+ *       Calls in flight need them and lent again and again, so that a steady stream of large
+ *       READs or WRITEs allocates (and zeroes) no memory per Call. Never more than
+ *       {@link #credits()} are used. Default 8 (8 MiB at most per connection); 0 allocates every
+ *       time.</li>
  * </ul>
  */
 public final class RpcRdmaSettings {
@@ -52,6 +58,7 @@ public final class RpcRdmaSettings {
     private final boolean reconnect;
     private final Duration idleTimeout;
     private final Duration rdmaReadTimeout;
+    private final int keptDataBuffers;
     private final MpaSettings mpa;
 
     /**
@@ -86,6 +93,7 @@ public final class RpcRdmaSettings {
         this.reconnect = b.reconnect;
         this.idleTimeout = b.idleTimeout;
         this.rdmaReadTimeout = b.rdmaReadTimeout;
+        this.keptDataBuffers = b.keptDataBuffers;
         this.mpa = b.mpa;
     }
 
@@ -118,6 +126,7 @@ public final class RpcRdmaSettings {
         b.reconnect = reconnect;
         b.idleTimeout = idleTimeout;
         b.rdmaReadTimeout = rdmaReadTimeout;
+        b.keptDataBuffers = keptDataBuffers;
         b.mpa = mpa;
         return b;
     }
@@ -217,6 +226,14 @@ public final class RpcRdmaSettings {
         return rdmaReadTimeout;
     }
 
+    /**
+     * Buffers (of up to 1 MiB each) one connection keeps for RDMA data to land in; at most
+     * {@link #credits()} of them are ever made, since no more Calls are in flight at once.
+     */
+    public int keptDataBuffers() {
+        return keptDataBuffers;
+    }
+
     /** The MPA options of the connection; the RFC 8797 block is added to its private data. */
     public MpaSettings mpa() {
         return mpa;
@@ -242,9 +259,22 @@ public final class RpcRdmaSettings {
         private boolean reconnect = true;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration rdmaReadTimeout = DEFAULT_RDMA_READ_TIMEOUT;
+        private int keptDataBuffers = 8;
         private MpaSettings mpa = MpaSettings.builder().build();
 
         private Builder() {
+        }
+
+        /**
+         * 0 to 64 buffers of up to 1 MiB a connection keeps for RDMA data (default 8); what a
+         * connection holds after its busiest moment, bounded whatever its peer asks.
+         */
+        public Builder keptDataBuffers(int buffers) {
+            if (buffers < 0 || buffers > 64) {
+                throw new IllegalArgumentException("kept data buffers 0..64: " + buffers);
+            }
+            this.keptDataBuffers = buffers;
+            return this;
         }
 
         /** 1 to 65535. */

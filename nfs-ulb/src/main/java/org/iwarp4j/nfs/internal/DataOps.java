@@ -1,8 +1,6 @@
 package org.iwarp4j.nfs.internal;
 
-import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -29,15 +27,6 @@ public final class DataOps {
 
     private final Nfs3Context ctx;
 
-    /**
-     * Where READ data is read into, whatever the transport: direct buffers of up to rtmax octets,
-     * taken on a worker thread and released on the transport's thread once sent. The RDMA
-     * transport's allocator (a {@code PooledByteBufAllocator}) serves such sizes from 4 MiB chunks
-     * that it frees when they empty and then allocates and zeroes again, about once per READ of
-     * 1 MiB with 8 in flight; the adaptive allocator keeps its chunks for reuse.
-     */
-    private final ByteBufAllocator readBuffers = new AdaptiveByteBufAllocator(true);
-
     public DataOps(Nfs3Context ctx) {
         this.ctx = ctx;
     }
@@ -54,7 +43,7 @@ public final class DataOps {
             checkRegular(r);
             Permissions.requireRead(caller, r.stat(), r.path());
             int count = (int) Math.min(args.count(), ctx.limits().maxRead());
-            ByteBuf data = readBuffers.directBuffer(count, count);
+            ByteBuf data = ctx.readBuffer(count); // kept memory, see Nfs3Context
             try {
                 long offset = args.offset();
                 if (offset < 0) {

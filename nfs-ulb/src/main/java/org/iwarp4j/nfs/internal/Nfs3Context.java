@@ -36,7 +36,21 @@ public final class Nfs3Context implements AutoCloseable {
     private final DirectoryListings listings;
     private final OpenFiles openFiles;
     private final Nfs3Limits limits;
+    /**
+     * The buffers READ data is read into, whatever the transport and NFS version: up to
+     * {@link #KEPT_READ_BUFFERS} of at most 1 MiB kept for the server's life and lent again once
+     * the transport has sent the data, larger or further ones allocated per READ.
+     */
+    private final org.iwarp4j.rpcrdma.internal.ReadSinks readBuffers = new org.iwarp4j.rpcrdma.internal.ReadSinks(
+            org.iwarp4j.rpcrdma.internal.DataMemory.ALLOCATOR, KEPT_READ_BUFFERS, 1 << 20);
     private final long writeVerifier = new SecureRandom().nextLong();
+
+    /**
+     * READ buffers a server keeps (16 MiB at most, whatever its clients do): twice the 8 READs
+     * of 1 MiB a client typically keeps in flight. Allocating each READ's 1 MiB afresh had the
+     * allocator create, zero and page-fault-in a new 8 MiB chunk about every third READ.
+     */
+    static final int KEPT_READ_BUFFERS = 16;
 
     public Nfs3Context(Export export, ExportOptions options, Nfs3Limits limits) {
         this(export, options, limits, new FileHandles(export));
@@ -238,8 +252,22 @@ public final class Nfs3Context implements AutoCloseable {
         }
     }
 
+    /**
+     * A buffer for {@code length} octets of READ data (writer index 0, capacity {@code length});
+     * the caller releases it, normally through the result that carries it.
+     */
+    public io.netty.buffer.ByteBuf readBuffer(int length) {
+        return readBuffers.take(length).writerIndex(0);
+    }
+
+    /** READ buffers kept now (tests). */
+    int keptReadBuffers() {
+        return readBuffers.kept();
+    }
+
     @Override
     public void close() {
         openFiles.close();
+        readBuffers.close();
     }
 }

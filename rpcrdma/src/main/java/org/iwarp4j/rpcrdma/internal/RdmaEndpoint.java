@@ -77,10 +77,13 @@ public final class RdmaEndpoint {
     private final MemoryRegion receiveRegion;
     private final SendSlots sendSlots;
     /**
-     * Two kept buffers of up to 1 MiB (NFS's usual rsize and wsize), 2 MiB at most per connection:
-     * a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets.
+     * Kept buffers of up to 1 MiB (NFS's usual rsize and wsize), one per Call in flight up to
+     * {@link RpcRdmaSettings#keptDataBuffers()} (never more than the credits): a Responder's Read
+     * chunk sinks, a Requester's Write and Reply chunk targets. With only two kept, 6 of every 8
+     * Calls of a window of 8 took a 1 MiB buffer from the allocator, whose 8 MiB chunks come and go
+     * (each new one zeroed and page-faulted in).
      */
-    private final ReadSinks readSinks = new ReadSinks(DataMemory.ALLOCATOR, 2, 1 << 20);
+    private final ReadSinks readSinks;
     private final AtomicLong sendsRegistered = new AtomicLong();
     private final RpcRdmaPrivateData local;
     private final boolean client;
@@ -97,6 +100,8 @@ public final class RdmaEndpoint {
 
     private RdmaEndpoint(Rnic rnic, RpcRdmaSettings settings, int receiveCount, boolean client) {
         this.client = client;
+        this.readSinks = new ReadSinks(DataMemory.ALLOCATOR, Math.min(settings.keptDataBuffers(), settings.credits()),
+                1 << 20);
         this.readTimeoutNanos = settings.rdmaReadTimeout().toNanos();
         this.pd = rnic.allocateProtectionDomain();
         this.sendCq = rnic.createCompletionQueue(SEND_QUEUE_DEPTH);
@@ -305,7 +310,7 @@ public final class RdmaEndpoint {
         return readSinks;
     }
 
-    /** Buffers this connection keeps for RDMA data to land in, at most 2 (diagnostics, tests). */
+    /** Buffers this connection keeps for RDMA data to land in (diagnostics, tests). */
     public int keptDataBuffers() {
         return readSinks.kept();
     }

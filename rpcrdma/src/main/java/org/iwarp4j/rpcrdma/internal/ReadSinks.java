@@ -19,12 +19,15 @@ import java.util.List;
  * however the data travelled on (slices, composites of the Call or Reply). When every kept buffer
  * is busy, or the length is over {@code maxKeptSize}, the sink is a plain allocation, as before.
  *
+ * <p>The NFS server's READ buffers come from one of these too (one per server, shared by its
+ * connections of both transports), for the same reason.
+ *
  * <p><b>Bounds and ownership:</b> at most {@code maxKept} buffers of at most {@code maxKeptSize}
  * octets each. The caller of {@link #take} releases what it got, whichever kind. {@link #close}
  * (when the connection closes) releases the pool's own reference; a sink still lent out keeps its
  * buffer until the holder releases it. Thread-safe.
  */
-final class ReadSinks {
+public final class ReadSinks {
 
     /** A kept buffer is at least this big, so small chunks of various sizes share one. */
     static final int MIN_KEPT_SIZE = 64 * 1024;
@@ -36,7 +39,7 @@ final class ReadSinks {
     private final List<ByteBuf> kept = new ArrayList<>();
     private boolean closed;
 
-    ReadSinks(ByteBufAllocator alloc, int maxKept, int maxKeptSize) {
+    public ReadSinks(ByteBufAllocator alloc, int maxKept, int maxKeptSize) {
         this.alloc = alloc;
         this.maxKept = maxKept;
         this.maxKeptSize = maxKeptSize;
@@ -46,7 +49,7 @@ final class ReadSinks {
      * A sink of exactly {@code length} octets (capacity and writer index {@code length}, contents
      * undefined: the Read overwrites them). The caller releases it.
      */
-    ByteBuf take(int length) {
+    public ByteBuf take(int length) {
         ByteBuf sink = lend(length);
         if (sink == null) {
             sink = alloc.directBuffer(length, length);
@@ -59,14 +62,23 @@ final class ReadSinks {
             return null;
         }
         int replaceable = -1;
+        ByteBuf best = null;
         for (int i = 0; i < kept.size(); i++) {
             ByteBuf b = kept.get(i);
             if (b.refCnt() == 1) { // nobody holds anything derived from it any more
                 if (b.capacity() >= length) {
-                    return b.retainedSlice(0, length);
+                    // The smallest that fits: a 4-octet chunk taking a free 1 MiB buffer would leave
+                    // the next 1 MiB chunk to replace (free and allocate) a small one.
+                    if (best == null || b.capacity() < best.capacity()) {
+                        best = b;
+                    }
+                } else {
+                    replaceable = i;
                 }
-                replaceable = i;
             }
+        }
+        if (best != null) {
+            return best.retainedSlice(0, length);
         }
         int size = Math.min(maxKeptSize, Math.max(MIN_KEPT_SIZE, Integer.highestOneBit(length - 1) << 1));
         if (kept.size() < maxKept) {
@@ -82,12 +94,12 @@ final class ReadSinks {
     }
 
     /** How many buffers the pool keeps now. */
-    synchronized int kept() {
+    public synchronized int kept() {
         return kept.size();
     }
 
     /** Releases the kept buffers (sinks still lent out stay usable until released). Idempotent. */
-    synchronized void close() {
+    public synchronized void close() {
         closed = true;
         kept.forEach(ByteBuf::release);
         kept.clear();

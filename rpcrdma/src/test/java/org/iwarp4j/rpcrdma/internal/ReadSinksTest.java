@@ -84,6 +84,25 @@ class ReadSinksTest {
     }
 
     @Test
+    void aSmallSinkTakesTheSmallestFreeBufferThatFits() {
+        ByteBuf large = sinks.take(MIB);
+        ByteBuf small = sinks.take(4);
+        large.release();
+        small.release();
+        for (int i = 0; i < 10; i++) { // a 1 MiB result and a 4-octet one per Call, as NFS READ-like Calls
+            ByteBuf tiny = sinks.take(4);
+            ByteBuf big = sinks.take(MIB);
+            assertSink(tiny, 4);
+            assertSink(big, MIB);
+            tiny.release();
+            big.release();
+        }
+        assertThat(sinks.kept()).isEqualTo(2);
+        assertThat(alloc.directRequests()).as("nothing replaced, nothing allocated after the first Call")
+                .containsExactly(MIB, ReadSinks.MIN_KEPT_SIZE);
+    }
+
+    @Test
     void closeReleasesTheKeptBuffersAndALentSinkStaysUsableUntilReleased() {
         ByteBuf lent = sinks.take(100);
         ByteBuf free = sinks.take(200);
