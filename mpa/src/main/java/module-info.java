@@ -12,8 +12,10 @@ module org.iwarp4j.mpa {
     requires transitive io.netty.transport;
     requires transitive io.netty.codec;
     requires transitive micrometer.core;
-    // Reads a connected epoll socket's MSS (classes only; the native library is optional).
+    // Reads a connected epoll socket's MSS (classes only; the native library is optional), and
+    // TCP_MAXSEG through Netty's generic socket option on the other native transports (io_uring).
     requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
 
     exports org.iwarp4j.mpa;
     exports org.iwarp4j.mpa.internal to org.iwarp4j.conformance;

@@ -158,7 +158,7 @@ final class BenchCommand {
         @Option(names = "--mpa-rev", description = "MPA revision 1 (RFC 5044) or 2 (RFC 6581) (default: ${DEFAULT-VALUE})")
         int mpaRevision = 2;
 
-        @Option(names = "--max-ulpdu", description = "MULPDU (128..64768) instead of the EMSS formula's (RFC 5044 §4.5: the connection's MSS on epoll, else 1448)")
+        @Option(names = "--max-ulpdu", description = "MULPDU (128..64768) instead of the EMSS formula's (RFC 5044 §4.5: the connection's MSS on epoll and io_uring, else 1448)")
         int maxUlpdu;
 
         @Option(names = "--transport", description = "TCP implementation: ${COMPLETION-CANDIDATES} "

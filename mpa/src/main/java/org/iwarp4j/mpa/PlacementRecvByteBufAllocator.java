@@ -20,8 +20,12 @@ import java.util.Objects;
  *
  * <p>One instance per channel (its state is that channel's): set it on the channel, e.g. {@code
  * ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(...))}. It works with
- * transports that allocate a read's buffer right before the read and hand it on right after
- * (NIO, epoll); a transport that keeps buffers in flight (io_uring) must not use it.
+ * transports that allocate a read's buffer when the socket has data, right before the read, and
+ * hand it on right after: NIO, epoll, and Netty 4.2's io_uring stream channel without a provided
+ * buffer ring (it polls first, allocates when the poll fires or the last receive left data in the
+ * socket, and submits the receive before its event loop runs any task). A transport that posts
+ * buffers to wait for data, or reads into provided buffers (an io_uring buffer ring), gains
+ * nothing from it: a read that does not land in place is copied there by the decoder.
  */
 public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator {
 

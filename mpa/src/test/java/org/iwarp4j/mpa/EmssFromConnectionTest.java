@@ -12,6 +12,11 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.internal.ConnectionMss;
@@ -20,8 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * MULPDU follows the connection's EMSS (RFC 5044 §4.5: "EMSS is the current effective MSS of the
  * TCP connection", MPA-R-033, MPA-R-035): read from the socket where the transport reports it
- * (Linux epoll, TCP_INFO), the configured or default EMSS otherwise, and a fixed EMSS or MULPDU
- * always wins.
+ * (Linux epoll, TCP_INFO; io_uring, TCP_MAXSEG), the configured or default EMSS otherwise, and a
+ * fixed EMSS or MULPDU always wins.
  */
 class EmssFromConnectionTest {
 
@@ -70,6 +75,55 @@ class EmssFromConnectionTest {
             new Random(1).nextBytes(ulpdu);
             pair.initiator.send(ulpdu);
             assertThat(pair.responder.take()).isEqualTo(ulpdu);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
+     * io_uring has no TCP_INFO in Netty's API; TCP_MAXSEG gives the same number on a connected
+     * socket. Without it MULPDU fell back to 1442 there, and a 1 MiB RDMA Write took 728 FPDUs
+     * instead of 17 over loopback (issue 15).
+     */
+    @Test
+    void overIoUringLoopbackBothEndsSizeFpdusToTheSocketsMss() throws Exception {
+        assumeTrue(IoUring.isAvailable(), () -> "io_uring is not available here: " + IoUring.unavailabilityCause());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, IoUringIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, IoUringServerSocketChannel.class, IoUringSocketChannel.class,
+                MpaSettings.builder().build(), MpaSettings.builder().build(), ConnectRequestHandler.ACCEPT_ALL,
+                null, null)) {
+            NegotiatedParameters i = pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            NegotiatedParameters r = pair.responder.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            int mss = ConnectionMss.of(pair.initiator.channel);
+            assertThat(mss).as("loopback MSS").isGreaterThan(1460);
+            assertThat(i.mulpduFromConnection()).isTrue();
+            assertThat(i.sendMulpdu()).isEqualTo(Mulpdu.of(mss, false)).isGreaterThan(1454);
+            assertThat(r.sendMulpdu()).isEqualTo(Mulpdu.of(ConnectionMss.of(pair.responder.channel), false));
+            byte[] ulpdu = new byte[i.sendMulpdu()];
+            new Random(2).nextBytes(ulpdu);
+            pair.initiator.send(ulpdu);
+            assertThat(pair.responder.take()).isEqualTo(ulpdu);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /** Both ways of asking (TCP_INFO's tcpi_snd_mss, TCP_MAXSEG) agree on one epoll socket. */
+    @Test
+    void overEpollTcpMaxsegIsTcpInfosSendMss() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        try (LoopbackMpa pair = LoopbackMpa.connect(group, EpollServerSocketChannel.class, EpollSocketChannel.class,
+                MpaSettings.builder().build(), MpaSettings.builder().build(), ConnectRequestHandler.ACCEPT_ALL,
+                null, null)) {
+            pair.initiator.startup.get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            EpollSocketChannel ch = (EpollSocketChannel) pair.initiator.channel;
+            // IPPROTO_TCP 6, TCP_MAXSEG 2 (Linux).
+            IntegerUnixChannelOption maxseg = new IntegerUnixChannelOption("TCP_MAXSEG test", 6, 2);
+            int[] both = ch.eventLoop().submit(() -> new int[] {ConnectionMss.of(ch), ch.config().getOption(maxseg)})
+                    .get(TestUlp.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(both[0]).isGreaterThan(1460);
+            assertThat(both[1]).isEqualTo(both[0]);
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
         }

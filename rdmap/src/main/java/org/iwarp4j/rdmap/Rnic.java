@@ -240,13 +240,15 @@ public final class Rnic implements AutoCloseable {
 
     /**
      * Each connection gets its own {@link PlacementRecvByteBufAllocator} around {@link
-     * #receiveBuffers()} where the transport reads into a buffer it allocates just before the read
-     * (NIO, epoll), so that MPA can direct reads into registered memory (direct placement).
+     * #receiveBuffers()}, so that MPA can direct reads into registered memory (direct placement).
+     * Every transport here allocates a read's buffer when the socket has data, right before the
+     * read: NIO and epoll in their read loop; Netty's io_uring stream channel (without a provided
+     * buffer ring, which Rnic never configures) arms a poll first and allocates when it fires or
+     * when the last read said the socket is not empty, and submits the receive before the event
+     * loop runs any task, so the kernel copies at once instead of holding the buffer.
      */
     private void useReceiveBuffers(Channel ch) {
-        if (transport == Transport.NIO || transport == Transport.EPOLL) {
-            ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers()));
-        }
+        ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers()));
     }
 
     private MpaSettings withMeters(MpaSettings mpa) {

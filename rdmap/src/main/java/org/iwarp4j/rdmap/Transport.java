@@ -29,9 +29,10 @@ public enum Transport {
     /**
      * Linux's io_uring (Netty 4.2's transport), opt-in: never chosen by {@link #best()}. Needs a
      * kernel that allows io_uring (5.9 or later; some container sandboxes forbid it) and Netty's
-     * native library (the rdmap artifact brings the Linux x86_64 one). Direct placement is off on
-     * it: io_uring reads into buffers it was given long before, while placement directs each read
-     * just before it happens ({@code PlacementRecvByteBufAllocator}).
+     * native library (the rdmap artifact brings the Linux x86_64 one). MULPDU follows the
+     * connection's MSS (read as TCP_MAXSEG) and direct placement works as on epoll: Netty's io_uring
+     * stream channel polls before it receives and allocates each receive's buffer when data is
+     * there ({@code PlacementRecvByteBufAllocator}).
      */
     IO_URING;
 

@@ -36,7 +36,7 @@ public final class BenchReport {
                 s.crc().name().toLowerCase(java.util.Locale.ROOT).replace("require", "on"),
                 s.markers() ? "required" : "off", s.mpaRevision(),
                 s.maxUlpdu() != 0 ? String.valueOf(s.maxUlpdu())
-                        : s.transport() == org.iwarp4j.rdmap.Transport.EPOLL ? "from the connection's MSS (RFC 5044 §4.5 EMSS)"
+                        : s.transport() != org.iwarp4j.rdmap.Transport.NIO ? "from the connection's MSS (RFC 5044 §4.5 EMSS)"
                         : "from EMSS 1448 (MSS unknown)", s.transport());
         out.printf("# %s; TCP: the same transfer over plain Netty TCP in the same run; ratio = RDMA / TCP%s%n",
                 s.test().isLatency() ? "latency one-way (half the round trip) in usec, as perftest"

@@ -126,7 +126,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         receivePath.start(parameters);
         int threshold = port.settings().directPlacementThreshold();
         ChannelHandler decoder = ctx.pipeline().get(MpaStartupHandler.FRAME_DECODER_NAME);
-        // Only where reads can be directed (NIO, epoll: Rnic gives those connections the allocator);
+        // Only where reads can be directed (Rnic gives its connections the allocator; a channel
+        // set up otherwise, e.g. a test's, may not have it);
         // elsewhere the advisor would only move the ordinary path's one copy to another place.
         if (threshold != QueuePairSettings.NO_DIRECT_PLACEMENT && decoder instanceof MpaFrameDecoder
                 && ctx.channel().config().getRecvByteBufAllocator() instanceof PlacementRecvByteBufAllocator) {
