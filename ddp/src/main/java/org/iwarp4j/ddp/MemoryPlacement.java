@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * parts of one buffer at the same time. Netty's {@code setBytes(int, ByteBuf, int, int)} on a
  * direct buffer goes through the buffer's cached internal NIO view, whose position and limit are
  * not safe for concurrent use, so concurrent placements corrupt each other. This copies by
- * memory address where both buffers have one, else through a fresh view of the target.
+ * memory address where the target has one and the source is direct (a composite source piece by
+ * piece, through fresh views of its pieces), else through a fresh view of the target.
  *
  * <p>When the payload is already where it belongs (MPA's direct placement had the socket read it
  * into the registered memory, see {@code MpaFrameDecoder}), source and target are the same octets
