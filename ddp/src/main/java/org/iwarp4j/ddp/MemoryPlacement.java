@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * parts of one buffer at the same time. Netty's {@code setBytes(int, ByteBuf, int, int)} on a
  * direct buffer goes through the buffer's cached internal NIO view, whose position and limit are
  * not safe for concurrent use, so concurrent placements corrupt each other. This copies by
- * memory address where both buffers have one, else through a fresh view of the target.
+ * memory address where the target has one and the source is direct (a composite source piece by
+ * piece, through fresh views of its pieces), else through a fresh view of the target.
  *
  * <p>When the payload is already where it belongs (MPA's direct placement had the socket read it
  * into the registered memory, see {@code MpaFrameDecoder}), source and target are the same octets
@@ -40,6 +41,10 @@ final class MemoryPlacement {
             }
             return;
         }
+        if (src.isDirect() && dst.hasMemoryAddress() && dst.refCnt() > 0) {
+            copyPieces(src, srcIndex, dst, dstIndex, length);
+            return;
+        }
         if (samePlace(src, srcIndex, dst, dstIndex, length)) {
             return;
         }
@@ -52,6 +57,28 @@ final class MemoryPlacement {
             // A composite registered buffer: no single view to write through; not safe for
             // concurrent placement into the same components (documented on StagTable.register).
             dst.setBytes(dstIndex, src, srcIndex, length);
+        }
+    }
+
+    /**
+     * A direct source without one address (a slice of a composite: the FPDU a read cut, or a
+     * directly placed payload behind its header) into memory with an address: piece by piece by
+     * address, from one list of the source's pieces. A piece that already is the target's memory
+     * is not copied. Looking the pieces up once, rather than once to compare and again through the
+     * composite to copy, and writing without a fresh view of the target, saves that work per
+     * segment (the receive path hands over such a slice for every FPDU a read cuts).
+     */
+    private static void copyPieces(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
+        checkRange(dst, dstIndex, length);
+        ByteBuffer[] pieces = src.nioBuffers(srcIndex, length);
+        long to = dst.memoryAddress() + dstIndex;
+        for (ByteBuffer piece : pieces) {
+            int n = piece.remaining();
+            long from = PlatformDependent.directBufferAddress(piece) + piece.position();
+            if (from != to) {
+                PlatformDependent.copyMemory(from, to, n);
+            }
+            to += n;
         }
     }
 

@@ -66,6 +66,42 @@ class AlreadyPlacedTest {
         }
     }
 
+    /**
+     * A payload that is a slice of a composite of two reads (the FPDU a read cut) is copied piece by
+     * piece: every octet lands once, in order, and a target range outside the memory copies nothing.
+     */
+    @Test
+    void aPayloadAcrossTwoReadsIsCopiedPieceByPiece() {
+        ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
+        ByteBuf first = ByteBufAllocator.DEFAULT.directBuffer(300);
+        ByteBuf second = ByteBufAllocator.DEFAULT.directBuffer(400);
+        for (int i = 0; i < 300; i++) {
+            first.writeByte(i * 3);
+        }
+        for (int i = 300; i < 700; i++) {
+            second.writeByte(i * 3);
+        }
+        CompositeByteBuf reads = ByteBufAllocator.DEFAULT.compositeDirectBuffer().addComponents(true, first, second);
+        ByteBuf payload = reads.retainedSlice(100, 500);
+        try {
+            assertThat(payload.hasMemoryAddress()).as("the piece-by-piece path is the one under test").isFalse();
+            MemoryPlacement.copy(payload, 0, memory, 200, 500);
+            for (int i = 0; i < 1000; i++) {
+                int expected = i >= 200 && i < 700 ? (byte) ((i - 200 + 100) * 3) : 0;
+                assertThat(memory.getByte(i)).as("octet %d", i).isEqualTo((byte) expected);
+            }
+            org.assertj.core.api.Assertions.assertThatExceptionOfType(IndexOutOfBoundsException.class)
+                    .isThrownBy(() -> MemoryPlacement.copy(payload, 0, memory, 501, 500));
+            org.assertj.core.api.Assertions.assertThatExceptionOfType(IndexOutOfBoundsException.class)
+                    .isThrownBy(() -> MemoryPlacement.copy(payload, 1, memory, 0, 500));
+            assertThat(memory.getByte(999)).isZero();
+        } finally {
+            payload.release();
+            reads.release();
+            memory.release();
+        }
+    }
+
     @Test
     void aTaggedSegmentAlreadyInPlaceIsStillChecked() throws DdpException {
         StagTable table = new StagTable();
