@@ -16,6 +16,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
+import org.iwarp4j.mpa.internal.FpduSlabs;
 import org.iwarp4j.mpa.internal.MarkedCopy;
 import org.iwarp4j.mpa.internal.MpaMeters;
 
@@ -65,6 +66,8 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     /** ULPDUs and their promises written while fenced; they must still be framed by this encoder. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
+    /** With markers: the memory FPDUs are copied into, reused once written (null without markers). */
+    private final FpduSlabs slabs;
 
     /**
      * @param markers insert markers (the peer's startup frame had M=1)
@@ -80,6 +83,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         this.crcEnabled = crc;
         this.fenced = fenced;
         this.meters = meters;
+        this.slabs = markers ? new FpduSlabs() : null;
     }
 
     @Override
@@ -92,6 +96,9 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (slabs != null) {
+            slabs.release();
+        }
         ClosedChannelException closed = null;
         while (!held.isEmpty()) {
             ReferenceCountUtil.safeRelease(held.poll());
@@ -252,12 +259,20 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
      * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
      * ({@code header} then {@code body}'s readable octets, cut by markers), PAD, a marker right
      * after PAD if one falls there, the CRC (see {@link MarkedCopy#encode}: the pieces between
-     * markers are copied by memory address where the buffers have one).
+     * markers are copied by memory address where the buffers have one). With markers the FPDU is
+     * a slice of this encoder's {@link FpduSlabs}, memory that is reused once written.
      * Releases {@code body}.
      */
     private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
         try {
-            ByteBuf out = MarkedCopy.encode(alloc, header, body, streamOffset, markers, crcEnabled ? crc : null);
+            CRC32C c = crcEnabled ? crc : null;
+            ByteBuf out;
+            if (slabs != null) {
+                int wireLength = MarkedCopy.wireLength(header.length + body.readableBytes(), streamOffset, true);
+                out = MarkedCopy.encodeInto(slabs.take(alloc, wireLength), header, body, streamOffset, true, c);
+            } else {
+                out = MarkedCopy.encode(alloc, header, body, streamOffset, false, c);
+            }
             streamOffset += out.readableBytes();
             return out;
         } finally {
