@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -15,8 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The memory of the markers path: FPDU buffers cut from slabs that are reused only once every
- * FPDU cut from them was released, never more than the bound; and the receive side, which removes
- * markers in the receive buffer itself, leaves a read-only buffer alone (RFC 5044 §4.3, MPA-R-022).
+ * FPDU cut from them was released, never more than the bound; ULPDUs past the queue limit wait
+ * unframed and follow in order; and the receive side, which removes markers in the receive buffer
+ * itself, leaves a read-only buffer alone (RFC 5044 §4.3, MPA-R-022).
  */
 class FpduSlabsTest {
 
@@ -144,5 +147,42 @@ class FpduSlabsTest {
         delivered.release();
         fpdu.release();
         assertThat(decoder.finish()).isFalse();
+    }
+
+    /**
+     * 40 ULPDUs of 64768 octets written without a flush: the encoder frames them only up to its
+     * queue limit, the rest wait unframed; the flush lets them all go, the stream octet for octet
+     * the reference's (markers, FPDUPTRs, CRCs) and every write succeeds.
+     */
+    @Test
+    void pastTheQueueLimitUlpdusWaitUnframedAndFollowInOrder() {
+        Random random = new Random(17);
+        EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameEncoder(true, true, false));
+        MarkedCopyPropertiesTest.ReferenceEncoder reference = new MarkedCopyPropertiesTest.ReferenceEncoder(true, true);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        List<ChannelFuture> writes = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            byte[] ulpdu = new byte[MpaConstants.MAX_ULPDU];
+            random.nextBytes(ulpdu);
+            expected.writeBytes(reference.fpdu(ulpdu));
+            if (i % 2 == 0) { // as RDMAP sends: header octets and the payload
+                byte[] header = java.util.Arrays.copyOf(ulpdu, 28);
+                ByteBuf payload = ALLOC.directBuffer(ulpdu.length - 28).writeBytes(ulpdu, 28, ulpdu.length - 28);
+                writes.add(channel.write(OutboundUlpdu.of(header, payload)));
+            } else {
+                writes.add(channel.write(ALLOC.directBuffer(ulpdu.length).writeBytes(ulpdu)));
+            }
+        }
+        long queued = channel.unsafe().outboundBuffer().totalPendingWriteBytes();
+        int lowWaterMark = channel.config().getWriteBufferLowWaterMark();
+        assertThat(queued).isGreaterThan(MpaFrameEncoder.MARKED_QUEUE_LIMIT)
+                .isLessThanOrEqualTo(MpaFrameEncoder.MARKED_QUEUE_LIMIT + lowWaterMark + 2L * 66_000);
+        assertThat(writes.get(writes.size() - 1).isDone()).isFalse();
+        channel.flush();
+        assertThat(Wire.outbound(channel)).isEqualTo(expected.toByteArray());
+        for (ChannelFuture write : writes) {
+            assertThat(write.isSuccess()).isTrue();
+        }
+        assertThat(channel.finish()).isFalse();
     }
 }
