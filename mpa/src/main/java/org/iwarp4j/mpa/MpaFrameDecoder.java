@@ -26,8 +26,10 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  *
  * <p>Each ULPDU goes to the next handler as a {@link ByteBuf} that the next handler must release:
  * a slice of the receive buffer (which may be a composite of several reads, see {@link
- * FpduCumulator}), or, when markers cut the ULPDU, a copy without them. Otherwise ULPDU octets
- * are copied only to join small reads.
+ * FpduCumulator}). When markers cut the ULPDU they are removed in the receive buffer itself, after
+ * the FPDU's checks, by moving the pieces between them ({@link MarkedCopy#removeMarkersInPlace});
+ * only an FPDU that spans two reads, or lies in heap or read-only memory, is copied out without
+ * them. Otherwise ULPDU octets are copied only to join small reads.
  *
  * <p>Errors (RFC 5044 §8) are fired as {@link MpaException} through {@code exceptionCaught}:
  * {@link MpaError#CRC_ERROR}, {@link MpaError#MARKER_ERROR} (also used for a ULPDU_Length above
@@ -173,7 +175,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             }
         }
         ByteBuf ulpdu;
-        if (innerMarkers != 0) {
+        if (innerMarkers != 0 && !MarkedCopy.canRemoveInPlace(fpdu)) {
             ulpdu = ulpduWithoutMarkers(ctx, in, fpdu, base, wireLength, fpduStart, lead, length, innerMarkers);
             if (ulpdu == null) {
                 return; // reported
@@ -191,6 +193,10 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             if (markers && !MarkedCopy.markersPointAt(fpdu, base, streamOffset, lead, innerMarkers)) {
                 markerError(ctx, in, fpduStart);
                 return;
+            }
+            if (innerMarkers != 0) {
+                // Checked above over the octets as received (CRC first, then FPDUPTRs): now close the gaps.
+                MarkedCopy.removeMarkersInPlace(fpdu, base, streamOffset, lead, length);
             }
             ulpdu = fpdu.retainedSlice(base + lead + 2, length);
         }
@@ -391,7 +397,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * The ULPDU of an FPDU that markers cut, copied out in one contiguous buffer (one allocation and
+     * The ULPDU of an FPDU that markers cut and that cannot be changed in place (it spans two reads
+     * of a composite, or lies in heap or read-only memory), copied out in one contiguous buffer (one allocation and
      * a copy per 508 octets cost less than a composite of a retained slice per piece), or null after
      * reporting an error. The CRC over the FPDU as received (markers included), the markers'
      * FPDUPTRs and the copy go through {@link MarkedCopy#decode} (by memory address where the

@@ -5,7 +5,7 @@ import static org.iwarp4j.mpa.MpaConstants.MAX_ULPDU;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
@@ -16,6 +16,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
+import org.iwarp4j.mpa.internal.FpduSlabs;
 import org.iwarp4j.mpa.internal.MarkedCopy;
 import org.iwarp4j.mpa.internal.MpaMeters;
 
@@ -37,15 +38,26 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * over the octets that are sent. This handler takes ownership of the ULPDU; what it writes is
  * released by the transport after it is written.
  *
+ * <p>With markers the copies are cut from reused memory ({@link FpduSlabs}), and ULPDUs are
+ * framed only while less than {@link #MARKED_QUEUE_LIMIT} octets wait for the socket; later ones
+ * wait unframed, in order, until the channel is writable again.
+ *
  * <p>A Responder's encoder starts <em>fenced</em>: it holds every FPDU until the decoder has
  * validated the Initiator's first FPDU (RFC 5044 §7.1.2 #4, MPA-R-061, MPA2-R-011).
  *
  * <p>A ULPDU over 64768 octets fails its write and nothing is sent (RFC 5044 §3, MPA-R-006).
  */
-public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
+public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
     /** ULPDUs of at least this many octets, without markers, are sent without copying. */
     public static final int CONTIGUOUS_LIMIT = 8192;
+
+    /**
+     * With markers: octets past the channel's low water mark (its {@code bytesBeforeWritable})
+     * above which further ULPDUs wait unframed, so that at most about this much copied FPDU memory
+     * is queued for the socket.
+     */
+    public static final int MARKED_QUEUE_LIMIT = 1 << 20;
 
     private static final byte[] NO_HEADER = new byte[0];
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -65,6 +77,10 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     /** ULPDUs and their promises written while fenced; they must still be framed by this encoder. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
+    /** With markers: the memory FPDUs are copied into, reused once written (null without markers). */
+    private final FpduSlabs slabs;
+    /** Held ULPDUs are being framed: a write is framed now, not held behind them. */
+    private boolean draining;
 
     /**
      * @param markers insert markers (the peer's startup frame had M=1)
@@ -80,6 +96,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         this.crcEnabled = crc;
         this.fenced = fenced;
         this.meters = meters;
+        this.slabs = markers ? new FpduSlabs() : null;
     }
 
     @Override
@@ -92,6 +109,9 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (slabs != null) {
+            slabs.release();
+        }
         ClosedChannelException closed = null;
         while (!held.isEmpty()) {
             ReferenceCountUtil.safeRelease(held.poll());
@@ -107,11 +127,45 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
         }
         fenced = false;
         if (!held.isEmpty()) {
-            while (!held.isEmpty()) {
-                write(ctx, held.poll(), (ChannelPromise) held.poll());
-            }
+            frameHeld(ctx);
             ctx.flush();
         }
+    }
+
+    /**
+     * Frames held ULPDUs in order: all of them, or with markers while the queued FPDUs stay under
+     * {@link #MARKED_QUEUE_LIMIT} (the rest when the channel becomes writable again).
+     */
+    private void frameHeld(ChannelHandlerContext ctx) {
+        draining = true;
+        try {
+            while (!held.isEmpty() && !(markers && queueFull(ctx))) {
+                write(ctx, held.poll(), (ChannelPromise) held.poll());
+            }
+        } finally {
+            draining = false;
+        }
+    }
+
+    /**
+     * With markers every FPDU is a copy (RFC 5044 §4.3: markers cut the ULPDU), and a ULP may post
+     * far more than the socket takes at once (128 RDMA WRITEs of 1 MiB in the benchmark): framing
+     * all of them at once queued that many copies, fresh memory the allocator had to provide and
+     * zero. So past the limit ULPDUs wait unframed, holding only their payload as the unmarked path
+     * queues it. Past the limit the channel is not writable (the limit counts from the low water
+     * mark), so its turning writable again is sure to come and frames the rest.
+     */
+    private static boolean queueFull(ChannelHandlerContext ctx) {
+        return ctx.channel().bytesBeforeWritable() > MARKED_QUEUE_LIMIT;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (!held.isEmpty() && !fenced && !draining && ctx.channel().isWritable()) {
+            frameHeld(ctx);
+            ctx.flush();
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     /** Whether FPDUs are still held back. */
@@ -125,7 +179,7 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
             ctx.write(msg, promise);
             return;
         }
-        if (fenced) {
+        if (fenced || markers && !draining && (!held.isEmpty() || queueFull(ctx))) {
             held.add(msg);
             held.add(promise);
             return;
@@ -252,12 +306,20 @@ public final class MpaFrameEncoder extends ChannelOutboundHandlerAdapter {
      * The whole FPDU in one new direct buffer: an optional leading marker, ULPDU_Length, the ULPDU
      * ({@code header} then {@code body}'s readable octets, cut by markers), PAD, a marker right
      * after PAD if one falls there, the CRC (see {@link MarkedCopy#encode}: the pieces between
-     * markers are copied by memory address where the buffers have one).
+     * markers are copied by memory address where the buffers have one). With markers the FPDU is
+     * a slice of this encoder's {@link FpduSlabs}, memory that is reused once written.
      * Releases {@code body}.
      */
     private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
         try {
-            ByteBuf out = MarkedCopy.encode(alloc, header, body, streamOffset, markers, crcEnabled ? crc : null);
+            CRC32C c = crcEnabled ? crc : null;
+            ByteBuf out;
+            if (slabs != null) {
+                int wireLength = MarkedCopy.wireLength(header.length + body.readableBytes(), streamOffset, true);
+                out = MarkedCopy.encodeInto(slabs.take(alloc, wireLength), header, body, streamOffset, true, c);
+            } else {
+                out = MarkedCopy.encode(alloc, header, body, streamOffset, false, c);
+            }
             streamOffset += out.readableBytes();
             return out;
         } finally {

@@ -55,16 +55,37 @@ public final class MarkedCopy {
      */
     public static ByteBuf encode(ByteBufAllocator alloc, byte[] header, ByteBuf body, long streamOffset, boolean markers,
                           CRC32C crc) {
+        int wireLength = wireLength(header.length + body.readableBytes(), streamOffset, markers);
+        return encodeInto(alloc.directBuffer(wireLength, wireLength), header, body, streamOffset, markers, crc);
+    }
+
+    /**
+     * The FPDU's octets on the wire for a ULPDU of {@code length} octets starting at this stream
+     * offset: leading marker if any, ULPDU_Length, ULPDU, PAD, the markers inside and right after
+     * PAD, CRC.
+     */
+    public static int wireLength(int length, long streamOffset, boolean markers) {
+        int pad = (4 - ((ULPDU_LENGTH_FIELD + length) & 3)) & 3;
+        int lead = markers && isMarkerOffset(streamOffset) ? MARKER_LENGTH : 0;
+        int preCrc = ULPDU_LENGTH_FIELD + length + pad;
+        int inner = markers ? markersBeforeCrc(streamOffset + lead, preCrc) : 0;
+        return lead + preCrc + MARKER_LENGTH * inner + CRC_LENGTH;
+    }
+
+    /**
+     * As {@link #encode(ByteBufAllocator, byte[], ByteBuf, long, boolean, CRC32C)}, into {@code out}:
+     * an empty direct buffer of at least {@link #wireLength} writable octets from index 0, released
+     * here if this fails.
+     */
+    public static ByteBuf encodeInto(ByteBuf out, byte[] header, ByteBuf body, long streamOffset, boolean markers,
+                                     CRC32C crc) {
         int headerLength = header.length;
         int bodyLength = body.readableBytes();
         int length = headerLength + bodyLength;
         int pad = (4 - ((ULPDU_LENGTH_FIELD + length) & 3)) & 3;
         int lead = markers && isMarkerOffset(streamOffset) ? MARKER_LENGTH : 0;
         long fpduStart = streamOffset + lead;
-        int preCrc = ULPDU_LENGTH_FIELD + length + pad;
-        int inner = markers ? markersBeforeCrc(fpduStart, preCrc) : 0;
-        int wireLength = lead + preCrc + MARKER_LENGTH * inner + CRC_LENGTH;
-        ByteBuf out = alloc.directBuffer(wireLength, wireLength);
+        int wireLength = wireLength(length, streamOffset, markers);
         try {
             if (ADDRESSES && out.hasMemoryAddress() && (bodyLength == 0 || body.hasMemoryAddress())) {
                 return encodeByAddress(out, header, body, length, pad, lead, fpduStart, wireLength, markers, crc);
@@ -150,6 +171,9 @@ public final class MarkedCopy {
      */
     public static boolean markersPointAt(ByteBuf in, int start, long streamOffset, int lead, int innerMarkers) {
         long fpduStart = streamOffset + lead;
+        if (ADDRESSES && in.hasMemoryAddress()) {
+            return markersPointAt(in.memoryAddress() + start, streamOffset, fpduStart, lead, innerMarkers);
+        }
         if (lead != 0 && (in.getUnsignedShort(start + 2) & ~3) != 0) {
             return false;
         }
@@ -161,6 +185,67 @@ public final class MarkedCopy {
             }
         }
         return true;
+    }
+
+    /** {@link #markersPointAt(ByteBuf, int, long, int, int)} by address: {@code f} is the FPDU's first octet. */
+    private static boolean markersPointAt(long f, long streamOffset, long fpduStart, int lead, int innerMarkers) {
+        if (lead != 0 && (getUnsignedShort(f + 2) & ~3) != 0) {
+            return false;
+        }
+        long marker = markerAtOrAfter(fpduStart + 1);
+        for (int i = 0; i < innerMarkers; i++, marker += MARKER_INTERVAL) {
+            if ((getUnsignedShort(f + (marker - streamOffset) + 2) & ~3) != marker - fpduStart) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@link #removeMarkersInPlace} can work on {@code fpdu}: it has a memory address and
+     * may be written (the decoder owns its receive buffers; a read-only one is copied instead).
+     */
+    public static boolean canRemoveInPlace(ByteBuf fpdu) {
+        return ADDRESSES && fpdu.hasMemoryAddress() && !fpdu.isReadOnly();
+    }
+
+    /**
+     * Removes the markers of the FPDU at {@code fpdu[base]} where it lies: the ULPDU's pieces
+     * between markers are moved towards its start, each by 4 octets per marker before it, so that
+     * afterwards {@code fpdu[base + lead + 2, + length)} holds the ULPDU without markers
+     * (MPA-R-022). Only after the CRC over the octets as received, markers included, has been
+     * checked (MPA-R-030) and every FPDUPTR with {@link #markersPointAt} (MPA-R-014, MPA-R-017,
+     * MPA-R-018): the move overwrites the markers and leaves stale octets between the ULPDU's new
+     * end and the CRC field. The pieces are at most 508 octets and were just read by the CRC, so
+     * the move runs in the cache, where copying into a fresh buffer wrote cold memory (and, at
+     * 64 KiB per FPDU, made the allocator take and zero new chunks). Caller checks {@link
+     * #canRemoveInPlace}.
+     *
+     * @param streamOffset the stream offset of {@code fpdu[base]} (of the leading marker if any)
+     * @param lead 4 if a marker leads the FPDU, else 0
+     */
+    public static void removeMarkersInPlace(ByteBuf fpdu, int base, long streamOffset, int lead, int length) {
+        long f = fpdu.memoryAddress() + base;
+        long fpduStart = streamOffset + lead;
+        long u = f + lead + ULPDU_LENGTH_FIELD;
+        long pos = fpduStart + ULPDU_LENGTH_FIELD;
+        long next = markerAtOrAfter(pos);
+        int d = 0;
+        while (d < length) {
+            if (pos == next) {
+                pos += MARKER_LENGTH;
+                next += MARKER_INTERVAL;
+                continue;
+            }
+            int chunk = (int) Math.min(length - d, next - pos);
+            long src = f + (pos - streamOffset);
+            if (src != u + d) {
+                // Overlapping ranges, destination first: Unsafe.copyMemory copies as memmove does.
+                PlatformDependent.copyMemory(src, u + d, chunk);
+            }
+            pos += chunk;
+            d += chunk;
+        }
     }
 
     /**
@@ -256,14 +341,8 @@ public final class MarkedCopy {
         }
         long f = fpdu.memoryAddress() + base;
         long fpduStart = streamOffset + lead;
-        if (lead != 0 && (getUnsignedShort(f + 2) & ~3) != 0) {
+        if (!markersPointAt(f, streamOffset, fpduStart, lead, innerMarkers)) {
             return false;
-        }
-        long marker = markerAtOrAfter(fpduStart + 1);
-        for (int i = 0; i < innerMarkers; i++, marker += MARKER_INTERVAL) {
-            if ((getUnsignedShort(f + (marker - streamOffset) + 2) & ~3) != marker - fpduStart) {
-                return false;
-            }
         }
         long u = ulpdu.memoryAddress();
         long pos = fpduStart + ULPDU_LENGTH_FIELD;
