@@ -63,7 +63,8 @@ public class SendPathBenchmark {
 
         /**
          * How segments reach the encoder: {@code ulpdu}, {@link DdpSegmenter#nextUlpdu} (what RDMAP
-         * writes: the encoder sends header, payload and trailer as three flat buffers); {@code
+         * writes: the encoder sends header and payload as flat buffers, each trailer joined to the
+         * next FPDU's header); {@code
          * bytebuf}, {@link DdpSegmenter#next} (a composite ULPDU, framed as a composite FPDU: what
          * RDMAP wrote before); {@code copy}, {@link DdpSegmenter#nextUlpdu} framed by {@link
          * CopyingFramer} instead of the production encoder: each FPDU copied into one pooled

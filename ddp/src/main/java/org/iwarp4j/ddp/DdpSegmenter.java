@@ -39,6 +39,8 @@ public final class DdpSegmenter {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final DdpHeader first;
+    /** The first segment's header octets (L = 0), which each of {@link #nextUlpdu}'s copies and patches. */
+    private final byte[] template;
     private final ByteBuf payload;
     private final int start;
     private final int length;
@@ -52,6 +54,7 @@ public final class DdpSegmenter {
                     + first.length() + "-octet header");
         }
         this.first = first;
+        this.template = octets(first);
         this.payload = payload;
         this.start = payload.readerIndex();
         this.length = payload.readableBytes();
@@ -158,11 +161,25 @@ public final class DdpSegmenter {
      * @throws NoSuchElementException if none remains
      */
     public OutboundUlpdu nextUlpdu() {
-        DdpHeader header = peekHeader();
+        if (done) {
+            throw new NoSuchElementException("all " + segmentCount() + " segments were taken");
+        }
         int n = Math.min(maxPayload, length - offset);
-        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets(header), payload.retainedSlice(start + offset, n));
+        boolean last = offset + n == length;
+        // The octets peekHeader() would encode, without a header object per segment: only L and
+        // the TO or MO differ from the first segment's.
+        byte[] octets = template.clone();
+        if (last) {
+            octets[DdpConstants.OFFSET_CONTROL] |= (byte) DdpConstants.CONTROL_LAST;
+        }
+        if (first instanceof TaggedHeader t) {
+            LONG.set(octets, DdpConstants.OFFSET_TO, t.to() + offset);
+        } else {
+            INT.set(octets, DdpConstants.OFFSET_MO, offset);
+        }
+        OutboundUlpdu ulpdu = OutboundUlpdu.of(octets, payload.retainedSlice(start + offset, n));
         offset += n;
-        done = header.last();
+        done = last;
         return ulpdu;
     }
 

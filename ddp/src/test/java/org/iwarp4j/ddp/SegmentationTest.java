@@ -8,6 +8,10 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 /** RFC 5041 §5.2 segmentation at the Data Source, and the MSN sequence of §4.3. */
@@ -248,5 +252,40 @@ class SegmentationTest {
             payload.release();
         }
         assertThat(payload.refCnt()).isZero();
+    }
+
+    @Property(tries = 300)
+    void nextUlpduHeadersAreThePeekedHeadersEncoded(@ForAll boolean tagged, @ForAll @IntRange(max = 5000) int length,
+            @ForAll @IntRange(min = 19, max = 3000) int mulpdu, @ForAll @LongRange(max = Long.MAX_VALUE) long to,
+            @ForAll int stagOrInvalidate, @ForAll int msn, @ForAll @IntRange(max = 255) int rsvdUlp) {
+        // The header octets nextUlpdu() patches from the first segment's are, segment by segment,
+        // what the segment's DdpHeader encodes to: L on the last only (DDP-R-013), TO / MO
+        // advancing by the payload taken (DDP-R-026, DDP-R-030), the rest repeated (DDP-R-019, -021, -024).
+        ByteBuf payload = ByteBufAllocator.DEFAULT.buffer(length).writeZero(length);
+        try {
+            DdpSegmenter segmenter = tagged ? DdpSegmenter.tagged(rsvdUlp, stagOrInvalidate, to, payload, mulpdu)
+                    : DdpSegmenter.untagged(rsvdUlp, stagOrInvalidate, 0, msn, payload, mulpdu);
+            int taken = 0;
+            int segments = 0;
+            while (segmenter.hasNext()) {
+                DdpHeader expected = segmenter.peekHeader();
+                ByteBuf encoded = ByteBufAllocator.DEFAULT.buffer();
+                expected.encode(encoded);
+                org.iwarp4j.mpa.OutboundUlpdu ulpdu = segmenter.nextUlpdu();
+                try {
+                    assertThat(ulpdu.header()).isEqualTo(Bufs.drain(encoded));
+                    assertThat(ulpdu.payload().readableBytes()).isEqualTo(Math.min(mulpdu - expected.length(),
+                            length - taken));
+                    taken += ulpdu.payload().readableBytes();
+                } finally {
+                    ulpdu.release();
+                }
+                segments++;
+            }
+            assertThat(taken).isEqualTo(length);
+            assertThat(segments).isEqualTo(segmenter.segmentCount());
+        } finally {
+            payload.release();
+        }
     }
 }

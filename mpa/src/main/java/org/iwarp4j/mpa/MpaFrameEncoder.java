@@ -27,11 +27,20 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * (§4.3).
  *
  * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied. Given as
- * an {@link OutboundUlpdu} (what RDMAP sends), its FPDU goes downstream as three flat buffers
- * written one after the other: ULPDU_Length with the header, the payload itself, PAD with the CRC;
- * the transport's gathering write takes each by its address, and only the last write carries the
- * caller's promise. Given as a {@link ByteBuf}, its FPDU is one composite of a small header, the
- * ULPDU and a small trailer (one message per FPDU, as a test reading the channel expects). Smaller
+ * an {@link OutboundUlpdu} (what RDMAP sends), its FPDU goes downstream as flat buffers that the
+ * transport's gathering write takes by address: a small one with ULPDU_Length and the header, then
+ * the payload itself. Its trailer (PAD and CRC) is held back until the next write or flush, so
+ * that it leaves in the same small buffer as the next FPDU's ULPDU_Length and header (or, for a
+ * small next FPDU, in the same buffer as that whole FPDU): two entries per FPDU in Netty's
+ * outbound buffer instead of three, each entry costing an allocation, a release and the entry's
+ * own bookkeeping. A flush, a close, a message of another type and the removal of this handler
+ * write a held trailer on its own first. The caller's promise of an FPDU completes when a write
+ * after its trailer's has (the payload of the next FPDU, or the trailer's own at a flush); a void
+ * promise of an FPDU whose trailer shares the next FPDU's small buffer gives way to that FPDU's
+ * promise, which reports the buffer's outcome.
+ *
+ * <p>Given as a {@link ByteBuf}, a large ULPDU's FPDU is one composite of a small header, the ULPDU
+ * and a small trailer (one message per FPDU, as a test reading the channel expects). Smaller
  * ULPDUs, and every ULPDU when markers are in use, are copied into one contiguous buffer with the
  * framing (markers every 512 octets would otherwise cut the FPDU into two pieces per marker): one
  * copy costs less than the bookkeeping of pieces there. Either way the CRC is computed in one pass
@@ -70,8 +79,14 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     private final CRC32C crc = new CRC32C();
     /** ULPDU_Length of the FPDU being framed, for the CRC (the head buffer is direct memory). */
     private final byte[] lengthField = new byte[MpaConstants.ULPDU_LENGTH_FIELD];
-    /** For the first two of an FPDU's three writes: the third's promise reports the outcome. */
+    /** For writes whose outcome a later write's promise reports (the transport fails every write after a failed one). */
     private ChannelPromise partPromise;
+    /** PAD octets of the FPDU whose trailer is held back, or -1 when none is. */
+    private int pendingPad = -1;
+    /** CRC field of the held trailer. */
+    private int pendingCrc;
+    /** The caller's promise of the FPDU whose trailer is held back. */
+    private ChannelPromise pendingPromise;
     private long streamOffset;
     private boolean fenced;
     private ChannelHandlerContext ctx;
@@ -102,13 +117,17 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        // Not ctx.voidPromise(): a failed part must not fire exceptionCaught; the FPDU's last
-        // write fails with it (the transport fails every write after a failed one) and reports it.
+        // Not ctx.voidPromise(): a failed part must not fire exceptionCaught; a later write that
+        // carries the FPDU's promise fails with it (the transport fails every write after a failed
+        // one) and reports it.
         this.partPromise = new VoidChannelPromise(ctx.channel(), false);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        // The FPDU's head and payload are downstream already: its trailer follows them (and fails
+        // with them if the channel is closed).
+        writePendingTrailer(ctx);
         if (slabs != null) {
             slabs.release();
         }
@@ -128,7 +147,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         fenced = false;
         if (!held.isEmpty()) {
             frameHeld(ctx);
-            ctx.flush();
+            flush(ctx);
         }
     }
 
@@ -163,7 +182,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (!held.isEmpty() && !fenced && !draining && ctx.channel().isWritable()) {
             frameHeld(ctx);
-            ctx.flush();
+            flush(ctx);
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -174,8 +193,28 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     }
 
     @Override
+    public void flush(ChannelHandlerContext ctx) {
+        writePendingTrailer(ctx);
+        ctx.flush();
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        // Unflushed, the trailer fails with the rest of its FPDU, as the transport fails unflushed writes.
+        writePendingTrailer(ctx);
+        ctx.close(promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        writePendingTrailer(ctx);
+        ctx.disconnect(promise);
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!(msg instanceof ByteBuf) && !(msg instanceof OutboundUlpdu)) {
+            writePendingTrailer(ctx);
             ctx.write(msg, promise);
             return;
         }
@@ -191,40 +230,93 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
                     "ULPDU of " + length + " octets is over the 64768 MPA allows (RFC 5044 §3)"));
             return;
         }
-        if (msg instanceof OutboundUlpdu && !markers && length >= CONTIGUOUS_LIMIT) {
-            writeInPlace(ctx, (OutboundUlpdu) msg, promise);
-            return;
+        if (!markers && length >= CONTIGUOUS_LIMIT) {
+            if (msg instanceof OutboundUlpdu) {
+                writeInPlace(ctx, (OutboundUlpdu) msg, promise);
+                return;
+            }
+            writePendingTrailer(ctx);
+        }
+        // One buffer for the whole FPDU; a held trailer goes at its start when one promise can
+        // stand for both FPDUs (the other's is void), else on its own before it.
+        int reserve = 0;
+        if (pendingPad >= 0) {
+            if (pendingPromise.isVoid() || promise.isVoid()) {
+                reserve = pendingPad + MpaConstants.CRC_LENGTH;
+            } else {
+                writePendingTrailer(ctx);
+            }
         }
         ByteBuf fpdu;
         try {
-            fpdu = msg instanceof ByteBuf ? encode(ctx.alloc(), (ByteBuf) msg)
-                    : encode(ctx.alloc(), (OutboundUlpdu) msg);
+            fpdu = msg instanceof ByteBuf ? encode(ctx.alloc(), reserve, (ByteBuf) msg)
+                    : encode(ctx.alloc(), reserve, (OutboundUlpdu) msg);
         } catch (Throwable t) {
             ReferenceCountUtil.safeRelease(msg);
             promise.setFailure(t);
             return;
         }
-        ctx.write(fpdu, promise);
+        ChannelPromise outcome = promise;
+        if (reserve != 0) {
+            fpdu.setZero(0, pendingPad).setIntLE(pendingPad, pendingCrc);
+            if (promise.isVoid()) {
+                outcome = pendingPromise;
+            }
+            pendingPad = -1;
+            pendingPromise = null;
+        }
+        ctx.write(fpdu, outcome);
     }
 
     /**
-     * Writes the FPDU of a large ULPDU without markers as three flat buffers: ULPDU_Length and the
-     * header; the payload, not copied; PAD and the CRC. The CRC covers the header and PAD from
-     * heap arrays and the payload in place, the octets the transport then sends.
+     * Writes the held trailer, if any, on its own, with its FPDU's promise. A trailer that cannot
+     * be allocated leaves its FPDU cut short downstream: the connection is closed before that can
+     * be flushed (the transport fails unflushed writes on close).
+     */
+    private void writePendingTrailer(ChannelHandlerContext ctx) {
+        if (pendingPad < 0) {
+            return;
+        }
+        int pad = pendingPad;
+        ChannelPromise promise = pendingPromise;
+        pendingPad = -1; // before the write: a listener of the promise may write again
+        pendingPromise = null;
+        ByteBuf tail;
+        try {
+            tail = ctx.alloc().directBuffer(pad + MpaConstants.CRC_LENGTH, pad + MpaConstants.CRC_LENGTH)
+                    .writeZero(pad).writeIntLE(pendingCrc);
+        } catch (Throwable t) {
+            promise.tryFailure(t);
+            ctx.close();
+            return;
+        }
+        ctx.write(tail, promise);
+    }
+
+    /**
+     * Writes the FPDU of a large ULPDU without markers as two flat buffers, and holds its trailer
+     * back: the held trailer of the FPDU before, if any, then ULPDU_Length and the header, in one
+     * small buffer; the payload, not copied, carrying the promise of the FPDU before (its octets
+     * are all written once the payload is). PAD and the CRC of this FPDU wait for the next write
+     * or flush. The CRC covers the header and PAD from heap arrays and the payload in place, the
+     * octets the transport then sends.
      */
     private void writeInPlace(ChannelHandlerContext ctx, OutboundUlpdu ulpdu, ChannelPromise promise) {
         byte[] header = ulpdu.header();
         ByteBuf payload = ulpdu.payload();
         int length = ulpdu.length();
         int pad = padLength(length);
+        int previousTrailer = pendingPad < 0 ? 0 : pendingPad + MpaConstants.CRC_LENGTH;
         ByteBuf head = null;
-        ByteBuf tail = null;
+        int crcValue = 0;
         try {
-            int headLength = MpaConstants.ULPDU_LENGTH_FIELD + header.length;
-            head = ctx.alloc().directBuffer(headLength, headLength).writeShort(length);
+            int headLength = previousTrailer + MpaConstants.ULPDU_LENGTH_FIELD + header.length;
+            head = ctx.alloc().directBuffer(headLength, headLength);
+            if (previousTrailer != 0) {
+                head.writeZero(pendingPad).writeIntLE(pendingCrc);
+            }
+            head.writeShort(length);
             writeOctets(head, header);
-            tail = ctx.alloc().directBuffer(pad + MpaConstants.CRC_LENGTH, pad + MpaConstants.CRC_LENGTH);
-            int crcValue = 0;
             if (crcEnabled) {
                 crc.reset();
                 lengthField[0] = (byte) (length >>> 8);
@@ -235,10 +327,8 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
                 crc.update(PAD, 0, pad);
                 crcValue = (int) crc.getValue();
             }
-            tail.writeZero(pad).writeIntLE(crcValue);
         } catch (Throwable t) {
             ReferenceCountUtil.safeRelease(head);
-            ReferenceCountUtil.safeRelease(tail);
             ReferenceCountUtil.safeRelease(ulpdu);
             promise.setFailure(t);
             return;
@@ -246,9 +336,14 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         streamOffset += MpaConstants.ULPDU_LENGTH_FIELD + length + pad + MpaConstants.CRC_LENGTH;
         meters.fpdusSent.increment();
         meters.bytesSent.increment(MpaConstants.ULPDU_LENGTH_FIELD + length + pad + MpaConstants.CRC_LENGTH);
+        ChannelPromise previous = previousTrailer != 0 ? pendingPromise : partPromise;
+        // This FPDU's trailer is held before anything is written: a listener of the previous
+        // promise (failed by a closed channel) may write or flush again, after this FPDU.
+        pendingPad = pad;
+        pendingCrc = crcValue;
+        pendingPromise = promise;
         ctx.write(head, partPromise);
-        ctx.write(payload, partPromise); // the ULPDU's one reference is its payload's
-        ctx.write(tail, promise);
+        ctx.write(payload, previous); // the ULPDU's one reference is its payload's
     }
 
     /**
@@ -265,19 +360,26 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         }
     }
 
-    /** FPDU octets for one ULPDU given in parts, as one buffer; takes ownership of {@code ulpdu}. */
-    ByteBuf encode(ByteBufAllocator alloc, OutboundUlpdu ulpdu) {
+    /**
+     * FPDU octets for one ULPDU given in parts, as one buffer, after {@code reserve} octets left
+     * for the caller; takes ownership of {@code ulpdu}.
+     */
+    private ByteBuf encode(ByteBufAllocator alloc, int reserve, OutboundUlpdu ulpdu) {
         long start = streamOffset;
-        ByteBuf fpdu = encodeContiguous(alloc, ulpdu.header(), ulpdu.payload());
+        ByteBuf fpdu = encodeContiguous(alloc, reserve, ulpdu.header(), ulpdu.payload());
         meters.fpdusSent.increment();
         meters.bytesSent.increment(streamOffset - start);
         return fpdu;
     }
 
-    /** FPDU octets for one ULPDU; takes ownership of {@code ulpdu}. */
-    ByteBuf encode(ByteBufAllocator alloc, ByteBuf ulpdu) {
+    /**
+     * FPDU octets for one ULPDU; takes ownership of {@code ulpdu}. Copied after {@code reserve}
+     * octets left for the caller, or (large, without markers, {@code reserve} 0) a composite.
+     */
+    private ByteBuf encode(ByteBufAllocator alloc, int reserve, ByteBuf ulpdu) {
         long start = streamOffset;
-        ByteBuf fpdu = markers || ulpdu.readableBytes() < CONTIGUOUS_LIMIT ? encodeContiguous(alloc, NO_HEADER, ulpdu)
+        ByteBuf fpdu = markers || ulpdu.readableBytes() < CONTIGUOUS_LIMIT
+                ? encodeContiguous(alloc, reserve, NO_HEADER, ulpdu)
                 : encodeWithoutMarkers(alloc, ulpdu);
         meters.fpdusSent.increment();
         meters.bytesSent.increment(streamOffset - start);
@@ -310,17 +412,18 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
      * a slice of this encoder's {@link FpduSlabs}, memory that is reused once written.
      * Releases {@code body}.
      */
-    private ByteBuf encodeContiguous(ByteBufAllocator alloc, byte[] header, ByteBuf body) {
+    private ByteBuf encodeContiguous(ByteBufAllocator alloc, int reserve, byte[] header, ByteBuf body) {
         try {
             CRC32C c = crcEnabled ? crc : null;
             ByteBuf out;
             if (slabs != null) {
+                // With markers no trailer is ever held, so nothing is reserved in front.
                 int wireLength = MarkedCopy.wireLength(header.length + body.readableBytes(), streamOffset, true);
                 out = MarkedCopy.encodeInto(slabs.take(alloc, wireLength), header, body, streamOffset, true, c);
             } else {
-                out = MarkedCopy.encode(alloc, header, body, streamOffset, false, c);
+                out = MarkedCopy.encode(alloc, reserve, header, body, streamOffset, false, c);
             }
-            streamOffset += out.readableBytes();
+            streamOffset += out.readableBytes() - reserve;
             return out;
         } finally {
             body.release();

@@ -11,9 +11,9 @@ import java.util.Objects;
  * by the payload's readable octets.
  *
  * <p>Why not one {@link ByteBuf}: for a large payload the encoder sends the FPDU as a small buffer
- * holding ULPDU_Length and the header, the payload itself (a slice of registered memory, not
- * copied) and a small buffer holding PAD and CRC, three flat buffers that the transport's
- * gathering write takes by address. A composite buffer for the same octets costs one NIO view
+ * holding ULPDU_Length and the header (after the previous FPDU's PAD and CRC, when that one was
+ * held back) and the payload itself (a slice of registered memory, not copied): flat buffers
+ * that the transport's gathering write takes by address. A composite buffer for the same octets costs one NIO view
  * per component in every gathering write and every CRC pass, besides its own assembly.
  *
  * <p>Reference counted through the payload: whoever holds it releases it once (the encoder does).

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link OutboundUlpdu}s (header and payload apart, as RDMAP writes its segments) are framed into
  * exactly the octets the same ULPDU as one buffer gives (RFC 5044 §4.1-§4.4, MPA-R-001, MPA-R-007,
- * MPA-R-022), and a large one without markers leaves as three flat buffers, the payload not copied.
+ * MPA-R-022), and a large one without markers, written and flushed alone, leaves as three flat
+ * buffers, the payload not copied ({@link HeldTrailerTest}: what happens without a flush between).
  */
 class OutboundUlpduFramingTest {
 

@@ -55,8 +55,20 @@ public final class MarkedCopy {
      */
     public static ByteBuf encode(ByteBufAllocator alloc, byte[] header, ByteBuf body, long streamOffset, boolean markers,
                           CRC32C crc) {
+        return encode(alloc, 0, header, body, streamOffset, markers, crc);
+    }
+
+    /**
+     * As {@link #encode(ByteBufAllocator, byte[], ByteBuf, long, boolean, CRC32C)}, the FPDU
+     * written after {@code reserve} octets that are left for the caller to fill (the encoder puts
+     * the previous FPDU's PAD and CRC there, so that both go in one buffer); the writer index is
+     * {@code reserve} plus the FPDU's wire length, the CRC covers the FPDU alone.
+     */
+    public static ByteBuf encode(ByteBufAllocator alloc, int reserve, byte[] header, ByteBuf body, long streamOffset,
+                                 boolean markers, CRC32C crc) {
         int wireLength = wireLength(header.length + body.readableBytes(), streamOffset, markers);
-        return encodeInto(alloc.directBuffer(wireLength, wireLength), header, body, streamOffset, markers, crc);
+        return encodeInto(alloc.directBuffer(reserve + wireLength, reserve + wireLength), reserve, header, body,
+                streamOffset, markers, crc);
     }
 
     /**
@@ -79,6 +91,11 @@ public final class MarkedCopy {
      */
     public static ByteBuf encodeInto(ByteBuf out, byte[] header, ByteBuf body, long streamOffset, boolean markers,
                                      CRC32C crc) {
+        return encodeInto(out, 0, header, body, streamOffset, markers, crc);
+    }
+
+    private static ByteBuf encodeInto(ByteBuf out, int reserve, byte[] header, ByteBuf body, long streamOffset,
+                                      boolean markers, CRC32C crc) {
         int headerLength = header.length;
         int bodyLength = body.readableBytes();
         int length = headerLength + bodyLength;
@@ -88,9 +105,10 @@ public final class MarkedCopy {
         int wireLength = wireLength(length, streamOffset, markers);
         try {
             if (ADDRESSES && out.hasMemoryAddress() && (bodyLength == 0 || body.hasMemoryAddress())) {
-                return encodeByAddress(out, header, body, length, pad, lead, fpduStart, wireLength, markers, crc);
+                return encodeByAddress(out, reserve, header, body, length, pad, lead, fpduStart, wireLength, markers,
+                        crc);
             }
-            return encodeByPieces(out, header, body, length, pad, lead, fpduStart, markers, crc);
+            return encodeByPieces(out.writerIndex(reserve), header, body, length, pad, lead, fpduStart, markers, crc);
         } catch (Throwable t) {
             out.release();
             throw t;
@@ -101,6 +119,7 @@ public final class MarkedCopy {
     private static ByteBuf encodeByPieces(ByteBuf out, byte[] header, ByteBuf body, int length, int pad, int lead,
                                           long fpduStart, boolean markers, CRC32C crc) {
         int headerLength = header.length;
+        int reserve = out.writerIndex();
         if (lead != 0) {
             out.writeInt(0);
         }
@@ -135,7 +154,7 @@ public final class MarkedCopy {
         int crcValue = 0;
         if (crc != null) {
             crc.reset();
-            ByteBufCrc32c.update(crc, out, 0, out.writerIndex());
+            ByteBufCrc32c.update(crc, out, reserve, out.writerIndex() - reserve);
             crcValue = (int) crc.getValue();
         }
         return out.writeIntLE(crcValue);
@@ -279,10 +298,10 @@ public final class MarkedCopy {
         return true;
     }
 
-    private static ByteBuf encodeByAddress(ByteBuf out, byte[] header, ByteBuf body, int length, int pad, int lead,
-                                    long fpduStart, int wireLength, boolean markers, CRC32C crc) {
+    private static ByteBuf encodeByAddress(ByteBuf out, int reserve, byte[] header, ByteBuf body, int length, int pad,
+                                           int lead, long fpduStart, int wireLength, boolean markers, CRC32C crc) {
         int headerLength = header.length;
-        long o = out.memoryAddress();
+        long o = out.memoryAddress() + reserve;
         long b = length > headerLength ? body.memoryAddress() + body.readerIndex() : 0;
         int w = 0;
         if (lead != 0) {
@@ -325,11 +344,11 @@ public final class MarkedCopy {
         int crcValue = 0;
         if (crc != null) {
             crc.reset();
-            ByteBufCrc32c.update(crc, out, 0, w);
+            ByteBufCrc32c.update(crc, out, reserve, w);
             crcValue = (int) crc.getValue();
         }
         putInt(o + w, Integer.reverseBytes(crcValue)); // least-significant octet first
-        return out.writerIndex(wireLength);
+        return out.writerIndex(reserve + wireLength);
     }
 
     /** The address path of {@link #decode}: as {@link #decodeByPieces}, the pieces and FPDUPTRs by address. */

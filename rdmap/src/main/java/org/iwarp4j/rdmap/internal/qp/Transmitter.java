@@ -3,6 +3,7 @@ package org.iwarp4j.rdmap.internal.qp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayDeque;
 import org.iwarp4j.ddp.Access;
@@ -248,11 +249,8 @@ final class Transmitter {
             onFirstMessage.run();
         }
         if (entry != null) {
-            int length = segmenter.messageLength();
-            last.addListener(f -> {
-                entry.done(f.isSuccess() ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.FATAL, length);
-                completeInOrder();
-            });
+            entry.messageLength = segmenter.messageLength();
+            last.addListener(entry);
         }
         return last;
     }
@@ -361,15 +359,26 @@ final class Transmitter {
         }
     }
 
-    /** A send work request on its way through the queue. */
-    static final class SendEntry {
+    /**
+     * A send work request on its way through the queue; for a message it sends, the listener of
+     * its last segment's write (not a lambda per message).
+     */
+    final class SendEntry implements ChannelFutureListener {
         final SendWorkRequest request;
         WorkCompletionStatus status;
         int length;
         TerminateReason reason;
+        /** Payload octets of the message, reported when its last segment is written. */
+        int messageLength;
 
         SendEntry(SendWorkRequest request) {
             this.request = request;
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture f) {
+            done(f.isSuccess() ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.FATAL, messageLength);
+            completeInOrder();
         }
 
         void done(WorkCompletionStatus s, int octets) {
