@@ -1,6 +1,9 @@
 package org.iwarp4j.rdmap;
 
+import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -21,6 +24,13 @@ import java.util.function.Consumer;
  * signalled while the event loop still held the queue's lock, could wake only to wait for that
  * lock: two wake-ups per completion on a busy machine, and a spinning poller took the lock on
  * every look.)
+ *
+ * <p>On an event loop the wake-up waits for the end of the loop's turn: completing schedules one
+ * task on that loop (no system call: the loop is the caller) that wakes as many waiters as there
+ * are completions by then, so that the completions of one turn (a gathering write's promises, the
+ * messages of one socket read) cost one unpark and one context switch instead of one each. The
+ * waiter then finds them all with {@link #poll()}. A waiter is woken at the latest when the loop has
+ * processed the I/O of its current turn; a completion from any other thread wakes at once.
  */
 public final class CompletionQueue {
 
@@ -32,6 +42,12 @@ public final class CompletionQueue {
     private final AtomicInteger waiting = new AtomicInteger();
     private final int capacity;
     private volatile Consumer<WorkCompletion> listener;
+    /** A wake-up task is scheduled on some event loop and has not started yet. */
+    private final java.util.concurrent.atomic.AtomicBoolean wakeScheduled =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private final Runnable wakeTask = this::wakeForQueued;
+    /** Unparks so far, for tests: the cost this class exists to keep low. */
+    private final java.util.concurrent.atomic.AtomicLong wakeUps = new java.util.concurrent.atomic.AtomicLong();
 
     CompletionQueue(int capacity) {
         if (capacity < 1) {
@@ -118,9 +134,20 @@ public final class CompletionQueue {
         if (waiting.get() > 0) {
             Thread t = waiters.poll();
             if (t != null) {
+                wakeUps.incrementAndGet();
                 LockSupport.unpark(t);
             }
         }
+    }
+
+    /** Threads waiting in a timed poll or take now (for tests). */
+    int waitingThreads() {
+        return waiting.get();
+    }
+
+    /** Waiting threads unparked so far (for tests). */
+    long wakeUps() {
+        return wakeUps.get();
     }
 
     /** Completions waiting to be polled. */
@@ -138,6 +165,14 @@ public final class CompletionQueue {
 
     /** @return {@code false} on overrun */
     boolean complete(WorkCompletion completion) {
+        return complete(completion, null);
+    }
+
+    /**
+     * As {@link #complete(WorkCompletion)}, called on {@code loop} (the completing queue pair's
+     * event loop, or {@code null}): a waiter is woken at the end of the loop's turn.
+     */
+    boolean complete(WorkCompletion completion, Executor loop) {
         Consumer<WorkCompletion> l = listener;
         if (l != null) {
             l.accept(completion);
@@ -153,7 +188,34 @@ public final class CompletionQueue {
             }
         }
         completions.add(completion);
-        wakeOne();
+        wakeSoon(loop);
         return true;
+    }
+
+    /** Wakes a waiter now, or at the end of the completing event loop's turn. */
+    private void wakeSoon(Executor loop) {
+        if (waiting.get() <= 0) {
+            return; // a thread that starts waiting later looks at the queue after registering
+        }
+        if (!(loop instanceof EventExecutor) || !((EventExecutor) loop).inEventLoop()) {
+            wakeOne();
+            return;
+        }
+        if (wakeScheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(wakeTask);
+            } catch (RejectedExecutionException shuttingDown) {
+                wakeScheduled.set(false);
+                wakeOne();
+            }
+        }
+    }
+
+    /** One waiter per completion queued now (each takes one; a waiter left over waits on). */
+    private void wakeForQueued() {
+        wakeScheduled.set(false);
+        for (int n = queued.get(); n > 0 && waiting.get() > 0; n--) {
+            wakeOne();
+        }
     }
 }

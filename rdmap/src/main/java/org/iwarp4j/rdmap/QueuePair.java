@@ -291,7 +291,7 @@ public final class QueuePair {
             WorkCompletion completion = new WorkCompletion(workRequestId, opcode, status, byteLength, solicitedEvent,
                     invalidatedStag, reason, QueuePair.this);
             rnic.meters().completed(completion);
-            if (!cq.complete(completion)) {
+            if (!cq.complete(completion, workQueue.executor())) {
                 moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
             }
         }

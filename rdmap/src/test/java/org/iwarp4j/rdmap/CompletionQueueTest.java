@@ -112,4 +112,97 @@ class CompletionQueueTest {
         assertThat(cq.complete(completion(31))).isTrue();
         assertThat(cq.take().workRequestId()).isEqualTo(31);
     }
+
+    /** Waits (bounded, without sleeping) until {@code n} threads wait in {@code cq}. */
+    private static void awaitWaiters(CompletionQueue cq, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (cq.waitingThreads() < n) {
+            assertThat(System.nanoTime()).as("a waiter registers within 20 s").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Completions made on an event loop wake the waiter when the loop's task is over, once for all
+     * of them: five completions of one turn cost one unpark, and the woken thread finds all five.
+     */
+    @Test
+    void completionsOfOneEventLoopTurnWakeTheWaiterOnce() throws Exception {
+        CompletionQueue cq = new CompletionQueue(8);
+        io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
+        try {
+            CompletableFuture<java.util.List<Long>> taken = CompletableFuture.supplyAsync(() -> {
+                java.util.List<Long> ids = new java.util.ArrayList<>();
+                try {
+                    ids.add(cq.take().workRequestId());
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                for (WorkCompletion c; (c = cq.poll()) != null; ) {
+                    ids.add(c.workRequestId());
+                }
+                return ids;
+            });
+            awaitWaiters(cq, 1);
+            long wakeUpsInTurn = loop.submit(() -> {
+                for (long id = 41; id <= 45; id++) {
+                    assertThat(cq.complete(completion(id), loop)).isTrue();
+                }
+                return cq.wakeUps();
+            }).get(20, TimeUnit.SECONDS);
+            assertThat(wakeUpsInTurn).as("no unpark before the turn ends").isZero();
+            assertThat(taken.get(20, TimeUnit.SECONDS)).containsExactly(41L, 42L, 43L, 44L, 45L);
+            assertThat(cq.wakeUps()).as("one unpark for the turn's five completions").isEqualTo(1);
+        } finally {
+            loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Two waiters and two completions in one event loop turn: both are woken, one each. */
+    @Test
+    void oneEventLoopTurnWakesAWaiterPerCompletion() throws Exception {
+        CompletionQueue cq = new CompletionQueue(4);
+        io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.Callable<Long> waiter = () -> {
+                WorkCompletion c = cq.poll(20, TimeUnit.SECONDS);
+                return c == null ? -1 : c.workRequestId();
+            };
+            java.util.concurrent.Future<Long> a = pool.submit(waiter);
+            java.util.concurrent.Future<Long> b = pool.submit(waiter);
+            awaitWaiters(cq, 2);
+            loop.submit(() -> {
+                cq.complete(completion(51), loop);
+                cq.complete(completion(52), loop);
+            }).get(20, TimeUnit.SECONDS);
+            assertThat(java.util.List.of(a.get(30, TimeUnit.SECONDS), b.get(30, TimeUnit.SECONDS)))
+                    .containsExactlyInAnyOrder(51L, 52L);
+        } finally {
+            pool.shutdownNow();
+            loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Off an event loop (or on another thread than the given loop) the waiter is woken at once. */
+    @Test
+    void aCompletionOffTheLoopWakesAtOnce() throws Exception {
+        CompletionQueue cq = new CompletionQueue(2);
+        io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
+        try {
+            CompletableFuture<Long> taken = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return cq.take().workRequestId();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            awaitWaiters(cq, 1);
+            assertThat(cq.complete(completion(61), loop)).isTrue(); // this thread is not the loop
+            assertThat(cq.wakeUps()).isEqualTo(1);
+            assertThat(taken.get(20, TimeUnit.SECONDS)).isEqualTo(61);
+        } finally {
+            loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        }
+    }
 }

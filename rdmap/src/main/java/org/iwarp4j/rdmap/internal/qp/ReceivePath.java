@@ -70,6 +70,9 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf internalBuffers;
     private int internalUsed;
     private ByteBuf currentUlpdu;
+    /** A flush is scheduled for the end of this event loop turn; see {@link #flushSoon()}. */
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushNow;
 
     ReceivePath(QueuePairPort port, Completions completions, Terminator terminator, Transmitter transmitter,
                 ChannelHandlerContext ctx) {
@@ -303,7 +306,7 @@ final class ReceivePath implements PlacementAdvisor {
         if (segment.last()) {
             meters.received(RdmapOpcode.RDMA_READ_RESPONSE);
             transmitter.readResponseComplete();
-            ctx.flush(); // Read Requests held back by ORD may just have been written
+            flushSoon(); // Read Requests held back by ORD may just have been written
         }
     }
 
@@ -358,7 +361,26 @@ final class ReceivePath implements PlacementAdvisor {
                 readRequests.post(slot);
             }
         });
+        flushSoon();
+    }
+
+    /**
+     * Flushes once the event loop has processed this turn's input: the Read Responses answering
+     * every Read Request of one socket read (and the Read Requests that Read Responses let past
+     * ORD) go out in one gathering write instead of one system call, and one TCP segment to wake the
+     * peer, per message. The task runs in the same turn, after the reads (Netty runs tasks queued
+     * by the loop itself before it waits for I/O again), so nothing waits for more input.
+     */
+    private void flushNow() {
+        flushScheduled = false;
         ctx.flush();
+    }
+
+    private void flushSoon() {
+        if (!flushScheduled) {
+            flushScheduled = true;
+            ctx.executor().execute(flushTask);
+        }
     }
 
     private static TerminateCause readSourceCause(StagCheck check) {

@@ -37,6 +37,11 @@ public final class WorkQueue {
         scheduleDrain();
     }
 
+    /** The event loop the engine runs on ({@code null} before it is bound). */
+    public Executor executor() {
+        return executor;
+    }
+
     /** Whether an engine runs the commands yet. */
     public boolean isBound() {
         return handler != null;
