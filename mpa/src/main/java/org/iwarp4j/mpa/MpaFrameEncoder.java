@@ -34,8 +34,9 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * small next FPDU, in the same buffer as that whole FPDU): two entries per FPDU in Netty's
  * outbound buffer instead of three, each entry costing an allocation, a release and the entry's
  * own bookkeeping. A flush, a close, a message of another type and the removal of this handler
- * write a held trailer on its own first. The caller's promise of an FPDU completes when a write
- * after its trailer's has (the payload of the next FPDU, or the trailer's own at a flush); a void
+ * write a held trailer on its own first. The caller's promise of an FPDU completes with the write
+ * that holds its trailer (the next FPDU's small buffer, or the trailer's own at a flush), never
+ * later: a responder frees an IRD slot when its Read Response is written; a void
  * promise of an FPDU whose trailer shares the next FPDU's small buffer gives way to that FPDU's
  * promise, which reports the buffer's outcome.
  *
@@ -296,8 +297,8 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     /**
      * Writes the FPDU of a large ULPDU without markers as two flat buffers, and holds its trailer
      * back: the held trailer of the FPDU before, if any, then ULPDU_Length and the header, in one
-     * small buffer; the payload, not copied, carrying the promise of the FPDU before (its octets
-     * are all written once the payload is). PAD and the CRC of this FPDU wait for the next write
+     * small buffer, carrying the promise of the FPDU before (its octets are all written once
+     * that buffer is); the payload, not copied. PAD and the CRC of this FPDU wait for the next write
      * or flush. The CRC covers the header and PAD from heap arrays and the payload in place, the
      * octets the transport then sends.
      */
@@ -342,8 +343,11 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         pendingPad = pad;
         pendingCrc = crcValue;
         pendingPromise = promise;
-        ctx.write(head, partPromise);
-        ctx.write(payload, previous); // the ULPDU's one reference is its payload's
+        // The previous FPDU's promise rides on the buffer that ends it (its trailer, before this
+        // head), not on this payload: a completion must not wait for another 64 KiB to be written
+        // (a responder reposts an IRD slot when its Read Response is written, RFC 5040 §6.5).
+        ctx.write(head, previous);
+        ctx.write(payload, partPromise); // the ULPDU's one reference is its payload's
     }
 
     /**

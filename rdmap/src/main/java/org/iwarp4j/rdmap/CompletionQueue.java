@@ -5,7 +5,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -43,11 +45,10 @@ public final class CompletionQueue {
     private final int capacity;
     private volatile Consumer<WorkCompletion> listener;
     /** A wake-up task is scheduled on some event loop and has not started yet. */
-    private final java.util.concurrent.atomic.AtomicBoolean wakeScheduled =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean wakeScheduled = new AtomicBoolean();
     private final Runnable wakeTask = this::wakeForQueued;
     /** Unparks so far, for tests: the cost this class exists to keep low. */
-    private final java.util.concurrent.atomic.AtomicLong wakeUps = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong wakeUps = new AtomicLong();
 
     CompletionQueue(int capacity) {
         if (capacity < 1) {

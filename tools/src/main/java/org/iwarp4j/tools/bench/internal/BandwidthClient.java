@@ -5,6 +5,7 @@ import org.iwarp4j.tools.bench.BandwidthResult;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.QueuePair;
@@ -114,7 +115,7 @@ final class BandwidthClient {
         long completedTotal = 0;
         long lastProgress = System.nanoTime();
         boolean stop = false;
-        List<SendWorkRequest> batch = new java.util.ArrayList<>(depth);
+        List<SendWorkRequest> batch = new ArrayList<>(depth);
         boolean send = settings.test() == BenchTest.SEND;
         while (true) {
             long now = System.nanoTime();
