@@ -141,9 +141,13 @@ public final class CompletionQueue {
         }
     }
 
-    /** Threads waiting in a timed poll or take now (for tests). */
+    /**
+     * Threads registered to be woken now (for tests): counted from the queue a wake-up takes them
+     * from, not from {@code waiting}, which a waiter raises before it joins that queue (a completion
+     * in between finds no thread to unpark, and the waiter finds the completion itself).
+     */
     int waitingThreads() {
-        return waiting.get();
+        return waiters.size();
     }
 
     /** Waiting threads unparked so far (for tests). */
