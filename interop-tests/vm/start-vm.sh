@@ -34,9 +34,14 @@ netdev="user,id=n0,net=10.0.2.0/24,host=10.0.2.2,hostfwd=tcp:127.0.0.1:$ssh_port
 for f in "${fwds[@]}"; do netdev+=",hostfwd=tcp:127.0.0.1:${f%%:*}-:${f#*:}"; done
 
 # lpj/no_timer_check skip delay-loop calibration, slow and pointless under TCG.
-append="console=ttyS0 panic=-1 lpj=10000000 no_timer_check mitigations=off audit=0"
+# sysrq_always_enabled: when the guest stops answering ssh, the harness sends SysRq-9/-l/-w over
+# the PS/2 keyboard (QMP send-key) for CPU backtraces and blocked tasks on the console; it costs
+# nothing until then. Under TCG "quiet" keeps the boot's hundreds of info lines off the emulated
+# serial port, and loglevel=5 lets warnings and worse through (about 15 lines per boot): RCU stall,
+# soft lockup, hung task and panic reports with their stack traces, and WARN splats.
+append="console=ttyS0 panic=-1 sysrq_always_enabled lpj=10000000 no_timer_check mitigations=off audit=0"
 case $accel in
-  tcg) accel_args=(-accel tcg,thread=multi,tb-size=256 -cpu max); append+=" quiet" ;;
+  tcg) accel_args=(-accel tcg,thread=multi,tb-size=256 -cpu max); append+=" quiet loglevel=5" ;;
   # Not quiet: the caller can tell a KVM that boots (kernel messages within a second) from
   # one that hangs silently, as a stock kernel does when this host is itself a nested guest.
   # (-cpu host/max abort at once there: "failed to set MSR 0x10a".)

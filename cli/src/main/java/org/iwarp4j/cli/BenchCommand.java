@@ -17,6 +17,7 @@ import org.iwarp4j.tools.bench.BenchRow;
 import org.iwarp4j.tools.bench.BenchStoppedException;
 import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.tools.bench.BenchRunner;
+import org.iwarp4j.tools.bench.WorkRequestFailedException;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.PollMode;
 import org.iwarp4j.tools.bench.BenchTest;
@@ -368,6 +369,7 @@ final class BenchCommand {
             BenchRunner.ClientResult result = null;
             boolean interrupted = false;
             String error = null;
+            WorkRequestFailedException failedRequest = null;
             int status;
             try (StopOnInterrupt stop = StopOnInterrupt.install();
                  ProgressLine progress = new ProgressLine(out, table && ProgressLine.stdoutIsTerminal())) {
@@ -420,6 +422,9 @@ final class BenchCommand {
                         status = StopOnInterrupt.EXIT_INTERRUPTED;
                     } else {
                         error = e.getMessage();
+                        if (e instanceof WorkRequestFailedException failed) {
+                            failedRequest = failed;
+                        }
                         status = e instanceof ConnectFailedException ? EXIT_NO_CONNECTION : EXIT_FAILED;
                     }
                 }
@@ -432,6 +437,11 @@ final class BenchCommand {
                         + " size(s) done" + (rows.stream().anyMatch(BenchRow::partial) ? ", one partial" : ""));
             } else if (error != null) {
                 err.println(name + ": " + error);
+                // A failed work request: which, why, and both ends' queue pairs (a rare failure
+                // can only be understood from what the failed run printed).
+                if (failedRequest != null) {
+                    failedRequest.printDiagnosis(err, name + ":   ");
+                }
             } else if (table) {
                 BenchReport.footer(out, result.rdma(), result.tcpNote());
             }

@@ -9,10 +9,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -57,10 +60,12 @@ final class MpaDemo {
         SimpleMeterRegistry initiatorMeters = new SimpleMeterRegistry();
         SimpleMeterRegistry responderMeters = new SimpleMeterRegistry();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         try {
             java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.PcapRecording.recorder(
                     org.iwarp4j.tools.pcap.CommandCapture.current());
             CompletableFuture<DemoPeer> accepted = new CompletableFuture<>();
+            CompletableFuture<Channel> acceptedChannel = new CompletableFuture<>();
             byte[] responderPd = RESPONDER_PRIVATE_DATA.getBytes(StandardCharsets.UTF_8);
             ConnectRequestHandler decision = request ->
                     CompletableFuture.completedFuture(MpaDecision.accept(responderPd));
@@ -70,10 +75,12 @@ final class MpaDemo {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             record.accept(ch);
+                            connections.add(ch);
                             DemoPeer peer = new DemoPeer(DemoPeer.RESPONDER, count, size);
                             ch.pipeline().addLast(MpaStartupHandler.responder(
                                     settings(responderPd, responderMeters), decision), peer);
                             accepted.complete(peer);
+                            acceptedChannel.complete(ch);
                         }
                     })
                     .bind("127.0.0.1", 0).sync().channel();
@@ -86,6 +93,7 @@ final class MpaDemo {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             record.accept(ch);
+                            connections.add(ch);
                             ch.pipeline().addLast(MpaStartupHandler.initiator(
                                     settings(privateData.getBytes(StandardCharsets.UTF_8), initiatorMeters)),
                                     initiator);
@@ -96,10 +104,15 @@ final class MpaDemo {
             boolean done = initiator.finished().get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     & responder.finished().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             long nanos = System.nanoTime() - start;
+            // Both ends are closed here, not left to the group's shutdown: a channel still open
+            // when its event loop ends is never closed, and what its pipeline holds is never released.
             client.close().sync();
+            acceptedChannel.get(TIMEOUT_SECONDS, TimeUnit.SECONDS).close().sync();
             server.close().sync();
             return new Report(address, initiator, responder, initiatorMeters, responderMeters, done, nanos);
         } finally {
+            // The same when the demo failed or timed out: ends still open are closed before the shutdown.
+            connections.close().awaitUninterruptibly(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }

@@ -26,9 +26,25 @@ public final class ReceiveBuffer {
         this.length = total;
     }
 
+    /** One piece, already checked by {@link ScatterEntry}'s constructor: no list to copy or sum. */
+    private ReceiveBuffer(long workRequestId, ScatterEntry only) {
+        this.workRequestId = workRequestId;
+        this.scatterList = List.of(only);
+        this.length = only.length();
+    }
+
     /** A buffer of octets {@code [0, length)} of {@code buffer}. */
     public static ReceiveBuffer of(long workRequestId, ByteBuf buffer, int length) {
-        return new ReceiveBuffer(workRequestId, List.of(new ScatterEntry(buffer, 0, length)));
+        return of(workRequestId, buffer, 0, length);
+    }
+
+    /**
+     * A buffer of octets {@code [index, index + length)} of {@code buffer}: the one-piece scatter
+     * list most receives have, built without the general factory's list copy (a receive is
+     * posted once per message received, so this is on every Send's path).
+     */
+    public static ReceiveBuffer of(long workRequestId, ByteBuf buffer, int index, int length) {
+        return new ReceiveBuffer(workRequestId, new ScatterEntry(buffer, index, length));
     }
 
     /** A buffer made of {@code scatterList}, in order; the list may be empty (a zero-length buffer). */

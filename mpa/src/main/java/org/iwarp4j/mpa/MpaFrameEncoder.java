@@ -16,6 +16,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.iwarp4j.mpa.internal.ByteBufCrc32c;
+import org.iwarp4j.mpa.internal.FlushSlab;
 import org.iwarp4j.mpa.internal.FpduSlabs;
 import org.iwarp4j.mpa.internal.MarkedCopy;
 import org.iwarp4j.mpa.internal.MpaMeters;
@@ -38,7 +39,8 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * that holds its trailer (the next FPDU's small buffer, or the trailer's own at a flush), never
  * later: a responder frees an IRD slot when its Read Response is written; a void
  * promise of an FPDU whose trailer shares the next FPDU's small buffer gives way to that FPDU's
- * promise, which reports the buffer's outcome.
+ * promise, which reports the buffer's outcome. The small buffers of one flush are slices of one
+ * direct buffer ({@link FlushSlab}), not an allocation each.
  *
  * <p>Given as a {@link ByteBuf}, a large ULPDU's FPDU is one composite of a small header, the ULPDU
  * and a small trailer (one message per FPDU, as a test reading the channel expects). Smaller
@@ -95,6 +97,8 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** With markers: the memory FPDUs are copied into, reused once written (null without markers). */
     private final FpduSlabs slabs;
+    /** Without markers: the memory the small head and trailer buffers of the current flush are cut from. */
+    private final FlushSlab heads = new FlushSlab();
     /** Held ULPDUs are being framed: a write is framed now, not held behind them. */
     private boolean draining;
 
@@ -122,6 +126,16 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         // carries the FPDU's promise fails with it (the transport fails every write after a failed
         // one) and reports it.
         this.partPromise = new VoidChannelPromise(ctx.channel(), false);
+        // The slabs go as soon as the channel closes, not only when the pipeline is torn down (a
+        // task the event loop runs later): a closed channel never needs them, and an application
+        // that ends its event loop early cannot keep them. Held ULPDUs stay until handlerRemoved,
+        // after the connection's error is known: their writes fail with it.
+        ctx.channel().closeFuture().addListener(closed -> {
+            heads.release();
+            if (slabs != null) {
+                slabs.release();
+            }
+        });
     }
 
     @Override
@@ -132,6 +146,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         if (slabs != null) {
             slabs.release();
         }
+        heads.release();
         ClosedChannelException closed = null;
         while (!held.isEmpty()) {
             ReferenceCountUtil.safeRelease(held.poll());
@@ -188,6 +203,16 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         super.channelWritabilityChanged(ctx);
     }
 
+    /** Slabs this encoder keeps for FPDUs with markers (for tests). */
+    int keptSlabs() {
+        return slabs == null ? 0 : slabs.slabs();
+    }
+
+    /** Whether a slab for this flush's small buffers is held now (for tests). */
+    boolean holdsHeadSlab() {
+        return heads.holdsSlab();
+    }
+
     /** Whether FPDUs are still held back. */
     public boolean isFenced() {
         return fenced;
@@ -196,6 +221,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     @Override
     public void flush(ChannelHandlerContext ctx) {
         writePendingTrailer(ctx);
+        heads.endFlush(); // this flush's small buffers are all written downstream: hold no memory while idle
         ctx.flush();
     }
 
@@ -284,8 +310,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         pendingPromise = null;
         ByteBuf tail;
         try {
-            tail = ctx.alloc().directBuffer(pad + MpaConstants.CRC_LENGTH, pad + MpaConstants.CRC_LENGTH)
-                    .writeZero(pad).writeIntLE(pendingCrc);
+            tail = heads.take(ctx.alloc(), pad + MpaConstants.CRC_LENGTH).writeZero(pad).writeIntLE(pendingCrc);
         } catch (Throwable t) {
             promise.tryFailure(t);
             ctx.close();
@@ -297,7 +322,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
     /**
      * Writes the FPDU of a large ULPDU without markers as two flat buffers, and holds its trailer
      * back: the held trailer of the FPDU before, if any, then ULPDU_Length and the header, in one
-     * small buffer, carrying the promise of the FPDU before (its octets are all written once
+     * small buffer (a slice of this flush's {@link FlushSlab}), carrying the promise of the FPDU before (its octets are all written once
      * that buffer is); the payload, not copied. PAD and the CRC of this FPDU wait for the next write
      * or flush. The CRC covers the header and PAD from heap arrays and the payload in place, the
      * octets the transport then sends.
@@ -312,7 +337,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         int crcValue = 0;
         try {
             int headLength = previousTrailer + MpaConstants.ULPDU_LENGTH_FIELD + header.length;
-            head = ctx.alloc().directBuffer(headLength, headLength);
+            head = heads.take(ctx.alloc(), headLength);
             if (previousTrailer != 0) {
                 head.writeZero(pendingPad).writeIntLE(pendingCrc);
             }

@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -183,6 +184,37 @@ class FpduSlabsTest {
         for (ChannelFuture write : writes) {
             assertThat(write.isSuccess()).isTrue();
         }
+        assertThat(channel.finish()).isFalse();
+    }
+
+    /**
+     * The slabs go when the channel closes, not only when the pipeline is torn down (a task the
+     * event loop runs later, which an application that ends its event loop early may never let
+     * run). Seen from a listener of the close future, which runs within the close: the encoder
+     * keeps no slab; after the teardown every ULPDU held unframed has failed and everything the
+     * encoder allocated is released.
+     */
+    @Test
+    void theSlabsGoWhenTheChannelCloses() {
+        RecordingAllocator alloc = new RecordingAllocator();
+        MpaFrameEncoder encoder = new MpaFrameEncoder(true, true, false);
+        EmbeddedChannel channel = new EmbeddedChannel(encoder);
+        channel.config().setAllocator(alloc);
+        List<ChannelFuture> writes = new ArrayList<>();
+        for (int i = 0; i < 24; i++) { // past the queue limit: the last ones are held unframed
+            writes.add(channel.write(Unpooled.directBuffer(MpaConstants.MAX_ULPDU).writeZero(MpaConstants.MAX_ULPDU)));
+        }
+        assertThat(writes.get(writes.size() - 1).isDone()).as("a ULPDU held unframed").isFalse();
+        assertThat(encoder.keptSlabs()).isPositive();
+        List<Integer> slabsAtClose = new ArrayList<>();
+        channel.closeFuture().addListener(closed -> slabsAtClose.add(encoder.keptSlabs()));
+
+        channel.close();
+
+        assertThat(slabsAtClose).containsExactly(0);
+        assertThat(writes.get(writes.size() - 1).cause()).isInstanceOf(ClosedChannelException.class);
+        assertThat(writes).allSatisfy(write -> assertThat(write.isDone()).isTrue());
+        assertThat(alloc.direct).isNotEmpty().allSatisfy(buf -> assertThat(buf.refCnt()).isZero());
         assertThat(channel.finish()).isFalse();
     }
 }

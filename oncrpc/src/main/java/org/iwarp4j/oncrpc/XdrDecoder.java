@@ -97,7 +97,10 @@ public final class XdrDecoder {
         if (length < 0) {
             throw new IllegalArgumentException("length < 0");
         }
-        need((long) length + XdrMessage.padding(length), "opaque[" + length + "]");
+        if ((long) length + XdrMessage.padding(length) > in.readableBytes()) {
+            // the item's name is built only for the error: this runs for every file handle and verifier
+            need((long) length + XdrMessage.padding(length), "opaque[" + length + "]");
+        }
         byte[] data = new byte[length];
         in.readBytes(data);
         in.skipBytes(XdrMessage.padding(length));
@@ -115,7 +118,9 @@ public final class XdrDecoder {
      */
     public ByteBuf readOpaqueBuf(int max) {
         int length = readLength(max, "opaque");
-        need((long) length + XdrMessage.padding(length), "opaque<" + max + "> of " + length);
+        if ((long) length + XdrMessage.padding(length) > in.readableBytes()) {
+            need((long) length + XdrMessage.padding(length), "opaque<" + max + "> of " + length);
+        }
         ByteBuf data = in.readRetainedSlice(length);
         in.skipBytes(XdrMessage.padding(length));
         return data;
@@ -147,7 +152,9 @@ public final class XdrDecoder {
     /** string {@code string<max>} (RFC 4506 §4.11), decoded as UTF-8; max counts octets. */
     public String readString(int max) {
         int length = readLength(max, "string");
-        need((long) length + XdrMessage.padding(length), "string<" + max + "> of " + length);
+        if ((long) length + XdrMessage.padding(length) > in.readableBytes()) {
+            need((long) length + XdrMessage.padding(length), "string<" + max + "> of " + length);
+        }
         String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
         in.skipBytes(length + XdrMessage.padding(length));
         return s;

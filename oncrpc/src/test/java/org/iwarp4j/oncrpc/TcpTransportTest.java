@@ -9,9 +9,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
 import org.junit.jupiter.api.Test;
@@ -106,11 +109,13 @@ class TcpTransportTest {
     @Test
     void replyWithAnUnknownXidIsDroppedAndCounted() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        ChannelGroup accepted = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         try {
             Channel raw = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            accepted.add(ch);
                             ch.pipeline().addLast(new RecordMarkingDecoder(1024), new RecordMarkingEncoder(),
                                     new SimpleChannelInboundHandler<ByteBuf>() {
                                         @Override
@@ -133,6 +138,9 @@ class TcpTransportTest {
                 raw.close().sync();
             }
         } finally {
+            // The accepted connection may outlive the client's close by a moment: closed here, as
+            // Netty 4.2's group shutdown does not tear it down and its decoder's cumulation would leak.
+            accepted.close().awaitUninterruptibly(10, TimeUnit.SECONDS);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }

@@ -58,6 +58,23 @@ class XdrBoundedDecodingTest {
         assertThatThrownBy(() -> decoder("00").skip(2)).isInstanceOf(XdrException.class);
     }
 
+    @Test
+    void anItemThatFillsTheRestExactlyIsReadAndOneOctetShortIsRefusedWithItsName() {
+        // the item's name is built only on failure (the bounds check runs for every file handle)
+        assertThat(decoder("01020300").readFixedOpaque(3)).containsExactly(1, 2, 3);
+        assertThatThrownBy(() -> decoder("010203").readFixedOpaque(3)).isInstanceOf(XdrException.class)
+                .hasMessage("opaque[3] needs 4 octets but only 3 remain");
+        assertThat(decoder("00000003 01020300").readOpaqueBuf(8)).satisfies(b -> {
+            assertThat(b.readableBytes()).isEqualTo(3);
+            b.release();
+        });
+        assertThatThrownBy(() -> decoder("00000003 010203").readOpaqueBuf(8)).isInstanceOf(XdrException.class)
+                .hasMessage("opaque<8> of 3 needs 4 octets but only 3 remain");
+        assertThat(decoder("00000003 61626300").readString(8)).isEqualTo("abc");
+        assertThatThrownBy(() -> decoder("00000003 616263").readString(8)).isInstanceOf(XdrException.class)
+                .hasMessage("string<8> of 3 needs 4 octets but only 3 remain");
+    }
+
     private static final List<Consumer<XdrDecoder>> READERS = List.of(
             XdrDecoder::readInt, XdrDecoder::readBoolean, XdrDecoder::readHyper,
             d -> d.readOpaque(1024), d -> d.readOpaqueBuf(Integer.MAX_VALUE).release(),

@@ -163,6 +163,16 @@ public final class CompletionQueue {
     /**
      * Delivers completions to {@code listener} on the completing event loop instead of queueing
      * them; {@code null} returns to polling. Completions already queued stay queued.
+     *
+     * <p>The listener runs on the event loop of the queue pair that completed the work: queue
+     * pairs on different loops that share this queue call it concurrently. Send work it posts is
+     * not run inside the call but reaches the engine in the loop's drain at the end of the turn, in
+     * posting order; a receive it posts on the completing queue pair is posted before {@link
+     * QueuePair#postReceive} returns (so always ahead of a Send posted after it), behind any
+     * receive still queued from another thread; after a {@code close()} or {@code abort()} still
+     * queued it waits behind that and is flushed. The listener is never called from inside its own
+     * post. It must not throw: an exception leaves the completing engine and fails that
+     * queue pair's connection. {@code setListener(null)} does not wait for a call already running.
      */
     public void setListener(Consumer<WorkCompletion> listener) {
         this.listener = listener;

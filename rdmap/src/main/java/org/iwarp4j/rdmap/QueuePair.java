@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +34,10 @@ import org.iwarp4j.rdmap.internal.qp.WorkQueue;
  */
 public final class QueuePair {
 
+    /** Why a queue pair that signals per request may find its send queue full for good. */
+    static final String UNSIGNALLED_SLOTS = "; the slots of unsignalled requests are given back only when a later"
+            + " request completes: signal at least one in every send queue depth";
+
     private final Rnic rnic;
     private final QueuePairSettings settings;
     private final int number;
@@ -41,6 +46,8 @@ public final class QueuePair {
     private final WorkQueue workQueue = new WorkQueue();
     private final AtomicInteger outstandingSends = new AtomicInteger();
     private final AtomicInteger outstandingReceives = new AtomicInteger();
+    /** For receives counted in {@link #outstandingReceives} that a failed post did not post. */
+    private final java.util.function.IntConsumer giveBackReceiveSlots = n -> outstandingReceives.addAndGet(-n);
     private final Port port = new Port();
     private final CompletableFuture<QueuePair> established = new CompletableFuture<>();
     private final CompletableFuture<QueuePair> closed = new CompletableFuture<>();
@@ -50,6 +57,7 @@ public final class QueuePair {
     private volatile boolean terminateReceived;
     private volatile OptionalInt terminatedStag = OptionalInt.empty();
     private volatile boolean terminateWithheld;
+    private volatile Throwable failureCause;
 
     QueuePair(Rnic rnic, QueuePairSettings settings, int number) {
         this.rnic = rnic;
@@ -149,12 +157,40 @@ public final class QueuePair {
         return terminateWithheld;
     }
 
-    /** Posts send-queue work; each request produces one completion on the send completion queue. */
+    /**
+     * The local failure that ended this queue pair without a Terminate, the first one seen: an
+     * exception in its connection's pipeline (its {@code toString()} names the class and message),
+     * an IOException reading "connection closed by the peer mid-FPDU" whose cause is MPA's {@code
+     * CONNECTION_LOST} error (RFC 5044 §8 code 1, for which no Terminate is sent), or the cause of
+     * a failed write ("connection closed under a pending write" when the connection closed under
+     * it), or, when the connection ended with sends outstanding and nothing else failed first,
+     * "connection closed with work outstanding, not by this queue pair"; {@code null} if none.
+     * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
+     */
+    public Throwable failureCause() {
+        return failureCause;
+    }
+
+    /**
+     * Posts send-queue work; each request produces one completion on the send completion queue,
+     * except an unsignalled one that succeeds on a queue pair that signals per request ({@link
+     * QueuePairSettings.Builder#signalAllSends}). A request's slot is taken until its completion,
+     * or for an unsignalled one a later request's completion, reaches the completion queue.
+     *
+     * @throws NullPointerException if a request is {@code null} (none is posted)
+     * @throws IllegalStateException if the requests do not fit in the send queue (none is posted),
+     *         or the queue pair is past RTS
+     */
     public void postSend(SendWorkRequest... requests) {
+        // Refused here, not in the event loop's drain, where it would stop the commands behind it.
+        for (SendWorkRequest r : requests) {
+            Objects.requireNonNull(r, "request");
+        }
         checkPostable();
         if (outstandingSends.addAndGet(requests.length) > settings.sendQueueDepth()) {
             outstandingSends.addAndGet(-requests.length);
-            throw new IllegalStateException("send queue full (depth " + settings.sendQueueDepth() + ")");
+            throw new IllegalStateException("send queue full (depth " + settings.sendQueueDepth() + ")"
+                    + (settings.signalAllSends() ? "" : UNSIGNALLED_SLOTS));
         }
         List<WorkCommand> batch = new ArrayList<>(requests.length);
         for (SendWorkRequest r : requests) {
@@ -163,27 +199,42 @@ public final class QueuePair {
         workQueue.enqueueAll(batch);
     }
 
-    /** Posts receive buffers; each Send from the peer consumes one, in posting order. */
+    /**
+     * Posts receive buffers; each Send from the peer consumes one, in posting order. Posted on the
+     * connection's event loop (from a {@link CompletionQueue#setListener listener}), a receive
+     * takes effect before this returns, unless receives posted from other threads, or a {@link
+     * #close()} or {@link #abort()}, still wait (a receive posted after a close or abort was asked
+     * for is flushed by it).
+     *
+     * <p>If this throws, none of {@code requests} is posted, except when posting one on the event
+     * loop fails inside the engine: then the requests before it stay posted and complete as usual,
+     * and the slots of the others are given back.
+     *
+     * @throws NullPointerException if a request is {@code null} (none is posted)
+     * @throws IllegalStateException if the requests do not fit in the receive queue (none is
+     *         posted), or the queue pair is past RTS
+     */
     public void postReceive(ReceiveWorkRequest... requests) {
+        for (ReceiveWorkRequest r : requests) {
+            Objects.requireNonNull(r, "request");
+        }
         checkPostable();
         if (outstandingReceives.addAndGet(requests.length) > settings.receiveQueueDepth()) {
             outstandingReceives.addAndGet(-requests.length);
             throw new IllegalStateException("receive queue full (depth " + settings.receiveQueueDepth() + ")");
         }
-        List<WorkCommand> batch = new ArrayList<>(requests.length);
-        for (ReceiveWorkRequest r : requests) {
-            batch.add(new WorkCommand.PostReceive(r));
-        }
-        workQueue.enqueueAll(batch);
+        workQueue.postReceives(requests, giveBackReceiveSlots);
     }
 
     /**
      * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, then TCP is
-     * closed; posted receives complete as flushed.
+     * closed; posted receives complete as flushed. Before any connection (IDLE), everything
+     * posted completes as flushed at once.
      */
     public CompletableFuture<QueuePair> close() {
         if (!workQueue.isBound()) {
             moveTo(QueuePairState.ERROR);
+            workQueue.flushUnbound(port);
             closed.complete(this);
         } else {
             workQueue.enqueue(new WorkCommand.CloseGracefully());
@@ -199,6 +250,7 @@ public final class QueuePair {
     public CompletableFuture<QueuePair> abort() {
         if (!workQueue.isBound()) {
             moveTo(QueuePairState.ERROR);
+            workQueue.flushUnbound(port);
             closed.complete(this);
         } else {
             workQueue.enqueue(new WorkCommand.Abort());
@@ -277,19 +329,20 @@ public final class QueuePair {
         }
 
         @Override
-        public void complete(Queue queue, long workRequestId, WorkCompletionOpcode opcode,
+        public void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
                              WorkCompletionStatus status, int byteLength, boolean solicitedEvent,
                              Integer invalidatedStag, TerminateReason reason) {
             CompletionQueue cq;
             if (queue == Queue.SEND) {
-                outstandingSends.decrementAndGet();
+                outstandingSends.addAndGet(-slots);
                 cq = settings.sendCompletionQueue();
             } else {
-                outstandingReceives.decrementAndGet();
+                outstandingReceives.addAndGet(-slots);
                 cq = settings.receiveCompletionQueue();
             }
             WorkCompletion completion = new WorkCompletion(workRequestId, opcode, status, byteLength, solicitedEvent,
-                    invalidatedStag, reason, QueuePair.this);
+                    invalidatedStag, reason, status == WorkCompletionStatus.SUCCESS ? null : failureCause,
+                    QueuePair.this);
             rnic.meters().completed(completion);
             if (!cq.complete(completion, workQueue.executor())) {
                 moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
@@ -331,6 +384,13 @@ public final class QueuePair {
         @Override
         public TerminateReason terminateReason() {
             return terminateReason;
+        }
+
+        @Override
+        public void failed(Throwable cause) {
+            if (failureCause == null) {
+                failureCause = cause;
+            }
         }
 
         @Override

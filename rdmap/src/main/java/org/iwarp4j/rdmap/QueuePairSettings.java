@@ -14,9 +14,11 @@ public final class QueuePairSettings {
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}, in seconds. */
     public static final int DEFAULT_TERMINATE_CLOSE_SECONDS = 2;
     /**
-     * Default of {@link Builder#directPlacementThreshold(int)}: 16 KiB. A first guess, to be
-     * settled by measurement (docs/performance.md): below a few KiB the extra read for the FPDU's
-     * trailer costs about what the copy saves.
+     * Default of {@link Builder#directPlacementThreshold(int)}: 16 KiB. Measured with JMH's
+     * {@code DirectPlacementBenchmark} (docs/performance.md, fourth session): reading into place
+     * does about a fifth more per CPU-second than copy-then-place for FPDUs of 16 KiB and 64 KiB,
+     * and nothing for 4 KiB ones, where the extra read for the FPDU's trailer costs what the copy
+     * saves.
      */
     public static final int DEFAULT_DIRECT_PLACEMENT_THRESHOLD = 16 * 1024;
     /** {@link Builder#directPlacementThreshold(int)} value that turns direct placement off. */
@@ -40,6 +42,7 @@ public final class QueuePairSettings {
     private final Duration wakeUpWriteAfter;
     private final Duration terminateCloseTimeout;
     private final int directPlacementThreshold;
+    private final boolean signalAllSends;
 
     private QueuePairSettings(Builder b) {
         this.protectionDomain = b.protectionDomain;
@@ -51,6 +54,7 @@ public final class QueuePairSettings {
         this.wakeUpWriteAfter = b.wakeUpWriteAfter;
         this.terminateCloseTimeout = b.terminateCloseTimeout;
         this.directPlacementThreshold = b.directPlacementThreshold;
+        this.signalAllSends = b.signalAllSends;
     }
 
     /** Settings with one completion queue for both queues. */
@@ -127,6 +131,14 @@ public final class QueuePairSettings {
         return directPlacementThreshold;
     }
 
+    /**
+     * {@code true} (the default): every send work request produces a completion; {@code false}:
+     * only the signalled ones do when they succeed. See {@link Builder#signalAllSends(boolean)}.
+     */
+    public boolean signalAllSends() {
+        return signalAllSends;
+    }
+
     /** Builder for {@link QueuePairSettings}. */
     public static final class Builder {
         private final ProtectionDomain protectionDomain;
@@ -138,6 +150,7 @@ public final class QueuePairSettings {
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
         private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
         private int directPlacementThreshold = defaultDirectPlacementThreshold();
+        private boolean signalAllSends = true;
 
         private Builder(ProtectionDomain protectionDomain, CompletionQueue completionQueue) {
             this.protectionDomain = Objects.requireNonNull(protectionDomain);
@@ -229,6 +242,44 @@ public final class QueuePairSettings {
                 throw new IllegalArgumentException("direct placement threshold must be positive: " + octets);
             }
             this.directPlacementThreshold = octets;
+            return this;
+        }
+
+        /**
+         * Whether every send work request produces a completion ({@code true}, the default) or
+         * only those that are {@link SendWorkRequest#signalled() signalled} ({@code false}): the
+         * verbs' send-queue signalling type, {@code sq_sig_all} of ibv_qp_init_attr, {@code
+         * IB_SIGNAL_ALL_WR} versus {@code IB_SIGNAL_REQ_WR} in the kernel, the RDMAC verbs' choice
+         * of "signalled" or "unsignalled" completions for send-queue work requests. RFC 5040 has no
+         * such notion: it requires that operations complete at the Local Peer in submission order
+         * (§5.5 #15) and leaves how the ULP learns of it to the interface, which is where these
+         * semantics come from. With {@code false}:
+         * <ul>
+         *   <li>A request made with {@link SendWorkRequest#withSignalled withSignalled(false)} that
+         *       succeeds produces no completion and no entry in the completion queue.</li>
+         *   <li>One that fails produces its error completion anyway (a local protection or length
+         *       error, the error of a Read the peer refused), and so does every request flushed
+         *       because the queue pair failed or was aborted: as Linux siw does ({@code
+         *       siw_rdmap_complete}: "all errors turn the wqe into signalled"; {@code siw_sq_flush}
+         *       completes every outstanding request flushed, signalled or not), and as InfiniBand
+         *       RNICs do behind {@code ibv_post_send}. An unsignalled Write or Send that
+         *       was handed to TCP before the failure had succeeded (RFC 5040 §5.5 #14) and gets no
+         *       completion.</li>
+         *   <li>The send-queue slots of unsignalled requests that succeeded are given back when
+         *       the completion of a later request reaches the completion queue, whatever its
+         *       status: completions are in posting order, so that one says the earlier requests
+         *       are done too (as the send queue of a hardware RNIC advances on a completion).
+         *       A user must therefore signal at least one request in every {@link
+         *       #sendQueueDepth(int) send queue depth}, or the queue fills and {@link
+         *       QueuePair#postSend} throws, naming the cause. Slots of requests whose
+         *       successes come after the last completion stay taken.</li>
+         *   <li>RDMA Reads count against ORD until their Read Response is placed, signalled or
+         *       not; the Reads waiting for ORD go out as before.</li>
+         * </ul>
+         * With {@code true} the request's flag is ignored.
+         */
+        public Builder signalAllSends(boolean signalAllSends) {
+            this.signalAllSends = signalAllSends;
             return this;
         }
 

@@ -18,8 +18,10 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *       (rdma_write, rdma_read_request, rdma_read_response, send, send_with_invalidate,
  *       send_with_se, send_with_se_and_invalidate, terminate). A received message counts once its
  *       last segment was placed without error.
- *   <li>{@code iwarp.rdmap.completions}: work completions, tags {@code opcode} and {@code status}
- *       (the lower-case names of {@link WorkCompletionOpcode} and {@link WorkCompletionStatus}).
+ *   <li>{@code iwarp.rdmap.completions}: work completions delivered, tags {@code opcode} and
+ *       {@code status} (the lower-case names of {@link WorkCompletionOpcode} and {@link
+ *       WorkCompletionStatus}); an unsignalled request that succeeds produces none and is not
+ *       counted ({@link SendWorkRequest#withSignalled}).
  *   <li>{@code iwarp.rdmap.terminates}: Terminate messages (§4.8), tags {@code direction},
  *       {@code layer} (rdmap, ddp, llp) and {@code type} (the error type's name in that layer's
  *       table, e.g. remote_protection_error, tagged_buffer_error, mpa). A peer's numbers are

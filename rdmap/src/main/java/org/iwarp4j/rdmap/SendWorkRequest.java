@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A work request for the send queue (RFC 5040 §5): one of the Send types, an RDMA Write, an RDMA
- * Read, or a local invalidate. Immutable; every one produces a {@link WorkCompletion}.
+ * Read, or a local invalidate. Immutable. Every one produces a {@link WorkCompletion}, unless it is
+ * unsignalled ({@link #withSignalled(boolean)}) on a queue pair that signals per request.
  *
  * <ul>
  *   <li>Sends gather their payload from {@link #localSegments()} into the peer's next posted
@@ -28,14 +29,21 @@ public final class SendWorkRequest {
     private final List<ScatterGatherElement> localSegments;
     private final int remoteStag;
     private final long remoteTaggedOffset;
+    private final boolean signalled;
 
     private SendWorkRequest(long id, Kind kind, List<ScatterGatherElement> localSegments, int remoteStag,
                             long remoteTaggedOffset) {
+        this(id, kind, List.copyOf(localSegments), remoteStag, remoteTaggedOffset, true);
+    }
+
+    private SendWorkRequest(long id, Kind kind, List<ScatterGatherElement> localSegments, int remoteStag,
+                            long remoteTaggedOffset, boolean signalled) {
         this.id = id;
         this.kind = kind;
-        this.localSegments = List.copyOf(localSegments);
+        this.localSegments = localSegments;
         this.remoteStag = remoteStag;
         this.remoteTaggedOffset = remoteTaggedOffset;
+        this.signalled = signalled;
     }
 
     public static SendWorkRequest send(long id, ScatterGatherElement... gather) {
@@ -103,10 +111,37 @@ public final class SendWorkRequest {
         return remoteTaggedOffset;
     }
 
+    /**
+     * Whether this request asks for a completion when it succeeds: {@code true} unless made with
+     * {@link #withSignalled withSignalled(false)}. Only a queue pair built with {@link
+     * QueuePairSettings.Builder#signalAllSends signalAllSends(false)} heeds {@code false}.
+     */
+    public boolean signalled() {
+        return signalled;
+    }
+
+    /**
+     * This request, signalled or not (ibv_send_wr's {@code IBV_SEND_SIGNALED}, siw's {@code
+     * SIW_WQE_SIGNALLED}). Requests are signalled by default. On a queue pair built with {@link
+     * QueuePairSettings.Builder#signalAllSends signalAllSends(false)} an unsignalled request
+     * that succeeds produces no {@link WorkCompletion}; one that fails, or is flushed because the
+     * queue pair failed, produces its error completion all the same. Its send-queue slot is given
+     * back only when a later request's completion reaches the completion queue (completions are
+     * in posting order, RFC 5040 §5.5 #15), so at least one request in every {@link
+     * QueuePairSettings#sendQueueDepth()} must be signalled, or the send queue fills and {@link
+     * QueuePair#postSend} refuses more. On a queue pair that signals all sends (the default) the
+     * flag is ignored, as {@code IBV_SEND_SIGNALED} is with {@code sq_sig_all}.
+     */
+    public SendWorkRequest withSignalled(boolean signalled) {
+        return signalled == this.signalled ? this
+                : new SendWorkRequest(id, kind, localSegments, remoteStag, remoteTaggedOffset, signalled);
+    }
+
     @Override
     public String toString() {
         return "SendWorkRequest{id=" + id + ", " + kind + ", " + length() + " octets"
                 + (kind == Kind.RDMA_WRITE || kind == Kind.RDMA_READ
-                        ? String.format(", remote %08x@%x", remoteStag, remoteTaggedOffset) : "") + '}';
+                        ? String.format(", remote %08x@%x", remoteStag, remoteTaggedOffset) : "")
+                + (signalled ? "" : ", unsignalled") + '}';
     }
 }

@@ -16,7 +16,7 @@ class CompletionQueueTest {
 
     private static WorkCompletion completion(long id) {
         return new WorkCompletion(id, WorkCompletionOpcode.SEND, WorkCompletionStatus.SUCCESS, 8, false, null, null,
-                null);
+                null, null);
     }
 
     @Test

@@ -8,6 +8,7 @@ import org.iwarp4j.tools.nfs.NfsFailures;
 import org.iwarp4j.tools.nfs.NfsLocation;
 import org.iwarp4j.tools.nfs.NfsSession;
 import org.iwarp4j.tools.nfs.NfsTransport;
+import org.iwarp4j.tools.nfs.SteadyState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -81,6 +82,14 @@ final class NfsBenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", description = "WRITE and READ passes before measuring (default: ${DEFAULT-VALUE})")
     int warmup = 1;
 
+    @Option(names = "--steady-share", description = "after --warmup, rounds (a WRITE and a READ pass per transport) "
+            + "until one spends under this percentage of its time in JIT compilation (default: ${DEFAULT-VALUE})")
+    double steadyShare = SteadyState.DEFAULT_SHARE * 100;
+
+    @Option(names = "--steady-cap", description = "seconds after which no such round begins; 0: none "
+            + "(default: ${DEFAULT-VALUE})")
+    double steadyCap = SteadyState.DEFAULT_CAP_SECONDS;
+
     @Option(names = {"-t", "--in-flight"}, description = "READs or WRITEs in flight (default: ${DEFAULT-VALUE})")
     int inFlight = 8;
 
@@ -111,6 +120,10 @@ final class NfsBenchCommand implements Callable<Integer> {
             problem = "--in-flight " + inFlight + ": must be at least 1";
         } else if (problem == null && warmup < 0) {
             problem = "--warmup " + warmup + ": must be 0 or more";
+        } else if (problem == null && !(steadyShare > 0 && steadyShare <= 100)) {
+            problem = "--steady-share " + steadyShare + ": must be more than 0 and at most 100 (percent)";
+        } else if (problem == null && !(steadyCap >= 0)) {
+            problem = "--steady-cap " + steadyCap + ": must be 0 or more seconds";
         } else if (problem == null && count != null && count < 1) {
             problem = "--count " + count + ": must be at least 1";
         } else if (problem == null && duration != null && duration <= 0) {
@@ -123,7 +136,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         }
         List<NfsTransport> transports = noTcp ? List.of(NfsTransport.RDMA) : List.of(NfsTransport.RDMA, NfsTransport.TCP);
         return new NfsBenchSettings(fileSize, (int) rsize, (int) wsize, duration != null ? 0 : count == null ? 2 : count,
-                duration == null ? 0 : duration, warmup, inFlight, transports);
+                duration == null ? 0 : duration, warmup, inFlight, transports, steadyShare / 100, steadyCap);
     }
 
     @Override
@@ -251,6 +264,7 @@ final class NfsBenchCommand implements Callable<Integer> {
         List<NfsBenchRun.Result> results = new ArrayList<>();
         List<NfsSession> sessions = new ArrayList<>();
         List<NfsBenchRun.Target> targets = new ArrayList<>();
+        SteadyState.Outcome warmedUp;
         try {
             for (NfsTransport transport : settings.transports()) {
                 NfsSession session = NfsSession.open(target, options.access(), transport, settings.rsize(),
@@ -266,13 +280,9 @@ final class NfsBenchCommand implements Callable<Integer> {
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));
             }
-            // every transport warms up before any is measured: the JIT compiles the shared code once
-            for (NfsBenchRun.Target t : targets) {
-                bench.warmUp(t);
-            }
-            for (NfsBenchRun.Target t : targets) {
-                results.add(bench.measure(t));
-            }
+            // every transport warms up before any is measured, until the JIT is quiet; then they take turns
+            warmedUp = bench.warmUp(targets, SteadyState.ofThisJvm(settings.steadyShare(), settings.steadyCapSeconds()));
+            results.addAll(bench.measure(targets));
         } finally {
             // Interrupted (Ctrl-C)? The REMOVE calls must still go out: clear the flag while they do.
             boolean interrupted = Thread.interrupted();
@@ -291,6 +301,8 @@ final class NfsBenchCommand implements Callable<Integer> {
         NfsBenchReport.line(out, "READ", rdma == null ? null : rdma.read(), tcp == null ? null : tcp.read());
         List<String> problems = results.stream().flatMap(r -> r.problems().stream()).toList();
         List<String> notes = new ArrayList<>();
+        notes.add("warm-up: " + settings.warmupPasses() + " pass" + (settings.warmupPasses() == 1 ? "" : "es")
+                + " per transport, then " + warmedUp.describe(settings.steadyShare(), settings.steadyCapSeconds()));
         for (NfsBenchRun.Result r : results) {
             if (r.rsize() != settings.rsize() || r.wsize() != settings.wsize()) {
                 notes.add(r.transport() + ": the server allowed rsize " + r.rsize() + ", wsize " + r.wsize());

@@ -96,7 +96,7 @@ class NfsCommandLineTest {
         assertThat(iwarp("nfs bench --help")).isZero();
         assertThat(out.toString()).contains("Usage: iwarp nfs bench").contains("SERVER:/dir").contains("--loopback")
                 .contains("-s, --file-size").contains("--rsize").contains("--wsize").contains("-n, --count")
-                .contains("-D, --duration").contains("--warmup").contains("-t, --in-flight").contains("--no-tcp")
+                .contains("-D, --duration").contains("--warmup").contains("--steady-share").contains("--steady-cap").contains("-t, --in-flight").contains("--no-tcp")
                 .contains("--dir").contains("CRC32C").contains("3 no connection");
     }
 
@@ -110,6 +110,8 @@ class NfsCommandLineTest {
         assertThat(s.wsize()).isEqualTo(1 << 20);
         assertThat(s.passes()).isEqualTo(2);
         assertThat(s.warmupPasses()).isEqualTo(1);
+        assertThat(s.steadyShare()).isEqualTo(0.02);
+        assertThat(s.steadyCapSeconds()).isEqualTo(60);
         assertThat(s.inFlight()).isEqualTo(8);
         assertThat(s.transports()).containsExactly(NfsTransport.RDMA, NfsTransport.TCP);
     }
@@ -136,6 +138,8 @@ class NfsCommandLineTest {
             "nfs bench --rsize 1000 | --rsize 1000: must be 4K..16M",
             "nfs bench -n 2 -D 1 | -n or -D",
             "nfs bench -s 1x | --file-size 1x: not a size",
+            "nfs bench --steady-share 0 | --steady-share 0.0: must be more than 0",
+            "nfs bench --steady-cap -1 | --steady-cap -1.0: must be 0 or more",
             "nfs bench --dir DIR/missing | /missing: not a directory",
             "nfs | Missing required subcommand"})
     void usageErrorsExitWithTwo(String line, String message) {

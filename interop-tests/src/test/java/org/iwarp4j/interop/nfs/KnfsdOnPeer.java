@@ -2,9 +2,12 @@ package org.iwarp4j.interop.nfs;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
+import org.iwarp4j.interop.peer.PeerGoneException;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +59,11 @@ final class KnfsdOnPeer implements AutoCloseable {
             knfsd.setUp();
             return knfsd;
         } catch (RuntimeException | Error e) {
-            knfsd.close();
+            try {
+                knfsd.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
     }
@@ -129,26 +136,65 @@ final class KnfsdOnPeer implements AutoCloseable {
         return tracing ? peer.exec("grep -v '^#' " + TRACING + "/trace").stdout() : "";
     }
 
+    /**
+     * Undoes what {@link #start} did, step by step: a step that fails is logged and the rest still
+     * run, and the first failure is thrown at the end. When a step finds the peer stopped
+     * responding ({@link PeerGoneException}; disabling the tracepoints hung a TCG guest once in
+     * CI), the remaining steps still run, at no cost: a command on a peer known gone fails at once,
+     * and killing mountd and rpcbind ends our local ssh clients. The first such exception is kept,
+     * the later ones (the same evidence) are not.
+     */
     @Override
     public void close() {
+        List<Runnable> steps = new ArrayList<>();
         if (tracing) {
-            report(peer.exec("echo 0 > " + TRACING + "/events/rpcrdma/enable; echo 0 > " + TRACING
-                    + "/events/rdma_cma/enable"));
+            steps.add(() -> report(peer.exec("echo 0 > " + TRACING + "/events/rpcrdma/enable; echo 0 > " + TRACING
+                    + "/events/rdma_cma/enable")));
         }
         if (nfsdStarted) {
-            report(peer.exec("rpc.nfsd 0", START_TIMEOUT));
+            steps.add(() -> report(peer.exec("rpc.nfsd 0", START_TIMEOUT)));
         }
         if (exportPath != null) {
-            report(peer.exec("exportfs -u '*:" + exportPath + "'"));
+            steps.add(() -> report(peer.exec("exportfs -u '*:" + exportPath + "'")));
         }
         if (mountd != null) {
-            mountd.kill();
+            steps.add(mountd::kill);
         }
         if (rpcbind != null) {
-            rpcbind.kill();
+            steps.add(rpcbind::kill);
         }
         if (exportPath != null) {
-            report(peer.exec("umount " + exportPath + "; rmdir " + exportPath));
+            steps.add(() -> report(peer.exec("umount " + exportPath + "; rmdir " + exportPath)));
+        }
+        RuntimeException first = null;
+        boolean gone = false;
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (PeerGoneException e) {
+                // The remaining steps still run: killing mountd's and rpcbind's ssh clients is local
+                // and free, and a command on a peer known gone fails at once without waiting.
+                if (gone) {
+                    continue;
+                }
+                gone = true;
+                LOG.warn("the peer stopped responding while cleaning up knfsd; the remaining steps end our side only");
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("cleaning up knfsd: {}", e.toString());
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 

@@ -16,13 +16,18 @@ import java.util.Locale;
  *     here, else TCG), {@code kvm} or {@code tcg}.</li>
  * <li>{@code iwarp4j.interop.bootTimeout} [IWARP4J_VM_BOOT_TIMEOUT], seconds, default 300:
  *     TCG on a busy 2-core machine needs tens of seconds.</li>
+ * <li>{@code iwarp4j.interop.probeTimeout} [IWARP4J_PEER_PROBE_TIMEOUT], seconds, default 75: how
+ *     long a VM guest suspected of having stopped responding (a command timed out, or ssh failed)
+ *     gets to run {@code true} over ssh before it is declared gone. A live guest answers in well
+ *     under a second even under TCG, but on a loaded 2-core host QEMU itself can stall for tens of
+ *     seconds; a probe during which QEMU got almost no CPU gives no verdict at all.</li>
  * <li>{@code iwarp4j.interop.vmScripts}: the directory of build-vm.sh and start-vm.sh,
  *     default {@code vm} in the module directory (where Surefire runs).</li>
  * <li>{@code iwarp4j.interop.logDir}: console and build logs, default {@code target/linux-peer}.</li>
  * </ul>
  */
-record PeerSettings(String provider, boolean required, String accel, Duration bootTimeout, Path vmScripts,
-        Path logDir) {
+record PeerSettings(String provider, boolean required, String accel, Duration bootTimeout, Duration probeTimeout,
+        Path vmScripts, Path logDir) {
 
     static PeerSettings fromEnvironment() {
         boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
@@ -31,6 +36,7 @@ record PeerSettings(String provider, boolean required, String accel, Duration bo
                 ci || Boolean.parseBoolean(setting("iwarp4j.interop.required", null, "false")),
                 setting("iwarp4j.interop.accel", "IWARP4J_VM_ACCEL", "auto").toLowerCase(Locale.ROOT),
                 Duration.ofSeconds(Long.parseLong(setting("iwarp4j.interop.bootTimeout", "IWARP4J_VM_BOOT_TIMEOUT", "300"))),
+                Duration.ofSeconds(Long.parseLong(setting("iwarp4j.interop.probeTimeout", "IWARP4J_PEER_PROBE_TIMEOUT", "75"))),
                 Path.of(setting("iwarp4j.interop.vmScripts", null, "vm")).toAbsolutePath(),
                 Path.of(setting("iwarp4j.interop.logDir", null, "target/linux-peer")).toAbsolutePath());
     }

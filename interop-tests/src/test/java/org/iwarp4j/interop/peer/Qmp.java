@@ -10,12 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The smallest QMP client that adds port forwards to a running VM: QEMU's monitor protocol
- * (JSON lines over a unix socket) carrying the human monitor's {@code hostfwd_add}. Replies
- * to a human-monitor-command are {@code {"return": "<text>"}}, empty text meaning success.
- * Asynchronous event lines are skipped.
+ * The smallest QMP client that adds port forwards to a running VM and asks it for its run state:
+ * QEMU's monitor protocol (JSON lines over a unix socket) carrying the human monitor's {@code
+ * hostfwd_add}, and {@code query-status}. Replies to a human-monitor-command are {@code
+ * {"return": "<text>"}}, empty text meaning success. Asynchronous event lines are skipped.
  */
 final class Qmp implements AutoCloseable {
 
@@ -41,6 +43,32 @@ final class Qmp implements AutoCloseable {
         } catch (IOException e) {
             channel.close();
             throw e;
+        }
+    }
+
+    private static final Pattern STATUS = Pattern.compile("\"status\": *\"([^\"]+)\"");
+
+    /**
+     * QEMU's run state of the VM ({@code query-status}): {@code running}, or why the guest does
+     * not run, e.g. {@code paused}, {@code guest-panicked}, {@code internal-error}, {@code shutdown}.
+     * A guest whose kernel hangs is still {@code running} to QEMU.
+     */
+    synchronized String status() throws IOException {
+        send("{\"execute\": \"query-status\"}");
+        String reply = reply();
+        Matcher m = STATUS.matcher(reply);
+        if (!m.find()) {
+            throw new IOException("QMP error for query-status: " + reply);
+        }
+        return m.group(1);
+    }
+
+    /** Runs a QMP command with {@code arguments} (a JSON object, or null); throws if QEMU refuses it. */
+    synchronized void execute(String command, String arguments) throws IOException {
+        send("{\"execute\": \"" + command + "\"" + (arguments == null ? "" : ", \"arguments\": " + arguments) + "}");
+        String reply = reply();
+        if (!reply.contains("\"return\"")) {
+            throw new IOException("QMP error for " + command + ": " + reply);
         }
     }
 

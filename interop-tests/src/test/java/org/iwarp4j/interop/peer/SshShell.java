@@ -51,7 +51,21 @@ final class SshShell implements PeerShell, AutoCloseable {
 
     @Override
     public Process launch(String shellCommand) throws IOException {
-        List<String> command = sshCommand("-o", "ControlMaster=no");
+        return launch(sshCommand("-o", "ControlMaster=no"), shellCommand);
+    }
+
+    /**
+     * A shell whose every command opens an ssh connection of its own, ignoring the master, with
+     * {@code connectTimeout} for the TCP connection and the banner exchange: for probing whether
+     * the guest answers at all when commands over the master connection stop coming back.
+     */
+    PeerShell freshConnections(Duration connectTimeout) {
+        // ssh takes the first value given for an option, so these win over sshCommand's.
+        return shellCommand -> launch(sshCommand("-o", "ControlPath=none", "-o", "ControlMaster=no",
+                "-o", "ConnectTimeout=" + Math.max(1, connectTimeout.toSeconds())), shellCommand);
+    }
+
+    private static Process launch(List<String> command, String shellCommand) throws IOException {
         command.add(TARGET);
         command.add(shellCommand);
         return new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(DEV_NULL)).start();
@@ -73,14 +87,14 @@ final class SshShell implements PeerShell, AutoCloseable {
     }
 
     private List<String> sshCommand(String... extra) {
-        List<String> command = new ArrayList<>(List.of(
-                "ssh", "-F", "/dev/null", "-i", key.toString(), "-p", Integer.toString(port),
+        List<String> command = new ArrayList<>(List.of("ssh"));
+        command.addAll(List.of(extra));
+        command.addAll(List.of("-F", "/dev/null", "-i", key.toString(), "-p", Integer.toString(port),
                 "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=60",
                 "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=8",
                 "-o", "ControlPath=" + controlSocket));
-        command.addAll(List.of(extra));
         return command;
     }
 }

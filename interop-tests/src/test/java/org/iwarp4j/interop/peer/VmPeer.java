@@ -8,15 +8,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The peer as a QEMU VM on user-mode networking: the guest is {@value #GUEST} with siw0 on
  * eth0, it reaches the host's loopback as {@value #HOST_SEEN_BY_GUEST}, and the host reaches
- * guest ports through loopback forwards. Commands run over ssh.
+ * guest ports through loopback forwards. Commands run over ssh. A command that fails as if the
+ * guest had stopped responding makes {@link VmLiveness} probe it; once that confirms it, every
+ * command fails at once with a {@link PeerGoneException}.
  */
-final class VmPeer implements LinuxPeer, AutoCloseable {
+final class VmPeer implements WatchedPeer {
 
     static final String GUEST = "10.0.2.15";
     static final String HOST_SEEN_BY_GUEST = "10.0.2.2";
@@ -28,10 +32,13 @@ final class VmPeer implements LinuxPeer, AutoCloseable {
 
     private final QemuVm vm;
     private final SshShell ssh;
+    private final VmLiveness liveness;
 
-    private VmPeer(QemuVm vm, SshShell ssh) {
+    private VmPeer(QemuVm vm, SshShell ssh, Duration probeTimeout) {
         this.vm = vm;
         this.ssh = ssh;
+        this.liveness = new VmLiveness(ssh, ssh.freshConnections(probeTimeout), vm::state, vm::consoleReport,
+                vm::askForBacktraces, vm::cpuTime, probeTimeout);
     }
 
     static VmPeer open(PeerSettings settings) throws PeerUnavailableException, InterruptedException {
@@ -51,7 +58,7 @@ final class VmPeer implements LinuxPeer, AutoCloseable {
             vm.close();
             throw new PeerUnavailableException("the VM is up but ssh into it fails: " + e.getMessage(), e);
         }
-        return new VmPeer(vm, ssh);
+        return new VmPeer(vm, ssh, settings.probeTimeout());
     }
 
     private static QemuVm boot(PeerSettings settings, Path vmDir) throws PeerUnavailableException, InterruptedException {
@@ -111,7 +118,22 @@ final class VmPeer implements LinuxPeer, AutoCloseable {
     @Override
     public BackgroundCommand start(String shellCommand) {
         LOG.debug("peer$ {}", shellCommand);
-        return BackgroundCommand.start(ssh, shellCommand);
+        return BackgroundCommand.start(ssh, liveness, shellCommand);
+    }
+
+    @Override
+    public Liveness liveness() {
+        return liveness;
+    }
+
+    @Override
+    public long consoleMark() {
+        return vm.consoleMark();
+    }
+
+    @Override
+    public List<String> kernelFailuresSince(long mark) {
+        return vm.kernelFailuresSince(mark);
     }
 
     @Override
@@ -136,6 +158,11 @@ final class VmPeer implements LinuxPeer, AutoCloseable {
 
     @Override
     public InetSocketAddress forwardedPort(int peerPort) {
+        Optional<String> gone = liveness.gone();
+        if (gone.isPresent()) {
+            // QEMU's monitor may be wedged with the guest: do not ask it.
+            throw new PeerGoneException("guest port " + peerPort + " not forwarded", gone.get(), null);
+        }
         return vm.forward(peerPort);
     }
 

@@ -20,7 +20,10 @@ enum CrcMode {
     /** siw requires CRC (mpa_crc_required=1, its frames carry C=1) and so do we. */
     BOTH(true, true);
 
+    /** siw's knob on {@link #knobPeer} as we last set it; null when unknown. */
     private static Boolean siwRequiresCrc;
+    /** The peer the knob's state belongs to: a fresh peer (one that replaced a dead VM) starts at siw's default. */
+    private static LinuxPeer knobPeer;
 
     final boolean weAsk;
     final boolean siwRequires;
@@ -51,6 +54,10 @@ enum CrcMode {
     }
 
     private static synchronized void siwRequiresCrc(LinuxPeer peer, boolean required) {
+        if (knobPeer != peer) {
+            knobPeer = peer;
+            siwRequiresCrc = null;
+        }
         if (siwRequiresCrc == null || siwRequiresCrc != required) {
             siwRequiresCrc = null;  // unknown until the reload succeeds
             peer.reloadSiw(required);

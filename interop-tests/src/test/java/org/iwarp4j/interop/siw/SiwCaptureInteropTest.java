@@ -68,10 +68,13 @@ class SiwCaptureInteropTest extends SiwInteropTest {
         assertThat(verdict.tcpAnomalies()).as(verdict.toString()).isEmpty();
         assertThat(verdict.goodCrcs()).as(verdict.toString()).isEqualTo(crc.negotiated() ? verdict.rdmapOpcodes().size() : 0);
         // Per ping (rping.c): 4 Sends (0x03), a Read Request (0x01), its Response (0x02), a Write (0x00).
+        // Besides, our rping client (the one Initiator of ours here) may add one wake-up Write when
+        // siw's server stays silent for its delay after our first FPDU, as a slow guest can.
+        assertThat(verdict.wakeUpWrites()).as(verdict.toString()).isBetween(0, 1);
         Map<String, Long> byOpcode = verdict.rdmapOpcodes().stream()
                 .collect(Collectors.groupingBy(o -> o, Collectors.counting()));
-        assertThat(byOpcode).as(verdict.toString())
-                .isEqualTo(Map.of("0x03", 8L * PINGS, "0x01", 2L * PINGS, "0x02", 2L * PINGS, "0x00", 2L * PINGS));
+        assertThat(byOpcode).as(verdict.toString()).isEqualTo(Map.of("0x03", 8L * PINGS, "0x01", 2L * PINGS,
+                "0x02", 2L * PINGS, "0x00", 2L * PINGS + verdict.wakeUpWrites()));
     }
 
     /** Write, Read and Send of 1 octet, 4 KiB and 1 MiB, we act then siw acts, in one file. */

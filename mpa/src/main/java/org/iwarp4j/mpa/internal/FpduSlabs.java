@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
  * class's own reference has been written and released by the transport, and is reused from its
  * start. At most {@value #MAX_SLABS} slabs of {@value #SLAB_SIZE} octets are kept; past that the
  * oldest is let go (it returns to the allocator once its last FPDU is written). Event loop only;
- * {@link #release()} when the encoder goes.
+ * {@link #release()} when the connection closes; after that each FPDU has a buffer of its own.
  */
 public final class FpduSlabs {
 
@@ -28,22 +28,22 @@ public final class FpduSlabs {
 
     /** Oldest first; the last one is cut from. */
     private final ArrayDeque<ByteBuf> slabs = new ArrayDeque<>();
+    /** Released: no slab is taken again (nothing would release it). */
+    private boolean released;
 
     /**
      * An empty direct buffer of exactly {@code length} octets capacity, for one FPDU; the caller
      * owns it (one reference).
      */
     public ByteBuf take(ByteBufAllocator alloc, int length) {
-        if (length > SLAB_SIZE) {
+        if (length > SLAB_SIZE || released) {
             return alloc.directBuffer(length, length);
         }
         ByteBuf slab = slabs.peekLast();
         if (slab == null || slab.writableBytes() < length) {
             slab = nextSlab(alloc);
         }
-        int at = slab.writerIndex();
-        slab.writerIndex(at + length);
-        return slab.retainedSlice(at, length).clear();
+        return FlushSlab.cut(slab, length);
     }
 
     private ByteBuf nextSlab(ByteBufAllocator alloc) {
@@ -66,8 +66,12 @@ public final class FpduSlabs {
         return slabs.size();
     }
 
-    /** Lets every slab go; FPDUs still queued keep theirs until they are written. */
+    /**
+     * Lets every slab go, for good (later FPDUs are allocated on their own); FPDUs still queued
+     * keep theirs until they are written or dropped. Idempotent.
+     */
     public void release() {
+        released = true;
         ByteBuf slab;
         while ((slab = slabs.pollFirst()) != null) {
             slab.release();

@@ -29,12 +29,25 @@ public record ProcedureBinding(int number, String name, List<DdpEligibleItem> dd
 
     /** Whether a Call of this procedure may carry a Read chunk at a non-zero Position. */
     public boolean hasEligibleArgument() {
-        return ddpEligible.stream().anyMatch(i -> i.direction() == DdpEligibleItem.Direction.ARGUMENT);
+        return has(DdpEligibleItem.Direction.ARGUMENT);
     }
 
     /** Whether a Write chunk may be provided for this procedure's result. */
     public boolean hasEligibleResult() {
-        return ddpEligible.stream().anyMatch(i -> i.direction() == DdpEligibleItem.Direction.RESULT);
+        return has(DdpEligibleItem.Direction.RESULT);
+    }
+
+    /**
+     * A plain loop, no stream: both ends of RPC-over-RDMA ask this several times per RPC, too few
+     * times for the JIT to compile a stream pipeline away (docs/performance.md, sixth session).
+     */
+    private boolean has(DdpEligibleItem.Direction direction) {
+        for (int i = 0; i < ddpEligible.size(); i++) {
+            if (ddpEligible.get(i).direction() == direction) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The largest result in octets, inline (RFC 8267 §3). */

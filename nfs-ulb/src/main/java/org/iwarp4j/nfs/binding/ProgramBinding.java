@@ -31,7 +31,21 @@ public record ProgramBinding(String name, int program, List<Integer> versions, T
 
     /** The row of a procedure, if the table has one. */
     public Optional<ProcedureBinding> procedure(int number) {
-        return procedures.stream().filter(p -> p.number() == number).findFirst();
+        return Optional.ofNullable(row(number));
+    }
+
+    /**
+     * The row of a procedure or {@code null}: a plain loop, no stream or Optional, because an
+     * RPC-over-RDMA end asks this several times per RPC (docs/performance.md, sixth session).
+     */
+    private ProcedureBinding row(int number) {
+        for (int i = 0; i < procedures.size(); i++) {
+            ProcedureBinding p = procedures.get(i);
+            if (p.number() == number) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /**
@@ -39,7 +53,8 @@ public record ProgramBinding(String name, int program, List<Integer> versions, T
      * before accepting a reduced item (RFC 8166 §6.1; RFC 8267 §4, §5.2).
      */
     public boolean isDdpEligible(int procedure, DdpEligibleItem.Direction direction) {
-        return procedure(procedure).map(p -> direction == DdpEligibleItem.Direction.ARGUMENT
-                ? p.hasEligibleArgument() : p.hasEligibleResult()).orElse(false);
+        ProcedureBinding p = row(procedure);
+        return p != null && (direction == DdpEligibleItem.Direction.ARGUMENT ? p.hasEligibleArgument()
+                : p.hasEligibleResult());
     }
 }

@@ -37,15 +37,28 @@ public final class DataOps {
      * read permission (or execute, or to own the file: {@link Permissions#requireRead}).
      */
     public Read3Res read(Read3Args args, Caller caller) {
-        FileHandles.Resolved r = null;
+        FileHandles.Resolved r;
         try {
             r = ctx.resolve(args.file(), caller);
+        } catch (RuntimeException e) {
+            return Read3Res.fail(NfsErrors.statusOf(e), null);
+        }
+        return read(r, args.offset(), args.count(), caller);
+    }
+
+    /**
+     * READ of a handle the caller has resolved already ({@link Nfs3Context#resolve}, which also
+     * admitted the caller). NFSv4 uses it: its PUTFH resolves the handle, and resolving it again
+     * for the READ that follows cost a stat and a {@code toRealPath} of the parent each time, so a
+     * COMPOUND of SEQUENCE, PUTFH, READ made three resolutions where an NFSv3 READ makes one.
+     */
+    public Read3Res read(FileHandles.Resolved r, long offset, long requested, Caller caller) {
+        try {
             checkRegular(r);
             Permissions.requireRead(caller, r.stat(), r.path());
-            int count = (int) Math.min(args.count(), ctx.limits().maxRead());
+            int count = (int) Math.min(requested, ctx.limits().maxRead());
             ByteBuf data = ctx.readBuffer(count); // kept memory, see Nfs3Context
             try {
-                long offset = args.offset();
                 if (offset < 0) {
                     throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
                 }
@@ -58,7 +71,7 @@ public final class DataOps {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            return Read3Res.fail(NfsErrors.statusOf(e), r == null ? null : ctx.attributes(r.path()));
+            return Read3Res.fail(NfsErrors.statusOf(e), ctx.attributes(r.path()));
         }
     }
 
@@ -87,10 +100,23 @@ public final class DataOps {
      * write permission or to own the file (knfsd's owner override).
      */
     public Write3Res write(Write3Args args, Caller caller) {
-        FileHandles.Resolved r = null;
-        WccAttr before = null;
+        FileHandles.Resolved r;
         try {
             r = ctx.resolve(args.file(), caller);
+        } catch (RuntimeException e) {
+            args.release();
+            return Write3Res.fail(NfsErrors.statusOf(e), WccData.EMPTY);
+        }
+        return write(r, args, caller);
+    }
+
+    /**
+     * WRITE to a handle the caller has resolved already, as {@link #read(FileHandles.Resolved, long,
+     * long, Caller)} (NFSv4's PUTFH, WRITE); {@code args.file()} is not looked at. Consumes the data.
+     */
+    public Write3Res write(FileHandles.Resolved r, Write3Args args, Caller caller) {
+        WccAttr before = null;
+        try {
             before = r.stat().toWccAttr();
             checkRegular(r);
             ctx.requireWritable();
@@ -102,7 +128,7 @@ public final class DataOps {
             return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), args.count(), args.stable(),
                     ctx.writeVerifier());
         } catch (IOException | RuntimeException e) {
-            return Write3Res.fail(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r.path()));
+            return Write3Res.fail(NfsErrors.statusOf(e), ctx.wcc(before, r.path()));
         } finally {
             args.release();
         }

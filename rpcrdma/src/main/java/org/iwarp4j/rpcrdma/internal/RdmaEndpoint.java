@@ -335,6 +335,11 @@ public final class RdmaEndpoint {
             all.add(post(id, SendWorkRequest.rdmaWrite(id, s.handle(), s.offset(), source.sge(offset + done, n))));
             done += n;
         }
+        if (all.size() == 1) {
+            // one segment (a 1 MiB NFS READ's Write chunk): its own future, failing the same way
+            // (post's CompletionException is what allOf would pass on), without the allOf tree
+            return all.get(0);
+        }
         return all.isEmpty() ? last : CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 

@@ -56,7 +56,7 @@ final class ReplyAssembler {
         ByteBuf stream = null;
         try {
             for (int i = 0; i < returned.size(); i++) {
-                long written = check(header.xid(), "Write chunk " + i, returned.get(i), call.writeList().get(i));
+                long written = check(header.xid(), i, returned.get(i), call.writeList().get(i));
                 if (written > 0) {
                     items.add(call.writeChunkMemory().get(i).retainedSlice(0, (int) written));
                 }
@@ -67,7 +67,7 @@ final class ReplyAssembler {
                     throw new RpcRdmaProtocolException(String.format(
                             "Reply to xid 0x%08x returns a Reply chunk that was not provided", header.xid()));
                 }
-                replyWritten = check(header.xid(), "Reply chunk", lists.replyChunk().get(), call.replyChunk().get());
+                replyWritten = check(header.xid(), REPLY_CHUNK, lists.replyChunk().get(), call.replyChunk().get());
             }
             if (pulled != null) {
                 stream = pulled.retainedSlice();
@@ -92,14 +92,22 @@ final class ReplyAssembler {
         }
     }
 
-    /** The octets the Responder says it wrote into {@code provided}, after checking it is the same chunk. */
-    private static long check(int xid, String what, WriteChunk returned, WriteChunk provided) {
+    /** {@link #check}'s index for the Reply chunk. */
+    private static final int REPLY_CHUNK = -1;
+
+    /**
+     * The octets the Responder says it wrote into {@code provided}, after checking it is the same
+     * chunk; {@code index} is the Write chunk's, or {@link #REPLY_CHUNK}. The chunk's name is only
+     * built for the error: this runs for every Reply.
+     */
+    private static long check(int xid, int index, WriteChunk returned, WriteChunk provided) {
         long written = returned.length();
         boolean same = returned.segments().size() == provided.segments().size() && written <= provided.length()
                 && returned.equals(provided.withWritten(written));
         if (!same) {
             throw new RpcRdmaProtocolException(String.format("Reply to xid 0x%08x: %s %s is not the provided %s filled "
-                    + "in order", xid, what, returned.segments(), provided.segments()));
+                    + "in order", xid, index == REPLY_CHUNK ? "Reply chunk" : "Write chunk " + index, returned.segments(),
+                    provided.segments()));
         }
         return written;
     }

@@ -161,7 +161,8 @@ public final class ResponderEngine {
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int xid = h.xid();
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
-        boolean usesPeerMemory = !lists.readChunks().isEmpty() || !lists.writeList().isEmpty()
+        // the Read list, not its grouping into chunks (a map and lists): a Call has Read chunks iff it has segments
+        boolean usesPeerMemory = !lists.readList().isEmpty() || !lists.writeList().isEmpty()
                 || lists.replyChunk().isPresent();
         FailedXids.CallShape shape = longCall ? FailedXids.CallShape.LONG_CALL : FailedXids.CallShape.of(message);
         // RPC-R-067: only a Call that would repeat RDMA against the Requester's memory can repeat the failure.
@@ -171,16 +172,22 @@ public final class ResponderEngine {
             return;
         }
         List<ReadChunk> chunks = lists.readChunks();
-        long pulled = chunks.stream().mapToLong(ReadChunk::length).sum();
+        // Plain loops, no streams: this runs once per Call and, with 1 MiB NFS READs, too few
+        // times for the JIT to compile it (docs/performance.md, fourth session d).
+        long pulled = 0;
+        ReadChunk positionZero = null;
+        for (ReadChunk c : chunks) {
+            pulled += c.length();
+            if (positionZero == null && c.position() == 0) {
+                positionZero = c;
+            }
+        }
         if (pulled > settings.maxChunkSize()) {
             // RPC-R-077: what one Call makes this end allocate is bounded, not only each chunk.
             message.release();
             errorFor(xid, "Read chunks of " + pulled + " octets in all, more than " + settings.maxChunkSize());
             return;
         }
-        ReadChunk positionZero = chunks.stream().filter(c -> c.position() == 0).findFirst().orElse(null);
-        List<ReadChunk> reduced = new ArrayList<>(chunks);
-        reduced.remove(positionZero);
         if (longCall != (positionZero != null)) {
             message.release();
             errorFor(xid, longCall ? "RDMA_NOMSG Call without a Position-Zero Read chunk"
@@ -188,17 +195,25 @@ public final class ResponderEngine {
             return;
         }
         RpcCallInfo inlineInfo = longCall ? null : RpcMessages.callInfo(message);
-        if (!longCall && !reduced.isEmpty() && !ddpEligibleArgument(inlineInfo)) {
+        if (!longCall && chunks.size() > 0 && !ddpEligibleArgument(inlineInfo)) {
             message.release();
             errorFor(xid, "Read chunk for " + inlineInfo + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
             return;
         }
         calls.incrementAndGet();
-        AtRisk pulling = new AtRisk(xid, shape, lists);
-        if (!chunks.isEmpty()) {
-            atRisk(pulling);
+        if (chunks.isEmpty()) {
+            // Nothing to pull (an RDMA_MSG Call, e.g. every NFS READ): straight on, without the
+            // futures, lists and the AtRisk entry pulling would need. CallAssembler.pull of no
+            // chunks completed at once on this thread, so the order of events is unchanged.
+            assembled(xid, shape, lists, message, inlineInfo, List.of(), List.of());
+            return;
         }
+        List<ReadChunk> reduced = new ArrayList<>(chunks);
+        reduced.remove(positionZero);
+        AtRisk pulling = new AtRisk(xid, shape, lists);
+        atRisk(pulling);
         List<ReadChunk> toPull = new ArrayList<>(chunks);
+        ReadChunk zero = positionZero;
         CallAssembler.pull(endpoint, toPull).whenComplete((data, error) -> {
             if (error != null) {
                 message.release();
@@ -206,14 +221,12 @@ public final class ResponderEngine {
                 endpoint.close();
                 return;
             }
-            if (!chunks.isEmpty()) {
-                safe(pulling); // every Read Response came back: the Requester accepted those Reads
-            }
-            ByteBuf base;
+            safe(pulling); // every Read Response came back: the Requester accepted those Reads
             List<ByteBuf> others = new ArrayList<>(data);
+            ByteBuf base;
             if (longCall) {
                 message.release();
-                base = others.remove(toPull.indexOf(positionZero));
+                base = others.remove(toPull.indexOf(zero));
             } else {
                 base = message;
             }
@@ -224,15 +237,21 @@ public final class ResponderEngine {
                 errorFor(xid, "Read chunk for " + info + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
                 return;
             }
-            XdrMessage call;
-            try {
-                call = CallAssembler.rebuild(base, reduced, others);
-            } catch (IllegalArgumentException e) {
-                errorFor(xid, e.getMessage());
-                return;
-            }
-            dispatch(xid, info, lists, call, shape);
+            assembled(xid, shape, lists, base, info, reduced, others);
         });
+    }
+
+    /** Rebuilds the Call from {@code base} and the pulled {@code others} (all consumed) and dispatches it. */
+    private void assembled(int xid, FailedXids.CallShape shape, ChunkLists lists, ByteBuf base, RpcCallInfo info,
+            List<ReadChunk> reduced, List<ByteBuf> others) {
+        XdrMessage call;
+        try {
+            call = CallAssembler.rebuild(base, reduced, others);
+        } catch (IllegalArgumentException e) {
+            errorFor(xid, e.getMessage());
+            return;
+        }
+        dispatch(xid, info, lists, call, shape);
     }
 
     private void atRisk(AtRisk call) {
@@ -312,8 +331,9 @@ public final class ResponderEngine {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
             }
-            AtRisk writing = new AtRisk(xid, shape, lists);
             boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
+            // Only a Call that gave chunks to write into gets an AtRisk entry (and its set of handles).
+            AtRisk writing = mayWrite ? new AtRisk(xid, shape, lists) : null;
             if (mayWrite) {
                 atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }

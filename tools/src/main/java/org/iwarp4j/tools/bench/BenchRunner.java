@@ -22,6 +22,9 @@ import org.iwarp4j.tools.bench.internal.PerftestMessages;
  */
 public final class BenchRunner {
 
+    /** How long a failed client waits for the loopback server's queue pairs to close before it describes them. */
+    private static final long SERVER_SETTLE_MILLIS = 2000;
+
     private BenchRunner() {
     }
 
@@ -68,7 +71,15 @@ public final class BenchRunner {
      */
     public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
                                         BenchListener listener, Order order) throws IOException, InterruptedException {
+        return loopback(settings, clientMeters, serverMeters, listener, order, server -> { });
+    }
+
+    /** As the public loopback, {@code serverCreated} told the server end before the client starts (for tests). */
+    static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
+                                 BenchListener listener, Order order, Consumer<PerftestServer> serverCreated)
+            throws IOException, InterruptedException {
         PerftestServer server = new PerftestServer(settings, new InetSocketAddress("127.0.0.1", 0), serverMeters);
+        serverCreated.accept(server);
         InetSocketAddress address = server.localAddress();
         CompletableFuture<RdmaOutcome> served = new CompletableFuture<>();
         Thread serverThread = new Thread(() -> {
@@ -85,6 +96,10 @@ public final class BenchRunner {
             ClientResult result = client(settings, address, clientMeters, listener, cpu, order);
             served.get(); // the server's findings reached the client as verdicts
             return result;
+        } catch (WorkRequestFailedException e) {
+            // While the server end still exists: what its queue pairs saw belongs to the diagnosis.
+            e.serverEnd(server.describeQueuePairs(SERVER_SETTLE_MILLIS));
+            throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IOException io) {

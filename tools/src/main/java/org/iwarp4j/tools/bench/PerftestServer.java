@@ -52,6 +52,9 @@ public final class PerftestServer implements AutoCloseable {
         offered.add(control.queuePair());
         for (int i = 0; i < settings.queuePairs(); i++) {
             QueuePair qp = data.newQueuePair(rnic);
+            if (settings.test() == BenchTest.SEND) {
+                data.postReceives(qp, i); // while IDLE: in place before the client's first Send can arrive
+            }
             dataQueuePairs.add(qp);
             offered.add(qp);
         }
@@ -98,6 +101,31 @@ public final class PerftestServer implements AutoCloseable {
             throw new ConnectFailedException("control connection failed: " + e.getCause(), e.getCause());
         }
         return new Session(progress).run();
+    }
+
+    /** The data queue pairs offered to the client, in order (for tests). */
+    List<QueuePair> dataQueuePairs() {
+        return dataQueuePairs;
+    }
+
+    /**
+     * The data queue pairs for a failure's diagnosis ({@link WorkRequestFailedException#describe}):
+     * state, Terminate sent or received, local failure. A client that saw a completion fail is
+     * often ahead of this end (its Terminate or its close is still on the way), so this first waits
+     * up to {@code settleMillis} altogether for the queue pairs to close.
+     */
+    public List<String> describeQueuePairs(long settleMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settleMillis);
+        List<String> lines = new ArrayList<>();
+        for (QueuePair qp : dataQueuePairs) {
+            try {
+                qp.closeFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // still open: describe it as it is
+            }
+            lines.add(WorkRequestFailedException.describe("server's", qp));
+        }
+        return lines;
     }
 
     /** Stops listening; connections continue (the TCP comparison may bind the same port after this). */

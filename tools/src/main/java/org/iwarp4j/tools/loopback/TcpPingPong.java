@@ -28,12 +28,13 @@ final class TcpPingPong {
 
     static RoundTrips run(int size, int warmupRounds, int rounds, Transport transport) throws Exception {
         EventLoopGroup clientGroup = NettyIo.group(transport);
+        Channel client = null;
         try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress("127.0.0.1", 0), transport, 1, size,
                 null)) {
             long[] timing = new long[2];
             long[] cpu = new long[2];
             CompletableFuture<Void> done = new CompletableFuture<>();
-            Channel client = new Bootstrap().group(clientGroup).channel(NettyIo.socketChannel(transport))
+            client = new Bootstrap().group(clientGroup).channel(NettyIo.socketChannel(transport))
                     .option(ChannelOption.TCP_NODELAY, true)
                     .handler(new ChannelInboundHandlerAdapter() {
                         private long received;
@@ -68,6 +69,11 @@ final class TcpPingPong {
             client.close().sync();
             return RoundTrips.of(timing, cpu, rounds);
         } finally {
+            // Also when the run failed: Netty 4.2's shutdown does not tear down a channel still
+            // open, and the echo writes it has queued would never be released.
+            if (client != null) {
+                client.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
             clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }

@@ -32,6 +32,9 @@ public final class NfsBenchReport {
                         ? String.format(Locale.ROOT, "passes for %.1f s per operation", s.durationSeconds())
                         : s.passes() + " pass" + (s.passes() == 1 ? "" : "es") + " per operation",
                 s.warmupPasses(), s.warmupPasses() == 1 ? "" : "es");
+        out.printf(Locale.ROOT, "# then warm-up rounds until one spends under %.1f %% of its time in JIT compilation "
+                + "(at most %s s); measured passes alternate between the transports%n", s.steadyShare() * 100,
+                SteadyState.seconds(s.steadyCapSeconds()));
         out.println("# MB = 2^20 octets of file data; ratio = RDMA / TCP; #bytes and #calls: the RDMA run's");
         out.println(BenchReport.LINE);
         out.println(COLUMNS);

@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import org.iwarp4j.nfs.Nfs4Client;
 import org.iwarp4j.nfs.NfsClient;
@@ -31,7 +32,9 @@ import org.iwarp4j.nfs.v3.Write3Res;
  * The benchmark on mounted sessions: CREATE a file per session, warm-up passes, WRITE passes
  * (UNSTABLE WRITEs of wsize, {@code inFlight} at once, then COMMIT), READ passes (READs of rsize),
  * REMOVE. The command warms every transport up before it measures any, so that the first one
- * measured does not pay alone for compiling the code both share (NFS, XDR, Netty).
+ * measured does not pay alone for compiling the code both share (NFS, XDR, Netty), and then goes on
+ * until the JIT compiler is quiet ({@link SteadyState}); the transports' measured passes take turns
+ * ({@link #alternate}).
  * Every READ pass's CRC32C must equal the written octets'; every WRITE must be complete and the
  * write verifier unchanged through its COMMIT (RFC 1813 §3.3.7). The server's own copy is
  * checked too when its path is known (loopback).
@@ -93,44 +96,76 @@ public final class NfsBenchRun {
 
     /** The warm-up passes, verified but not timed. */
     public void warmUp(Target t) throws IOException, InterruptedException {
-        if (t.session.client4() != null) {
-            for (int i = 0; i < settings.warmupPasses(); i++) {
-                writePass4(t);
-                readPass4(t, t.session.transport().name() + " warm-up");
-            }
-            return;
-        }
-        NfsClient nfs = t.session.client();
         String on = t.session.transport().name() + " warm-up";
         for (int i = 0; i < settings.warmupPasses(); i++) {
-            writePass(nfs, t.file, wsize(nfs), t.problems, on);
-            readPass(nfs, t.file, rsize(nfs), t.problems, on);
+            writeOnce(t, on);
+            readOnce(t, on);
         }
     }
 
-    /** The timed WRITE passes, then the timed READ passes. */
-    public Result measure(Target t) throws IOException, InterruptedException {
-        if (t.session.client4() != null) {
-            Nfs4Client nfs4 = t.session.client4();
-            String on = t.session.transport().name();
-            NfsThroughput write = phase(() -> writePass4(t));
-            if (t.serverDirectory != null) {
-                checkServerCopy(t.serverDirectory.resolve(t.name), t.problems, on);
+    /**
+     * Every transport's warm-up passes, then rounds (a WRITE and a READ pass on every transport, in
+     * order) until the JIT compiler is quiet by {@code steady}'s rule. The same rule for every
+     * transport: the rounds end when the code of all of them is compiled, so none is measured while
+     * the compiler still works on another's code.
+     */
+    public SteadyState.Outcome warmUp(List<Target> targets, SteadyState steady) throws IOException, InterruptedException {
+        for (Target t : targets) {
+            warmUp(t);
+        }
+        return steady.run(() -> {
+            for (Target t : targets) {
+                String on = t.session.transport().name() + " warm-up";
+                writeOnce(t, on);
+                readOnce(t, on);
             }
-            NfsThroughput read = phase(() -> readPass4(t, on));
-            return new Result(t.session.transport(), write, read, nfs4.readSize(), nfs4.writeSize(),
-                    List.copyOf(t.problems));
+        });
+    }
+
+    /**
+     * The timed WRITE passes, then the timed READ passes, the transports taking turns pass by pass
+     * ({@link #alternate}); the server's copy of each file is checked between the two (not timed).
+     */
+    public List<Result> measure(List<Target> targets) throws IOException, InterruptedException {
+        List<Pass> writes = new ArrayList<>();
+        List<Pass> reads = new ArrayList<>();
+        for (Target t : targets) {
+            String on = t.session.transport().name();
+            writes.add(() -> writeOnce(t, on));
+            reads.add(() -> readOnce(t, on));
+        }
+        List<NfsThroughput> written = alternate(writes, settings, System::nanoTime);
+        for (Target t : targets) {
+            if (t.serverDirectory != null) {
+                checkServerCopy(t.serverDirectory.resolve(t.name), t.problems, t.session.transport().name());
+            }
+        }
+        List<NfsThroughput> read = alternate(reads, settings, System::nanoTime);
+        List<Result> results = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+            Target t = targets.get(i);
+            int rsize = t.session.client4() != null ? t.session.client4().readSize() : rsize(t.session.client());
+            int wsize = t.session.client4() != null ? t.session.client4().writeSize() : wsize(t.session.client());
+            results.add(new Result(t.session.transport(), written.get(i), read.get(i), rsize, wsize,
+                    List.copyOf(t.problems)));
+        }
+        return results;
+    }
+
+    private long writeOnce(Target t, String on) throws IOException, InterruptedException {
+        if (t.session.client4() != null) {
+            return writePass4(t);
         }
         NfsClient nfs = t.session.client();
-        String on = t.session.transport().name();
-        int rsize = rsize(nfs);
-        int wsize = wsize(nfs);
-        NfsThroughput write = phase(() -> writePass(nfs, t.file, wsize, t.problems, on));
-        if (t.serverDirectory != null) {
-            checkServerCopy(t.serverDirectory.resolve(t.name), t.problems, on);
+        return writePass(nfs, t.file, wsize(nfs), t.problems, on);
+    }
+
+    private long readOnce(Target t, String on) throws IOException, InterruptedException {
+        if (t.session.client4() != null) {
+            return readPass4(t, on);
         }
-        NfsThroughput read = phase(() -> readPass(nfs, t.file, rsize, t.problems, on));
-        return new Result(t.session.transport(), write, read, rsize, wsize, List.copyOf(t.problems));
+        NfsClient nfs = t.session.client();
+        return readPass(nfs, t.file, rsize(nfs), t.problems, on);
     }
 
     private int rsize(NfsClient nfs) {
@@ -141,21 +176,45 @@ public final class NfsBenchRun {
         return Math.min(settings.wsize(), nfs.writeSize());
     }
 
-    private interface Pass {
+    /** One pass of one operation over one transport; returns its READ or WRITE calls. */
+    interface Pass {
         long run() throws IOException, InterruptedException;
     }
 
-    /** Passes of one operation: {@code passes} of them, or as many as start within the duration. */
-    private NfsThroughput phase(Pass pass) throws IOException, InterruptedException {
-        long start = System.nanoTime();
-        long calls = 0;
-        int passes = 0;
+    /**
+     * The passes of one operation, one element of {@code transports} each, taking turns: first
+     * transport, second, first, second ... Measured one after the other (all of RDMA, then all of
+     * TCP) the second was measured after the first had run the JIT's compile queue down, and any
+     * drift of the machine's load fell on one transport. Each transport runs {@code passes} passes,
+     * or (by duration) passes until its own passes add up to the duration; one that has its count
+     * or time sits the remaining turns out. Each pass is timed alone.
+     */
+    static List<NfsThroughput> alternate(List<Pass> transports, NfsBenchSettings settings, LongSupplier nanoClock)
+            throws IOException, InterruptedException {
+        int n = transports.size();
+        long[] nanos = new long[n];
+        long[] calls = new long[n];
+        int[] passes = new int[n];
         long durationNanos = (long) (settings.durationSeconds() * 1e9);
-        do {
-            calls += pass.run();
-            passes++;
-        } while (settings.byDuration() ? System.nanoTime() - start < durationNanos : passes < settings.passes());
-        return new NfsThroughput(passes * settings.fileSize(), calls, System.nanoTime() - start, passes);
+        boolean more = true;
+        while (more) {
+            more = false;
+            for (int i = 0; i < n; i++) {
+                if (settings.byDuration() ? nanos[i] >= durationNanos : passes[i] >= settings.passes()) {
+                    continue;
+                }
+                long start = nanoClock.getAsLong();
+                calls[i] += transports.get(i).run();
+                nanos[i] += nanoClock.getAsLong() - start;
+                passes[i]++;
+                more |= settings.byDuration() ? nanos[i] < durationNanos : passes[i] < settings.passes();
+            }
+        }
+        List<NfsThroughput> result = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            result.add(new NfsThroughput(passes[i] * settings.fileSize(), calls[i], nanos[i], passes[i]));
+        }
+        return result;
     }
 
     private record Pending<T>(CompletableFuture<T> reply, long offset, int length) {

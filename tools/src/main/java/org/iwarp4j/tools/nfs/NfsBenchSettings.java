@@ -12,9 +12,13 @@ import java.util.List;
  * @param warmupPasses WRITE and READ passes before measuring, verified but not counted
  * @param inFlight  READs or WRITEs without a reply at once
  * @param transports what to measure, in order
+ * @param steadyShare after the warm-up passes, rounds run until one spends less than this share of
+ *                  its time in JIT compilation ({@link SteadyState})
+ * @param steadyCapSeconds no such round begins after this many seconds of them; 0 runs none
  */
 public record NfsBenchSettings(long fileSize, int rsize, int wsize, int passes, double durationSeconds, int warmupPasses,
-                               int inFlight, List<NfsTransport> transports) {
+                               int inFlight, List<NfsTransport> transports, double steadyShare,
+                               double steadyCapSeconds) {
 
     public NfsBenchSettings {
         transports = List.copyOf(transports);
@@ -22,6 +26,16 @@ public record NfsBenchSettings(long fileSize, int rsize, int wsize, int passes, 
                 || passes < 0 || (passes == 0 && durationSeconds <= 0)) {
             throw new IllegalArgumentException("sizes, in flight and passes or duration must be positive");
         }
+        if (!(steadyShare > 0) || !(steadyCapSeconds >= 0)) {
+            throw new IllegalArgumentException("the steady share must be positive and its cap 0 or more");
+        }
+    }
+
+    /** With the default steady-state rule (2 %, at most 60 s). */
+    public NfsBenchSettings(long fileSize, int rsize, int wsize, int passes, double durationSeconds, int warmupPasses,
+                            int inFlight, List<NfsTransport> transports) {
+        this(fileSize, rsize, wsize, passes, durationSeconds, warmupPasses, inFlight, transports,
+                SteadyState.DEFAULT_SHARE, SteadyState.DEFAULT_CAP_SECONDS);
     }
 
     public boolean byDuration() {

@@ -12,9 +12,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -50,8 +53,14 @@ class PerftestCaptureTest {
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
 
+    /** Closed after each test too, also a failed one: its accepted connections must not outlive the group. */
+    private ScriptedServer server;
+
     @AfterEach
     void stop() {
+        if (server != null) {
+            server.close();
+        }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
@@ -80,7 +89,7 @@ class PerftestCaptureTest {
         List<byte[]> capturedServer = ulpdus(connections.get(0).serverToClient().stream());
         List<byte[]> capturedData = ulpdus(connections.get(1).clientToServer().stream());
 
-        ScriptedServer server = new ScriptedServer(capturedServer);
+        server = new ScriptedServer(capturedServer);
         BenchSettings settings = new BenchSettings(test, List.of(64), 5, 0, 0, 1, 128, NegotiationMode.ACCEPT,
                 false, 2, 0, Transport.NIO, true);
         RdmaOutcome outcome = PerftestClient.run(settings, server.address, null, null);
@@ -164,6 +173,7 @@ class PerftestCaptureTest {
         final InetSocketAddress address;
         private final Channel channel;
         private final AtomicInteger connections = new AtomicInteger();
+        private final ChannelGroup accepted = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
         ScriptedServer(List<byte[]> script) throws InterruptedException {
             MpaSettings mpa = MpaSettings.builder().crc(NegotiationMode.ACCEPT).build();
@@ -172,6 +182,7 @@ class PerftestCaptureTest {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             boolean control = connections.getAndIncrement() == 0;
+                            accepted.add(ch);
                             ch.pipeline().addLast(MpaStartupHandler.responder(mpa, request -> {
                                 requestPrivateData.complete(request.ulpPrivateData());
                                 return CompletableFuture.completedFuture(MpaDecision.accept());
@@ -185,6 +196,10 @@ class PerftestCaptureTest {
         @Override
         public void close() {
             channel.close().syncUninterruptibly();
+            // Our client may not have closed its end yet: the accepted connections are closed here,
+            // since Netty 4.2's group shutdown does not tear down a channel still open, and their
+            // MPA decoders' cumulations would leak.
+            accepted.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
 
         private final class Replay extends ChannelInboundHandlerAdapter {

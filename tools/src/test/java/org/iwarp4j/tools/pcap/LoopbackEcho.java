@@ -10,10 +10,13 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +34,8 @@ final class LoopbackEcho implements AutoCloseable {
     private final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     private final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(3, NioIoHandler.newFactory());
     private final Channel server;
+    /** Every connection, both ends, while open. */
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     /** An echo server whose connections {@code record} is given first. */
     LoopbackEcho(Consumer<Channel> record) throws InterruptedException {
@@ -39,6 +44,7 @@ final class LoopbackEcho implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         record.accept(ch);
+                        connections.add(ch);
                         ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -62,6 +68,7 @@ final class LoopbackEcho implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         record.accept(ch);
+                        connections.add(ch);
                         ch.pipeline().addLast(client);
                     }
                 })
@@ -72,6 +79,9 @@ final class LoopbackEcho implements AutoCloseable {
     @Override
     public void close() {
         server.close().syncUninterruptibly();
+        // Connections still open are closed first: Netty 4.2's group shutdown does not tear them
+        // down, and what their pipelines hold (the recording's handlers among them) would leak.
+        connections.close().awaitUninterruptibly(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

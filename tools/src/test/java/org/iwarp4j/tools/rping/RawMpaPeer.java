@@ -158,6 +158,13 @@ final class RawMpaPeer implements AutoCloseable {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
+        // The connection (an accepted one, as Responder) is closed here, not left to the group's
+        // shutdown: Netty 4.2 does not tear down a channel still open then, and its MPA decoder's
+        // cumulation and encoder's buffers would never be released.
+        Channel connection = connected.getNow(null);
+        if (connection != null) {
+            connection.close().awaitUninterruptibly(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

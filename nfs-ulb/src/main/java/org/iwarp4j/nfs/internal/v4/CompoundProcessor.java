@@ -166,6 +166,7 @@ public final class CompoundProcessor {
                 int resop = known(opcode, st.minorVersion) ? opcode : OP_ILLEGAL;
                 int slack = i + 1 < numops ? ERROR_SLACK : 0;
                 st.replyLength = head + results.length();
+                st.operation = i;
                 Integer estimate = st.session == null ? null : MODIFYING.get(opcode);
                 Result r;
                 if (estimate != null && (long) st.replyLength + estimate + slack > st.replyLimit()) {

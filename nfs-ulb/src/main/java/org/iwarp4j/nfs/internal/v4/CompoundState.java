@@ -37,6 +37,12 @@ final class CompoundState {
      * ca_maxresponsesize_cached count the whole RPC reply, RFC 8881 §18.36.3).
      */
     int replyLength;
+    /** The index of the operation now running in the COMPOUND (0 for the first). */
+    long operation;
+    /** What {@link #current()} may answer without resolving again, for which handle and since which operation. */
+    private FileHandles.Resolved resolved;
+    private NfsFh3 resolvedFh;
+    private long resolvedAt;
 
     /**
      * The most the reply may hold (RFC 8881 §2.10.6.1.3, §18.46.3): ca_maxresponsesize_cached when
@@ -75,9 +81,20 @@ final class CompoundState {
         return currentFh;
     }
 
-    /** The object of the current file handle, resolved for this caller. */
+    /**
+     * The object of the current file handle, resolved for this caller. The resolution PUTFH made
+     * ({@link #setCurrent(NfsFh3, FileHandles.Resolved)}) serves the operation right after it, the
+     * READ or WRITE of a client's SEQUENCE, PUTFH, READ: nothing ran in between that could have
+     * changed the file, so it is as fresh as an NFSv3 READ's single resolution. Any later
+     * operation resolves again, since one before it (a WRITE, a SETATTR) may have changed what
+     * the stat says.
+     */
     FileHandles.Resolved current() {
-        return ctx.base().resolve(currentFh(), caller);
+        NfsFh3 fh = currentFh();
+        if (resolved != null && resolvedFh == fh && operation <= resolvedAt + 1) {
+            return resolved;
+        }
+        return ctx.base().resolve(fh, caller);
     }
 
     /** The current handle, which must be a directory (NFS4ERR_NOTDIR). */
@@ -102,7 +119,15 @@ final class CompoundState {
     }
 
     void setCurrent(NfsFh3 fh) {
+        setCurrent(fh, null);
+    }
+
+    /** Makes {@code fh} current, with {@code resolution} the running operation just made of it (or null). */
+    void setCurrent(NfsFh3 fh, FileHandles.Resolved resolution) {
         currentFh = fh;
         currentStateid = null;
+        resolved = resolution;
+        resolvedFh = fh;
+        resolvedAt = operation;
     }
 }

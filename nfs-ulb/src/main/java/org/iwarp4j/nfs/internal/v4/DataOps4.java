@@ -7,7 +7,6 @@ import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.v3.Commit3Args;
 import org.iwarp4j.nfs.v3.Commit3Res;
 import org.iwarp4j.nfs.v3.Ftype3;
-import org.iwarp4j.nfs.v3.Read3Args;
 import org.iwarp4j.nfs.v3.Read3Res;
 import org.iwarp4j.nfs.v3.StableHow;
 import org.iwarp4j.nfs.v3.Write3Args;
@@ -62,7 +61,8 @@ final class DataOps4 {
         }
         FileHandles.Resolved r = regular(st);
         opens.checkIo(st, st.resolveStateid(id), r, false);
-        Read3Res res = ctx.data3().read(new Read3Args(st.currentFh(), offset, count), st.caller);
+        // the resolution just checked (PUTFH's, see CompoundState.current): not a third one
+        Read3Res res = ctx.data3().read(r, offset, count, st.caller);
         if (!res.status().isOk()) {
             throw new Nfs4Exception(Nfs4Errors.of(res.status()), "READ");
         }
@@ -77,19 +77,21 @@ final class DataOps4 {
         long offset = in.readHyper();
         int stable = in.readEnum();
         ByteBuf data = in.readDdpEligibleOpaque(ctx.base().limits().maxWrite());
+        FileHandles.Resolved r;
         try {
             if (stable < UNSTABLE4 || stable > FILE_SYNC4) {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "stable_how4 " + stable);
             }
-            FileHandles.Resolved r = regular(st);
+            r = regular(st);
             opens.checkIo(st, st.resolveStateid(id), r, true);
         } catch (RuntimeException e) {
             data.release();
             throw e;
         }
         int count = data.readableBytes();
-        Write3Res res = ctx.data3().write(new Write3Args(st.currentFh(), offset, count, StableHow.of(stable), data),
-                st.caller);
+        // the resolution just checked, as for READ
+        Write3Res res = ctx.data3().write(r, new Write3Args(st.currentFh(), offset, count, StableHow.of(stable),
+                data), st.caller);
         if (!res.status().isOk()) {
             throw new Nfs4Exception(Nfs4Errors.of(res.status()), "WRITE");
         }

@@ -74,8 +74,7 @@ final class FileOps {
         } catch (IllegalArgumentException e) {
             throw new Nfs4Exception(NFS4ERR_BADHANDLE, "handle of " + fh.length + " octets");
         }
-        ctx.base().resolve(handle, st.caller);
-        st.setCurrent(handle);
+        st.setCurrent(handle, ctx.base().resolve(handle, st.caller));
         return Result.ok();
     }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.internal.Export;
+import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.Nfs3Context;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.v4.Bitmap4;
@@ -54,8 +55,15 @@ final class Nfs4Harness implements AutoCloseable {
 
     /** A server whose client records live in {@code stateDirectory} (null: none). */
     Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory) throws IOException {
+        this(dir, settings, stateDirectory, FileHandles::new);
+    }
+
+    /** A server whose file handles {@code handles} makes for the export (tests count their file-system calls). */
+    Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory,
+                java.util.function.Function<Export, FileHandles> handles) throws IOException {
         this.dir = dir;
-        this.base = new Nfs3Context(new Export(dir, "/export"), TRUSTED_ROOT, Nfs3Limits.defaults());
+        Export export = new Export(dir, "/export");
+        this.base = new Nfs3Context(export, TRUSTED_ROOT, Nfs3Limits.defaults(), handles.apply(export));
         this.ctx = new Nfs4Context(base, settings, clock::get, stateDirectory);
         this.processor = new CompoundProcessor(ctx);
     }

@@ -9,31 +9,47 @@ import org.iwarp4j.rdmap.WorkCompletionStatus;
 
 /**
  * Every work completion of one queue pair goes out here (siw_sqe_complete / siw_rqe_complete):
- * each gives its work queue slot back and reaches the completion queue exactly once.
+ * each gives its work queue slot back and reaches the completion queue exactly once. The one
+ * exception is an unsignalled send request that succeeds on a queue pair that signals per request
+ * ({@link org.iwarp4j.rdmap.QueuePairSettings#signalAllSends()}): it produces nothing, and its
+ * slot goes back with the next send completion, which, in posting order, implies it.
  */
 final class Completions {
 
     private final QueuePairPort port;
+    private final boolean signalAllSends;
+    /** Send slots of unsignalled successes since the last send completion. */
+    private int unsignalledDone;
 
     Completions(QueuePairPort port) {
         this.port = port;
+        this.signalAllSends = port.settings().signalAllSends();
     }
 
-    /** A send-queue request finished (in posting order: the {@link Transmitter} sees to that). */
-    void send(long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status, int length,
+    /**
+     * A send-queue request finished (in posting order: the {@link Transmitter} sees to that). An
+     * error always completes (siw: "all errors turn the wqe into signalled").
+     */
+    void send(SendWorkRequest request, WorkCompletionOpcode opcode, WorkCompletionStatus status, int length,
               TerminateReason reason) {
-        port.complete(QueuePairPort.Queue.SEND, workRequestId, opcode, status, length, false, null, reason);
+        if (status == WorkCompletionStatus.SUCCESS && !signalAllSends && !request.signalled()) {
+            unsignalledDone++;
+            return;
+        }
+        int slots = 1 + unsignalledDone;
+        unsignalledDone = 0;
+        port.complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
     }
 
     /** A receive was filled by a Send (RFC 5040 §5.3). */
     void received(long workRequestId, int length, boolean solicitedEvent, Integer invalidatedStag) {
-        port.complete(QueuePairPort.Queue.RECEIVE, workRequestId, WorkCompletionOpcode.RECEIVE,
+        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
                 WorkCompletionStatus.SUCCESS, length, solicitedEvent, invalidatedStag, null);
     }
 
     /** A receive that ends without data: flushed, or refused at posting. */
     void receiveFailed(long workRequestId, WorkCompletionStatus status, TerminateReason reason) {
-        port.complete(QueuePairPort.Queue.RECEIVE, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
+        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
                 null, reason);
     }
 
@@ -49,8 +65,7 @@ final class Completions {
         return new WorkCommand.Handler() {
             @Override
             public void postSend(SendWorkRequest request) {
-                send(request.id(), WorkCompletionOpcode.SEND, WorkCompletionStatus.FLUSHED, 0,
-                        port.terminateReason());
+                send(request, opcodeOf(request.kind()), WorkCompletionStatus.FLUSHED, 0, port.terminateReason());
             }
 
             @Override
@@ -69,6 +84,16 @@ final class Completions {
             @Override
             public void drained() {
             }
+        };
+    }
+
+    /** The completion's opcode for a send-queue request of {@code kind}: every Send type completes as SEND. */
+    static WorkCompletionOpcode opcodeOf(SendWorkRequest.Kind kind) {
+        return switch (kind) {
+            case RDMA_WRITE -> WorkCompletionOpcode.RDMA_WRITE;
+            case RDMA_READ -> WorkCompletionOpcode.RDMA_READ;
+            case LOCAL_INVALIDATE -> WorkCompletionOpcode.LOCAL_INVALIDATE;
+            default -> WorkCompletionOpcode.SEND;
         };
     }
 }

@@ -4,8 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.iwarp4j.mpa.MpaError;
 import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.mpa.MpaFrameDecoder;
 import org.iwarp4j.mpa.MpaStartupHandler;
@@ -19,6 +22,8 @@ import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.WorkCompletionStatus;
 import org.iwarp4j.rdmap.internal.wire.TerminateBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * RDMAP for one queue pair (RFC 5040), the handler after MPA's in the connection's pipeline. All
@@ -28,6 +33,18 @@ import org.iwarp4j.rdmap.internal.wire.TerminateBuilder;
  * the {@link Terminator}. It also owns the startup (MPA's result) and the wake-up Write.
  */
 public final class QueuePairEngine extends ChannelDuplexHandler implements WorkCommand.Handler {
+
+    private static final Logger log = LoggerFactory.getLogger(QueuePairEngine.class);
+    /** What {@link #localFailure} says of MPA's CONNECTION_LOST from the frame decoder. */
+    static final String CONNECTION_LOST_MID_FPDU = "connection closed by the peer mid-FPDU";
+    /** What {@link #writeFailed} says when a pending write met a close this queue pair did not ask for. */
+    static final String CLOSED_UNDER_WRITE =
+            "connection closed under a pending write (not by this queue pair's close or abort)";
+    /** What {@link #channelInactive} says when the connection ended under outstanding sends, unasked. */
+    static final String CLOSED_UNDER_SENDS =
+            "connection closed with work outstanding, not by this queue pair (by the peer, or by closing the RNIC)";
+    /** The same when this end was closing the connection itself (close or abort). */
+    static final String CLOSED_MID_FPDU = "connection closed by this end mid-FPDU";
 
     private final QueuePairPort port;
     private final Completions completions;
@@ -50,7 +67,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.terminator = new Terminator(port, completions, ctx);
-        this.transmitter = new Transmitter(port, completions, ctx, this::closeWhenIdle, this::firstMessageSent);
+        this.transmitter = new Transmitter(port, completions, ctx, this::closeWhenIdle, this::firstMessageSent,
+                this::writeFailed);
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
         port.workQueue().bind(ctx.executor(), this);
@@ -74,6 +92,13 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         } else {
             receivePath.postReceive(request);
         }
+    }
+
+    @Override
+    public boolean postReceiveNow(ReceiveWorkRequest request) {
+        // Once a close or abort has run, the connection is going: a receive posted now takes the
+        // queue, as one from any other thread would, and is flushed with the rest.
+        return !closing && !terminator.isTerminated() && receivePath.postReceiveIfValid(request);
     }
 
     @Override
@@ -187,17 +212,64 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
             terminator.sendTerminateAndFail(TerminateBuilder.forMpaError(((MpaException) cause).error()));
             return;
         }
+        // No Terminate for the rest: MPA's CONNECTION_LOST (RFC 5044 §8 code 1) means there is no
+        // stream left to carry one, and a local exception is no protocol error of the peer's.
+        // There is no TerminateReason either, so the failure itself is what the user gets to see:
+        // without it a FATAL completion says nothing of why (a bench run once failed that way).
         if (!terminator.isTerminated()) {
+            Throwable failure = localFailure(cause, closing);
+            log.warn("queue pair {} failed on {}: {}", port.queuePair().number(), ctx.channel(), failure, cause);
+            port.failed(failure);
             terminator.markTerminated();
             terminator.failAll(WorkCompletionStatus.FATAL, null);
+        } else {
+            log.debug("queue pair {}, already terminated, then failed on {}", port.queuePair().number(),
+                    ctx.channel(), cause);
         }
         ctx.close();
+    }
+
+    /**
+     * The failure as the user sees it: the exception itself (its {@code toString()} names class
+     * and message), except that the frame decoder's CONNECTION_LOST (the connection ended with an
+     * FPDU half received) says in plain words who ended it: the peer, unless this end was closing.
+     */
+    private static Throwable localFailure(Throwable cause, boolean closing) {
+        if (cause instanceof MpaException && ((MpaException) cause).error() == MpaError.CONNECTION_LOST) {
+            return new IOException((closing ? CLOSED_MID_FPDU : CONNECTION_LOST_MID_FPDU) + ": "
+                    + cause.getMessage(), cause);
+        }
+        return cause;
+    }
+
+    /**
+     * A message's write failed. Unless this end was closing, or the queue pair already failed (a
+     * Terminate, or an exception above), nothing else says why: the write's cause is the failure.
+     * Netty fails the writes still queued when the connection closes with a bare
+     * ClosedChannelException, which is reworded: the close came from elsewhere (the peer, most
+     * likely; its own report, such as a connection lost mid-FPDU, comes after this one).
+     */
+    private void writeFailed(Throwable cause) {
+        if (!closing && !terminator.isTerminated() && port.terminateReason() == null) {
+            Throwable failure = cause instanceof ClosedChannelException
+                    ? new IOException(CLOSED_UNDER_WRITE, cause) : cause;
+            log.warn("queue pair {}: a write failed on {}: {}", port.queuePair().number(), ctx.channel(), failure,
+                    cause);
+            port.failed(failure);
+        }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         cancelWakeUpWrite();
         terminator.cancelCloseTimer();
+        if (!closing && !terminator.isTerminated() && !transmitter.idle()) {
+            // Flushed sends would otherwise carry no reason at all (a peer that closes between two
+            // FPDUs leaves no error behind). Only with sends outstanding: a connection that ends
+            // with nothing but posted receives is an ordinary end, not a failure.
+            log.debug("queue pair {}: {}", port.queuePair().number(), CLOSED_UNDER_SENDS);
+            port.failed(new IOException(CLOSED_UNDER_SENDS));
+        }
         terminator.markTerminated();
         terminator.failAll(WorkCompletionStatus.FLUSHED, port.terminateReason());
         receivePath.release();

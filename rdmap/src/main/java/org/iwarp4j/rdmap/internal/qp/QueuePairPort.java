@@ -38,10 +38,11 @@ public interface QueuePairPort {
     WorkQueue workQueue();
 
     /**
-     * Gives back one slot of {@code queue}, builds the completion, counts it and hands it to the
+     * Gives back {@code slots} slots of {@code queue} (more than one when the completion also ends
+     * unsignalled send requests before it), builds the completion, counts it and hands it to the
      * queue's completion queue; an overrun moves the queue pair to ERROR.
      */
-    void complete(Queue queue, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
+    void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
                   int byteLength, boolean solicitedEvent, Integer invalidatedStag, TerminateReason reason);
 
     QueuePairState state();
@@ -59,6 +60,12 @@ public interface QueuePairPort {
     TerminateReason terminateReason();
 
     void withheldTerminate();
+
+    /**
+     * Records the first local failure that ends the queue pair without a Terminate; every later
+     * failed completion carries it. Called before the outstanding work is failed.
+     */
+    void failed(Throwable cause);
 
     /** The connection is closed and everything was flushed. */
     void closedDown();

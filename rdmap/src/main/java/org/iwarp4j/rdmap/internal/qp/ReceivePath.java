@@ -91,18 +91,54 @@ final class ReceivePath implements PlacementAdvisor {
 
     /** A posted receive: its segments must be valid local-write memory of this protection domain. */
     void postReceive(ReceiveWorkRequest request) {
-        List<ScatterEntry> scatter = new ArrayList<>(request.localSegments().size());
-        for (ScatterGatherElement sge : request.localSegments()) {
-            MemoryRegion region = sge.region();
-            if (!region.isValid() || region.protectionDomain() != port.settings().protectionDomain()
-                    || !region.access().contains(Access.LOCAL_WRITE)
-                    || sge.offset() + sge.length() > region.length()) {
-                completions.receiveFailed(request.id(), WorkCompletionStatus.LOCAL_PROTECTION_ERROR, null);
-                return;
-            }
-            scatter.add(new ScatterEntry(region.memory(), (int) sge.offset(), sge.length()));
+        ReceiveBuffer buffer = bufferOf(request);
+        if (buffer == null) {
+            completions.receiveFailed(request.id(), WorkCompletionStatus.LOCAL_PROTECTION_ERROR, null);
+        } else {
+            receives.post(buffer);
         }
-        receives.post(ReceiveBuffer.of(request.id(), scatter));
+    }
+
+    /**
+     * {@link #postReceive} for a request that passes its checks, which completes nothing now;
+     * {@code false}, and nothing done, for one that would complete at once in error.
+     */
+    boolean postReceiveIfValid(ReceiveWorkRequest request) {
+        ReceiveBuffer buffer = bufferOf(request);
+        if (buffer == null) {
+            return false;
+        }
+        receives.post(buffer);
+        return true;
+    }
+
+    /**
+     * The DDP buffer of {@code request}, or {@code null} if a segment is not valid local-write
+     * memory of this protection domain. A receive is posted once per Send received, so the usual
+     * one-segment request is built without a list of its own ({@link ReceiveBuffer#of(long,
+     * ByteBuf, int, int)}).
+     */
+    private ReceiveBuffer bufferOf(ReceiveWorkRequest request) {
+        List<ScatterGatherElement> segments = request.localSegments();
+        if (segments.size() == 1) {
+            ScatterGatherElement sge = segments.get(0);
+            return usable(sge) ? ReceiveBuffer.of(request.id(), sge.region().memory(), (int) sge.offset(), sge.length())
+                    : null;
+        }
+        List<ScatterEntry> scatter = new ArrayList<>(segments.size());
+        for (ScatterGatherElement sge : segments) {
+            if (!usable(sge)) {
+                return null;
+            }
+            scatter.add(new ScatterEntry(sge.region().memory(), (int) sge.offset(), sge.length()));
+        }
+        return ReceiveBuffer.of(request.id(), scatter);
+    }
+
+    private boolean usable(ScatterGatherElement sge) {
+        MemoryRegion region = sge.region();
+        return region.isValid() && region.protectionDomain() == port.settings().protectionDomain()
+                && region.access().contains(Access.LOCAL_WRITE) && sge.offset() + sge.length() <= region.length();
     }
 
     /** Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2. */

@@ -58,6 +58,7 @@ final class Transmitter {
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
     private final Runnable onIdle;
     private final Runnable onFirstMessage;
+    private final java.util.function.Consumer<Throwable> onWriteFailed;
     private final EngineMeters meters;
     private NegotiatedParameters negotiated;
     private int mulpdu;
@@ -69,15 +70,17 @@ final class Transmitter {
     /**
      * @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that)
      * @param onFirstMessage runs once, when the first message of Full Operation is written
+     * @param onWriteFailed told the cause when a message's write fails, before its request completes
      */
     Transmitter(QueuePairPort port, Completions completions, ChannelHandlerContext ctx, Runnable onIdle,
-                Runnable onFirstMessage) {
+                Runnable onFirstMessage, java.util.function.Consumer<Throwable> onWriteFailed) {
         this.port = port;
         this.completions = completions;
         this.protectionDomain = port.settings().protectionDomain();
         this.ctx = ctx;
         this.onIdle = onIdle;
         this.onFirstMessage = onFirstMessage;
+        this.onWriteFailed = onWriteFailed;
         this.meters = port.meters();
     }
 
@@ -291,7 +294,7 @@ final class Transmitter {
         boolean completed = false;
         while (!inOrder.isEmpty() && inOrder.peek().status != null) {
             SendEntry e = inOrder.poll();
-            completions.send(e.request.id(), opcodeOf(e.request.kind()), e.status, e.length, e.reason);
+            completions.send(e.request, Completions.opcodeOf(e.request.kind()), e.status, e.length, e.reason);
             completed = true;
         }
         if (completed && idle()) {
@@ -346,19 +349,6 @@ final class Transmitter {
                 || kind == SendWorkRequest.Kind.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE;
     }
 
-    private static WorkCompletionOpcode opcodeOf(SendWorkRequest.Kind kind) {
-        switch (kind) {
-            case RDMA_WRITE:
-                return WorkCompletionOpcode.RDMA_WRITE;
-            case RDMA_READ:
-                return WorkCompletionOpcode.RDMA_READ;
-            case LOCAL_INVALIDATE:
-                return WorkCompletionOpcode.LOCAL_INVALIDATE;
-            default:
-                return WorkCompletionOpcode.SEND;
-        }
-    }
-
     /**
      * A send work request on its way through the queue; for a message it sends, the listener of
      * its last segment's write (not a lambda per message).
@@ -377,7 +367,18 @@ final class Transmitter {
 
         @Override
         public void operationComplete(ChannelFuture f) {
-            done(f.isSuccess() ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.FATAL, messageLength);
+            if (f.isSuccess()) {
+                done(WorkCompletionStatus.SUCCESS, messageLength);
+            } else {
+                // The write failed under the request (the connection closed or broke), and it may
+                // complete before the queue pair's failure reaches flush(): give it the reason known
+                // now, the Terminate sent or withheld, else (through onWriteFailed) the write's cause.
+                onWriteFailed.accept(f.cause());
+                if (status == null) {
+                    reason = port.terminateReason();
+                }
+                done(WorkCompletionStatus.FATAL, messageLength);
+            }
             completeInOrder();
         }
 

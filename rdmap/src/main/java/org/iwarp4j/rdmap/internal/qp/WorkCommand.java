@@ -51,6 +51,17 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
 
         void postReceive(ReceiveWorkRequest request);
 
+        /**
+         * {@link #postReceive} without a command, for a receive posted on the event loop itself
+         * ({@link WorkQueue#postReceives}): posts it and returns {@code true} only if that
+         * completes nothing now (a valid receive on a live queue pair); otherwise does nothing and
+         * returns {@code false}, and the receive goes through the queue as any other. So a
+         * completion queue listener that posts is never called again from inside its own post.
+         */
+        default boolean postReceiveNow(ReceiveWorkRequest request) {
+            return false;
+        }
+
         void closeGracefully();
 
         void abort();

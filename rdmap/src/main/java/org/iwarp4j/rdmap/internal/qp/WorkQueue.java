@@ -1,9 +1,15 @@
 package org.iwarp4j.rdmap.internal.qp;
 
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import org.iwarp4j.rdmap.ReceiveWorkRequest;
 
 /**
  * The cross-thread queue of one queue pair: any thread {@link #enqueue}s {@link WorkCommand}s; the
@@ -11,17 +17,37 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * queued by then and flushes the channel once (the pattern of grpc-java's Netty {@code
  * WriteQueue}): many posts cost one wake-up and one flush. Before a connection's engine is bound,
  * commands wait here.
+ *
+ * <p>Receives posted on the engine's own event loop, typically by a completion queue listener
+ * reposting the receive that just completed, skip the queue ({@link #postReceives}).
  */
 public final class WorkQueue {
 
     private final Queue<WorkCommand> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /**
+     * Commands that a receive posted on the event loop must not overtake, queued and not yet taken
+     * off the queue: {@link WorkCommand.PostReceive} (receives keep their posting order), {@link
+     * WorkCommand.CloseGracefully} and {@link WorkCommand.Abort} (a receive posted after a close
+     * was asked for is flushed by it, never filled by a Send read before the close ran). Counted up
+     * before they are queued, down as they are taken (on the event loop, which runs each at once).
+     */
+    private final AtomicInteger queuedBarriers = new AtomicInteger();
     private final Runnable drainTask = this::drain;
     private volatile Executor executor;
     private volatile WorkCommand.Handler handler;
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
+        if (isBarrier(command)) {
+            queuedBarriers.incrementAndGet();
+        }
+        commands.add(command);
+        scheduleDrain();
+    }
+
+    /** {@link #enqueue} for a command already counted in {@link #queuedBarriers}. */
+    private void enqueueCounted(WorkCommand command) {
         commands.add(command);
         scheduleDrain();
     }
@@ -30,11 +56,72 @@ public final class WorkQueue {
      * From any thread: all of {@code batch}, then one drain, so that the work requests of one post
      * call reach the engine in the same turn (a drain scheduled by the first of them could
      * otherwise run before the rest are queued, and a Terminate read in between would flush the
-     * rest instead of letting them go out behind the first).
+     * rest instead of letting them go out behind the first). For send work only: receives go
+     * through {@link #postReceives}, which counts them in {@link #queuedBarriers}.
      */
     public void enqueueAll(java.util.List<? extends WorkCommand> batch) {
         commands.addAll(batch);
         scheduleDrain();
+    }
+
+    /**
+     * From any thread: receives, in order. On the engine's event loop, with no receive, close or
+     * abort queued ahead of them, each is posted at once ({@link WorkCommand.Handler#postReceiveNow}) instead
+     * of as a command for the drain at the end of the turn: one receive per Send received is the
+     * commonest post of all, and a receive writes nothing that a drain's flush would send.
+     *
+     * <p>Sends consume the receives in the order they were posted (RFC 5040 §5.3, RDMAP-R-020:
+     * one buffer per Send, Sends in order; DDP numbers the buffers by MSN as they are posted). Only
+     * receives need to keep that order among themselves: a receive posted ahead of send work
+     * queued earlier can only be there sooner for the peer's Sends. So the queue is skipped only
+     * while it holds no receive: one posted from another thread before this post (its count is
+     * raised before it is queued) is taken first, and while any is queued these queue behind it.
+     * Nor is it skipped while a close or abort is queued: the receive is then flushed by it (RFC
+     * 5040 §6.2.1) as one posted from any other thread, instead of waiting in DDP's queue for the
+     * next Send of the same read. A receive the engine would complete at once (invalid memory, a
+     * failed or closing queue pair) is queued too, so it completes in the drain, not inside the
+     * caller's post.
+     *
+     * <p>If posting one at once throws (a request the engine cannot take), the requests before it
+     * stay posted, it and the rest are not, {@code notPosted} is told how many were not (so that
+     * their slots can be given back), and the exception propagates.
+     */
+    public void postReceives(ReceiveWorkRequest[] requests, IntConsumer notPosted) {
+        int first = 0;
+        WorkCommand.Handler h = handler;
+        if (h != null && queuedBarriers.get() == 0 && inEventLoop()) {
+            try {
+                while (first < requests.length && h.postReceiveNow(requests[first])) {
+                    first++;
+                }
+            } catch (RuntimeException | Error e) {
+                notPosted.accept(requests.length - first);
+                throw e;
+            }
+            if (first == requests.length) {
+                return;
+            }
+        }
+        queuedBarriers.addAndGet(requests.length - first);
+        if (requests.length - first == 1) {
+            enqueueCounted(new WorkCommand.PostReceive(requests[first]));
+            return;
+        }
+        List<WorkCommand> batch = new ArrayList<>(requests.length - first);
+        for (int i = first; i < requests.length; i++) {
+            batch.add(new WorkCommand.PostReceive(requests[i]));
+        }
+        enqueueAll(batch);
+    }
+
+    private static boolean isBarrier(WorkCommand c) {
+        return c instanceof WorkCommand.PostReceive || c instanceof WorkCommand.CloseGracefully
+                || c instanceof WorkCommand.Abort;
+    }
+
+    private boolean inEventLoop() {
+        Executor e = executor;
+        return e instanceof EventExecutor && ((EventExecutor) e).inEventLoop();
     }
 
     /** The event loop the engine runs on ({@code null} before it is bound). */
@@ -63,9 +150,26 @@ public final class WorkQueue {
         }
     }
 
-    /** The next command, for a queue pair that failed and completes them as flushed; {@code null} if none. */
+    /**
+     * For a queue pair that never ran an engine (closed or aborted before any connection): every
+     * work request posted and waiting here completes as flushed (RFC 5040 §6.2.1), with its own
+     * opcode, giving its slot back. Called after the queue pair left IDLE, so no later post
+     * passes its state check.
+     */
+    public void flushUnbound(QueuePairPort port) {
+        WorkCommand.Handler flushing = new Completions(port).flushing();
+        for (WorkCommand c; (c = poll()) != null; ) {
+            c.dispatch(flushing);
+        }
+    }
+
+    /** The next command, counted off {@link #queuedBarriers}; the caller runs it before anything else. */
     WorkCommand poll() {
-        return commands.poll();
+        WorkCommand c = commands.poll();
+        if (isBarrier(c)) {
+            queuedBarriers.decrementAndGet();
+        }
+        return c;
     }
 
     private void scheduleDrain() {
@@ -78,7 +182,7 @@ public final class WorkQueue {
     private void drain() {
         drainScheduled.set(false);
         WorkCommand.Handler h = handler;
-        for (WorkCommand c; (c = commands.poll()) != null; ) {
+        for (WorkCommand c; (c = poll()) != null; ) {
             c.dispatch(h);
         }
         h.drained();

@@ -8,6 +8,9 @@ public enum RdmaProcedure {
     RDMA_DONE(RpcRdmaConstants.RDMA_DONE),
     RDMA_ERROR(RpcRdmaConstants.RDMA_ERROR);
 
+    /** values() copies its array on each call; decoding a header looks a code up once per message. */
+    private static final RdmaProcedure[] ALL = values();
+
     private final int code;
 
     RdmaProcedure(int code) {
@@ -20,7 +23,7 @@ public enum RdmaProcedure {
 
     /** The procedure with this code, or {@code null} if RFC 8166 defines none (an XDR error, §4.5.2). */
     public static RdmaProcedure fromCode(int code) {
-        for (RdmaProcedure p : values()) {
+        for (RdmaProcedure p : ALL) {
             if (p.code == code) {
                 return p;
             }

@@ -29,6 +29,9 @@ public record ReadChunk(long position, List<RdmaSegment> segments) {
      * keep their list order within a chunk (§3.4.5).
      */
     public static List<ReadChunk> group(List<ReadSegment> readList) {
+        if (readList.isEmpty()) {
+            return List.of(); // most Calls (every NFS READ): no map or lists for nothing
+        }
         Map<Long, List<RdmaSegment>> byPosition = new LinkedHashMap<>();
         for (ReadSegment s : readList) {
             byPosition.computeIfAbsent(s.position(), p -> new ArrayList<>()).add(s.target());

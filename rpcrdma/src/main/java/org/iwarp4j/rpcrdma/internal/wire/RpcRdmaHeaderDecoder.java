@@ -180,7 +180,7 @@ public final class RpcRdmaHeaderDecoder {
     }
 
     private WriteChunk decodeWriteChunk(Reader r, String what) {
-        long count = r.word(what + " segment count");
+        long count = r.remaining() < WORD ? r.word(what + " segment count") : r.word(what);
         if (count * SEGMENT_LENGTH > r.remaining()) {
             throw r.fail(HeaderProblem.XDR_ERROR, what + " of " + count + " segments overruns the message ("
                     + r.remaining() + " octets left)");
@@ -244,7 +244,11 @@ public final class RpcRdmaHeaderDecoder {
 
         /** An XDR optional-data discriminator: 1 present, 0 absent, anything else an error. */
         boolean present(String list) {
-            long d = word(list + " discriminator");
+            if (remaining() < WORD) {
+                need(WORD, list + " discriminator"); // the name is built only for the error: once per list per Call
+            }
+            long d = buf.getUnsignedInt(index);
+            index += WORD;
             if (d == PRESENT) {
                 return true;
             }

@@ -115,6 +115,18 @@ class MalformedHeaderTest {
     }
 
     @Test
+    void aHeaderEndingBeforeAListDiscriminatorOrASegmentCountNamesWhatIsMissing() { // RPC-R-065
+        // the names are built only on failure: decoding a good header builds no string
+        String readSegment = "00000001 00000000 11223344 00001000 00000000 00007f00 ";
+        HeaderDecodeResult.Rejected noWriteList = rejected(FIXED_NOMSG + readSegment + "00000000");
+        assertThat(noWriteList.problem()).isEqualTo(HeaderProblem.XDR_ERROR);
+        assertThat(noWriteList.detail()).contains("Write list discriminator needs 4 octets, 0 left");
+        HeaderDecodeResult.Rejected noCount = rejected(FIXED_NOMSG + readSegment + "00000000 00000001");
+        assertThat(noCount.problem()).isEqualTo(HeaderProblem.XDR_ERROR);
+        assertThat(noCount.detail()).contains("segment count needs 4 octets, 0 left");
+    }
+
+    @Test
     void anUnterminatedReadListIsAnXdrError() { // RPC-R-065 ("list not terminated")
         assertThat(rejected(FIXED_NOMSG + "00000001 00000000 11223344 00001000 00007f00 00001000").problem())
                 .isEqualTo(HeaderProblem.XDR_ERROR);

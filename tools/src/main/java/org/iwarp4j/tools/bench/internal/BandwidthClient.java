@@ -4,6 +4,7 @@ import java.util.function.BooleanSupplier;
 import org.iwarp4j.tools.bench.BandwidthResult;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.WorkRequestFailedException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,15 +16,31 @@ import org.iwarp4j.rdmap.WorkCompletion;
 /**
  * The active side of a bandwidth test, perftest's {@code run_iter_bw}: keeps {@code tx depth}
  * RDMA Writes, RDMA Reads or Sends in flight on every queue pair until each has done its
- * iterations (or the duration is over), counting completions. Sends also respect the server's
+ * iterations (or the duration is over), counting completions; Reads are reposted in batches of
+ * half the depth ({@link #refill}). Sends also respect the server's
  * credits (perftest's iWARP flow control: the server RDMA-writes how many it has received, and a
  * client never has {@code rx depth} un-credited Sends outstanding, since iWARP has no RNR retry).
+ *
+ * <p>How the client waits when it can post nothing depends on what holds it back. With {@code tx
+ * depth} requests in flight only a completion lets it go on, and a completion wakes it: it waits
+ * up to {@link #IDLE_WAIT_NANOS}. Only when the credits hold it back does it look again after
+ * {@link #CREDIT_WAIT_NANOS}, since a credit is an RDMA Write into its memory, which completes
+ * nothing at the target (RFC 5040 §5.3). Sends used to wait in the short slices always: on a
+ * busy machine most of them ran out with 128 Sends still in flight, a timed futex wait and a
+ * context switch each for nothing (docs/performance.md, "Fourth session").
+ *
+ * <p>Like perftest ({@code cq_mod}), the client asks for a completion only now and then: its queue
+ * pairs signal per request ({@link DataEnd#newQueuePair}) and it signals one request in {@link
+ * #signalInterval} and the last of every post call; a completion then stands for every request of
+ * its queue pair up to it (completions are in posting order, RFC 5040 §5.5 #15).
  */
 final class BandwidthClient {
 
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Longest wait for a Write or Read completion before the clock and Ctrl-C are looked at again. */
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** How soon a Send client held back by its credits looks at its credit words again. */
+    private static final long CREDIT_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private final DataEnd end;
     private final BenchSettings settings;
@@ -53,6 +70,16 @@ final class BandwidthClient {
     /** Messages posted (and completed) for the current size on every queue pair together, warm-up included. */
     long sentForSize() {
         return sizeSent;
+    }
+
+    /**
+     * Whether a Send client may post one more: afterwards it has fewer than {@code rxDepth}
+     * Sends the server has not credited ({@code credit}: the receives it reported completed, each
+     * reposted before it reported it), so the server always has a receive posted for every Send
+     * in flight, as perftest's client keeps {@code scnt - credit < rx_depth}.
+     */
+    static boolean creditAllows(long sent, int credit, int rxDepth) {
+        return sent + 1 - credit < rxDepth;
     }
 
     /** Starts a size: Send credits restart from zero unless they count over the whole session. */
@@ -99,7 +126,8 @@ final class BandwidthClient {
         }
         for (int i = 0; i < qps.size(); i++) {
             WorkCompletion c = end.sendCq().poll(STALL_NANOS, TimeUnit.NANOSECONDS);
-            check(c, "the fencing RDMA Read");
+            check(c, "the fencing RDMA Read", c == null ? null : "zero-length RDMA Read (the fence) of queue pair "
+                    + end.queuePairs().indexOf(c.queuePair()));
         }
     }
 
@@ -112,11 +140,20 @@ final class BandwidthClient {
         long[] posted = new long[q];
         long[] completed = new long[q];
         int[] inFlight = new int[q];
+        // Requests of each queue pair known done (its count of sent ones when the last completion
+        // came), and the unsignalled ones posted since its last signalled one.
+        long[] doneThrough = new long[q];
+        int[] unsignalled = new int[q];
+        for (int i = 0; i < q; i++) {
+            doneThrough[i] = sent[i]; // a phase starts with nothing in flight
+        }
+        int signalInterval = signalInterval(depth);
         long completedTotal = 0;
         long lastProgress = System.nanoTime();
         boolean stop = false;
         List<SendWorkRequest> batch = new ArrayList<>(depth);
         boolean send = settings.test() == BenchTest.SEND;
+        boolean read = settings.test() == BenchTest.READ;
         while (true) {
             long now = System.nanoTime();
             if (now >= endNanos || (!stop && stopped.getAsBoolean())) {
@@ -124,22 +161,44 @@ final class BandwidthClient {
             }
             boolean anyInFlight = false;
             boolean posting = false;
+            boolean creditBound = false;
             for (int i = 0; i < q; i++) {
                 // Every request that may go now, in one post call: one command for the queue pair's
                 // event loop (one hand-off, one flush) instead of one per message.
                 batch.clear();
+                if (read && !refill(inFlight[i], depth)) {
+                    anyInFlight |= inFlight[i] > 0;
+                    continue;
+                }
                 while (!stop && posted[i] < perQueuePair && inFlight[i] < depth
-                        && (settings.test() != BenchTest.SEND || sent[i] + 1 - end.credit(i) < rxDepth)) {
-                    batch.add(request(i, size));
+                        && (!send || creditAllows(sent[i], end.credit(i), rxDepth))) {
+                    boolean signalled = ++unsignalled[i] >= signalInterval;
+                    batch.add(request(i, size).withSignalled(signalled));
+                    if (signalled) {
+                        unsignalled[i] = 0;
+                    }
                     posted[i]++;
                     sent[i]++;
                     sizeSent++;
                     inFlight[i]++;
                 }
+                if (unsignalled[i] > 0 && !batch.isEmpty()) {
+                    // The last of a post call is signalled: whatever stops the posting (a full
+                    // window, the credits, the clock, the iterations), a completion will come
+                    // for everything posted, and the client never waits for one that cannot.
+                    int last = batch.size() - 1;
+                    batch.set(last, batch.get(last).withSignalled(true));
+                    unsignalled[i] = 0;
+                }
                 if (!batch.isEmpty()) {
-                    qps.get(i).postSend(batch.toArray(new SendWorkRequest[0]));
+                    try {
+                        qps.get(i).postSend(batch.toArray(new SendWorkRequest[0]));
+                    } catch (IllegalStateException notPostable) {
+                        throw queuePairFailed(i, batch.get(0).id(), notPostable, size);
+                    }
                     posting = true;
                 }
+                creditBound |= send && !stop && posted[i] < perQueuePair && inFlight[i] < depth;
                 anyInFlight |= inFlight[i] > 0;
             }
             boolean allPosted = true;
@@ -149,22 +208,31 @@ final class BandwidthClient {
             if (!anyInFlight && (stop || allPosted)) {
                 return completedTotal;
             }
-            // When nothing could be posted, wait for a completion: Writes and Reads can only go on
-            // after one (a short timed wait would wake the thread for nothing, a futex call and a
-            // context switch each time); Send credits arrive without a completion, so a Send client
-            // blocks only briefly before it looks at its credit word again.
+            // When nothing could be posted, wait for a completion: with tx depth in flight only
+            // one lets the client go on (a short timed wait would wake the thread for nothing, a
+            // futex call and a context switch each time); Send credits arrive without a completion,
+            // so a client the credits hold back blocks only briefly before it looks at them again.
             WorkCompletion c = posting ? end.sendCq().poll()
-                    : end.sendCq().poll(send ? 200_000 : IDLE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+                    : end.sendCq().poll(creditBound ? CREDIT_WAIT_NANOS : IDLE_WAIT_NANOS, TimeUnit.NANOSECONDS);
             while (c != null) {
-                check(c, settings.test().operation());
+                if (!c.isSuccess()) {
+                    check(c, settings.test().operation(), workRequest(c.workRequestId(), size));
+                }
+                // In posting order: this completion ends its request and every unsignalled one before it.
                 int i = (int) (c.workRequestId() >>> 48);
-                inFlight[i]--;
-                completed[i]++;
-                completedTotal++;
+                long through = (c.workRequestId() & 0xffff_ffff_ffffL) + 1;
+                int done = (int) (through - doneThrough[i]);
+                doneThrough[i] = through;
+                inFlight[i] -= done;
+                completed[i] += done;
+                completedTotal += done;
                 lastProgress = now;
                 c = end.sendCq().poll();
             }
-            if (sampler != null) {
+            // Only at a completion: with one request signalled in signalInterval the total moves in
+            // steps, and a window sampled between steps would span one step more than its gaps
+            // (a peak reading up to 1/k high for a window of k steps).
+            if (sampler != null && lastProgress == now) {
                 sampler.record(System.nanoTime(), completedTotal);
             }
             if (now - lastProgress > STALL_NANOS) {
@@ -172,6 +240,33 @@ final class BandwidthClient {
                         + (settings.test() == BenchTest.SEND ? " (no credits from the server?)" : ""));
             }
         }
+    }
+
+    /**
+     * Whether a Read client posts now: once half its tx depth (or all of it) is free, not after
+     * every completion. perftest learns of completions only every {@code cq_mod} (100) work
+     * requests and then posts that many at once. Reads complete a few at a time (the Read
+     * Responses of one socket read), and posting each few costs the requester's event loop a
+     * command, a flush and a {@code writev} of Read Requests, and the responder one
+     * {@code writev} of Read Responses per few. Writes need no such rule: their completions come in
+     * large batches already (the promises of one gathering write). Half the depth keeps the
+     * pipeline at least half full (64 Reads of 128 in flight).
+     */
+    static boolean refill(int inFlight, int depth) {
+        return depth - inFlight >= Math.max(1, depth / 2);
+    }
+
+    /**
+     * How many requests in a row may go without a completion: half the tx depth. perftest signals
+     * one in {@code cq_mod} (100), capped at the tx depth; signalling only every {@code depth}-th
+     * would tell the client of free slots only when the whole window has drained, with nothing in
+     * flight until it posts again, while every half depth keeps the other half in flight (the
+     * refill rule for Reads is the same). Each completion costs the event loop an object, a queue
+     * entry and maybe a wake-up, and the client a poll: this makes it two per window instead of
+     * {@code depth}.
+     */
+    static int signalInterval(int depth) {
+        return Math.max(1, depth / 2);
     }
 
     private SendWorkRequest request(int qp, int size) {
@@ -185,12 +280,52 @@ final class BandwidthClient {
         };
     }
 
+    /**
+     * A queue pair refused a post: it failed (or its connection went away) after the last
+     * completion this thread polled. Its failed completions, if it had requests outstanding, say
+     * why; the first one found in the next seconds becomes the error, so that the diagnosis is the
+     * same as when it is polled. With nothing outstanding there is no such completion (the requests
+     * before the failure all succeeded), and the refusal itself is the error, with the same
+     * diagnosis of both ends' queue pairs.
+     */
+    private WorkRequestFailedException queuePairFailed(int qp, long refusedId, IllegalStateException notPostable,
+                                                       int size) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+            WorkCompletion c = end.sendCq().poll(left, TimeUnit.NANOSECONDS);
+            if (c != null && !c.isSuccess()) {
+                return WorkRequestFailedException.completed(settings.test().operation(),
+                        workRequest(c.workRequestId(), size), c);
+            }
+        }
+        WorkRequestFailedException refused = WorkRequestFailedException.refused(settings.test().operation(),
+                workRequest(refusedId, size), end.queuePairs().get(qp), notPostable.getMessage());
+        refused.initCause(notPostable);
+        return refused;
+    }
+
+    /** The request {@link #request} made with work request id {@code id}, in words, for a failure's diagnosis. */
+    private String workRequest(long id, int size) {
+        int qp = (int) (id >>> 48);
+        long sequence = id & 0xffff_ffff_ffffL;
+        PingPongDest remote = remotes.get(qp);
+        String where = settings.test() == BenchTest.SEND ? "into the peer's next receive"
+                : String.format("remote STag %08x, TO 0x%x", remote.rkey(), remote.vaddr());
+        return String.format("%s #%d of queue pair %d (QP %d), %d octets, %s, id 0x%x", settings.test().operation(),
+                sequence, qp, end.queuePairs().get(qp).number(), size, where, id);
+    }
+
     static void check(WorkCompletion c, String what) throws IOException {
+        check(c, what, null);
+    }
+
+    /** @param workRequest the request as posted, in words; {@code null}: only its completion is known */
+    static void check(WorkCompletion c, String what, String workRequest) throws IOException {
         if (c == null) {
             throw new IOException(what + ": no completion within 30 s");
         }
         if (!c.isSuccess()) {
-            throw new IOException(what + " failed: " + c);
+            throw WorkRequestFailedException.completed(what, workRequest, c);
         }
     }
 }

@@ -13,6 +13,7 @@ import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.ProtectionDomain;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.QueuePairSettings;
+import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.ScatterGatherElement;
 
@@ -57,12 +58,40 @@ public final class DataEnd implements AutoCloseable {
         receiveCq = rnic.createCompletionQueue(q * (settings.rxDepth() + 8));
     }
 
-    /** A new queue pair in IDLE (for connect or accept); a failed connect needs a new one. */
+    /**
+     * A new queue pair in IDLE (for connect or accept); a failed connect needs a new one. It
+     * signals per request, so that the bandwidth client can leave most requests unsignalled, as
+     * perftest does; every other request here is signalled (the default of a request).
+     */
     public QueuePair newQueuePair(Rnic rnic) {
         QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(pd, sendCq).receiveCompletionQueue(receiveCq)
+                .signalAllSends(false)
                 .sendQueueDepth(settings.depth() + settings.rxDepth() / 3 + 4)
                 .receiveQueueDepth(settings.rxDepth() + 4).mpa(settings.mpa()).build());
         return qp;
+    }
+
+    /**
+     * The receive work request for queue pair {@code qp}'s Sends: its whole target area, with
+     * the queue pair's index as the id. The same request is posted again after every receive.
+     */
+    public ReceiveWorkRequest receive(int qp) {
+        return new ReceiveWorkRequest(qp, target(qp, buffer));
+    }
+
+    /**
+     * Posts rx depth receives on {@code qp}, the {@code index}th queue pair (perftest's {@code
+     * ctx_set_recv_wqes}). Called while the queue pair is still IDLE: the work waits in its queue
+     * and reaches the engine when the connection is established, before the engine reads the
+     * first FPDU, so the peer's first Send always finds a receive whatever the threads' timing.
+     * Posted after RTS instead, the receives would depend on the event loop running its task
+     * before it reads a Send that comes one control-channel round trip later.
+     */
+    public void postReceives(QueuePair qp, int index) {
+        ReceiveWorkRequest receive = receive(index);
+        for (int k = 0; k < settings.rxDepth(); k++) {
+            qp.postReceive(receive);
+        }
     }
 
     public void add(QueuePair qp) {

@@ -273,13 +273,23 @@ public abstract class RdmaSession {
     private void serverSend(PingPongDest mine, List<PingPongDest> remote) throws IOException, InterruptedException {
         boolean iwarp4j = peerIsIwarp4j();
         boolean allSizes = settings.sizes().size() > 1;
-        SendReceiver receiver = new SendReceiver(data, remote);
-        receiver.postReceives();
+        SendReceiver receiver = new SendReceiver(data, remote, iwarp4j);
+        receiver.start();
+        try {
+            serveSends(receiver, iwarp4j, allSizes, mine);
+        } finally {
+            receiver.stop();
+        }
+    }
+
+    private void serveSends(SendReceiver receiver, boolean iwarp4j, boolean allSizes, PingPongDest mine)
+            throws IOException, InterruptedException {
         boolean closed = false;
         for (int size : settings.sizes()) {
-            answer(awaitMessage(), mine);
+            byte[] go = awaitMessage();
+            receiver.startSize(size, !iwarp4j); // before the answer: the client sends as soon as it has it
+            answer(go, mine);
             long start = System.nanoTime();
-            receiver.startSize(size, !iwarp4j);
             byte[] message = receiver.serve(control);
             if (iwarp4j) {
                 Verdict verdict = expectSize(size, message);

@@ -9,12 +9,19 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.pcap.PcapRecording;
 
 /**
  * The server end of the plain-TCP comparison: Netty on the same transport as the RNIC, serving
@@ -25,16 +32,18 @@ public final class TcpBenchServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel server;
     private final ByteBuf pattern;
+    /** The accepted connections still open (a group forgets a channel once it is closed). */
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile long lastConnectionEnded;
 
     public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
-                          org.iwarp4j.tools.pcap.PcapRecording pcap) throws InterruptedException {
+                          PcapRecording pcap) throws InterruptedException {
         group = NettyIo.group(transport, threads);
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
-        java.util.function.Consumer<Channel> record = org.iwarp4j.tools.pcap.PcapRecording.recorder(pcap);
+        Consumer<Channel> record = PcapRecording.recorder(pcap);
         try {
             server = new ServerBootstrap().group(group)
                     .channel(NettyIo.serverSocketChannel(transport))
@@ -45,6 +54,7 @@ public final class TcpBenchServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             record.accept(ch);
+                            connections.add(ch);
                             ch.pipeline().addLast(new Connection());
                         }
                     })
@@ -77,6 +87,10 @@ public final class TcpBenchServer implements AutoCloseable {
         if (server != null) {
             server.close().syncUninterruptibly();
         }
+        // A client that failed or stopped mid-run leaves its connection open: close it before the
+        // group's shutdown, which in Netty 4.2 does not tear a still-open channel down, so that its
+        // Connection releases its buffers and stops its echo thread.
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         pattern.release();
     }
@@ -182,7 +196,7 @@ public final class TcpBenchServer implements AutoCloseable {
         private final int size;
         private final boolean busy;
         private final java.util.concurrent.Semaphore messages = new java.util.concurrent.Semaphore(0);
-        private final java.util.concurrent.atomic.AtomicLong receivedOctets = new java.util.concurrent.atomic.AtomicLong();
+        private final AtomicLong receivedOctets = new AtomicLong();
         private volatile boolean stopped;
 
         EchoResponder(Channel channel, int size, boolean busy) {
