@@ -3,7 +3,6 @@ package org.iwarp4j.rpcrdma.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +21,8 @@ import org.iwarp4j.rpcrdma.internal.wire.ReadChunk;
  */
 final class CallAssembler {
 
+    /** Never modified (the STag table copies it): one set, not one per Call. */
+    private static final EnumSet<Access> LOCAL_WRITE = EnumSet.of(Access.LOCAL_WRITE);
     private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(new byte[3]).asReadOnly());
 
     private CallAssembler() {
@@ -32,6 +33,9 @@ final class CallAssembler {
      * chunk, in the order given, which the caller then owns (and releases). The sink regions are deregistered once the Reads are done.
      */
     static CompletableFuture<List<ByteBuf>> pull(RdmaEndpoint endpoint, List<ReadChunk> chunks) {
+        if (chunks.size() == 1) {
+            return pullOne(endpoint, chunks.get(0));
+        }
         Registrations sinks = new Registrations(endpoint);
         List<ByteBuf> data = new ArrayList<>(chunks.size());
         List<CompletableFuture<Void>> reads = new ArrayList<>(chunks.size());
@@ -40,7 +44,7 @@ final class CallAssembler {
                 int length = (int) chunk.length();
                 ByteBuf buffer = endpoint.readSinks().take(length);
                 data.add(buffer);
-                MemoryRegion region = sinks.register(buffer, EnumSet.of(Access.LOCAL_WRITE));
+                MemoryRegion region = sinks.register(buffer, LOCAL_WRITE);
                 reads.add(endpoint.read(chunk.segments(), region, 0));
             }
         } catch (RuntimeException e) {
@@ -59,17 +63,63 @@ final class CallAssembler {
     }
 
     /**
+     * {@link #pull} of one chunk (every NFS WRITE): the same Reads, registration and outcome,
+     * without the lists and the {@code allOf} that several chunks need.
+     */
+    private static CompletableFuture<List<ByteBuf>> pullOne(RdmaEndpoint endpoint, ReadChunk chunk) {
+        ByteBuf buffer = endpoint.readSinks().take((int) chunk.length());
+        MemoryRegion region;
+        CompletableFuture<Void> read;
+        try {
+            region = endpoint.register(buffer, LOCAL_WRITE);
+        } catch (RuntimeException e) {
+            buffer.release();
+            return CompletableFuture.failedFuture(e);
+        }
+        try {
+            read = endpoint.read(chunk.segments(), region, 0);
+        } catch (RuntimeException e) {
+            region.close();
+            buffer.release();
+            return CompletableFuture.failedFuture(e);
+        }
+        return read.handle((v, error) -> {
+            region.close();
+            if (error != null) {
+                buffer.release();
+                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
+            }
+            return List.of(buffer);
+        });
+    }
+
+    /**
+     * The indexes of {@code chunks} in ascending order of Position, equal Positions in list order
+     * (a stable insertion sort: a Call has a few chunks, mostly one, and no boxed indexes or
+     * comparator are made for them).
+     */
+    static int[] byPosition(List<ReadChunk> chunks) {
+        int[] order = new int[chunks.size()];
+        for (int i = 0; i < order.length; i++) {
+            long position = chunks.get(i).position();
+            int j = i;
+            while (j > 0 && chunks.get(order[j - 1]).position() > position) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = i;
+        }
+        return order;
+    }
+
+    /**
      * The whole Call: {@code base} (the inline Payload stream or the Position-Zero chunk's data) with
      * {@code chunks} inserted. Consumes {@code base} and {@code data}.
      *
      * @throws IllegalArgumentException if a Position lies outside the stream: the header does not fit the Payload
      */
     static XdrMessage rebuild(ByteBuf base, List<ReadChunk> chunks, List<ByteBuf> data) {
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < chunks.size(); i++) {
-            order.add(i);
-        }
-        order.sort(Comparator.comparingLong(i -> chunks.get(i).position()));
+        int[] order = byPosition(chunks);
         List<XdrPiece> pieces = new ArrayList<>(chunks.size() * 3 + 1);
         // By index, never List.remove(Object): ByteBuf.equals compares contents.
         boolean[] inserted = new boolean[data.size()];

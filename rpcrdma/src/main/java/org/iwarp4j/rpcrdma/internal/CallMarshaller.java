@@ -207,6 +207,6 @@ final class CallMarshaller {
 
     private static int headerLength(List<ReadSegment> readList, List<WriteChunk> writeList,
                                     Optional<WriteChunk> replyChunk) {
-        return FIXED_HEADER_LENGTH + new ChunkLists(readList, writeList, replyChunk).encodedLength();
+        return FIXED_HEADER_LENGTH + ChunkLists.encodedLength(readList.size(), writeList, replyChunk);
     }
 }

@@ -65,13 +65,29 @@ final class Registrations {
      * the connection, RFC 8166 §4.5.4).
      */
     CompletableFuture<Void> fence(OptionalInt remotelyInvalidated) {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (MemoryRegion r : regions) {
+        List<CompletableFuture<Void>> all = null;
+        CompletableFuture<Void> only = null;
+        for (int i = 0; i < regions.size(); i++) {
+            MemoryRegion r = regions.get(i);
             if (r.isValid() && !(remotelyInvalidated.isPresent() && remotelyInvalidated.getAsInt() == r.stag())) {
-                all.add(endpoint.invalidate(r.stag()));
+                CompletableFuture<Void> invalidated = endpoint.invalidate(r.stag());
+                if (only == null) {
+                    only = invalidated;
+                } else {
+                    if (all == null) {
+                        all = new ArrayList<>();
+                        all.add(only);
+                    }
+                    all.add(invalidated);
+                }
             }
         }
-        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+        // Nothing left to invalidate (a 1 MiB NFS WRITE whose Reply invalidated its Read chunk) or
+        // one region: no allOf tree; a failure still fails the fence.
+        if (only == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return all == null ? only : CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
     /** Deregisters every region and releases the buffers this end allocated. Idempotent. */

@@ -157,9 +157,10 @@ final class ReplyMarshaller {
         RpcRdmaHeaderEncoder.encode(header, out);
         writeStream(payload, out);
         CompletableFuture<Void> sent = endpoint.send(out, invalidateStag(callLists));
-        writes.add(sent);
         Form f = form;
-        return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0])).handle((v, error) -> {
+        // A Reply without RDMA Writes (every NFS WRITE's) waits for its Send alone, not for an allOf of one.
+        CompletableFuture<Void> done = writes.isEmpty() ? sent : allOf(writes, sent);
+        return done.handle((v, error) -> {
             sources.release();
             reply.release();
             if (error != null) {
@@ -167,6 +168,11 @@ final class ReplyMarshaller {
             }
             return f;
         });
+    }
+
+    private static CompletableFuture<Void> allOf(List<CompletableFuture<Void>> writes, CompletableFuture<Void> sent) {
+        writes.add(sent);
+        return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
     /** The reduced Payload stream in one new buffer (the caller releases it), for a chunk to expose. */

@@ -20,9 +20,12 @@ import org.iwarp4j.rpcrdma.UpperLayerBinding;
 import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
 import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
 import org.iwarp4j.rpcrdma.internal.wire.HeaderLimits;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.ReadChunk;
+import org.iwarp4j.rpcrdma.internal.wire.ReadSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
+import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,9 +154,25 @@ public final class ResponderEngine {
         AtRisk(int xid, FailedXids.CallShape shape, ChunkLists lists) {
             this.xid = xid;
             this.shape = shape;
-            lists.readList().forEach(s -> handles.add(s.target().handle()));
-            lists.writeList().forEach(c -> c.segments().forEach(s -> handles.add(s.handle())));
-            lists.replyChunk().ifPresent(c -> c.segments().forEach(s -> handles.add(s.handle())));
+            // Plain loops over the lists (indexed: they are List.copyOf's random-access lists), no lambdas.
+            List<ReadSegment> readList = lists.readList();
+            for (int i = 0; i < readList.size(); i++) {
+                handles.add(readList.get(i).target().handle());
+            }
+            List<WriteChunk> writeList = lists.writeList();
+            for (int i = 0; i < writeList.size(); i++) {
+                addHandles(writeList.get(i));
+            }
+            if (lists.replyChunk().isPresent()) {
+                addHandles(lists.replyChunk().get());
+            }
+        }
+
+        private void addHandles(WriteChunk chunk) {
+            List<RdmaSegment> segments = chunk.segments();
+            for (int i = 0; i < segments.size(); i++) {
+                handles.add(segments.get(i).handle());
+            }
         }
     }
 
@@ -208,13 +227,13 @@ public final class ResponderEngine {
             assembled(xid, shape, lists, message, inlineInfo, List.of(), List.of());
             return;
         }
-        List<ReadChunk> reduced = new ArrayList<>(chunks);
-        reduced.remove(positionZero);
+        // The chunks inserted into the Payload stream: all but the Position-Zero one (all of them,
+        // without a copy, for an RDMA_MSG Call such as an NFS WRITE).
+        List<ReadChunk> insertedChunks = positionZero == null ? chunks : without(chunks, positionZero);
         AtRisk pulling = new AtRisk(xid, shape, lists);
         atRisk(pulling);
-        List<ReadChunk> toPull = new ArrayList<>(chunks);
-        ReadChunk zero = positionZero;
-        CallAssembler.pull(endpoint, toPull).whenComplete((data, error) -> {
+        int zeroIndex = positionZero == null ? -1 : chunks.indexOf(positionZero);
+        CallAssembler.pull(endpoint, chunks).whenComplete((data, error) -> {
             if (error != null) {
                 message.release();
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
@@ -222,23 +241,30 @@ public final class ResponderEngine {
                 return;
             }
             safe(pulling); // every Read Response came back: the Requester accepted those Reads
-            List<ByteBuf> others = new ArrayList<>(data);
+            List<ByteBuf> others = data;
             ByteBuf base;
             if (longCall) {
                 message.release();
-                base = others.remove(toPull.indexOf(zero));
+                others = new ArrayList<>(data);
+                base = others.remove(zeroIndex);
             } else {
                 base = message;
             }
             RpcCallInfo info = longCall ? RpcMessages.callInfo(base) : inlineInfo;
-            if (longCall && !reduced.isEmpty() && !ddpEligibleArgument(info)) {
+            if (longCall && !insertedChunks.isEmpty() && !ddpEligibleArgument(info)) {
                 base.release();
                 others.forEach(ByteBuf::release);
                 errorFor(xid, "Read chunk for " + info + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
                 return;
             }
-            assembled(xid, shape, lists, base, info, reduced, others);
+            assembled(xid, shape, lists, base, info, insertedChunks, others);
         });
+    }
+
+    private static List<ReadChunk> without(List<ReadChunk> chunks, ReadChunk chunk) {
+        List<ReadChunk> rest = new ArrayList<>(chunks);
+        rest.remove(chunk);
+        return rest;
     }
 
     /** Rebuilds the Call from {@code base} and the pulled {@code others} (all consumed) and dispatches it. */

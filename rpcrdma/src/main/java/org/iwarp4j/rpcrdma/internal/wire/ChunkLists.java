@@ -30,12 +30,21 @@ public record ChunkLists(List<ReadSegment> readList, List<WriteChunk> writeList,
 
     /** Octets of the three lists in XDR (§4.7). */
     public int encodedLength() {
-        int n = RpcRdmaConstants.WORD + readList.size() * (RpcRdmaConstants.WORD + RpcRdmaConstants.READ_SEGMENT_LENGTH);
+        return encodedLength(readList.size(), writeList, replyChunk);
+    }
+
+    /**
+     * Octets in XDR (§4.7) of lists with {@code readSegments} read segments, {@code writeList} and
+     * {@code replyChunk}, without building them: a Requester sizes its header this way up to three
+     * times per Call before it knows which lists it sends.
+     */
+    public static int encodedLength(int readSegments, List<WriteChunk> writeList, Optional<WriteChunk> replyChunk) {
+        int n = RpcRdmaConstants.WORD + readSegments * (RpcRdmaConstants.WORD + RpcRdmaConstants.READ_SEGMENT_LENGTH);
         n += RpcRdmaConstants.WORD;
-        for (WriteChunk w : writeList) {
-            n += RpcRdmaConstants.WORD + w.encodedLength();
+        for (int i = 0; i < writeList.size(); i++) {
+            n += RpcRdmaConstants.WORD + writeList.get(i).encodedLength();
         }
-        n += RpcRdmaConstants.WORD + replyChunk.map(WriteChunk::encodedLength).orElse(0);
+        n += RpcRdmaConstants.WORD + (replyChunk.isPresent() ? replyChunk.get().encodedLength() : 0);
         return n;
     }
 }

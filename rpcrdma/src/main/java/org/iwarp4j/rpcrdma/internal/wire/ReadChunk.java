@@ -32,6 +32,11 @@ public record ReadChunk(long position, List<RdmaSegment> segments) {
         if (readList.isEmpty()) {
             return List.of(); // most Calls (every NFS READ): no map or lists for nothing
         }
+        if (readList.size() == 1) {
+            // One segment (a 1 MiB NFS WRITE's data item): one chunk, without the map and its lists.
+            ReadSegment only = readList.get(0);
+            return List.of(new ReadChunk(only.position(), List.of(only.target())));
+        }
         Map<Long, List<RdmaSegment>> byPosition = new LinkedHashMap<>();
         for (ReadSegment s : readList) {
             byPosition.computeIfAbsent(s.position(), p -> new ArrayList<>()).add(s.target());
