@@ -39,7 +39,7 @@ public final class WorkQueue {
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
-        if (isBarrier(command)) {
+        if (command.holdsBackReceives()) {
             queuedBarriers.incrementAndGet();
         }
         commands.add(command);
@@ -114,11 +114,6 @@ public final class WorkQueue {
         enqueueAll(batch);
     }
 
-    private static boolean isBarrier(WorkCommand c) {
-        return c instanceof WorkCommand.PostReceive || c instanceof WorkCommand.CloseGracefully
-                || c instanceof WorkCommand.Abort;
-    }
-
     private boolean inEventLoop() {
         Executor e = executor;
         return e instanceof EventExecutor && ((EventExecutor) e).inEventLoop();
@@ -166,7 +161,7 @@ public final class WorkQueue {
     /** The next command, counted off {@link #queuedBarriers}; the caller runs it before anything else. */
     WorkCommand poll() {
         WorkCommand c = commands.poll();
-        if (isBarrier(c)) {
+        if (c != null && c.holdsBackReceives()) {
             queuedBarriers.decrementAndGet();
         }
         return c;
