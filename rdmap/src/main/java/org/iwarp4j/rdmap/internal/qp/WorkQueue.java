@@ -26,8 +26,9 @@ public final class WorkQueue {
     private final Queue<WorkCommand> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /**
-     * Commands that a receive posted on the event loop must not overtake, queued and not yet taken
-     * off the queue: {@link WorkCommand.PostReceive} (receives keep their posting order), {@link
+     * Commands that a receive posted on the event loop must not overtake ({@link
+     * WorkCommand#holdsBackReceives}), queued and not yet taken off the queue: {@link
+     * WorkCommand.PostReceive} (receives keep their posting order), {@link
      * WorkCommand.CloseGracefully} and {@link WorkCommand.Abort} (a receive posted after a close
      * was asked for is flushed by it, never filled by a Send read before the close ran). Counted up
      * before they are queued, down as they are taken (on the event loop, which runs each at once).
