@@ -13,8 +13,24 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
 
     void dispatch(Handler handler);
 
+    /**
+     * Whether a receive posted on the event loop must not overtake this command while it is queued
+     * ({@link WorkQueue#postReceives}). Queued receives are barriers because receives keep their
+     * posting order among themselves (RFC 5040 §5.3, RDMAP-R-020: Sends consume the buffers in the
+     * order they were posted). A queued close or abort is a barrier because a receive posted after
+     * the close was asked for must be flushed by it (RFC 5040 §6.2.1), never filled by a Send read
+     * before the close ran. Send work is not: a receive posted ahead of it can only be there sooner
+     * for the peer's Sends.
+     */
+    boolean holdsBackReceives();
+
     /** {@code ibv_post_send}: one send-queue work request. */
     record PostSend(SendWorkRequest request) implements WorkCommand {
+        @Override
+        public boolean holdsBackReceives() {
+            return false;
+        }
+
         @Override
         public void dispatch(Handler handler) {
             handler.postSend(request);
@@ -24,6 +40,11 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
     /** {@code ibv_post_recv}: one receive buffer. */
     record PostReceive(ReceiveWorkRequest request) implements WorkCommand {
         @Override
+        public boolean holdsBackReceives() {
+            return true;
+        }
+
+        @Override
         public void dispatch(Handler handler) {
             handler.postReceive(request);
         }
@@ -32,6 +53,11 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
     /** Orderly close (RFC 5040 §6.2): after the sends posted before it. */
     record CloseGracefully() implements WorkCommand {
         @Override
+        public boolean holdsBackReceives() {
+            return true;
+        }
+
+        @Override
         public void dispatch(Handler handler) {
             handler.closeGracefully();
         }
@@ -39,6 +65,11 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
 
     /** Abortive close: the connection is closed at once. */
     record Abort() implements WorkCommand {
+        @Override
+        public boolean holdsBackReceives() {
+            return true;
+        }
+
         @Override
         public void dispatch(Handler handler) {
             handler.abort();

@@ -26,8 +26,9 @@ public final class WorkQueue {
     private final Queue<WorkCommand> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /**
-     * Commands that a receive posted on the event loop must not overtake, queued and not yet taken
-     * off the queue: {@link WorkCommand.PostReceive} (receives keep their posting order), {@link
+     * Commands that a receive posted on the event loop must not overtake ({@link
+     * WorkCommand#holdsBackReceives}), queued and not yet taken off the queue: {@link
+     * WorkCommand.PostReceive} (receives keep their posting order), {@link
      * WorkCommand.CloseGracefully} and {@link WorkCommand.Abort} (a receive posted after a close
      * was asked for is flushed by it, never filled by a Send read before the close ran). Counted up
      * before they are queued, down as they are taken (on the event loop, which runs each at once).
@@ -39,7 +40,7 @@ public final class WorkQueue {
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
-        if (isBarrier(command)) {
+        if (command.holdsBackReceives()) {
             queuedBarriers.incrementAndGet();
         }
         commands.add(command);
@@ -114,11 +115,6 @@ public final class WorkQueue {
         enqueueAll(batch);
     }
 
-    private static boolean isBarrier(WorkCommand c) {
-        return c instanceof WorkCommand.PostReceive || c instanceof WorkCommand.CloseGracefully
-                || c instanceof WorkCommand.Abort;
-    }
-
     private boolean inEventLoop() {
         Executor e = executor;
         return e instanceof EventExecutor && ((EventExecutor) e).inEventLoop();
@@ -166,7 +162,7 @@ public final class WorkQueue {
     /** The next command, counted off {@link #queuedBarriers}; the caller runs it before anything else. */
     WorkCommand poll() {
         WorkCommand c = commands.poll();
-        if (isBarrier(c)) {
+        if (c != null && c.holdsBackReceives()) {
             queuedBarriers.decrementAndGet();
         }
         return c;
