@@ -228,8 +228,8 @@ public final class QueuePairSettings {
          * least {@code octets} long is read from the socket straight into its registered memory or
          * posted receive (one copy per octet, by the kernel, as for plain TCP) instead of into a
          * receive buffer that is then copied (two copies). Only for direct memory in one piece,
-         * without MPA markers, on the NIO and epoll transports; everything else takes the ordinary
-         * path (the default can also be set with the system property {@value
+         * without MPA markers, on every {@link Transport} (NIO, epoll, io_uring); everything else
+         * takes the ordinary path (the default can also be set with the system property {@value
          * QueuePairSettings#DIRECT_PLACEMENT_THRESHOLD_PROPERTY}). Checks, completions and
          * Terminates are the same either way: the segment is still checked and delivered only once
          * its FPDU is complete and its CRC good; an FPDU that fails
