@@ -10,35 +10,43 @@ import io.netty.util.ReferenceCounted;
  * payload. There is no length field in DDP: the segment is exactly one MPA ULPDU, and the payload
  * is everything after the 14- or 18-octet header (DDP-R-007, DDP-R-027).
  *
- * <p><b>Buffers.</b> A segment holds one reference to a slice of the ULPDU it was decoded from and
- * is {@link ReferenceCounted} through it: whoever receives a segment releases it once (Netty's
- * {@code ReferenceCountUtil.release} works). {@link #payload()} is a view that shares that
- * reference: do not release it separately; {@code retain()} or copy it to keep it beyond the
- * segment. No octet is copied by decoding.
+ * <p><b>Buffers.</b> A segment holds one reference to the ULPDU it was decoded from (the ULPDU is
+ * retained, not sliced: one object fewer per segment on the receive path) and is {@link
+ * ReferenceCounted} through it: whoever receives a segment releases it once (Netty's {@code
+ * ReferenceCountUtil.release} works). The segment is the ULPDU's readable octets at the moment of
+ * decoding; moving the ULPDU's indexes afterwards does not change it. {@link #payload()} is a view
+ * that shares that reference: do not release it separately; {@code retain()} or copy it to keep it
+ * beyond the segment. No octet is copied by decoding.
  */
 public final class DdpSegment implements ReferenceCounted {
 
     private final DdpHeader header;
-    private final ByteBuf segment;
+    /** The ULPDU, retained; its octets {@code [start, start + length)} are this segment. */
+    private final ByteBuf ulpdu;
+    private final int start;
+    private final int length;
     private final ByteBuf payload;
 
-    private DdpSegment(DdpHeader header, ByteBuf segment) {
+    private DdpSegment(DdpHeader header, ByteBuf ulpdu) {
         this.header = header;
-        this.segment = segment;
-        this.payload = segment.slice(header.length(), segment.readableBytes() - header.length());
+        this.start = ulpdu.readerIndex();
+        this.length = ulpdu.readableBytes();
+        // The view before the reference: if slicing threw, nothing would have been retained.
+        this.payload = ulpdu.slice(start + header.length(), length - header.length());
+        this.ulpdu = ulpdu.retain();
     }
 
     /**
      * Decodes the DDP segment that is {@code ulpdu}'s readable octets. {@code ulpdu} keeps its
-     * indexes and its reference count (the caller still releases it); the returned segment holds
-     * its own reference (a retained slice) and must be released by the caller.
+     * indexes and the caller's reference (the caller still releases it); the returned segment holds
+     * one more reference to it ({@code ulpdu} is retained once) and must be released by the caller.
      *
      * @throws DdpException for an invalid DDP version or a segment shorter than its header (see
      *     {@link DdpHeader#decode}); nothing is retained then
      */
     public static DdpSegment decode(ByteBuf ulpdu) throws DdpException {
         DdpHeader header = DdpHeader.decode(ulpdu);
-        return new DdpSegment(header, ulpdu.retainedSlice());
+        return new DdpSegment(header, ulpdu);
     }
 
     /**
@@ -117,7 +125,7 @@ public final class DdpSegment implements ReferenceCounted {
 
     /** Octets of the whole segment, header included: the MPA ULPDU_Length it arrived with. */
     public int segmentLength() {
-        return segment.readableBytes();
+        return length;
     }
 
     /**
@@ -125,7 +133,7 @@ public final class DdpSegment implements ReferenceCounted {
      * "Terminated DDP Header" (RFC 5040 §4.8). A fresh array each call.
      */
     public byte[] headerOctets() {
-        return ByteBufUtil.getBytes(segment, segment.readerIndex(), header.length());
+        return ByteBufUtil.getBytes(ulpdu, start, header.length());
     }
 
     /** A {@link DdpException} for this segment, carrying its header octets and length. */
@@ -135,41 +143,41 @@ public final class DdpSegment implements ReferenceCounted {
 
     @Override
     public int refCnt() {
-        return segment.refCnt();
+        return ulpdu.refCnt();
     }
 
     @Override
     public DdpSegment retain() {
-        segment.retain();
+        ulpdu.retain();
         return this;
     }
 
     @Override
     public DdpSegment retain(int increment) {
-        segment.retain(increment);
+        ulpdu.retain(increment);
         return this;
     }
 
     @Override
     public DdpSegment touch() {
-        segment.touch();
+        ulpdu.touch();
         return this;
     }
 
     @Override
     public DdpSegment touch(Object hint) {
-        segment.touch(hint);
+        ulpdu.touch(hint);
         return this;
     }
 
     @Override
     public boolean release() {
-        return segment.release();
+        return ulpdu.release();
     }
 
     @Override
     public boolean release(int decrement) {
-        return segment.release(decrement);
+        return ulpdu.release(decrement);
     }
 
     @Override

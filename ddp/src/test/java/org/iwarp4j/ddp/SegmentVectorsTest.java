@@ -63,6 +63,31 @@ class SegmentVectorsTest {
         }
     }
 
+    /**
+     * The segment holds the ULPDU itself (retained once), not a slice of it: it is still the octets
+     * that were readable at decoding after the caller moves the ULPDU's indexes (as MPA's
+     * cumulation or a ULP may), and its reference is the ULPDU's own, given back by its release.
+     */
+    @Test
+    void segmentKeepsItsOctetsWhenTheUlpduIndexesMove() throws Exception {
+        byte[] ulpdu = Bufs.ulpduOf(TestVectors.bytes("V-FPDU-4"));
+        ByteBuf in = Bufs.buf(Bufs.concat(new byte[5], ulpdu)).readerIndex(5);
+        DdpSegment segment = DdpSegment.decode(in);
+        try {
+            assertThat(in.refCnt()).as("decode retains the ULPDU once").isEqualTo(2);
+            in.skipBytes(7).writerIndex(in.writerIndex() - 2);
+            assertThat(segment.segmentLength()).isEqualTo(ulpdu.length);
+            assertThat(segment.headerOctets()).isEqualTo(Arrays.copyOf(ulpdu, DdpConstants.TAGGED_HEADER_LENGTH));
+            assertThat(Bufs.peek(segment.payload())).isEqualTo(Arrays.copyOfRange(ulpdu, DdpConstants.TAGGED_HEADER_LENGTH, ulpdu.length));
+            assertThat(segment.taggedHeader().stag()).isEqualTo(0x01020304);
+            assertThat(segment.refCnt()).isEqualTo(in.refCnt());
+        } finally {
+            assertThat(segment.release()).isFalse();
+            assertThat(in.refCnt()).as("the segment's release gives its reference back").isEqualTo(1);
+            in.release();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("vectors")
     void encodesToTheVectorsOctets(String id, DdpHeader header, int payloadLength) {
