@@ -205,14 +205,18 @@ class TcpLimitsTest {
 
     @Test
     void recordsThatEachCompleteInTimeAreServedHoweverLongTheConnectionLasts() throws Exception {
-        server = echoServer().maxRecordTime(Duration.ofMillis(500)).bind(LOOPBACK);
+        int calls = 12;
+        server = echoServer().maxRecordTime(Duration.ofSeconds(1)).bind(LOOPBACK);
         Socket s = connect(null);
-        // Every write ends inside a record; each record still completes within 200 ms of its start, under the 500 ms bound.
+        // Every write ends inside a record; each record still completes within 200 ms of its start
+        // (three writes 100 ms apart at most), under the 1 s bound, while the twelve take 1.7 s. The
+        // bound leaves 800 ms for the writer thread to be late between two writes of one record on a
+        // loaded machine (500 ms left 300 ms, and the record, rightly, cut).
         ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
         try {
             OutputStream out = s.getOutputStream();
             byte[] records = new byte[0];
-            for (int xid = 1; xid <= 6; xid++) {
+            for (int xid = 1; xid <= calls; xid++) {
                 byte[] r = callRecord(xid, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL);
                 byte[] joined = new byte[records.length + r.length];
                 System.arraycopy(records, 0, joined, 0, records.length);
@@ -238,7 +242,7 @@ class TcpLimitsTest {
             }
             written.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
             DataInputStream in = new DataInputStream(s.getInputStream());
-            for (int xid = 1; xid <= 6; xid++) {
+            for (int xid = 1; xid <= calls; xid++) {
                 byte[] reply = new byte[in.readInt() & 0x7FFF_FFFF];
                 in.readFully(reply);
                 assertThat(ByteBuffer.wrap(reply).getInt()).isEqualTo(xid);
