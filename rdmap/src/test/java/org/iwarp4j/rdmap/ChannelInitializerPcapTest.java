@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -77,7 +78,9 @@ class ChannelInitializerPcapTest {
         try {
             try (RdmaPair pair = new RdmaPair(Rnic.builder(), Rnic.builder().meterRegistry(clientMeters)
                     .channelInitializer(ch -> ch.pipeline().addLast(new PcapWriteHandler(capture))),
-                    MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build(), b -> b, b -> b, server -> {
+                    // no wake-up Write: a server held up past its second would add a fourth Write
+                    MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).build(), b -> b,
+                    b -> b.wakeUpWriteAfter(Duration.ZERO), server -> {
                         serverMr[0] = server.settings().protectionDomain().register(serverMemory, RdmaPair.ALL);
                         server.postReceive(new ReceiveWorkRequest(1, serverMr[0].sge(4096, 4096)));
                     }, client -> { })) {

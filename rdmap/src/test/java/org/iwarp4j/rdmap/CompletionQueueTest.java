@@ -113,6 +113,26 @@ class CompletionQueueTest {
         assertThat(cq.take().workRequestId()).isEqualTo(31);
     }
 
+    /**
+     * Runs {@code waiter} on a thread of its own. The tests that count unparks need a waiter that
+     * parks only when it has nothing: a pool thread (the common pool's) may carry a permit left by
+     * the pool's own signalling, and with it its first park returns at once, it leaves the waiters'
+     * queue and finds the completions itself if they came meanwhile: no unpark is counted.
+     */
+    private static <T> CompletableFuture<T> onNewThread(java.util.function.Supplier<T> waiter) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(waiter.get());
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "cq-waiter");
+        t.setDaemon(true);
+        t.start();
+        return result;
+    }
+
     /** Waits (bounded, without sleeping) until {@code n} threads wait in {@code cq}. */
     private static void awaitWaiters(CompletionQueue cq, int n) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -131,7 +151,7 @@ class CompletionQueueTest {
         CompletionQueue cq = new CompletionQueue(8);
         io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
         try {
-            CompletableFuture<java.util.List<Long>> taken = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<java.util.List<Long>> taken = onNewThread(() -> {
                 java.util.List<Long> ids = new java.util.ArrayList<>();
                 try {
                     ids.add(cq.take().workRequestId());
@@ -190,7 +210,7 @@ class CompletionQueueTest {
         CompletionQueue cq = new CompletionQueue(2);
         io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
         try {
-            CompletableFuture<Long> taken = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Long> taken = onNewThread(() -> {
                 try {
                     return cq.take().workRequestId();
                 } catch (InterruptedException e) {

@@ -190,15 +190,12 @@ class BenchJsonTest {
         }
         Path serverFile = dir.resolve("server.json");
         String options = " -s 2K -n 50 --warmup 0.05 -p " + port;
-        StringWriter serverOut = new StringWriter();
-        StringWriter serverErr = new StringWriter();
-        java.util.concurrent.CompletableFuture<Integer> server = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> IwarpCommand.run(new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
-                        ("bench write --server --json --out_json " + serverFile + options).split(" ")));
+        InProcessBenchServer server = InProcessBenchServer.start("bench write --server --json --out_json "
+                + serverFile + options);
         assertThat(iwarp("bench write 127.0.0.1 --json" + options)).as(err.toString()).isZero();
-        assertThat(server.get(60, java.util.concurrent.TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
-        assertThat(serverErr.toString()).contains("waiting for a client on port " + port);
-        JsonNode doc = JSON.readTree(serverOut.toString()); // stdout is the document alone
+        assertThat(server.exitStatus()).as(server.err()).isZero();
+        assertThat(server.err()).contains("waiting for a client on port " + port);
+        JsonNode doc = JSON.readTree(server.out()); // stdout is the document alone
         assertThat(JSON.readTree(serverFile.toFile())).isEqualTo(doc);
         assertThat(doc.get("role").asText()).isEqualTo("server");
         assertThat(doc.get("port").asInt()).isEqualTo(port);
@@ -231,13 +228,10 @@ class BenchJsonTest {
             port = probe.getLocalPort();
         }
         String options = " -a --max-size 64 -n 30 --warmup 0 --no-tcp -p " + port;
-        StringWriter serverOut = new StringWriter();
-        java.util.concurrent.CompletableFuture<Integer> server = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> IwarpCommand.run(new PrintWriter(serverOut, true), new PrintWriter(new StringWriter(), true),
-                        ("bench send --server --json" + options).split(" ")));
+        InProcessBenchServer server = InProcessBenchServer.start("bench send --server --json" + options);
         assertThat(iwarp("bench send 127.0.0.1" + options)).as(err.toString()).isZero();
-        assertThat(server.get(60, java.util.concurrent.TimeUnit.SECONDS)).isZero();
-        JsonNode served = JSON.readTree(serverOut.toString()).get("served");
+        assertThat(server.exitStatus()).as(server.err()).isZero();
+        JsonNode served = JSON.readTree(server.out()).get("served");
         assertThat(served).hasSize(6); // 2 .. 64
         for (int i = 0; i < 6; i++) {
             assertThat(served.get(i).get("bytes").asInt()).isEqualTo(2 << i);

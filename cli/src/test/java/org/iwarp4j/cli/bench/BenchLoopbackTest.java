@@ -8,8 +8,6 @@ import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.iwarp4j.cli.IwarpCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -212,16 +210,15 @@ class BenchLoopbackTest {
                 + " no report)").contains("# data verified").doesNotContain("#bytes");
     }
 
-    /** {@code bench TEST --server} and {@code bench TEST 127.0.0.1} as two commands; both must exit 0. */
+    /**
+     * {@code bench TEST --server} and, once it listens, {@code bench TEST 127.0.0.1} as two
+     * commands; both must exit 0.
+     */
     private String splitRun(String test, String options) throws Exception {
-        StringWriter serverOut = new StringWriter();
-        StringWriter serverErr = new StringWriter();
-        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> IwarpCommand.run(
-                new PrintWriter(serverOut, true), new PrintWriter(serverErr, true),
-                ("bench " + test + " --server" + options).split(" ")));
+        InProcessBenchServer server = InProcessBenchServer.start("bench " + test + " --server" + options);
         assertThat(iwarp("bench " + test + " 127.0.0.1" + options)).as(err.toString()).isZero();
-        assertThat(server.get(60, TimeUnit.SECONDS)).as(serverErr.toString()).isZero();
-        return serverOut.toString();
+        assertThat(server.exitStatus()).as(server.err()).isZero();
+        return server.out();
     }
 
     private static int freePort() throws java.io.IOException {

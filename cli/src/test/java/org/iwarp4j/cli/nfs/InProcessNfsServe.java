@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.iwarp4j.cli.IwarpCommand;
+import org.iwarp4j.cli.WatchedWriter;
 
 /**
  * {@code iwarp nfs serve} on a thread of this process, on ephemeral loopback ports, for tests that

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.pcap.PcapWriteHandler;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +62,10 @@ class OwnStackCaptureTest {
             ProtectionDomain pd = client.allocateProtectionDomain();
             MemoryRegion local = pd.register(memory, EnumSet.of(Access.LOCAL_WRITE));
             CompletionQueue cq = client.createCompletionQueue(64);
-            QueuePair qp = client.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(mpa).build());
+            // No wake-up Write: the server is silent until its Read Response (or RTR answer), and one
+            // held up past the default second would add a zero-length Write to the count below.
+            QueuePair qp = client.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(mpa)
+                    .wakeUpWriteAfter(Duration.ZERO).build());
             qp.connect(listener.localAddress()).get(10, TimeUnit.SECONDS);
 
             qp.postSend(SendWorkRequest.rdmaWrite(10, target.stag(), target.baseTaggedOffset(), local.sge(0, 5000)));

@@ -56,15 +56,17 @@ public final class ScriptedConnection implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
     private final long deadlineNanos;
-    private final long openedNanos = System.nanoTime();
+    /** When the connection began: before the connect for one we open (the peer's clocks start after that). */
+    private final long openedNanos;
     private EmbeddedChannel encoder;
     private EmbeddedChannel decoder;
     private final ArrayDeque<byte[]> ulpdus = new ArrayDeque<>();
     private String decodeError;
     private String closedHow;
 
-    private ScriptedConnection(Socket socket, Duration budget) throws IOException {
+    private ScriptedConnection(Socket socket, Duration budget, long openedNanos) throws IOException {
         this.socket = socket;
+        this.openedNanos = openedNanos;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
         this.deadlineNanos = openedNanos + budget.toNanos();
@@ -73,23 +75,27 @@ public final class ScriptedConnection implements AutoCloseable {
     /** Wraps a connection a server socket accepted (for a scripted Responder); {@code budget} bounds every wait. */
     public static ScriptedConnection accepted(Socket socket, Duration budget) throws IOException {
         socket.setTcpNoDelay(true);
-        return new ScriptedConnection(socket, budget);
+        return new ScriptedConnection(socket, budget, System.nanoTime());
     }
 
     /** Connects within {@code budget}, which also bounds every later wait on this connection. */
     public static ScriptedConnection open(InetSocketAddress target, Duration budget) throws IOException {
+        long opened = System.nanoTime();
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
             socket.connect(target, (int) Math.max(1, budget.toMillis()));
-            return new ScriptedConnection(socket, budget);
+            return new ScriptedConnection(socket, budget, opened);
         } catch (IOException e) {
             socket.close();
             throw e;
         }
     }
 
-    /** Milliseconds since the connection was opened. */
+    /**
+     * Milliseconds since the connection was opened: for one we opened, since before the connect, so
+     * that no clock the peer started for the connection can have run longer.
+     */
     public long elapsedMillis() {
         return (System.nanoTime() - openedNanos) / 1_000_000;
     }

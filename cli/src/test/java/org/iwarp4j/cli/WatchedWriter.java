@@ -1,4 +1,4 @@
-package org.iwarp4j.cli.nfs;
+package org.iwarp4j.cli;
 
 import java.io.Writer;
 import java.util.concurrent.CompletableFuture;
@@ -7,14 +7,14 @@ import java.util.concurrent.CompletableFuture;
  * A Writer for a command running on another thread: keeps everything written, and completes
  * {@link #line(String)}'s future once a whole line containing the text has been written.
  */
-final class WatchedWriter extends Writer {
+public final class WatchedWriter extends Writer {
 
     private final StringBuilder text = new StringBuilder();
     private String awaited;
     private CompletableFuture<String> found = new CompletableFuture<>();
 
     /** A future of the first complete line containing {@code part} (already written or to come). */
-    synchronized CompletableFuture<String> line(String part) {
+    public synchronized CompletableFuture<String> line(String part) {
         awaited = part;
         found = new CompletableFuture<>();
         check();
