@@ -34,8 +34,8 @@ class DirectPlacementTest {
 
     /** Octets of the Write and the Read: half a MiB, as PARANOID leak tracking makes every buffer costly. */
     private static final int BIG = 1 << 19;
-    private static final int GUARD = 4096;
-    private static final MpaSettings MPA = MpaSettings.builder().build(); // rev 2, CRC on, MULPDU from the MSS
+    static final int GUARD = 4096;
+    static final MpaSettings MPA = MpaSettings.builder().build(); // rev 2, CRC on, MULPDU from the MSS
     /** FPDUs of the largest size on any transport (NIO cannot read the MSS and would send 1454-octet ones). */
     private static final MpaSettings LARGE_FPDUS = MpaSettings.builder().maxSendUlpdu(org.iwarp4j.mpa.MpaConstants.MAX_ULPDU).build();
 
@@ -65,13 +65,13 @@ class DirectPlacementTest {
         }
     }
 
-    private static byte[] random(int n, long seed) {
+    static byte[] random(int n, long seed) {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
         return b;
     }
 
-    private static ByteBuf filled(int length, int value) {
+    static ByteBuf filled(int length, int value) {
         ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(length, length);
         for (int i = 0; i < length; i++) {
             b.writeByte(value);
@@ -79,7 +79,7 @@ class DirectPlacementTest {
         return b;
     }
 
-    private static void assertUntouched(ByteBuf memory, int from, int to, int value) {
+    static void assertUntouched(ByteBuf memory, int from, int to, int value) {
         byte[] octets = ByteBufUtil.getBytes(memory, from, to - from);
         for (int i = 0; i < octets.length; i++) {
             if (octets[i] != (byte) value) {
@@ -88,12 +88,12 @@ class DirectPlacementTest {
         }
     }
 
-    private static double placedDirectly(SimpleMeterRegistry registry) {
+    static double placedDirectly(SimpleMeterRegistry registry) {
         return registry.find("iwarp.mpa.fpdus.placed.directly").counters().stream().mapToDouble(c -> c.count())
                 .sum();
     }
 
-    private static double octetsReadInPlace(SimpleMeterRegistry registry) {
+    static double octetsReadInPlace(SimpleMeterRegistry registry) {
         return registry.find("iwarp.mpa.bytes.placed.directly").counters().stream().mapToDouble(c -> c.count())
                 .sum();
     }
@@ -195,7 +195,7 @@ class DirectPlacementTest {
     }
 
     /** ULPDU_Length, the ULPDU, the pad and a CRC; {@code badCrc} flips one bit of it. */
-    private static byte[] fpdu(byte[] ulpdu, boolean badCrc) {
+    static byte[] fpdu(byte[] ulpdu, boolean badCrc) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(ulpdu.length >> 8);
         out.write(ulpdu.length);
@@ -212,10 +212,15 @@ class DirectPlacementTest {
     }
 
     /** An RDMA Write segment (RFC 5040 §4.3, RFC 5041 §4.3): control T, L, DV 1; RDMAP RV 1, opcode 0. */
-    private static byte[] write(int stag, long to, byte[] payload) {
+    static byte[] write(int stag, long to, byte[] payload) {
+        return tagged(0x40, stag, to, payload);
+    }
+
+    /** A tagged segment: control T, L, DV 1; then {@code rdmapControl}, the STag, the TO and the payload. */
+    static byte[] tagged(int rdmapControl, int stag, long to, byte[] payload) {
         ByteBuf b = ByteBufAllocator.DEFAULT.heapBuffer();
         try {
-            b.writeByte(0xC1).writeByte(0x40).writeInt(stag).writeLong(to).writeBytes(payload);
+            b.writeByte(0xC1).writeByte(rdmapControl).writeInt(stag).writeLong(to).writeBytes(payload);
             return ByteBufUtil.getBytes(b);
         } finally {
             b.release();
@@ -223,10 +228,15 @@ class DirectPlacementTest {
     }
 
     /** A Send segment: control L, DV 1; RDMAP RV 1, opcode 3; QN 0, MSN 1, MO 0. */
-    private static byte[] send(byte[] payload) {
+    static byte[] send(byte[] payload) {
+        return send(1, payload);
+    }
+
+    /** A Send segment as {@link #send(byte[])}, with MSN {@code msn}. */
+    static byte[] send(int msn, byte[] payload) {
         ByteBuf b = ByteBufAllocator.DEFAULT.heapBuffer();
         try {
-            b.writeByte(0x41).writeByte(0x43).writeInt(0).writeInt(0).writeInt(1).writeInt(0).writeBytes(payload);
+            b.writeByte(0x41).writeByte(0x43).writeInt(0).writeInt(0).writeInt(msn).writeInt(0).writeBytes(payload);
             return ByteBufUtil.getBytes(b);
         } finally {
             b.release();
@@ -234,10 +244,23 @@ class DirectPlacementTest {
     }
 
     /** What one run of the bad-CRC scenario showed. */
-    private record Outcome(byte[] terminate, List<String> completions, double placedDirectly) {
+    record Outcome(byte[] terminate, List<String> completions, double placedDirectly) {
     }
 
-    private static Outcome badCrcAfterPlacement(boolean direct, boolean tagged, Transport transport) throws Exception {
+    /** The ULPDU of the bad-CRC scenario's FPDU, whose payload belongs at {@code mr}'s octet {@link #GUARD}. */
+    @FunctionalInterface
+    interface BadUlpdu {
+        /** May post work and exchange ULPDUs with {@code peer} first (MPA's fence is open by then). */
+        byte[] make(QueuePair qp, MemoryRegion mr, RawMpaPeer peer, byte[] payload) throws Exception;
+    }
+
+    /**
+     * A queue pair with receive 5 posted at {@code [GUARD, GUARD + 40000)} of its region gets
+     * {@code bad}'s ULPDU in an FPDU whose CRC has one bit flipped: exactly one Terminate, then the
+     * close; the region outside {@code [GUARD, GUARD + 40000)} is untouched, and inside it either
+     * untouched or (placed directly) the payload.
+     */
+    static Outcome badCrcAfterPlacement(boolean direct, Transport transport, BadUlpdu bad) throws Exception {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         int length = 40000;
         ByteBuf memory = filled(length + 2 * GUARD, 0xEE);
@@ -249,12 +272,11 @@ class DirectPlacementTest {
             MemoryRegion mr = pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             qp.postReceive(new ReceiveWorkRequest(5, mr.sge(GUARD, length)));
             byte[] payload = random(length, 4);
-            byte[] bad = tagged ? write(mr.stag(), mr.baseTaggedOffset() + GUARD, payload) : send(payload);
             Outcome outcome;
             try (RawMpaPeer peer = RawMpaPeer.connectedTo(rnic, qp, MPA, MPA)) {
                 // A zero-length Write first, so that MPA's fence is open and the Terminate may leave.
                 peer.send(write(1, 0, new byte[0]));
-                peer.sendRaw(fpdu(bad, true));
+                peer.sendRaw(fpdu(bad.make(qp, mr, peer, payload), true));
                 List<byte[]> ulpdus = peer.takeAllUntilClosed();
                 assertThat(ulpdus).as("exactly one Terminate").hasSize(1);
                 qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
@@ -285,14 +307,46 @@ class DirectPlacementTest {
     @org.junit.jupiter.params.provider.CsvSource({"true, EPOLL", "false, EPOLL", "true, IO_URING", "false, IO_URING"})
     void aBadCrcAfterPlacementEndsExactlyAsOnTheOrdinaryPath(boolean tagged, Transport transport) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(transport.isAvailable(), transport + " unavailable");
-        Outcome ordinary = badCrcAfterPlacement(false, tagged, transport);
-        Outcome placed = badCrcAfterPlacement(true, tagged, transport);
+        BadUlpdu bad = (qp, mr, peer, payload) -> tagged ? write(mr.stag(), mr.baseTaggedOffset() + GUARD, payload)
+                : send(payload);
+        Outcome ordinary = badCrcAfterPlacement(false, transport, bad);
+        Outcome placed = badCrcAfterPlacement(true, transport, bad);
         assertThat(ordinary.placedDirectly()).isZero();
         assertThat(placed.placedDirectly()).as("the bad FPDU was placed directly").isEqualTo(1);
         assertThat(placed.terminate()).as("the Terminate's octets").isEqualTo(ordinary.terminate());
+        assertIsMpaCrcErrorTerminate(placed.terminate());
         // The posted receive is flushed, never completed with data: nothing was delivered.
         assertThat(placed.completions()).isEqualTo(ordinary.completions())
                 .containsExactly("5 RECEIVE FLUSHED 0 " + TerminateReason.LLP_CRC_ERROR);
+    }
+
+    /**
+     * {@code terminate} (a ULPDU as it came off the wire) is the Terminate for an MPA CRC error,
+     * pinned from the RFCs rather than from this stack's constants: RFC 5040 §5.4 and RDMAP-R-025
+     * (untagged, L=1, DV 1, RDMAP RV 1 opcode 0x7, QN 2, MSN 1, MO 0), Fig. 9 (Layer 0x2 = LLP),
+     * RFC 5044 §8 (for MPA: Error Type 0x0, code 2 "Received MPA CRC does not match"), Fig. 10 and
+     * RDMAP-R-026 / RDMAP-R-037 (an LLP error includes neither the DDP Segment Length and DDP
+     * header nor the RDMA header: M, D and R clear), RDMAP-R-040 (Reserved 0): 18 + 4 octets.
+     */
+    static void assertIsMpaCrcErrorTerminate(byte[] terminate) {
+        assertThat(terminate).as("Terminate ULPDU: DDP header and control word only").hasSize(22);
+        assertThat(terminate[0] & 0xFF).as("DDP control: untagged, L=1, DV 1").isEqualTo(0x41);
+        assertThat(terminate[1] & 0xFF).as("RDMAP control: RV 1, opcode Terminate").isEqualTo(0x47);
+        ByteBuf t = io.netty.buffer.Unpooled.wrappedBuffer(terminate);
+        assertThat(t.getInt(2)).as("RsvdULP").isZero();
+        assertThat(t.getInt(6)).as("QN").isEqualTo(2);
+        assertThat(t.getInt(10)).as("MSN").isEqualTo(1);
+        assertThat(t.getInt(14)).as("MO").isZero();
+        int control = t.getInt(18);
+        assertThat(control >>> 28).as("Layer: LLP").isEqualTo(0x2);
+        assertThat(control >>> 24 & 0xF).as("Error Type: MPA").isEqualTo(0x0);
+        assertThat(control >>> 16 & 0xFF).as("Error Code: CRC error").isEqualTo(0x02);
+        assertThat(control & 0x8000).as("M: DDP Segment Length valid").isZero();
+        assertThat(control & 0x4000).as("D: DDP header included").isZero();
+        assertThat(control & 0x2000).as("R: RDMAP header included").isZero();
+        assertThat(control & 0x1FFF).as("Reserved").isZero();
+        assertThat(org.iwarp4j.testkit.Hex.encode(terminate)).as("the whole Terminate")
+                .isEqualTo("4147" + "00000000" + "00000002" + "00000001" + "00000000" + "20020000");
     }
 
     /**

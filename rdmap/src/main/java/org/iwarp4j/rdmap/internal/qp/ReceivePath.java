@@ -241,11 +241,27 @@ final class ReceivePath implements PlacementAdvisor {
 
     /**
      * Memory a socket read can write into and DDP can recognise as already placed: direct, one
-     * piece, with an address. Heap memory would be read through a JDK bounce buffer anyway.
+     * piece, with an address, and no part of a composite. Heap memory would be read through a JDK
+     * bounce buffer anyway.
      */
     private static boolean directlyPlaceable(ByteBuf target) {
-        return target.isDirect() && target.nioBufferCount() == 1 && !(target.unwrap() instanceof CompositeByteBuf)
+        return target.isDirect() && target.nioBufferCount() == 1 && !withinComposite(target)
                 && PlatformDependent.hasUnsafe();
+    }
+
+    /**
+     * Whether {@code buf} is, or derives from, a composite, through every wrapper: a slice of a
+     * composite that the leak detector tracks is a leak-aware buffer around the slice, whose
+     * {@code unwrap()} is the slice, not the composite (every buffer under PARANOID, a sample under
+     * the default level); looking one level down let such a slice through.
+     */
+    private static boolean withinComposite(ByteBuf buf) {
+        for (ByteBuf b = buf; b != null; b = b.unwrap()) {
+            if (b instanceof CompositeByteBuf) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Places nothing more (RFC 5041 §7.1, RDMAP-R-035). */
