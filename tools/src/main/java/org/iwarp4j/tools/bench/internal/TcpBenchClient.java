@@ -32,17 +32,22 @@ import org.iwarp4j.tools.bench.ConnectFailedException;
  * raw (the receiving end drops what it reads) or with copy (it copies every octet into an
  * application buffer the size of the RDMA run's registered area, as an application must).
  * RDMA Write and Send: the messages are written and the clock stops when the server has counted
- * every octet; RDMA Read: a 4-octet request answered with the message; latency: an echo ping-pong,
- * reported as half the round trip like perftest.
+ * every octet; RDMA Read: a 4-octet request answered with the message. Both are posted as the RDMA
+ * client posts its requests ({@link #run}): everything a window allows in one event-loop task with
+ * one flush. Latency: an echo ping-pong, reported as half the round trip like perftest.
  */
 public final class TcpBenchClient implements AutoCloseable {
 
     private static final long TIMEOUT_SECONDS = 60;
+    /** Longest wait for window space before the clock and Ctrl-C are looked at again, as {@link BandwidthClient}'s. */
+    private static final long IDLE_WAIT_MILLIS = 10;
 
     private final BenchSettings settings;
     private final InetSocketAddress server;
     private final EventLoopGroup group;
     private final ByteBuf pattern;
+    /** Released by the event loops whenever a window frees: what the posting thread blocks on. */
+    private final Semaphore freed = new Semaphore(0);
     private BooleanSupplier stopped = () -> false;
     private CpuClock cpuClock = CpuClock.none();
     private org.iwarp4j.tools.bench.CpuUsage lastCpu;
@@ -196,30 +201,47 @@ public final class TcpBenchClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Posts as {@link BandwidthClient} does, so that both sides of the comparison have the same
+     * application pattern and the baseline is not bound by hand-offs: whatever a connection's
+     * window allows goes to its event loop in one task ({@link Connection#post}), and with nothing
+     * to post the thread blocks until a loop frees window space ({@link Connection#done}), instead
+     * of handing over one message at a time and polling the window every millisecond.
+     */
     private long run(List<Connection> connections, int size, long perConnection, long endNanos)
             throws IOException, InterruptedException {
         int depth = settings.depth();
         long total = 0;
         long[] posted = new long[connections.size()];
-        boolean more = true;
-        while (more && System.nanoTime() < endNanos && !stopped.getAsBoolean()) {
-            more = false;
-            for (int i = 0; i < connections.size(); i++) {
+        long lastProgress = System.nanoTime();
+        while (true) {
+            boolean stop = System.nanoTime() >= endNanos || stopped.getAsBoolean();
+            boolean more = false;
+            for (int i = 0; i < connections.size() && !stop; i++) {
                 Connection c = connections.get(i);
                 if (posted[i] >= perConnection) {
                     continue;
                 }
                 more = true;
-                if (!c.window.tryAcquire(1, TimeUnit.MILLISECONDS)) {
-                    continue;
+                int free = c.window.drainPermits();
+                int n = (int) Math.min(free, perConnection - posted[i]);
+                c.window.release(free - n);
+                if (n > 0) {
+                    posted[i] += n;
+                    if (c.mode == TcpMode.SINK || c.mode == TcpMode.SINK_COPY) {
+                        c.sentOctets += (long) n * size;
+                    }
+                    c.post(n, pattern);
                 }
-                posted[i]++;
-                if (c.mode == TcpMode.READ || c.mode == TcpMode.READ_COPY) {
-                    c.channel.writeAndFlush(Unpooled.buffer(4).writeInt(size));
-                } else {
-                    c.sentOctets += size;
-                    c.channel.writeAndFlush(pattern.retainedSlice(0, size)).addListener(f -> c.window.release());
-                }
+            }
+            if (!more) {
+                break;
+            }
+            if (freed.tryAcquire(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                freed.drainPermits(); // one look at every window serves every wake-up so far
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS)) {
+                throw new IOException("TCP transfer stalled");
             }
         }
         for (int i = 0; i < connections.size(); i++) {
@@ -234,7 +256,7 @@ public final class TcpBenchClient implements AutoCloseable {
 
     private Connection connect(TcpMode mode, int size) throws IOException, InterruptedException {
         Connection c = new Connection(mode, size, settings.depth(),
-                mode == TcpMode.READ_COPY ? new ApplicationBuffer(settings.bufferPerQueuePair()) : null);
+                mode == TcpMode.READ_COPY ? new ApplicationBuffer(settings.bufferPerQueuePair()) : null, freed);
         Throwable last = null;
         for (int attempt = 0; attempt < 30; attempt++) {
             io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
@@ -261,9 +283,10 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /** One comparison connection: its window of messages in flight and what came back. */
     @io.netty.channel.ChannelHandler.Sharable
-    private static final class Connection extends ChannelInboundHandlerAdapter {
+    static final class Connection extends ChannelInboundHandlerAdapter {
         final TcpMode mode;
         final int size;
+        /** Free slots of the window; the event loop gives them back in batches ({@link #done}). */
         final Semaphore window;
         final Semaphore units = new Semaphore(0);
         final CompletableFuture<Long> count = new CompletableFuture<>();
@@ -271,16 +294,62 @@ public final class TcpBenchClient implements AutoCloseable {
         final AtomicLong received = new AtomicLong();
         final ByteBuf countOctets = Unpooled.buffer(8);
         final ApplicationBuffer application;
+        private final Semaphore freed;
+        private final int signalInterval;
         volatile Channel channel;
         long sentOctets;
         /** Latency: octets the echo must have returned once the current round trip is done. */
         long echoed;
+        /** Event loop only: messages posted and not yet done, and those done but not yet given back. */
+        private long outstanding;
+        private int unreported;
 
-        Connection(TcpMode mode, int size, int depth, ApplicationBuffer application) {
+        Connection(TcpMode mode, int size, int depth, ApplicationBuffer application, Semaphore freed) {
             this.mode = mode;
             this.size = size;
             this.window = new Semaphore(depth);
             this.application = application;
+            this.freed = freed;
+            this.signalInterval = BandwidthClient.signalInterval(depth);
+        }
+
+        /**
+         * Sends {@code n} messages (Read: {@code n} 4-octet requests, in one buffer) in one
+         * event-loop task with one flush: one hand-off per window's worth, as the RDMA client's
+         * one post call per batch is one command for its queue pair's event loop.
+         */
+        void post(int n, ByteBuf pattern) {
+            channel.eventLoop().execute(() -> {
+                outstanding += n;
+                if (mode == TcpMode.READ || mode == TcpMode.READ_COPY) {
+                    ByteBuf requests = channel.alloc().buffer(4 * n);
+                    for (int k = 0; k < n; k++) {
+                        requests.writeInt(size);
+                    }
+                    channel.write(requests, channel.voidPromise());
+                } else {
+                    for (int k = 0; k < n; k++) {
+                        channel.write(pattern.retainedSlice(0, size)).addListener(f -> done(1));
+                    }
+                }
+                channel.flush();
+            });
+        }
+
+        /**
+         * On the event loop: {@code n} messages are done (written to the socket; Read: answered).
+         * Their window slots go back, and the posting thread is woken, only once half the depth is
+         * done or nothing is outstanding: at most two wake-ups a window, as the RDMA client's
+         * completions come for one request in half the depth ({@link BandwidthClient#signalInterval}).
+         */
+        void done(int n) {
+            outstanding -= n;
+            unreported += n;
+            if (unreported >= signalInterval || outstanding == 0) {
+                window.release(unreported);
+                unreported = 0;
+                freed.release();
+            }
         }
 
         @Override
@@ -300,8 +369,10 @@ public final class TcpBenchClient implements AutoCloseable {
                 long before = received.getAndAdd(in.readableBytes());
                 long after = before + in.readableBytes();
                 int whole = (int) (after / size - before / size);
-                if (whole > 0 && mode != TcpMode.ECHO_BUSY) {
-                    (mode == TcpMode.ECHO ? units : window).release(whole);
+                if (whole > 0 && mode == TcpMode.ECHO) {
+                    units.release(whole);
+                } else if (whole > 0 && mode != TcpMode.ECHO_BUSY) {
+                    done(whole);
                 }
             } finally {
                 in.release();
