@@ -97,7 +97,7 @@ final class QemuVm implements AutoCloseable {
         QemuVm vm = new QemuVm(process, runDir, sshPort, accel, consoleLog);
         try {
             vm.ready.get(bootTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            vm.qmp = Qmp.connect(runDir.resolve("qmp.sock"));
+            vm.qmp = Qmp.connect(runDir.resolve("qmp.sock"), QMP_TIMEOUT);
             return vm;
         } catch (TimeoutException e) {
             vm.close();

@@ -8,6 +8,10 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.regex.Matcher;
@@ -35,14 +39,43 @@ final class Qmp implements AutoCloseable {
         reply();
     }
 
-    static Qmp connect(Path socket) throws IOException {
+    /**
+     * Connects to QEMU's monitor and negotiates capabilities, at most {@code timeout}: QEMU greets
+     * at once, but a wedged QEMU would block the greeting's read for ever, and a blocking read on a
+     * {@link SocketChannel} has no timeout of its own. So a timer closes the channel when the time
+     * is up, which ends the blocked read with an {@link java.nio.channels.AsynchronousCloseException}.
+     *
+     * @throws IOException if the socket refuses, QEMU does not speak QMP, or it did not greet and
+     *     answer {@code qmp_capabilities} within {@code timeout}
+     */
+    static Qmp connect(Path socket, Duration timeout) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        AtomicBoolean settled = new AtomicBoolean();
+        CompletableFuture.delayedExecutor(timeout.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+            if (settled.compareAndSet(false, true)) {
+                closeQuietly(channel);
+            }
+        });
         try {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            return new Qmp(channel);
+            Qmp qmp = new Qmp(channel);
+            if (!settled.compareAndSet(false, true)) {
+                throw new IOException("the timer closed the channel as the greeting arrived");
+            }
+            return qmp;
         } catch (IOException e) {
+            boolean timedOut = !settled.compareAndSet(false, true);
+            closeQuietly(channel);
+            throw timedOut ? new IOException("QEMU's monitor at " + socket + " did not greet and answer "
+                    + "qmp_capabilities within " + timeout + " (channel closed)", e) : e;
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
             channel.close();
-            throw e;
+        } catch (IOException e) {
+            // closing is all we wanted
         }
     }
 

@@ -95,6 +95,8 @@ final class ConnectionDecoder {
         /** Where each outstanding Read Request reads, on RPC-over-RDMA: the Call and Read chunk, for its Response. */
         final Map<ReadRequestHeader, String> readTargets = new IdentityHashMap<>();
         long readResponseRemaining = -1;
+        /** The Read Request the Read Response segment just decoded answers, if it lies inside it; else null. */
+        ReadRequestHeader answering;
         boolean afterGap;
         long terminateFrame = -1;
         boolean afterTerminateReported;
@@ -709,6 +711,10 @@ final class ConnectionDecoder {
             rtrCheck(d, frame, opcode, tagged, payload, last, null, null);
             if (rpc != null && opcode == RdmapOpcode.RDMA_WRITE) {
                 target = rpc.rdmaWrite(d == toResponder, frame, stag, to, u, headerLength);
+            } else if (rpc != null && opcode == RdmapOpcode.RDMA_READ_RESPONSE && d.answering != null) {
+                ReadRequestHeader rr = d.answering;
+                target += rpc.rdmaReadResponse(d == toResponder, frame, rr.sourceStag(),
+                        rr.sourceTaggedOffset() + (to - rr.sinkTaggedOffset()), u, headerLength, layers);
             }
             return String.format("%s STag 0x%08x TO 0x%x len %d%s", name, stag, to, payload, last ? " L" : "")
                     + target;
@@ -883,6 +889,7 @@ final class ConnectionDecoder {
         String dir = d.name;
         Deque<ReadRequestHeader> requests = d.other().outstandingReads;
         boolean suppress = d.other().afterGap || d.afterGap;
+        d.answering = null;
         if (first && d.taggedResync[1]) {
             // After octets the capture lacks, this may be the middle of a Response: find its Request by
             // STag and range, and take the Requests before it as answered in the lost octets.
@@ -927,6 +934,11 @@ final class ConnectionDecoder {
         ReadRequestHeader answering = requests.peekFirst();
         String target = answering != null && answering.sinkStag() == stag
                 ? d.other().readTargets.getOrDefault(answering, "") : "";
+        if (answering != null && answering.sinkStag() == stag
+                && Long.compareUnsigned(to, answering.sinkTaggedOffset()) >= 0
+                && to - answering.sinkTaggedOffset() + payload <= answering.readMessageSize()) {
+            d.answering = answering;
+        }
         d.readResponseRemaining -= payload;
         if (d.readResponseRemaining < 0 || last && d.readResponseRemaining != 0) {
             ReadRequestHeader rr = requests.peekFirst();

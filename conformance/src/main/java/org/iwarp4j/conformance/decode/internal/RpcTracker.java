@@ -75,6 +75,14 @@ final class RpcTracker {
      */
     static final long REPLY_CHUNK_BUDGET = 16L << 20;
 
+    /**
+     * At most this many octets of Long Calls (RFC 8166 §3.5.3) are kept per Requester while the
+     * Responder reads them: each is held whole until its last Read Response, and a Call whose chunk
+     * is never read would hold its octets to the end of the capture. A Long Call beyond it is noted
+     * and not decoded.
+     */
+    static final long LONG_CALL_BUDGET = 16L << 20;
+
     /** One RDMA Write's octets that landed in a Reply chunk: its STag, TO and payload. */
     private record Piece(int stag, long to, byte[] octets) {
     }
@@ -102,11 +110,19 @@ final class RpcTracker {
         boolean afterGap;
         /** Octets held in the Reply chunks of the outstanding Calls. */
         long replyChunkHeld;
+        /** The outstanding Long Calls whose message has not all been read yet, by XID. */
+        final Map<Integer, LongCallOctets> longCalls = new LinkedHashMap<>();
+        /** Octets held for them. */
+        long longCallHeld;
 
         PendingCall answer(int xid) {
             PendingCall call = outstanding.remove(xid);
             if (call != null && call.replyOctets() != null) {
                 replyChunkHeld -= call.replyOctets().held;
+            }
+            LongCallOctets longCall = longCalls.remove(xid);
+            if (longCall != null) {
+                longCallHeld -= longCall.length();
             }
             return call;
         }
@@ -247,6 +263,9 @@ final class RpcTracker {
             rpcText = call == null ? "CALL (in a chunk)" : "CALL " + callName(call) + callOperations(call);
             if (call == null) {
                 call = new PendingCall(h.xid(), frame, -1, -1, -1, chunks == null ? ChunkLists.NONE : chunks, null);
+                if (h instanceof RpcRdmaHeader.RdmaNomsg) {
+                    awaitLongCall(self, call, frame, dir);
+                }
             }
             callChecks(self, call, frame, dir);
             self.outstanding.put(h.xid(), call);
@@ -339,6 +358,19 @@ final class RpcTracker {
         if (!(h instanceof RpcRdmaHeader.RdmaMsg m)) {
             return null;
         }
+        Set<Long> positions = new HashSet<>();
+        m.chunks().readList().forEach(r -> positions.add(r.position()));
+        return call(h.xid(), m.chunks(), positions, buf, messageStart, frame, frame, dir, layers);
+    }
+
+    /**
+     * Decodes the RPC call header at {@code buf}'s reader index (the message starts at {@code
+     * messageStart}; Read chunks stand at {@code positions} of it) into the Call of transport XID
+     * {@code xid} sent in frame {@code callFrame}; null if it is undecodable (a note at {@code
+     * frame} says why).
+     */
+    private PendingCall call(int xid, ChunkLists chunks, Set<Long> positions, ByteBuf buf, int messageStart,
+            long callFrame, long frame, String dir, Map<String, Map<String, Object>> layers) {
         try {
             ByteBuf copy = buf.duplicate();
             RpcCallHeader c = RpcCallHeader.decode(new XdrDecoder(copy));
@@ -349,8 +381,6 @@ final class RpcTracker {
             Nfs4Compound.Call compound = null;
             if (c.program() == NfsBindingConstants.NFS_PROGRAM && c.version() == 4
                     && c.procedure() == Nfs4Binding.PROC_COMPOUND) {
-                Set<Long> positions = new HashSet<>();
-                m.chunks().readList().forEach(r -> positions.add(r.position()));
                 try {
                     compound = Nfs4Compound.call(buf, messageStart, positions);
                 } catch (RuntimeException e) {
@@ -365,10 +395,93 @@ final class RpcTracker {
                     out.note(frame, index, dir, "CB_COMPOUND arguments not decoded: " + e.getMessage());
                 }
             }
-            return new PendingCall(h.xid(), frame, c.program(), c.version(), c.procedure(), m.chunks(), compound);
+            return new PendingCall(xid, callFrame, c.program(), c.version(), c.procedure(), chunks, compound);
         } catch (RuntimeException e) {
             out.note(frame, index, dir, "RPC call header not decoded: " + e.getMessage());
             return null;
+        }
+    }
+
+    /**
+     * An RDMA_NOMSG Call with a Read chunk at Position zero is a Long Call (RFC 8166 §3.5.3,
+     * RPC-R-031, RPC-R-033): its RPC message comes in the Read Responses to the Responder's Read
+     * Requests. Keeps room for it, within {@link #LONG_CALL_BUDGET}.
+     */
+    private void awaitLongCall(Requester self, PendingCall call, long frame, String dir) {
+        List<RdmaSegment> chunk = new ArrayList<>();
+        call.chunks().readList().stream().filter(r -> r.position() == 0).forEach(r -> chunk.add(r.target()));
+        if (chunk.isEmpty()) {
+            return;
+        }
+        long length = LongCallOctets.length(chunk, LONG_CALL_BUDGET - self.longCallHeld);
+        if (length < 0) {
+            out.note(frame, index, dir, "the Long Call xid " + xid(call.xid()) + " is beyond the decoder's budget of "
+                    + LONG_CALL_BUDGET + " octets of Long Calls held at once: its message is not decoded");
+            return;
+        }
+        if (length > 0) {
+            self.longCalls.put(call.xid(), new LongCallOctets(chunk, (int) length));
+            self.longCallHeld += length;
+        }
+    }
+
+    /**
+     * An RDMA Read Response segment from one side, carrying octets the Responder read from {@code
+     * [sourceTo, ...)} of STag {@code sourceStag} (the source of the Read Request it answers): if they
+     * belong to the Position-zero chunk of one of that side's outstanding Long Calls, they are kept;
+     * the last of them completes the Call's RPC message, which is then decoded as an inline Call's
+     * is (the Call's Reply is then named by it). Returns the text for the summary line, or "".
+     */
+    String rdmaReadResponse(boolean fromClient, long frame, int sourceStag, long sourceTo, byte[] ulpdu,
+            int payloadStart, Map<String, Map<String, Object>> layers) {
+        Requester requester = fromClient ? client : server;
+        int length = ulpdu.length - payloadStart;
+        if (length == 0 || requester.longCalls.isEmpty()) {
+            return "";
+        }
+        for (Map.Entry<Integer, LongCallOctets> e : requester.longCalls.entrySet()) {
+            LongCallOctets octets = e.getValue();
+            if (!octets.offer(sourceStag, sourceTo, ulpdu, payloadStart, length)) {
+                continue;
+            }
+            if (!octets.complete()) {
+                return "";
+            }
+            int xid = e.getKey();
+            requester.longCalls.remove(xid);
+            requester.longCallHeld -= octets.length();
+            PendingCall pending = requester.outstanding.get(xid);
+            return pending == null ? "" : longCall(requester, pending, octets.message(), frame, fromClient, layers);
+        }
+        return "";
+    }
+
+    /** Decodes a Long Call's complete RPC message and puts what it says in place of the undecoded Call. */
+    private String longCall(Requester requester, PendingCall pending, byte[] message, long frame, boolean fromClient,
+            Map<String, Map<String, Object>> layers) {
+        String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
+        ByteBuf buf = Unpooled.wrappedBuffer(message);
+        try {
+            if (buf.readableBytes() >= 4 && buf.getInt(0) != pending.xid()) {
+                out.violation(Check.RPC_XID, frame, index, dir, "rdma_xid " + xid(pending.xid()) + " (frame "
+                        + pending.frame() + "), RPC xid " + xid(buf.getInt(0)) + " in its Long Call");
+            }
+            Set<Long> positions = new HashSet<>();
+            pending.chunks().readList().stream().filter(r -> r.position() != 0).forEach(r -> positions.add(r.position()));
+            PendingCall decoded = call(pending.xid(), pending.chunks(), positions, buf, 0, pending.frame(), frame, dir,
+                    layers);
+            if (decoded == null) {
+                return " | Long Call xid " + xid(pending.xid()) + " (frame " + pending.frame() + ") not decoded";
+            }
+            decoded = new PendingCall(decoded.xid(), decoded.frame(), decoded.program(), decoded.version(),
+                    decoded.procedure(), decoded.chunks(), decoded.compound(), pending.written(), pending.replyOctets());
+            requester.outstanding.put(pending.xid(), decoded); // same key: keeps its place in the order
+            callChecks(requester, decoded, pending.frame(), dir);
+            layers.get("rpc").put("longCallOctets", message.length);
+            return " | Long Call xid " + xid(pending.xid()) + " (frame " + pending.frame() + ") complete: CALL "
+                    + callName(decoded) + callOperations(decoded);
+        } finally {
+            buf.release();
         }
     }
 

@@ -1,0 +1,82 @@
+package org.iwarp4j.conformance.decode.internal;
+
+import java.util.BitSet;
+import java.util.List;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
+
+/**
+ * The RPC message of a Long Call (RFC 8166 §3.5.3: an RDMA_NOMSG Call whose whole Payload stream
+ * is in a Read chunk at Position zero), put back together from the RDMA Read Responses that carry
+ * it to the Responder. The chunk's segments are the message in order; a Response may cover any
+ * part of any of them, in any order, more than once. Complete once every octet has come.
+ *
+ * <p>Holds the whole message, so the caller bounds what it creates ({@link #length} is the sum of
+ * the offered segment lengths, a number from the peer).
+ */
+final class LongCallOctets {
+
+    private final List<RdmaSegment> segments;
+    private final byte[] message;
+    private final BitSet filled;
+    private int missing;
+
+    /**
+     * @param segments the segments of the Position-zero Read chunk, in the order the Call listed them
+     * @param length their total length, at most {@link Integer#MAX_VALUE}
+     */
+    LongCallOctets(List<RdmaSegment> segments, int length) {
+        this.segments = List.copyOf(segments);
+        this.message = new byte[length];
+        this.filled = new BitSet(length);
+        this.missing = length;
+    }
+
+    /** Total length of the Position-zero chunk's segments; {@code -1} if over {@code limit}. */
+    static long length(List<RdmaSegment> segments, long limit) {
+        long total = 0;
+        for (RdmaSegment s : segments) {
+            total += s.length();
+            if (total > limit) {
+                return -1;
+            }
+        }
+        return total;
+    }
+
+    int length() {
+        return message.length;
+    }
+
+    /**
+     * Takes octets a Read Response carried from {@code [sourceTo, sourceTo + length)} of STag
+     * {@code sourceStag} if they lie in one of this chunk's segments.
+     *
+     * @return whether they did
+     */
+    boolean offer(int sourceStag, long sourceTo, byte[] octets, int from, int length) {
+        long position = 0;
+        for (RdmaSegment s : segments) {
+            long segmentLength = s.length();
+            long rel = sourceTo - s.offset();
+            if (s.handle() == sourceStag && Long.compareUnsigned(sourceTo, s.offset()) >= 0
+                    && Long.compareUnsigned(rel, segmentLength) <= 0 && rel + length <= segmentLength) {
+                int at = (int) (position + rel);
+                System.arraycopy(octets, from, message, at, length);
+                missing -= length - filled.get(at, at + length).cardinality(); // octets sent again count once
+                filled.set(at, at + length);
+                return true;
+            }
+            position += segmentLength;
+        }
+        return false;
+    }
+
+    boolean complete() {
+        return missing == 0;
+    }
+
+    /** The message; only meaningful once {@link #complete()}. */
+    byte[] message() {
+        return message;
+    }
+}
