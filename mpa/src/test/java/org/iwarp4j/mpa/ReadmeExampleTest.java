@@ -44,6 +44,7 @@ class ReadmeExampleTest {
                                         @Override
                                         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf ulpdu) {
                                             received.complete(ulpdu.toString(StandardCharsets.US_ASCII));
+                                            ctx.close(); // this server takes one ULPDU per connection
                                         }
                                     });
                         }
@@ -66,10 +67,12 @@ class ReadmeExampleTest {
             assertThat(negotiated.peerPrivateData()).isEqualTo("hello initiator".getBytes(StandardCharsets.US_ASCII));
             assertThat(negotiated.crc()).isTrue();
             assertThat(received.get()).isEqualTo("one ULPDU");
-            client.close().sync();
-            server.close().sync();
+            // The Initiator closes when it reads the end of the stream: the accepted connection was closed.
+            assertThat(client.closeFuture().await(10, TimeUnit.SECONDS)).as("the Responder closed its connection")
+                    .isTrue();
+            assertThat(server.close().await(10, TimeUnit.SECONDS)).isTrue();
         } finally {
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+            assertThat(group.shutdownGracefully(0, 0, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 }

@@ -27,10 +27,22 @@ import org.junit.jupiter.api.Test;
  * conforms, and each of the stack's deliberately non-conformant settings (markers refused, MPA
  * revision 1 only, CRC refused, a 256-octet private-data limit as Linux siw has, no startup
  * timeout) shows up as exactly the failure it should, with the frames' values in the facts.
+ *
+ * <p>Our listener's startup timeout runs from TCP accept to the end of each handshake, so a short
+ * one can close a handshake whose thread was descheduled on a loaded machine. The probes that
+ * handshake therefore run against a listener whose timeout no scheduling delay reaches, and whose
+ * silent connection the probe stops waiting for at once (a warning, deterministically); the
+ * startup-timeout probe's pass is asserted alone, against a short timeout, where a late handshake
+ * only disturbs observations that test does not assert.
  */
 class ProbeAgainstOurRnicTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** Longer than any run of this class: no handshake, however late its thread runs, meets it. */
+    private static final Duration PATIENT_STARTUP_TIMEOUT = Duration.ofSeconds(60);
+    /** The probe's wait for the patient listener to drop the silent connection: it never does. */
+    private static final Duration SHORT_STARTUP_WAIT = Duration.ofMillis(1);
+    /** Our timeout in the one test that waits for it to close the silent connection. */
     private static final Duration OUR_STARTUP_TIMEOUT = Duration.ofMillis(700);
 
     /** Every probe in report order with the verdict our RNIC deserves by default. */
@@ -56,7 +68,8 @@ class ProbeAgainstOurRnicTest {
         v.put("terminate-read-invalid-stag", PASS);
         v.put("terminate-read-invalid-stag-layout", PASS);
         v.put("zero-length-write-bogus-stag", PASS);
-        v.put("startup-timeout", PASS);
+        // the patient listener is still open when the probe stops waiting (see the class comment)
+        v.put("startup-timeout", WARN);
         return v;
     }
 
@@ -67,7 +80,7 @@ class ProbeAgainstOurRnicTest {
     }
 
     private static ProbeReport probe(MpaSettings.Builder listener) throws Exception {
-        return probe(listener.startupTimeout(OUR_STARTUP_TIMEOUT), Duration.ofSeconds(5));
+        return probe(listener.startupTimeout(PATIENT_STARTUP_TIMEOUT), SHORT_STARTUP_WAIT);
     }
 
     private static Map<String, Verdict> verdicts(ProbeReport report) {
@@ -109,9 +122,26 @@ class ProbeAgainstOurRnicTest {
                 .containsEntry("control_word", "0x0100e000").containsEntry("terminate_length", 4 + 2 + 18 + 28);
         assertThat(report.observation("terminate-read-invalid-stag-layout").observed())
                 .isEqualTo("M=1 D=1 R=1 announce the 48 octets that follow");
-        long closedAfter = ((Number) report.observation("startup-timeout").facts().get("closed_after_millis")).longValue();
+        assertThat(report.observation("startup-timeout").observed())
+                .isEqualTo("still open after 1 ms (we stopped waiting there)");
+    }
+
+    /**
+     * MPA-R-067 against our own timeout. Only the startup-timeout observation is asserted: the
+     * probes before it handshake under the same 700 ms, and one whose thread ran late may have
+     * been closed by it. The probe's wait is far beyond the timeout, so a late timer still passes.
+     */
+    @Test
+    void ourStartupTimeoutClosesTheSilentConnection() throws Exception {
+        Duration wait = Duration.ofSeconds(30);
+        ProbeReport report = probe(MpaSettings.builder().startupTimeout(OUR_STARTUP_TIMEOUT), wait);
+
+        Observation startup = report.observation("startup-timeout");
+        assertThat(startup.verdict()).isEqualTo(PASS);
+        assertThat(startup.observed()).startsWith("closed the silent connection after ");
+        long closedAfter = ((Number) startup.facts().get("closed_after_millis")).longValue();
         // counted from before the probe's connect: our startup clock cannot have run longer
-        assertThat(closedAfter).isBetween(OUR_STARTUP_TIMEOUT.toMillis(), 5000L);
+        assertThat(closedAfter).isBetween(OUR_STARTUP_TIMEOUT.toMillis(), wait.toMillis());
         assertThat(report.totalMillis()).isGreaterThanOrEqualTo(closedAfter);
     }
 
@@ -215,10 +245,15 @@ class ProbeAgainstOurRnicTest {
         assertThat(report.exitStatus()).isEqualTo(3);
     }
 
+    /**
+     * The example fixes its wait at 20 s, so our listener must give up sooner; 5 s, the example's
+     * own limit per connection, is met only by a handshake as late as one the example would give
+     * up on itself (700 ms was met by one descheduled thread). Costs 5 s of this test.
+     */
     @Test
     void theDocsExampleRuns() throws Exception {
         try (OurListener our = new OurListener(MpaSettings.builder().markers(NegotiationMode.OFF)
-                .startupTimeout(OUR_STARTUP_TIMEOUT).build())) {
+                .startupTimeout(TIMEOUT).build())) {
             String hostPort = "127.0.0.1:" + our.address().getPort();
             // --- docs/probe.md example begins ---
             ProbeReport report = Probe.builder(Probe.target(hostPort))  // e.g. "10.0.0.2:7174"
@@ -238,7 +273,7 @@ class ProbeAgainstOurRnicTest {
 
         assertThat(json).startsWith("{\"tool\":\"iwarp probe\",\"schema\":1,\"target\":\"127.0.0.1:")
                 .contains(",\"started\":\"", ",\"total_millis\":", ",\"connections\":15,", ",\"timeout_millis\":5000,",
-                        ",\"startup_wait_millis\":5000,", ",\"summary\":{\"pass\":17,\"fail\":1,\"warn\":0,\"info\":3,"
+                        ",\"startup_wait_millis\":1,", ",\"summary\":{\"pass\":16,\"fail\":1,\"warn\":1,\"info\":3,"
                                 + "\"inconclusive\":0},\"observations\":[{\"probe\":\"mpa-revision-2\",")
                 .contains("{\"probe\":\"markers\",\"requirement\":\"MPA-R-015\",\"verdict\":\"fail\","
                         + "\"observed\":\"rejects markers with R=1\",\"expected\":\"")
@@ -262,7 +297,7 @@ class ProbeAgainstOurRnicTest {
         assertThat(lines[1]).startsWith("PROBE ").contains("RESULT", "REQUIREMENT", "OBSERVED");
         assertThat(lines).hasSize(report.observations().size() + 3);
         assertThat(lines).anySatisfy(l -> assertThat(l).matches("markers +fail +MPA-R-015 +rejects markers with R=1"));
-        assertThat(lines[lines.length - 1]).isEqualTo("17 pass, 1 fail, 0 warn, 3 info, 0 inconclusive");
+        assertThat(lines[lines.length - 1]).isEqualTo("16 pass, 1 fail, 1 warn, 3 info, 0 inconclusive");
     }
 
 }

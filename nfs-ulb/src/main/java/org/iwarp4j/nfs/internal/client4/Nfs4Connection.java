@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.internal.client.DirectoryListing;
 import org.iwarp4j.nfs.internal.client.PipelinedDownload;
@@ -70,7 +71,9 @@ import org.slf4j.LoggerFactory;
  * <p>Lease renewal (§8.3): a SEQUENCE renews the client's lease, so while the client is idle one
  * timer thread per connection sends a COMPOUND of SEQUENCE alone once nothing was sent for a third of
  * the lease (the server's lease_time attribute, read at connect; 90 s if the server does not give
- * it). The timer stops at {@link #close()}.
+ * it). The timer stops at {@link #close()}. Idleness is measured on a nanosecond clock that tests
+ * may replace, running the checks themselves instead of the timer, so that what they assert does
+ * not depend on when a loaded machine runs a thread.
  */
 public final class Nfs4Connection implements AutoCloseable {
 
@@ -107,7 +110,8 @@ public final class Nfs4Connection implements AutoCloseable {
     private final AtomicLong owners = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final int leaseSeconds;
-    private final AtomicLong lastSent = new AtomicLong(System.nanoTime());
+    private final LongSupplier nanoClock;
+    private final AtomicLong lastSent;
     private final AtomicLong renewals = new AtomicLong();
     private final AtomicBoolean renewing = new AtomicBoolean();
     private final AtomicReference<Nfs4StatusException> revoked = new AtomicReference<>();
@@ -117,8 +121,10 @@ public final class Nfs4Connection implements AutoCloseable {
     private ScheduledExecutorService renewer;
 
     private Nfs4Connection(RpcClient rpc, int minor, Recovery recovery, Duration timeout, byte[] root, int readSize,
-                           int writeSize, int window, int leaseSeconds) {
+                           int writeSize, int window, int leaseSeconds, LongSupplier nanoClock) {
         this.leaseSeconds = leaseSeconds;
+        this.nanoClock = nanoClock;
+        this.lastSent = new AtomicLong(nanoClock.getAsLong());
         this.rpc = rpc;
         this.minor = minor;
         this.recovery = recovery;
@@ -209,6 +215,16 @@ public final class Nfs4Connection implements AutoCloseable {
      */
     public static Nfs4Connection connect(RpcClient rpc, int minorVersion, String rootPath, int maxRead, int maxWrite,
                                          int window, Duration timeout) {
+        return connect(rpc, minorVersion, rootPath, maxRead, maxWrite, window, timeout, System::nanoTime, true);
+    }
+
+    /**
+     * As {@link #connect(RpcClient, int, String, int, int, int, Duration)}, idleness measured on
+     * {@code nanoClock}; without {@code renewalTimer} no thread checks it, and the lease is renewed
+     * only when the caller runs {@link #renewIfIdle()}.
+     */
+    static Nfs4Connection connect(RpcClient rpc, int minorVersion, String rootPath, int maxRead, int maxWrite,
+                                  int window, Duration timeout, LongSupplier nanoClock, boolean renewalTimer) {
         try {
             int minor = minorVersion < 0 ? 2 : minorVersion;
             long verifier = RANDOM.nextLong();
@@ -228,7 +244,7 @@ public final class Nfs4Connection implements AutoCloseable {
             recovery.session = session(id.clientId(), session);
             recovery.nextCreateSessionSeq = id.sequenceId() + 1;
             Nfs4Connection partial = new Nfs4Connection(rpc, minor, recovery, timeout, null, 0, 0, 1,
-                    DEFAULT_LEASE_SECONDS);
+                    DEFAULT_LEASE_SECONDS, nanoClock);
             CompoundResult rc = partial.call(List.of(Op.reclaimComplete()), false);
             if (rc.status != NFS4_OK && rc.failedStatus() != NFS4ERR_COMPLETE_ALREADY) {
                 rc.check();
@@ -244,8 +260,11 @@ public final class Nfs4Connection implements AutoCloseable {
             int rsize = size(maxRead, limits.maxRead(), session.fore().maxResponseSize());
             int wsize = size(maxWrite, limits.maxWrite(), session.fore().maxRequestSize());
             int lease = limits.leaseSeconds() > 0 ? limits.leaseSeconds() : DEFAULT_LEASE_SECONDS;
-            Nfs4Connection done = new Nfs4Connection(rpc, minor, recovery, timeout, rootFh, rsize, wsize, window, lease);
-            done.startRenewal();
+            Nfs4Connection done = new Nfs4Connection(rpc, minor, recovery, timeout, rootFh, rsize, wsize, window, lease,
+                    nanoClock);
+            if (renewalTimer) {
+                done.startRenewal();
+            }
             return done;
         } catch (RuntimeException e) {
             rpc.close();
@@ -328,24 +347,32 @@ public final class Nfs4Connection implements AutoCloseable {
         return renewer == null || renewer.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /** How long the client may be idle before it renews: a third of the lease. */
+    long renewalPeriodMillis() {
+        return Math.max(1, leaseSeconds * 1000L / 3);
+    }
+
     private void startRenewal() {
-        long period = Math.max(1, leaseSeconds * 1000L / 3);
+        long period = renewalPeriodMillis();
         renewer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "nfs4-lease-renewal");
             t.setDaemon(true);
             return t;
         });
-        renewer.scheduleWithFixedDelay(() -> renewIfIdle(period), period, period, TimeUnit.MILLISECONDS);
+        renewer.scheduleWithFixedDelay(this::renewIfIdle, period, period, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Sends SEQUENCE alone if nothing was sent for {@code periodMillis}; with a check every period
-     * the longest silence is under two periods, two thirds of the lease. One renewal at a time.
+     * Sends SEQUENCE alone if nothing was sent for {@link #renewalPeriodMillis()}; with a check
+     * every period the longest silence is under two periods, two thirds of the lease. One renewal
+     * at a time.
+     *
+     * @return the renewal's reply (failures are logged, not thrown), or null if none was sent
      */
-    private void renewIfIdle(long periodMillis) {
-        if (closed.get() || System.nanoTime() - lastSent.get() < TimeUnit.MILLISECONDS.toNanos(periodMillis)
+    CompletableFuture<CompoundResult> renewIfIdle() {
+        if (closed.get() || nanoClock.getAsLong() - lastSent.get() < TimeUnit.MILLISECONDS.toNanos(renewalPeriodMillis())
                 || !renewing.compareAndSet(false, true)) {
-            return;
+            return null;
         }
         CompletableFuture<CompoundResult> f;
         try {
@@ -353,10 +380,11 @@ public final class Nfs4Connection implements AutoCloseable {
         } catch (RuntimeException e) {
             renewing.set(false);
             log.debug("NFSv4 lease renewal not sent", e);
-            return;
+            return null;
         }
         renewals.incrementAndGet();
-        f.whenComplete((r, e) -> {
+        // the stage returned completes after renewing is cleared, so a check run when it is done may renew again
+        return f.whenComplete((r, e) -> {
             renewing.set(false);
             if (e != null) {
                 log.debug("NFSv4 lease renewal failed", e);
@@ -462,7 +490,7 @@ public final class Nfs4Connection implements AutoCloseable {
         all.addAll(ops);
         CompletableFuture<CompoundResult> f;
         try {
-            lastSent.set(System.nanoTime());
+            lastSent.set(nanoClock.getAsLong());
             f = unsequenced(rpc, minor, all, readSize);
         } catch (RuntimeException e) {
             s.slots().release(slot, SlotTable.Outcome.NOT_EXECUTED);

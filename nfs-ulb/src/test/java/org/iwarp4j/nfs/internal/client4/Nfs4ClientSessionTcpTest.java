@@ -17,16 +17,30 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.NfsServer;
+import org.iwarp4j.nfs.internal.Export;
+import org.iwarp4j.nfs.internal.FileHandles;
+import org.iwarp4j.nfs.internal.Nfs3Context;
+import org.iwarp4j.nfs.internal.Nfs3Limits;
+import org.iwarp4j.nfs.internal.v4.Nfs4Context;
+import org.iwarp4j.nfs.internal.v4.Nfs4Program;
+import org.iwarp4j.nfs.internal.v4.Nfs4Settings;
 import org.iwarp4j.nfs.v4.Nfs4Constants;
 import org.iwarp4j.oncrpc.AuthSys;
 import org.iwarp4j.oncrpc.RpcClient;
+import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTcpClientTransport;
+import org.iwarp4j.oncrpc.RpcTcpServer;
 import org.iwarp4j.oncrpc.RpcTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,8 +54,9 @@ import org.junit.jupiter.api.io.TempDir;
  * revoked-state flags fail the next operation, CB_PATH_DOWN is ignored, RESTART_RECLAIM_NEEDED
  * re-establishes the client ID; a session whose slots are all retired, or that the server calls
  * bad, is replaced; a server restart mid-upload is recovered with a new client ID and a reclaimed
- * open (or the open is lost with a clear error when the server has no grace period); an idle client renews its lease with SEQUENCE alone (§8.3) and keeps its session past
- * two leases; the renewal timer stops at close.
+ * open (or the open is lost with a clear error when the server has no grace period); an idle client
+ * renews its lease with SEQUENCE alone (§8.3) and keeps its session past two leases, counted on
+ * clocks the test sets; the renewal timer waits a third of the lease and stops at close.
  */
 class Nfs4ClientSessionTcpTest {
 
@@ -76,17 +91,27 @@ class Nfs4ClientSessionTcpTest {
     }
 
     private Nfs4Connection connect(Proxy proxy, Duration timeout) throws Exception {
+        return connect(proxy, timeout, System::nanoTime, true);
+    }
+
+    private Nfs4Connection connect(Proxy proxy, Duration timeout, LongSupplier nanoClock, boolean renewalTimer)
+            throws Exception {
         RpcTcpClientTransport t = RpcTcpClientTransport.builder().maxRecordSize(1 << 20)
                 .connect(new InetSocketAddress("127.0.0.1", proxy.port())).get(10, TimeUnit.SECONDS);
         RpcClient rpc = RpcClient.builder(t).credential(new AuthSys(0, "test", 0, 0, new int[0]).toOpaqueAuth())
                 .timeout(timeout).build();
-        Nfs4Connection c = Nfs4Connection.connect(rpc, -1, "", 64 * 1024, 64 * 1024, 8, timeout);
+        Nfs4Connection c = Nfs4Connection.connect(rpc, -1, "", 64 * 1024, 64 * 1024, 8, timeout, nanoClock,
+                renewalTimer);
         toClose.add(c);
         return c;
     }
 
     private Proxy proxy(NfsServer server) throws IOException {
-        Proxy p = new Proxy(new InetSocketAddress("127.0.0.1", server.tcpPort()));
+        return proxy(new InetSocketAddress("127.0.0.1", server.tcpPort()));
+    }
+
+    private Proxy proxy(InetSocketAddress server) throws IOException {
+        Proxy p = new Proxy(server);
         toClose.add(p);
         return p;
     }
@@ -329,31 +354,89 @@ class Nfs4ClientSessionTcpTest {
         assertThat(nfs[0].stat("d").isDirectory()).as("the client itself goes on").isTrue();
     }
 
-    /** RFC 8881 §8.3: an idle client's SEQUENCE-only COMPOUNDs keep its lease past two lease periods. */
+    /**
+     * RFC 8881 §8.3: an idle client's SEQUENCE-only COMPOUNDs keep its lease past two lease periods.
+     * Both clocks are the test's, and the test runs the client's renewal checks itself: what the
+     * server and the client see of time is what the test set, however late a thread runs.
+     */
     @Test
     void anIdleClientRenewsItsLeaseWithSequenceAlone() throws Exception {
-        NfsServer server = server(2);
-        Proxy proxy = proxy(server);
+        AtomicLong serverMillis = new AtomicLong(1_000_000);
+        AtomicLong clientNanos = new AtomicLong();
+        Proxy proxy = proxy(serverOnClock(2, serverMillis::get));
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10), clientNanos::get, false);
+        assertThat(nfs.leaseSeconds()).as("lease_time from the server's GETATTR").isEqualTo(2);
+        assertThat(nfs.renewalPeriodMillis()).as("a third of the lease").isEqualTo(666);
+        int before = proxy.calls().size();
+        for (int i = 1; i <= 7; i++) {
+            advance(665, serverMillis, clientNanos);
+            assertThat(nfs.renewIfIdle()).as("idle 665 ms before renewal %d: nothing sent yet", i).isNull();
+            advance(1, serverMillis, clientNanos);
+            CompletableFuture<CompoundResult> renewal = nfs.renewIfIdle();
+            assertThat(renewal).as("idle a third of the lease: renewal %d sent", i).isNotNull();
+            assertThat(renewal.get(10, TimeUnit.SECONDS).status).as("renewal %d", i).isEqualTo(Nfs4Constants.NFS4_OK);
+        }
+        List<Call> idle = proxy.calls().subList(before, proxy.calls().size());
+        assertThat(idle).as("nothing but renewals while idle: COMPOUNDs of SEQUENCE alone").hasSize(7)
+                .allSatisfy(c -> assertThat(c.count * 1000 + c.firstOp).isEqualTo(1000 + OP_SEQUENCE));
+        assertThat(idle).as("each renewal a new request: its slot's next sequence id")
+                .extracting(c -> c.slot + ":" + c.sequenceId).doesNotHaveDuplicates();
+        assertThat(nfs.renewals()).isEqualTo(7);
+        assertThat(serverMillis.get() - 1_000_000).as("idle for more than two leases of the server's clock")
+                .isGreaterThan(4000);
+        assertThat(nfs.stat("").isDirectory()).isTrue();
+        assertThat(nfs.newSessions() + nfs.newClientIds()).as("the server did not expire the client").isZero();
+
+        // The same server expires a client that lets a lease pass unrenewed: the renewals above were needed.
+        advance(2001, serverMillis, clientNanos);
+        assertThat(nfs.stat("").isDirectory()).isTrue();
+        assertThat(nfs.newClientIds()).as("expired: the client had to establish a new client ID").isEqualTo(1);
+    }
+
+    /**
+     * The timer that runs the renewal checks, on the real clock, against a server whose own clock
+     * stands still (so it expires no one, however late the timer runs): it renews an idle client only
+     * after a third of the lease without a call, and stops at close.
+     */
+    @Test
+    void theRenewalTimerRenewsAnIdleClientAndStopsAtClose() throws Exception {
+        Proxy proxy = proxy(serverOnClock(2, () -> 1_000_000));
         // Read before the connect: its last call is sent after this, the first renewal at least a
-        // third of the lease (666 ms) after that call, and the next ones as far apart, so the seventh
-        // comes more than two leases after this. (Read after the connect, this clock could start a
-        // whole renewal late if a loaded machine held this thread up, and the span seem short.)
+        // third of the lease (666 ms) after that call and the second as far after the first.
         long idleSince = System.nanoTime();
         Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
-        assertThat(nfs.leaseSeconds()).as("lease_time from the server's GETATTR").isEqualTo(2);
         Predicate<Call> renewal = c -> c.count == 1 && c.firstOp == OP_SEQUENCE;
-        List<Call> renewals = proxy.awaitCalls(renewal, 7, Duration.ofSeconds(60));
-        long idle = System.nanoTime() - idleSince;
-        assertThat(idle).as("idle for more than two leases").isGreaterThan(TimeUnit.SECONDS.toNanos(4));
+        List<Call> renewals = proxy.awaitCalls(renewal, 2, Duration.ofSeconds(60));
+        assertThat(System.nanoTime() - idleSince).as("two renewals take two thirds of the lease at least")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(2 * 666));
         assertThat(proxy.calls().stream().filter(renewal.negate()).count())
                 .as("nothing but renewals while idle").isEqualTo(proxy.callsBefore(renewals.get(0)));
-        assertThat(renewals).as("each renewal a new request: its slot's next sequence id")
-                .extracting(c -> c.slot + ":" + c.sequenceId).doesNotHaveDuplicates();
-        assertThat(nfs.renewals()).isGreaterThanOrEqualTo(7);
-        assertThat(nfs.stat("").isDirectory()).as("the session survived: the server did not expire the client")
-                .isTrue();
+        assertThat(nfs.renewals()).isGreaterThanOrEqualTo(2);
         nfs.close();
         assertThat(nfs.awaitRenewalStopped(Duration.ofSeconds(10))).as("the timer stops at close").isTrue();
+    }
+
+    private static void advance(long millis, AtomicLong serverMillis, AtomicLong clientNanos) {
+        serverMillis.addAndGet(millis);
+        clientNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    /**
+     * An NFSv4 server as {@link NfsServer} makes one (the same contexts, program and TCP server), but
+     * whose leases run on {@code clockMillis}; closed after the test.
+     */
+    private InetSocketAddress serverOnClock(int leaseSeconds, LongSupplier clockMillis) throws IOException {
+        Export export = new Export(dir, "/export");
+        Nfs3Context base = new Nfs3Context(export, ExportOptions.builder().readWrite().rootSquash(false).build(),
+                Nfs3Limits.defaults(), new FileHandles(export));
+        toClose.add(base);
+        ExecutorService workers = Executors.newFixedThreadPool(2);
+        toClose.add(workers::shutdownNow);
+        Nfs4Context nfs4 = new Nfs4Context(base, Nfs4Settings.defaults().withLease(leaseSeconds), clockMillis);
+        RpcTcpServer tcp = RpcTcpServer.builder(new RpcDispatcher().register(new Nfs4Program(nfs4, workers)
+                .toRpcProgram())).maxRecordSize(2 << 20).bind(new InetSocketAddress("127.0.0.1", 0));
+        toClose.add(tcp);
+        return (InetSocketAddress) tcp.localAddress();
     }
 
     /** owner and owner_group (RFC 8881 §5.8.2.26/27) in GETATTR and READDIR; READLINK (§18.24). */
