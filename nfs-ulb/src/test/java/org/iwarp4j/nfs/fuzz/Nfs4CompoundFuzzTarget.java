@@ -11,7 +11,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.internal.Export;
 import org.iwarp4j.nfs.internal.Nfs3Context;
@@ -58,7 +61,10 @@ class Nfs4CompoundFuzzTarget {
             return;
         }
         try {
-            Nfs3Context base = new Nfs3Context(new Export(Files.createTempDirectory("nfs4-fuzz"), "/export"),
+            Path export = Files.createTempDirectory("nfs4-fuzz");
+            // One export for the whole run (Jazzer has no teardown): removed, with what the inputs made, at exit.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(export), "nfs4-fuzz-cleanup"));
+            Nfs3Context base = new Nfs3Context(new Export(export, "/export"),
                     ExportOptions.builder().readWrite().rootSquash(false).build(), Nfs3Limits.defaults());
             ctx = new Nfs4Context(base, Nfs4Settings.defaults());
             processor = new CompoundProcessor(ctx);
@@ -84,6 +90,14 @@ class Nfs4CompoundFuzzTarget {
                         session = in2.readFixedOpaque(16);
                     });
                 });
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> all = Files.walk(root)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort at exit: a temporary directory left behind is all that is lost
+        }
     }
 
     private interface Reading {
