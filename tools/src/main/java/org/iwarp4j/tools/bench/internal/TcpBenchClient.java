@@ -286,6 +286,14 @@ public final class TcpBenchClient implements AutoCloseable {
     static final class Connection extends ChannelInboundHandlerAdapter {
         final TcpMode mode;
         final int size;
+        /**
+         * Octets a posting task queues before it flushes. One flush per window's worth is the
+         * cheaper rule for small messages (a flush per 64 KiB message costs more writev calls),
+         * but at 1 MiB one flush behind 64-128 MiB of queued messages measured a fifth slower
+         * than a flush per message (docs/performance.md, eighth and ninth sessions): a flush per
+         * MiB of queued octets serves both.
+         */
+        static final int FLUSH_OCTETS = 1 << 20;
         /** Free slots of the window; the event loop gives them back in batches ({@link #done}). */
         final Semaphore window;
         final Semaphore units = new Semaphore(0);
@@ -315,8 +323,9 @@ public final class TcpBenchClient implements AutoCloseable {
 
         /**
          * Sends {@code n} messages (Read: {@code n} 4-octet requests, in one buffer) in one
-         * event-loop task with one flush: one hand-off per window's worth, as the RDMA client's
-         * one post call per batch is one command for its queue pair's event loop.
+         * event-loop task: one hand-off per window's worth, as the RDMA client's one post call per
+         * batch is one command for its queue pair's event loop. Messages are flushed whenever
+         * {@link #FLUSH_OCTETS} have been queued since the last flush, and once at the end.
          */
         void post(int n, ByteBuf pattern) {
             channel.eventLoop().execute(() -> {
@@ -326,13 +335,21 @@ public final class TcpBenchClient implements AutoCloseable {
                     for (int k = 0; k < n; k++) {
                         requests.writeInt(size);
                     }
-                    channel.write(requests, channel.voidPromise());
-                } else {
-                    for (int k = 0; k < n; k++) {
-                        channel.write(pattern.retainedSlice(0, size)).addListener(f -> done(1));
+                    channel.writeAndFlush(requests, channel.voidPromise());
+                    return;
+                }
+                long unflushed = 0;
+                for (int k = 0; k < n; k++) {
+                    channel.write(pattern.retainedSlice(0, size)).addListener(f -> done(1));
+                    unflushed += size;
+                    if (unflushed >= FLUSH_OCTETS) {
+                        channel.flush();
+                        unflushed = 0;
                     }
                 }
-                channel.flush();
+                if (unflushed > 0) {
+                    channel.flush();
+                }
             });
         }
 

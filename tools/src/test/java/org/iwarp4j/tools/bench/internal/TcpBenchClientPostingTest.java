@@ -8,6 +8,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,8 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The plain-TCP comparison posts as the RDMA bench client does: everything the window allows goes
- * to the event loop in one task with one flush, and the loop gives window slots back (waking the
- * posting thread) once half the depth is done or nothing is outstanding, not per message.
+ * to the event loop in one task, flushed once per {@link TcpBenchClient.Connection#FLUSH_OCTETS}
+ * queued (so small messages get one flush per window), and the loop gives window slots back
+ * (waking the posting thread) once half the depth is done or nothing is outstanding, not per
+ * message.
  */
 class TcpBenchClientPostingTest {
 
@@ -65,6 +69,27 @@ class TcpBenchClientPostingTest {
     }
 
     @Test
+    void largeMessagesAreFlushedEveryFlushOctetsNotOnceBehindTheWholeWindow() {
+        int half = TcpBenchClient.Connection.FLUSH_OCTETS / 2;
+        ByteBuf large = Unpooled.buffer(half).writeZero(half);
+        try {
+            TcpBenchClient.Connection c = connection(TcpMode.SINK, half);
+            c.window.acquireUninterruptibly(5);
+            c.post(5, large);
+            channel.runPendingTasks();
+
+            assertThat(counter.writes).isEqualTo(5);
+            assertThat(counter.flushOffsets)
+                    .as("a flush after every second message, and one for the last")
+                    .containsExactly(2, 4, 5);
+            assertThat(c.window.availablePermits()).isEqualTo(DEPTH);
+        } finally {
+            channel.releaseOutbound();
+            large.release();
+        }
+    }
+
+    @Test
     void readRequestsOfABatchGoInOneBufferAndSlotsComeBackPerHalfDepth() {
         TcpBenchClient.Connection c = connection(TcpMode.READ);
         c.post(c.window.drainPermits(), pattern);
@@ -105,7 +130,11 @@ class TcpBenchClientPostingTest {
     }
 
     private TcpBenchClient.Connection connection(TcpMode mode) {
-        TcpBenchClient.Connection c = new TcpBenchClient.Connection(mode, SIZE, DEPTH, null, freed);
+        return connection(mode, SIZE);
+    }
+
+    private TcpBenchClient.Connection connection(TcpMode mode, int size) {
+        TcpBenchClient.Connection c = new TcpBenchClient.Connection(mode, size, DEPTH, null, freed);
         channel = new EmbeddedChannel(counter, c);
         c.channel = channel;
         return c;
@@ -115,6 +144,8 @@ class TcpBenchClientPostingTest {
     private static final class Counter extends ChannelOutboundHandlerAdapter {
         int writes;
         int flushes;
+        /** How many writes had reached the socket end at each flush. */
+        final List<Integer> flushOffsets = new ArrayList<>();
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -125,6 +156,7 @@ class TcpBenchClientPostingTest {
         @Override
         public void flush(ChannelHandlerContext ctx) {
             flushes++;
+            flushOffsets.add(writes);
             ctx.flush();
         }
     }
