@@ -14,6 +14,7 @@ import org.iwarp4j.ddp.DdpMeters;
 import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.rdmap.internal.qp.EngineMeters;
+import org.iwarp4j.rdmap.internal.qp.LogRateLimit;
 import org.iwarp4j.rdmap.internal.qp.QueuePairEngine;
 import org.iwarp4j.rdmap.internal.qp.QueuePairPort;
 import org.iwarp4j.rdmap.internal.qp.WorkCommand;
@@ -316,6 +317,11 @@ public final class QueuePair {
         @Override
         public EngineMeters meters() {
             return rnic.meters();
+        }
+
+        @Override
+        public LogRateLimit failureLogLimit() {
+            return rnic.failureLogLimit();
         }
 
         @Override

@@ -26,6 +26,7 @@ import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
+import org.iwarp4j.rdmap.internal.qp.LogRateLimit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class Rnic implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Rnic.class);
+    static final int FAILURE_LOG_BURST = 10;
+    static final int FAILURE_LOG_INTERVAL_SECONDS = 5;
 
     /**
      * Default cap on the connections one {@link Listener} has open: 1024. Each costs a socket,
@@ -83,6 +86,12 @@ public final class Rnic implements AutoCloseable {
     private final int maxConnectionsPerListener;
     private final int maxConnectionsPerAddress;
     private final RdmapMeters meters;
+    /**
+     * Queue pairs' failures without a Terminate (a peer closing inside an FPDU, a failed write) are
+     * logged at most {@value #FAILURE_LOG_BURST} per {@value #FAILURE_LOG_INTERVAL_SECONDS} seconds
+     * (Linux's net_ratelimit defaults): a peer can cause one per connection it opens.
+     */
+    private final LogRateLimit failureLogLimit;
     private final DdpMeters ddpMeters;
     private final AtomicInteger protectionDomains = new AtomicInteger();
     private final AtomicInteger queuePairs = new AtomicInteger();
@@ -100,6 +109,8 @@ public final class Rnic implements AutoCloseable {
         this.maxConnectionsPerListener = b.maxConnectionsPerListener;
         this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         this.meters = RdmapMeters.of(meterRegistry);
+        this.failureLogLimit = new LogRateLimit(FAILURE_LOG_BURST, FAILURE_LOG_INTERVAL_SECONDS, TimeUnit.SECONDS,
+                b.nanoClock);
         this.ddpMeters = DdpMeters.of(meterRegistry);
         if (meterRegistry != null) {
             Gauge.builder("iwarp.rnic.queue.pairs", liveQueuePairs, AtomicInteger::get).tag("rnic", name)
@@ -264,6 +275,10 @@ public final class Rnic implements AutoCloseable {
         return meters;
     }
 
+    LogRateLimit failureLogLimit() {
+        return failureLogLimit;
+    }
+
     DdpMeters ddpMeters() {
         return ddpMeters;
     }
@@ -301,8 +316,15 @@ public final class Rnic implements AutoCloseable {
         private Transport transport = Transport.best();
         private int maxConnectionsPerListener = DEFAULT_MAX_CONNECTIONS_PER_LISTENER;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private java.util.function.LongSupplier nanoClock = System::nanoTime;
 
         private Builder() {
+        }
+
+        /** The clock of the failure log's rate limit: tests replace it to make the interval deterministic. */
+        Builder nanoClock(java.util.function.LongSupplier nanoClock) {
+            this.nanoClock = java.util.Objects.requireNonNull(nanoClock);
+            return this;
         }
 
         /**

@@ -32,8 +32,9 @@ class LocalFailureCauseTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final CompletableFuture<Channel> connection = new CompletableFuture<>();
+    /** Frozen: every failure of a test falls in one interval of the failure log's rate limit. */
     private final Rnic rnic = Rnic.builder().eventLoopThreads(1).meterRegistry(registry)
-            .channelInitializer(connection::complete).build();
+            .channelInitializer(connection::complete).nanoClock(() -> 0L).build();
     private final ProtectionDomain pd = rnic.allocateProtectionDomain();
     private final CompletionQueue cq = rnic.createCompletionQueue(16);
     private final ByteBuf memory = ByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64);
@@ -129,5 +130,25 @@ class LocalFailureCauseTest {
         assertThat(qp.failureCause()).isSameAs(read.failureCause());
         assertThat(qp.terminateReason()).isNull();
         assertThat(terminatesCounted()).isZero();
+    }
+
+    /**
+     * A peer can make a queue pair fail without a Terminate once per connection it opens; the
+     * warnings for those failures are rate-limited per RNIC so that doing it in a loop cannot
+     * flood the log: past the burst they are counted, not logged.
+     */
+    @Test
+    void failuresAPeerCanRepeatAreLoggedAtMostABurstPerInterval() throws Exception {
+        int failures = Rnic.FAILURE_LOG_BURST + 2;
+        for (int i = 0; i < failures; i++) {
+            QueuePair victim = i == 0 ? qp : rnic.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(MPA)
+                    .wakeUpWriteAfter(Duration.ZERO).build());
+            try (RawMpaPeer peer = RawMpaPeer.acceptingFrom(victim, MPA)) {
+                peer.sendRaw(new byte[] {0x00, 0x20, (byte) 0xC1, 0x42}); // an FPDU that never ends
+            }
+            victim.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(victim.failureCause()).as("failure " + i).hasMessageStartingWith("connection closed by the peer mid-FPDU");
+        }
+        assertThat(rnic.failureLogLimit().suppressedTotal()).isEqualTo(failures - Rnic.FAILURE_LOG_BURST);
     }
 }

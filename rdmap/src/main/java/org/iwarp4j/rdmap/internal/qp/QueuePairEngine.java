@@ -218,7 +218,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         // without it a FATAL completion says nothing of why (a bench run once failed that way).
         if (!terminator.isTerminated()) {
             Throwable failure = localFailure(cause, closing);
-            log.warn("queue pair {} failed on {}: {}", port.queuePair().number(), ctx.channel(), failure, cause);
+            logFailure("failed", failure, cause);
             port.failed(failure);
             terminator.markTerminated();
             terminator.failAll(WorkCompletionStatus.FATAL, null);
@@ -227,6 +227,21 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                     ctx.channel(), cause);
         }
         ctx.close();
+    }
+
+    /**
+     * A peer can make every connection it opens fail this way, so the warnings go through the
+     * RNIC's {@link LogRateLimit}; those it holds back are logged at debug level and counted into
+     * the next warning.
+     */
+    private void logFailure(String how, Throwable failure, Throwable cause) {
+        long unlogged = port.failureLogLimit().admit();
+        if (unlogged >= 0) {
+            log.warn("queue pair {} {} on {}: {} ({} failures not logged since the last message)",
+                    port.queuePair().number(), how, ctx.channel(), failure, unlogged, cause);
+        } else {
+            log.debug("queue pair {} {} on {}", port.queuePair().number(), how, ctx.channel(), cause);
+        }
     }
 
     /**
@@ -253,8 +268,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         if (!closing && !terminator.isTerminated() && port.terminateReason() == null) {
             Throwable failure = cause instanceof ClosedChannelException
                     ? new IOException(CLOSED_UNDER_WRITE, cause) : cause;
-            log.warn("queue pair {}: a write failed on {}: {}", port.queuePair().number(), ctx.channel(), failure,
-                    cause);
+            logFailure("failed on a write", failure, cause);
             port.failed(failure);
         }
     }

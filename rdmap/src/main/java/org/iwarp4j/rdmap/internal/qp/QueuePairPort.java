@@ -32,6 +32,9 @@ public interface QueuePairPort {
 
     EngineMeters meters();
 
+    /** How often this RNIC's queue pairs may log their failures (shared by all of them). */
+    LogRateLimit failureLogLimit();
+
     DdpMeters ddpMeters();
 
     /** Typed commands posted from any thread. */
