@@ -178,9 +178,11 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         cancelTimer();
         in.skipBytes(in.readableBytes());
         releaseRecord();
+        // The exception before the close: handlers after this one learn why while the connection
+        // is still open (the server counts the closure before its client can see it closed).
+        ctx.fireExceptionCaught(new TooLongFrameException("RPC record of at least " + announced
+                + " octets exceeds the limit of " + maxRecordSize + " (RFC 5531 §11 record marking); connection closed"));
         ctx.close();
-        throw new TooLongFrameException("RPC record of at least " + announced + " octets exceeds the limit of "
-                + maxRecordSize + " (RFC 5531 §11 record marking); connection closed");
     }
 
     private void releaseRecord() {

@@ -15,6 +15,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -54,7 +55,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Meters, when {@link Builder#meterRegistry} is set: {@code iwarp.oncrpc.connections.refused}
  * (tag {@code cap}: {@code server}, {@code address}) and {@code iwarp.oncrpc.connections.closed}
- * (tag {@code reason}: {@code idle}, {@code record_time}).
+ * (tag {@code reason}: {@code idle}, {@code record_time}, {@code record_size}).
  *
  * <p>The backward direction: the server may call its client on the client's own connection
  * ({@link #backchannel}), as NFSv4.1 does for callbacks over TCP (RFC 8881 §2.10.3.1). A record
@@ -129,6 +130,11 @@ public final class RpcTcpServer implements AutoCloseable {
         return (long) counters.idle.count();
     }
 
+    /** Connections closed because a record mark announced more than {@code maxRecordSize}. */
+    public long recordSizeClosedConnections() {
+        return (long) counters.recordSize.count();
+    }
+
     /** Connections closed because a record did not complete within the time bound. */
     public long recordTimeoutClosedConnections() {
         return (long) counters.recordTime.count();
@@ -139,6 +145,7 @@ public final class RpcTcpServer implements AutoCloseable {
         private final Map<ConnectionLimits.Cap, Counter> refused = new EnumMap<>(ConnectionLimits.Cap.class);
         private final Counter idle;
         private final Counter recordTime;
+        private final Counter recordSize;
 
         Limits(MeterRegistry registry) {
             MeterRegistry r = registry == null ? new CompositeMeterRegistry() : registry;
@@ -151,6 +158,8 @@ public final class RpcTcpServer implements AutoCloseable {
             idle = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "idle")
                     .description("RPC/TCP connections closed by a limit").register(r);
             recordTime = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_time")
+                    .description("RPC/TCP connections closed by a limit").register(r);
+            recordSize = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_size")
                     .description("RPC/TCP connections closed by a limit").register(r);
         }
 
@@ -490,10 +499,17 @@ public final class RpcTcpServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // Not warnings: a client can cause these at will, once per connection it opens, and would
+            // fill the log. They are counted instead.
             if (cause instanceof RecordMarkingDecoder.RecordTimeoutException) {
-                // Not a warning: a client can cause it at will, and would fill the log.
                 log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
                 counters.recordTime.increment();
+                ctx.close();
+                return;
+            }
+            if (cause instanceof TooLongFrameException) {
+                log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
+                counters.recordSize.increment();
                 ctx.close();
                 return;
             }

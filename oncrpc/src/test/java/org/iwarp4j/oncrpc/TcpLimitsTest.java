@@ -210,6 +210,17 @@ class TcpLimitsTest {
     }
 
     @Test
+    void aRecordMarkOverTheSizeLimitClosesTheConnectionAndIsCountedNotWarned() throws Exception {
+        server = echoServer().maxRecordSize(64).bind(LOOPBACK);
+        Socket s = connect(null);
+        s.getOutputStream().write(ByteBuffer.allocate(4).putInt(0x8000_0000 | 65).array());
+        assertThat(closedByServer(s)).as("oversized record refused").isTrue();
+        assertThat(server.recordSizeClosedConnections()).isEqualTo(1);
+        assertThat(counted("iwarp.oncrpc.connections.closed", "reason", "record_size")).isEqualTo(1.0);
+        assertThat(nullCall(connect(null), 7)).as("the server serves the next connection").isEqualTo(7);
+    }
+
+    @Test
     void recordsThatEachCompleteInTimeAreServedHoweverLongTheConnectionLasts() throws Exception {
         int calls = 12;
         server = echoServer().maxRecordTime(Duration.ofSeconds(1)).bind(LOOPBACK);
