@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# scripts/perf-rounds.sh — the benchmark rounds behind docs/performance.md's tables (issue 15's
+# protocol), then their medians: scripts/perf-summary.py OUTDIR > OUTDIR/summary.md.
+#
+#   scripts/perf-rounds.sh [--rounds N] [--loaded N] [--markers N] [--nfs N] [--control JAR] OUTDIR
+#
+# Quiet rounds (default 5): every round runs the eight cases in turn — bench write|read|send at
+# 64 KiB and 1 MiB (-D 2 --warmup 6 --cpu --json), lat-send and lat-write (-s 8 -n 20000) — so
+# that RDMA and its TCP baselines alternate within each run and the cases alternate between runs.
+# Then --nfs N runs of `nfs bench --vers 3` and `--vers 4.1` alternating (default 2), --loaded N
+# rounds of the bandwidth cases with --background-load 1 (default 3), --markers N rounds of
+# `bench write --markers` at both sizes (default 3). With --control JAR, two rounds of write and
+# send at both sizes alternate between JAR (another build of the command) and this tree's, to
+# compare two builds' TCP baselines or RDMA paths in the same conditions.
+#
+# Run it with nothing else running on the machine: the log records the load average before each
+# run, and a round with other work in it says nothing about the code. Takes about 30 minutes with
+# the defaults on a 2-core machine.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+rounds=5 loaded=3 markers=3 nfs=2 control=
+while [ $# -gt 1 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --loaded) loaded=$2; shift 2 ;;
+    --markers) markers=$2; shift 2 ;;
+    --nfs) nfs=$2; shift 2 ;;
+    --control) control=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    *) echo "perf-rounds: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] || { echo "usage: $0 [--rounds N] [--loaded N] [--markers N] [--nfs N] [--control JAR] OUTDIR" >&2; exit 2; }
+out=$1
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+iwarp="$here/iwarp"
+"$iwarp" --version > "$out/version.txt" # builds the command first if it is missing or stale
+
+log() { echo "$(date -u +%H:%M:%S) $* load=$(cut -d' ' -f1 /proc/loadavg)" >> "$out/log"; }
+# run NAME ARGS...: one run of the command, its JSON to NAME.json and its stderr to NAME.err
+run() {
+  local name=$1; shift
+  log "$name"
+  "$@" > "$out/$name.json" 2> "$out/$name.err" || echo "$(date -u +%H:%M:%S) $name failed: exit $?" >> "$out/log"
+}
+
+for r in $(seq 1 "$rounds"); do
+  for op in write read send; do for s in 65536 1048576; do
+    run "r$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --json
+  done; done
+  for op in lat-send lat-write; do
+    run "r$r-$op" "$iwarp" bench $op -s 8 -n 20000 --cpu --json
+  done
+done
+for i in $(seq 1 "$nfs"); do for v in 3 4.1; do
+  log "nfs-v$v-$i"
+  "$iwarp" nfs bench --vers $v -s 256m -n 3 > "$out/nfs-v$v-$i.txt" 2>&1 || log "nfs-v$v-$i failed"
+done; done
+for r in $(seq 1 "$loaded"); do
+  for op in write read send; do for s in 65536 1048576; do
+    run "l$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --background-load 1 --json
+  done; done
+done
+for r in $(seq 1 "$markers"); do for s in 65536 1048576; do
+  run "m$r-write-$s" "$iwarp" bench write -s $s -D 2 --warmup 6 --cpu --markers --json
+done; done
+if [ -n "$control" ]; then
+  for r in 1 2; do for s in 1048576 65536; do for op in write send; do
+    run "control$r-$op-$s" java -jar "$control" bench $op -s $s -D 2 --warmup 6 --cpu --json
+    run "tree$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --json
+  done; done; done
+fi
+log done
+python3 "$here/scripts/perf-summary.py" "$out" > "$out/summary.md"
+cat "$out/summary.md"

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""scripts/perf-summary.py OUTDIR: the medians of a scripts/perf-rounds.sh directory, as Markdown.
+
+Reads the `iwarp bench ... --json` documents named PREFIX<round>-CASE.json (r: quiet, l: with
+--background-load 1, m: markers, control/tree: the two builds of --control) and the text of
+`iwarp nfs bench` (nfs-vV-I.txt). For each case: median and range over the rounds of RDMA MB/s,
+both TCP baselines, RDMA / raw TCP, RDMA / TCP with copy and the event loops' CPU per octet of
+RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio); for latency the typical round
+trip and its ratio. A case missing from a round, or a run that failed, is left out and counted.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+PREFIXES = {'r': 'quiet', 'l': 'loaded (--background-load 1)', 'm': 'markers',
+            'control': 'control: --control JAR', 'tree': "control: this tree's build"}
+NAME = re.compile(r'^(r|l|m|control|tree)(\d+)-(.+)\.json$')
+
+
+def spread(values, fmt='%.2f'):
+    """'median (min-max)' of the values that exist; '-' when there are none."""
+    xs = [x for x in values if x is not None]
+    if not xs:
+        return '-'
+    if len(xs) == 1:
+        return fmt % xs[0]
+    return (fmt + ' (' + fmt + '–' + fmt + ')') % (statistics.median(xs), min(xs), max(xs))
+
+
+def bandwidth_row(result):
+    cpu = result.get('cpu') or {}
+    copy = result.get('tcp_copy') or {}
+    tcp = result.get('tcp') or {}
+    return {
+        'rdma': result['rdma']['bw_average_mb_per_sec'],
+        'raw': tcp.get('bw_average_mb_per_sec'),
+        'copy': copy.get('bw_average_mb_per_sec'),
+        'ratio': result.get('ratio'),
+        'ratio_copy': result.get('ratio_copy'),
+        'cpu': cpu.get('ratio'),
+        'tcp_ns': (cpu.get('tcp') or {}).get('event_loop_ns_per_octet'),
+    }
+
+
+def read_runs(directory):
+    """{(prefix, case): [row per round]} and the names of documents that could not be read."""
+    runs, unreadable = {}, []
+    for path in sorted(glob.glob(os.path.join(directory, '*.json'))):
+        m = NAME.match(os.path.basename(path))
+        if not m:
+            continue
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            results = doc['results']
+        except (OSError, ValueError, KeyError):
+            unreadable.append(os.path.basename(path))
+            continue
+        for result in results:
+            if doc.get('kind') == 'latency':
+                row = {'ratio': result['ratio'], 'rdma_us': result['rdma']['t_typical_usec'],
+                       'tcp_us': result['tcp']['t_typical_usec']}
+            else:
+                row = bandwidth_row(result)
+            runs.setdefault((m.group(1), m.group(3)), []).append(row)
+    return runs, unreadable
+
+
+def nfs_ratios(directory):
+    """{(version, operation): [(rdma MB/s, tcp MB/s, ratio)]} from the nfs bench tables."""
+    table = re.compile(r'^\s*(WRITE|READ)\s+\d+\s+\d+\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s*$')
+    out = {}
+    for path in sorted(glob.glob(os.path.join(directory, 'nfs-v*-*.txt'))):
+        version = re.match(r'nfs-v(.+)-\d+\.txt$', os.path.basename(path)).group(1)
+        with open(path) as f:
+            for line in f:
+                m = table.match(line)
+                if m:
+                    out.setdefault((version, m.group(1)), []).append(
+                        (float(m.group(2)), float(m.group(3)), float(m.group(4))))
+    return out
+
+
+def main(directory):
+    runs, unreadable = read_runs(directory)
+    print('# perf-rounds summary: ' + os.path.abspath(directory))
+    print()
+    print('Medians over rounds, range in brackets; MB = 2^20 octets per second; ratios RDMA / TCP.')
+    for prefix, title in PREFIXES.items():
+        cases = sorted(k[1] for k in runs if k[0] == prefix)
+        if not cases:
+            continue
+        print()
+        print('## ' + title)
+        print()
+        bandwidth = [c for c in cases if not c.startswith('lat-')]
+        if bandwidth:
+            print('| case | rounds | RDMA MB/s | TCP raw | TCP with copy | RDMA / raw | RDMA / with copy '
+                  '| CPU per octet vs raw | TCP loops ns/octet |')
+            print('|---|---|---|---|---|---|---|---|---|')
+            for case in bandwidth:
+                rows = runs[(prefix, case)]
+                col = lambda k: [r[k] for r in rows]
+                print('| %s | %d | %s | %s | %s | %s | %s | %s | %s |' % (
+                    case, len(rows), spread(col('rdma'), '%.0f'), spread(col('raw'), '%.0f'),
+                    spread(col('copy'), '%.0f'), spread(col('ratio')), spread(col('ratio_copy')),
+                    spread(col('cpu')), spread(col('tcp_ns'))))
+        latency = [c for c in cases if c.startswith('lat-')]
+        if latency:
+            print()
+            print('| case | rounds | RDMA typical µs | TCP typical µs | RDMA / TCP |')
+            print('|---|---|---|---|---|')
+            for case in latency:
+                rows = runs[(prefix, case)]
+                print('| %s | %d | %s | %s | %s |' % (
+                    case, len(rows), spread([r['rdma_us'] for r in rows], '%.1f'),
+                    spread([r['tcp_us'] for r in rows], '%.1f'), spread([r['ratio'] for r in rows])))
+    nfs = nfs_ratios(directory)
+    if nfs:
+        print()
+        print('## NFS (`nfs bench -s 256m -n 3`), each run')
+        print()
+        print('| version | operation | RDMA MB/s | TCP MB/s | RDMA / TCP |')
+        print('|---|---|---|---|---|')
+        for (version, op), values in sorted(nfs.items()):
+            print('| %s | %s | %s | %s | %s |' % (
+                version, op, ', '.join('%.0f' % v[0] for v in values), ', '.join('%.0f' % v[1] for v in values),
+                ', '.join('%.2f' % v[2] for v in values)))
+    if unreadable:
+        print()
+        print('Not read (failed or interrupted runs): ' + ', '.join(unreadable))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 2:
+        sys.exit('usage: perf-summary.py OUTDIR')
+    main(sys.argv[1])

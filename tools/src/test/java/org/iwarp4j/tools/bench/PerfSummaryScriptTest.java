@@ -1,0 +1,68 @@
+package org.iwarp4j.tools.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code scripts/perf-summary.py}, which turns a directory of {@code scripts/perf-rounds.sh} runs
+ * into the medians docs/performance.md reports: medians and ranges over rounds, each prefix (quiet,
+ * loaded, markers) its own table, the NFS tables read from the text output, and unreadable runs
+ * named rather than counted.
+ */
+class PerfSummaryScriptTest {
+
+    private static final Path SCRIPT = Paths.get("..", "scripts", "perf-summary.py");
+
+    @TempDir
+    Path dir;
+
+    private static String bandwidth(double rdma, double raw, double copy, double cpu) {
+        return "{\"kind\":\"bandwidth\",\"results\":[{\"rdma\":{\"bw_average_mb_per_sec\":" + rdma + "},"
+                + "\"tcp\":{\"bw_average_mb_per_sec\":" + raw + "},\"tcp_copy\":{\"bw_average_mb_per_sec\":" + copy
+                + "},\"ratio\":" + rdma / raw + ",\"ratio_copy\":" + rdma / copy + ",\"cpu\":{\"ratio\":" + cpu
+                + ",\"tcp\":{\"event_loop_ns_per_octet\":0.5}}}]}";
+    }
+
+    private String summary() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("python3", SCRIPT.toString(), dir.toString()).redirectErrorStream(true).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the script ends").isTrue();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(out).isZero();
+        return out;
+    }
+
+    @Test
+    void mediansAndRangesPerCaseAndPrefix() throws Exception {
+        Files.writeString(dir.resolve("r1-write-65536.json"), bandwidth(3000, 3000, 2500, 1.0));
+        Files.writeString(dir.resolve("r2-write-65536.json"), bandwidth(3600, 4000, 3000, 1.2));
+        Files.writeString(dir.resolve("r3-write-65536.json"), bandwidth(1000, 2000, 2000, 2.0));
+        Files.writeString(dir.resolve("l1-write-65536.json"), bandwidth(1500, 3000, 3000, 1.5));
+        Files.writeString(dir.resolve("r1-lat-send.json"), "{\"kind\":\"latency\",\"results\":[{\"ratio\":0.5,"
+                + "\"rdma\":{\"t_typical_usec\":10.0},\"tcp\":{\"t_typical_usec\":20.0}}]}");
+        Files.writeString(dir.resolve("r4-read-65536.json"), "{\"results\": [");
+        Files.writeString(dir.resolve("nfs-v3-1.txt"), String.join("\n",
+                " operation  #bytes         #calls     RDMA[MB/sec]  RDMA[calls/sec]  TCP[MB/sec]  TCP[calls/sec]  ratio",
+                " WRITE      805306368      768        1265.56       1265.6           1488.12      1488.1          0.850",
+                " READ       805306368      768        1728.83       1728.8           2142.17      2142.2          0.807", ""));
+
+        String out = summary();
+
+        // ratios 1.00, 0.90, 0.50: median 0.90; with copy 1.20, 1.20, 0.50; CPU 1.0, 1.2, 2.0
+        assertThat(out).contains("| write-65536 | 3 | 3000 (1000–3600) | 3000 (2000–4000) | 2500 (2000–3000)"
+                + " | 0.90 (0.50–1.00) | 1.20 (0.50–1.20) | 1.20 (1.00–2.00) | 0.50 (0.50–0.50) |");
+        assertThat(out).contains("## loaded (--background-load 1)");
+        assertThat(out).contains("| write-65536 | 1 | 1500 | 3000 | 3000 | 0.50 | 0.50 | 1.50 | 0.50 |");
+        assertThat(out).contains("| lat-send | 1 | 10.0 | 20.0 | 0.50 |");
+        assertThat(out).contains("| 3 | WRITE | 1266 | 1488 | 0.85 |").contains("| 3 | READ | 1729 | 2142 | 0.81 |");
+        assertThat(out).contains("Not read (failed or interrupted runs): r4-read-65536.json");
+        assertThat(out).doesNotContain("## markers");
+    }
+}
