@@ -329,7 +329,7 @@ public final class NfsServer implements AutoCloseable {
         /**
          * Where the RPC layer counts its replies and its calls in progress per transport
          * ({@code iwarp.oncrpc.*}, {@link RpcDispatcher#RpcDispatcher(io.micrometer.core.instrument.MeterRegistry)});
-         * default none. RPC-over-RDMA's meters go to the {@link #rnic}'s registry.
+         * default none. RPC-over-RDMA's meters go to the registry of the {@link #rnic(Rnic) RNIC}.
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = registry;
