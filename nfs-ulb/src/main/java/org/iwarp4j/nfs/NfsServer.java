@@ -86,7 +86,7 @@ public final class NfsServer implements AutoCloseable {
         this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles),
                 new DirectoryListings(b.maxListedNames));
         this.workers = workerPool(b.workerThreads);
-        this.dispatcher = new RpcDispatcher()
+        this.dispatcher = new RpcDispatcher(b.meterRegistry)
                 .register(new Nfs3Program(context, workers).toRpcProgram())
                 .register(new MountProgram(context).toRpcProgram());
         try {
@@ -278,6 +278,7 @@ public final class NfsServer implements AutoCloseable {
         private int maxListedNames = DirectoryListings.DEFAULT_MAX_NAMES;
         private SocketAddress rdmaAddress;
         private Rnic rnic;
+        private io.micrometer.core.instrument.MeterRegistry meterRegistry;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
         private Nfs4Settings nfs4 = Nfs4Settings.defaults();
         private Path nfs4StateDirectory;
@@ -322,6 +323,16 @@ public final class NfsServer implements AutoCloseable {
         /** The RNIC for RPC-over-RDMA (the caller keeps and closes it). */
         public Builder rnic(Rnic rnic) {
             this.rnic = rnic;
+            return this;
+        }
+
+        /**
+         * Where the RPC layer counts its replies and its calls in progress per transport
+         * ({@code iwarp.oncrpc.*}, {@link RpcDispatcher#RpcDispatcher(io.micrometer.core.instrument.MeterRegistry)});
+         * default none. RPC-over-RDMA's meters go to the registry of the {@link #rnic(Rnic) RNIC}.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = registry;
             return this;
         }
 

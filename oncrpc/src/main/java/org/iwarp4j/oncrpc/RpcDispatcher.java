@@ -57,7 +57,8 @@ public final class RpcDispatcher {
 
     /**
      * A dispatcher that counts its replies in {@code registry}: {@code iwarp.oncrpc.replies}
-     * (tag {@code stat}) and {@code iwarp.oncrpc.dropped}.
+     * (tag {@code stat}), {@code iwarp.oncrpc.dropped}, and the calls in progress per transport,
+     * {@code iwarp.oncrpc.calls.active} and {@code iwarp.oncrpc.calls.in.progress} (see {@code org.iwarp4j.oncrpc.internal.RpcServerMeters}).
      */
     public RpcDispatcher(MeterRegistry registry) {
         this.meters = RpcServerMeters.of(registry);
@@ -90,6 +91,10 @@ public final class RpcDispatcher {
             return CompletableFuture.failedFuture(e);
         }
         XdrDecoder in = new XdrDecoder(stream, call.reducedItems());
+        RpcServerMeters.InProgress progress = meters.inProgress(transport.name());
+        if (progress != null) {
+            progress.begin();
+        }
         CompletableFuture<XdrMessage> reply;
         try {
             reply = dispatch(in, transport);
@@ -97,6 +102,9 @@ public final class RpcDispatcher {
             reply = CompletableFuture.failedFuture(e);
         }
         reply.whenComplete((r, e) -> {
+            if (progress != null) {
+                progress.end();
+            }
             stream.release();
             call.release();
             if (e != null) {

@@ -1,6 +1,7 @@
 package org.iwarp4j.rdmap;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.util.Locale;
@@ -38,6 +39,12 @@ import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
  *   <li>{@code iwarp.rdmap.connections.refused}: connections a {@link Listener} closed as soon as
  *       they were accepted because a cap was reached, tag {@code cap} ({@code listener},
  *       {@code address}; see {@link Rnic.Builder#maxConnectionsPerListener}).
+ *   <li>{@code iwarp.rdmap.reads.outstanding}: a distribution, one sample per RDMA Read Request
+ *       a work request sends: how many Reads of its queue pair (it included) then wait for their
+ *       Read Response. Its maximum is the depth a Responder's Reads reached, at most the ORD MPA
+ *       negotiated (RFC 6581 §9.1); a maximum of 1 under load means the Reads went one at a time.
+ *   <li>{@code iwarp.rdmap.reads.waited.ord}: posted RDMA Reads that waited because ORD Reads
+ *       were already outstanding on their queue pair (they go out as Read Responses come back).
  * </ul>
  */
 final class RdmapMeters implements EngineMeters {
@@ -69,6 +76,8 @@ final class RdmapMeters implements EngineMeters {
     private final Counter terminateCloseTimeouts;
     private final Counter refusedByListenerCap;
     private final Counter refusedByAddressCap;
+    private final DistributionSummary readsOutstanding;
+    private final Counter readsWaitedForOrd;
 
     private RdmapMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -83,6 +92,12 @@ final class RdmapMeters implements EngineMeters {
                 .register(registry);
         this.refusedByListenerCap = refused(registry, "listener");
         this.refusedByAddressCap = refused(registry, "address");
+        this.readsOutstanding = DistributionSummary.builder("iwarp.rdmap.reads.outstanding")
+                .description("RDMA Reads of the queue pair awaiting their Read Response when one is sent, it included")
+                .baseUnit("reads").register(registry);
+        this.readsWaitedForOrd = Counter.builder("iwarp.rdmap.reads.waited.ord")
+                .description("RDMA Reads that waited because ORD Reads were outstanding")
+                .register(registry);
         for (RdmapOpcode opcode : OPCODES) {
             sent[opcode.ordinal()] = message(registry, "tx", opcode);
             received[opcode.ordinal()] = message(registry, "rx", opcode);
@@ -128,6 +143,16 @@ final class RdmapMeters implements EngineMeters {
 
     void completed(WorkCompletion completion) {
         completions[completion.opcode().ordinal()][completion.status().ordinal()].increment();
+    }
+
+    @Override
+    public void readIssued(int outstanding) {
+        readsOutstanding.record(outstanding);
+    }
+
+    @Override
+    public void readWaitedForOrd() {
+        readsWaitedForOrd.increment();
     }
 
     @Override

@@ -126,6 +126,14 @@ public final class Rnic implements AutoCloseable {
         return new Builder();
     }
 
+    /**
+     * The registry this RNIC's meters go to ({@link Builder#meterRegistry}), empty if none was
+     * given: the protocols above (RPC-over-RDMA) add theirs to the same registry.
+     */
+    public java.util.Optional<MeterRegistry> meterRegistry() {
+        return java.util.Optional.ofNullable(meterRegistry);
+    }
+
     /** This RNIC's name: the {@code rnic} tag of its gauges. */
     public String name() {
         return name;

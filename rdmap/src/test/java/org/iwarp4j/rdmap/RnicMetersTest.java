@@ -2,6 +2,7 @@ package org.iwarp4j.rdmap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -108,6 +109,48 @@ class RnicMetersTest {
             assertThat(count(clientMeters, "iwarp.mpa.errors", "type", "crc")).isZero();
             assertThat(clientMeters.find("iwarp.rdmap.terminates").counters()).isEmpty();
         }
+    }
+
+    /** Two RDMA Reads posted together, with the client's ORD (RFC 6581 §9.1) as given. */
+    private void twoReads(int clientOrd) throws Exception {
+        MemoryRegion[] serverMr = new MemoryRegion[1];
+        MpaSettings clientMpa = MpaSettings.builder().emss(MpaSettings.DEFAULT_EMSS).ord(clientOrd).build();
+        try (RdmaPair pair = new RdmaPair(Rnic.builder().meterRegistry(serverMeters),
+                Rnic.builder().meterRegistry(clientMeters), MPA, b -> b,
+                b -> b.mpa(clientMpa).wakeUpWriteAfter(Duration.ZERO),
+                server -> serverMr[0] = server.settings().protectionDomain().register(serverMemory, RdmaPair.ALL),
+                client -> { })) {
+            MemoryRegion local = pair.clientPd.register(clientMemory, RdmaPair.ALL);
+            // One post: both reach the engine in the same turn of its loop, before any Read Response is read.
+            pair.client.postSend(
+                    SendWorkRequest.rdmaRead(20, serverMr[0].stag(), serverMr[0].baseTaggedOffset(),
+                            local.sge(0, 2000)),
+                    SendWorkRequest.rdmaRead(21, serverMr[0].stag(), serverMr[0].baseTaggedOffset() + 2000,
+                            local.sge(2000, 2000)));
+            assertThat(RdmaPair.next(pair.clientCq).isSuccess()).isTrue();
+            assertThat(RdmaPair.next(pair.clientCq).isSuccess()).isTrue();
+        }
+    }
+
+    @Test
+    void twoReadsPostedTogetherAreOutstandingAtOnceWithinOrd() throws Exception {
+        // RDMAP-R-013 (the Responder's IRD, our ORD): the Requester may have ORD Reads outstanding.
+        twoReads(MpaSettings.DEFAULT_IRD_ORD);
+        DistributionSummary outstanding = clientMeters.get("iwarp.rdmap.reads.outstanding").summary();
+        assertThat(outstanding.count()).isEqualTo(2);
+        assertThat(outstanding.max()).isEqualTo(2); // the second went out before the first's Response came back
+        assertThat(count(clientMeters, "iwarp.rdmap.reads.waited.ord")).isZero();
+        // The server issued no Read: it records nothing.
+        assertThat(serverMeters.get("iwarp.rdmap.reads.outstanding").summary().count()).isZero();
+    }
+
+    @Test
+    void aReadBeyondOrdWaitsAndIsCountedSo() throws Exception {
+        twoReads(1);
+        DistributionSummary outstanding = clientMeters.get("iwarp.rdmap.reads.outstanding").summary();
+        assertThat(outstanding.count()).isEqualTo(2);
+        assertThat(outstanding.max()).isEqualTo(1); // ORD 1: one at a time
+        assertThat(count(clientMeters, "iwarp.rdmap.reads.waited.ord")).isEqualTo(1);
     }
 
     @Test

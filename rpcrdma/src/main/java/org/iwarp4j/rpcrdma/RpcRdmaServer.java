@@ -13,6 +13,7 @@ import org.iwarp4j.rpcrdma.internal.FailedXids;
 import org.iwarp4j.rpcrdma.internal.IdleTimeout;
 import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
 import org.iwarp4j.rpcrdma.internal.ResponderEngine;
+import org.iwarp4j.rpcrdma.internal.ResponderMeters;
 
 /**
  * Serves an {@link RpcDispatcher} over RPC-over-RDMA Version 1 (RFC 8166): listens on an iWARP
@@ -44,10 +45,11 @@ public final class RpcRdmaServer implements AutoCloseable {
         FailedXids failed = FailedXids.forServer();
         int receives = ResponderEngine.receivesNeeded(settings);
         SocketAddress[] local = new SocketAddress[1];
+        ResponderMeters meters = ResponderMeters.of(rnic.meterRegistry().orElse(null));
         this.listener = rnic.listen(address, settings.mpa(), request -> {
             RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData());
             ResponderEngine engine = new ResponderEngine(endpoint, dispatcher, settings, local[0],
-                    request.remoteAddress(), failed, alloc);
+                    request.remoteAddress(), failed, alloc, meters);
             RpcRdmaResponder responder = new RpcRdmaResponder(engine, request.remoteAddress());
             responders.add(responder);
             endpoint.closeFuture().whenComplete((q, e) -> responders.remove(responder));

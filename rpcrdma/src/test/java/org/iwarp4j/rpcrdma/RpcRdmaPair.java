@@ -18,9 +18,12 @@ final class RpcRdmaPair implements AutoCloseable {
 
     static final long WAIT_SECONDS = 30;
 
-    final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+    /** The server's RNIC and dispatcher meters (RPC-over-RDMA's go to the RNIC's registry). */
+    final io.micrometer.core.instrument.MeterRegistry serverMeters =
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    final Rnic serverRnic = Rnic.builder().eventLoopThreads(1).meterRegistry(serverMeters).build();
     final Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
-    final RpcDispatcher dispatcher = new RpcDispatcher();
+    final RpcDispatcher dispatcher = new RpcDispatcher(serverMeters);
     final RpcRdmaServer server;
     final RpcRdmaRequester requester;
     final RpcClient client;

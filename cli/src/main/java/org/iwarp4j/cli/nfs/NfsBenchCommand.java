@@ -222,13 +222,14 @@ final class NfsBenchCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(removeOnExit);
         }
         SimpleMeterRegistry serverMeters = new SimpleMeterRegistry();
+        keepMedians(serverMeters);
         try (Rnic rnic = Rnic.builder().name("nfs-server").eventLoopThreads(1).meterRegistry(serverMeters)
                 .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
              NfsServer nfs = NfsServer.builder(dir).exportName("/export")
                      // its own client in this process is uid 0 and writes: rw,no_root_squash, loopback only
                      .exportOptions(ExportOptions.builder().readWrite().rootSquash(false).build())
                      .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
-                     .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(rnic)
+                     .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(rnic).meterRegistry(serverMeters)
                      .maxReadWrite(Math.max(1 << 20, settings.rsize()), Math.max(1 << 20, settings.wsize()))
                      .start()) {
             NfsServerOptions options = new NfsServerOptions();
@@ -312,6 +313,10 @@ final class NfsBenchCommand implements Callable<Integer> {
             notes.add(String.format("RDMA data path (server RNIC): %d RDMA Read Requests (WRITE data pulled from Read "
                     + "chunks), %d RDMA Writes (READ data pushed into Write chunks)",
                     sent(serverMeters, "rdma_read_request"), sent(serverMeters, "rdma_write")));
+            String depth = pipelineDepth(serverMeters);
+            if (depth != null) {
+                notes.add(depth);
+            }
         }
         if (noTcp) {
             notes.add("TCP skipped (--no-tcp)");
@@ -362,6 +367,63 @@ final class NfsBenchCommand implements Callable<Integer> {
 
     private static NfsBenchRun.Result find(List<NfsBenchRun.Result> results, NfsTransport transport) {
         return results.stream().filter(r -> r.transport() == transport).findFirst().orElse(null);
+    }
+
+    /**
+     * Keeps a median for the server's depth distributions (what {@link #pipelineDepth} prints);
+     * set before any meter is registered, since Micrometer configures a meter when it is made.
+     */
+    private static void keepMedians(SimpleMeterRegistry meters) {
+        meters.config().meterFilter(new io.micrometer.core.instrument.config.MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.distribution.DistributionStatisticConfig configure(
+                    io.micrometer.core.instrument.Meter.Id id,
+                    io.micrometer.core.instrument.distribution.DistributionStatisticConfig config) {
+                if (DEPTH_METERS.contains(id.getName())) {
+                    return io.micrometer.core.instrument.distribution.DistributionStatisticConfig.builder()
+                            .percentiles(0.5).expiry(java.time.Duration.ofHours(1)).bufferLength(1).build()
+                            .merge(config);
+                }
+                return config;
+            }
+        });
+    }
+
+    private static final java.util.Set<String> DEPTH_METERS = java.util.Set.of("iwarp.rpcrdma.credits.in.use",
+            "iwarp.rdmap.reads.outstanding", "iwarp.oncrpc.calls.in.progress");
+
+    /**
+     * The server's pipeline depth over the whole run (warm-up included): credits granted and in use
+     * when a Call arrives, RDMA Reads outstanding per queue pair when one is sent, calls in progress
+     * at the RPC dispatcher per transport; max, median and mean of each. {@code null} if none was recorded.
+     */
+    static String pipelineDepth(io.micrometer.core.instrument.MeterRegistry meters) {
+        List<String> parts = new ArrayList<>();
+        io.micrometer.core.instrument.DistributionSummary granted =
+                meters.find("iwarp.rpcrdma.credits.granted").summary();
+        if (granted != null && granted.count() > 0) {
+            parts.add(String.format("RDMA credits granted %.0f", granted.max()));
+        }
+        depth(parts, "in use", meters.find("iwarp.rpcrdma.credits.in.use").summary());
+        depth(parts, "RDMA Reads outstanding per QP", meters.find("iwarp.rdmap.reads.outstanding").summary());
+        for (String transport : List.of("rdma", "tcp")) {
+            depth(parts, "calls in progress " + transport,
+                    meters.find("iwarp.oncrpc.calls.in.progress").tag("transport", transport).summary());
+        }
+        return parts.isEmpty() ? null : "server depth (max/median/mean): " + String.join(", ", parts);
+    }
+
+    private static void depth(List<String> parts, String what, io.micrometer.core.instrument.DistributionSummary s) {
+        if (s == null || s.count() == 0) {
+            return;
+        }
+        double median = Double.NaN;
+        for (io.micrometer.core.instrument.distribution.ValueAtPercentile p : s.takeSnapshot().percentileValues()) {
+            if (p.percentile() == 0.5) {
+                median = p.value();
+            }
+        }
+        parts.add(String.format("%s %.0f/%.0f/%.1f", what, s.max(), median, s.mean()));
     }
 
     private static long sent(SimpleMeterRegistry meters, String opcode) {

@@ -65,6 +65,15 @@ class NfsBenchLoopbackTest {
                 + "stopped at the cap of 0.5 s, NOT steady)$", Pattern.MULTILINE).matcher(text);
         assertThat(warmUp.find()).as(text).isTrue();
         assertThat(Integer.parseInt(warmUp.group(1))).isPositive();
+        // The server's pipeline depth: every meter recorded (WRITEs pulled with RDMA Reads, both transports served).
+        Matcher depth = Pattern.compile("# server depth \\(max/median/mean\\): RDMA credits granted (\\d+), in use "
+                + "(\\d+)/\\d+/[0-9.]+, RDMA Reads outstanding per QP (\\d+)/\\d+/[0-9.]+, calls in progress rdma "
+                + "\\d+/\\d+/[0-9.]+, calls in progress tcp \\d+/\\d+/[0-9.]+$", Pattern.MULTILINE).matcher(text);
+        assertThat(depth.find()).as(text).isTrue();
+        assertThat(Integer.parseInt(depth.group(1))).isPositive();
+        assertThat(Integer.parseInt(depth.group(2))).isPositive();
+        // never more Reads outstanding than the default ORD of 16 (RFC 6581 §9.1)
+        assertThat(Integer.parseInt(depth.group(3))).isBetween(1, 16);
         List<String[]> rows = rows();
         assertThat(rows.stream().map(r -> r[0])).containsExactly("WRITE", "READ");
         String[] write = rows.get(0);

@@ -63,6 +63,9 @@ public final class ResponderEngine {
     private final java.util.ArrayDeque<AtRisk> atRisk = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger inService = new java.util.concurrent.atomic.AtomicInteger();
+    /** Calls received (they reached {@link #serve}) and not yet answered: the credits in use as this end sees them. */
+    private final java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
+    private final ResponderMeters meters;
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong errChunk = new AtomicLong();
     private final AtomicLong errVers = new AtomicLong();
@@ -70,8 +73,11 @@ public final class ResponderEngine {
     private final AtomicLong readChunkReplies = new AtomicLong();
 
     public ResponderEngine(RdmaEndpoint endpoint, RpcDispatcher dispatcher, RpcRdmaSettings settings,
-                           SocketAddress local, SocketAddress remote, FailedXids failedXids, ByteBufAllocator alloc) {
+                           SocketAddress local, SocketAddress remote, FailedXids failedXids, ByteBufAllocator alloc,
+                           ResponderMeters meters) {
         this.endpoint = endpoint;
+        this.meters = meters;
+        meters.connected(settings.credits());
         this.dispatcher = dispatcher;
         this.settings = settings;
         this.remote = remote;
@@ -179,6 +185,8 @@ public final class ResponderEngine {
     /** Serves one Call; {@code message} (reader index at the inline Payload stream) is consumed. */
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int xid = h.xid();
+        // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered()).
+        meters.callReceived(unanswered.incrementAndGet());
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         // the Read list, not its grouping into chunks (a map and lists): a Call has Read chunks iff it has segments
         boolean usesPeerMemory = !lists.readList().isEmpty() || !lists.writeList().isEmpty()
@@ -237,6 +245,7 @@ public final class ResponderEngine {
             if (error != null) {
                 message.release();
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
+                answered();
                 endpoint.close();
                 return;
             }
@@ -364,6 +373,7 @@ public final class ResponderEngine {
                 atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }
             replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
+                answered();
                 if (e != null) {
                     log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
                     endpoint.close(); // RFC 8166 §4.5.4
@@ -382,7 +392,14 @@ public final class ResponderEngine {
         });
     }
 
+    /** A Call taken in by {@link #serve} was answered, or will never be. */
+    private void answered() {
+        unanswered.decrementAndGet();
+    }
+
+    /** Answers a Call taken in by {@link #serve} with ERR_CHUNK. */
     private void errorFor(int xid, String why) {
+        answered();
         log.debug("ERR_CHUNK for xid 0x{}: {}", Integer.toHexString(xid), why);
         sendError(RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, settings.credits()));
     }
@@ -399,6 +416,11 @@ public final class ResponderEngine {
 
     private static Throwable unwrap(Throwable t) {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    /** Calls received and not yet answered (Reply or RDMA_ERROR sent): the credits the Requester uses. */
+    public int callsUnanswered() {
+        return unanswered.get();
     }
 
     /** Calls handed to the dispatcher and not yet answered by it. */

@@ -19,4 +19,13 @@ public interface EngineMeters {
     void terminateSent(TerminateReason reason);
 
     void terminateReceived(TerminateReason reason);
+
+    /**
+     * An RDMA Read Request of a work request went out; {@code outstanding} Reads of this queue pair
+     * (it included) now wait for their Read Response, never more than ORD (RFC 6581 §9.1).
+     */
+    void readIssued(int outstanding);
+
+    /** A posted RDMA Read had to wait because ORD Reads were already outstanding on its queue pair. */
+    void readWaitedForOrd();
 }

@@ -164,6 +164,7 @@ final class Transmitter {
         checkLocal(sink, Access.LOCAL_WRITE);
         if (outstandingReads.size() >= ord) {
             readsWaitingForOrd.add(entry);
+            meters.readWaitedForOrd();
             return;
         }
         issueRead(entry, readHeader(entry.request));
@@ -179,6 +180,9 @@ final class Transmitter {
         ByteBuf payload = ctx.alloc().buffer(28);
         header.encode(payload);
         outstandingReads.add(new OutstandingRead(entry, header));
+        if (entry != null) { // not the Read RTR, which no work request posted
+            meters.readIssued(outstandingReads.size());
+        }
         write(RdmapOpcode.RDMA_READ_REQUEST, DdpSegmenter.untagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST),
                 0, 1, readMsn.next(), payload, mulpdu), payload, null);
     }
