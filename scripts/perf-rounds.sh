@@ -29,7 +29,7 @@ while [ $# -gt 1 ]; do
     *) echo "perf-rounds: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { echo "usage: $0 [--rounds N] [--loaded N] [--markers N] [--nfs N] [--control JAR] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: $0 [--rounds N] [--loaded N] [--markers N] [--nfs N] [--control JAR] OUTDIR" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
