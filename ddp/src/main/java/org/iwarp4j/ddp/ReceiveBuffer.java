@@ -69,7 +69,10 @@ public final class ReceiveBuffer {
 
     /** Copies {@code length} octets of {@code src} from {@code srcIndex} to buffer offset {@code offset}; checked by the caller. */
     void write(long offset, ByteBuf src, int srcIndex, int length) {
-        for (ScatterEntry e : scatterList) {
+        // By index, not for-each: an iterator per placed segment (every Send's) is not always
+        // optimised away (JFR's allocation samples on the receiving loop of a Send run).
+        for (int i = 0; i < scatterList.size(); i++) {
+            ScatterEntry e = scatterList.get(i);
             if (length == 0) {
                 return;
             }

@@ -40,7 +40,8 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * later: a responder frees an IRD slot when its Read Response is written; a void
  * promise of an FPDU whose trailer shares the next FPDU's small buffer gives way to that FPDU's
  * promise, which reports the buffer's outcome. The small buffers of one flush are slices of one
- * direct buffer ({@link FlushSlab}), not an allocation each.
+ * direct buffer ({@link FlushSlab}), not an allocation each; so, once a large FPDU has opened it,
+ * are the copies of small FPDUs ({@link #SMALL_FPDU_IN_SLAB}).
  *
  * <p>Given as a {@link ByteBuf}, a large ULPDU's FPDU is one composite of a small header, the ULPDU
  * and a small trailer (one message per FPDU, as a test reading the channel expects). Smaller
@@ -70,6 +71,17 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
      * is queued for the socket.
      */
     public static final int MARKED_QUEUE_LIMIT = 1 << 20;
+
+    /**
+     * Octets (with a held trailer in front) up to which a copied FPDU without markers is cut from
+     * the flush's {@link FlushSlab} when one is open, instead of being allocated on its own: the
+     * short last FPDU of each message over one MULPDU (a 64 KiB Send or Write is an FPDU of about
+     * 64 KiB and one of about 100 octets) follows a large FPDU whose head opened the slab. An
+     * eighth of a slab, so that such FPDUs cannot crowd out the heads. A small FPDU with no slab
+     * open (small messages only, a latency test's) is allocated as before: a slab of its own would
+     * cost more than the one buffer.
+     */
+    static final int SMALL_FPDU_IN_SLAB = FlushSlab.SLAB_SIZE / 8;
 
     private static final byte[] NO_HEADER = new byte[0];
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -450,7 +462,10 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
                 int wireLength = MarkedCopy.wireLength(header.length + body.readableBytes(), streamOffset, true);
                 out = MarkedCopy.encodeInto(slabs.take(alloc, wireLength), header, body, streamOffset, true, c);
             } else {
-                out = MarkedCopy.encode(alloc, reserve, header, body, streamOffset, false, c);
+                int length = reserve + MarkedCopy.wireLength(header.length + body.readableBytes(), streamOffset, false);
+                out = length <= SMALL_FPDU_IN_SLAB && heads.holdsSlab()
+                        ? MarkedCopy.encodeInto(heads.take(alloc, length), reserve, header, body, streamOffset, false, c)
+                        : MarkedCopy.encode(alloc, reserve, header, body, streamOffset, false, c);
             }
             streamOffset += out.readableBytes() - reserve;
             return out;

@@ -74,6 +74,99 @@ class FlushSlabTest {
         assertThat(reference.finish()).isFalse();
     }
 
+    /**
+     * A message over one MULPDU ends in a short FPDU (a 64 KiB Send is one of about 64 KiB and one
+     * of about 100 octets): its copy, with the large FPDU's held CRC in front, is cut from the
+     * slab the large FPDU's head opened, not allocated on its own.
+     */
+    @Test
+    void aShortFpduAfterALargeOneIsCutFromTheSameSlab() {
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel channel = channel(alloc);
+        EmbeddedChannel reference = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
+        Random random = new Random(5044);
+        int messages = 5;
+        for (int i = 0; i < messages; i++) {
+            for (int length : new int[] {PAYLOAD, 60 + i}) { // the short FPDU's PAD 0, 3, 2, 1, 0
+                byte[] header = new byte[HEADER];
+                byte[] payload = new byte[length];
+                random.nextBytes(header);
+                random.nextBytes(payload);
+                // As RDMAP writes a message: only its last FPDU carries the caller's promise, so the
+                // large FPDU's held trailer goes in front of the short FPDU, in the same buffer.
+                channel.write(OutboundUlpdu.of(header, Wire.buf(payload)),
+                        length == PAYLOAD ? channel.voidPromise() : channel.newPromise());
+                reference.writeOutbound(Wire.buf(Wire.concat(header, payload)));
+            }
+        }
+        channel.flush();
+        assertThat(alloc.direct).as("one slab for the heads and the short FPDUs").hasSize(1);
+        List<ByteBuf> entries = drain(channel);
+        try {
+            // Per message: the head, the payload, the short FPDU (which ends with its own CRC: no trailer at the flush).
+            assertThat(entries).hasSize(3 * messages);
+            ByteBuf slab = root(alloc.lastDirect());
+            long next = entries.get(0).memoryAddress();
+            for (int i = 0; i < entries.size(); i++) {
+                if (i % 3 == 1) {
+                    continue; // the payload, not copied
+                }
+                ByteBuf small = entries.get(i);
+                assertThat(root(small)).as("entry %d", i).isSameAs(slab);
+                assertThat(small.memoryAddress()).isEqualTo(next);
+                next += small.readableBytes();
+                if (i % 3 == 2) {
+                    int ulpdu = HEADER + 60 + i / 3;
+                    assertThat(small.readableBytes()).as("the held CRC, then the short FPDU")
+                            .isEqualTo(4 + 2 + ulpdu + MpaFrameEncoder.padLength(ulpdu) + 4);
+                }
+            }
+            assertThat(Wire.concat(entries.stream().map(ByteBufUtil::getBytes).toArray(byte[][]::new)))
+                    .isEqualTo(Wire.outbound(reference));
+            entries.forEach(ByteBuf::release);
+            entries.clear();
+            assertThat(slab.refCnt()).as("the slab, once its slices are written").isZero();
+        } finally {
+            entries.forEach(ByteBuf::release);
+        }
+        assertThat(channel.finish()).isFalse();
+        assertThat(reference.finish()).isFalse();
+    }
+
+    /**
+     * Small FPDUs with no large one before them in the flush (a latency test's messages) open no
+     * slab: each is one buffer of its own size, as a slab of 2 KiB per flush would cost more.
+     */
+    @Test
+    void shortFpdusAloneAreAllocatedOneByOne() {
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel channel = channel(alloc);
+        EmbeddedChannel reference = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
+        for (int i = 0; i < 3; i++) {
+            byte[] ulpdu = new byte[HEADER + 8 + i];
+            new Random(i).nextBytes(ulpdu);
+            channel.write(Wire.buf(ulpdu));
+            reference.writeOutbound(Wire.buf(ulpdu));
+        }
+        channel.flush();
+        assertThat(((MpaFrameEncoder) channel.pipeline().first()).holdsHeadSlab()).isFalse();
+        assertThat(alloc.direct).hasSize(3);
+        List<ByteBuf> entries = drain(channel);
+        try {
+            assertThat(entries).hasSize(3);
+            for (int i = 0; i < 3; i++) {
+                assertThat(root(entries.get(i))).isSameAs(root(alloc.direct.get(i)));
+                assertThat(alloc.direct.get(i).capacity()).isEqualTo(entries.get(i).readableBytes());
+            }
+            assertThat(Wire.concat(entries.stream().map(ByteBufUtil::getBytes).toArray(byte[][]::new)))
+                    .isEqualTo(Wire.outbound(reference));
+        } finally {
+            entries.forEach(ByteBuf::release);
+        }
+        assertThat(channel.finish()).isFalse();
+        assertThat(reference.finish()).isFalse();
+    }
+
     @Test
     void aFullSlabIsLetGoAndTheNextBufferStartsAnotherAndNoneCrossesTwo() {
         RecordingAllocator alloc = new RecordingAllocator();

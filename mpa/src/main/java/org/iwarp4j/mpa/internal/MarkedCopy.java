@@ -94,8 +94,13 @@ public final class MarkedCopy {
         return encodeInto(out, 0, header, body, streamOffset, markers, crc);
     }
 
-    private static ByteBuf encodeInto(ByteBuf out, int reserve, byte[] header, ByteBuf body, long streamOffset,
-                                      boolean markers, CRC32C crc) {
+    /**
+     * As {@link #encode(ByteBufAllocator, int, byte[], ByteBuf, long, boolean, CRC32C)}, into {@code
+     * out}: an empty direct buffer of at least {@code reserve} + {@link #wireLength} writable octets
+     * from index 0, released here if this fails.
+     */
+    public static ByteBuf encodeInto(ByteBuf out, int reserve, byte[] header, ByteBuf body, long streamOffset,
+                                     boolean markers, CRC32C crc) {
         int headerLength = header.length;
         int bodyLength = body.readableBytes();
         int length = headerLength + bodyLength;

@@ -17,7 +17,7 @@ import org.iwarp4j.rdmap.WorkCompletion;
  * every {@code rx depth / 3} receives RDMA-writes the count received so far into the client's
  * credit word (4 octets, little-endian as perftest on x86 writes it).
  *
- * <p>An iwarp4j client gets its credits more often, every {@code rx depth / 8} receives (see
+ * <p>An iwarp4j client gets its credits more often, every {@code rx depth / 4} receives (see
  * {@link #creditInterval}): the Writes carry the same count into the same word, so a client of
  * any version reads them alike, and a perftest client sees perftest's interval.
  *
@@ -69,13 +69,18 @@ final class SendReceiver {
     /**
      * Receives reposted per credit Write. perftest's server writes one every {@code rx depth / 3}
      * (170 of the default 512), and so does this one for a perftest client. An iwarp4j client gets
-     * one every {@code rx depth / 8} (64): a client may have at most {@code rx depth} un-credited
+     * one every {@code rx depth / 4} (128): a client may have at most {@code rx depth} un-credited
      * Sends, and those not yet credited for the interval's sake are Sends it cannot post while the
      * socket buffers and the server's backlog hold the rest, so a shorter interval leaves it held
-     * back by its credits less often, for one more 4-octet Write per 64 Sends.
+     * back by its credits less often. Each Write costs both event loops work a WRITE test does
+     * not have: a flush and a system call on the server's, a wake-up, a socket read and a decode
+     * on the client's, code that runs too seldom to be compiled well. With tx depth (128) Sends
+     * in flight, a quarter of rx depth per credit still leaves the client held back by its credits
+     * in a few hundredths of its waits; an eighth (64, until the ninth session) wrote twice as
+     * many Writes for none (docs/performance.md, "Ninth session (2026-11-27 i): SEND at 64 KiB").
      */
     static int creditInterval(int rxDepth, boolean iwarp4jClient) {
-        return Math.max(1, rxDepth / (iwarp4jClient ? 8 : 3));
+        return Math.max(1, rxDepth / (iwarp4jClient ? 4 : 3));
     }
 
     /**

@@ -27,8 +27,11 @@ class SendCreditsTest {
 
     @Test
     void anIwarp4jClientGetsCreditsMoreOften() {
-        assertThat(SendReceiver.creditInterval(512, true)).isEqualTo(64);
+        assertThat(SendReceiver.creditInterval(512, true)).isEqualTo(128)
+                .isLessThan(SendReceiver.creditInterval(512, false));
+        assertThat(SendReceiver.creditInterval(40, true)).isEqualTo(10);
         assertThat(SendReceiver.creditInterval(6, true)).isEqualTo(1);
+        assertThat(SendReceiver.creditInterval(2, true)).isEqualTo(1);
     }
 
     @Test
