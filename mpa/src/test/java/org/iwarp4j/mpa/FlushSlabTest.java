@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,12 +39,7 @@ class FlushSlabTest {
         for (int flush = 0; flush < 2; flush++) {
             int before = alloc.direct.size();
             for (int i = 0; i < 5; i++) {
-                byte[] header = new byte[HEADER];
-                byte[] payload = new byte[PAYLOAD + i]; // PAD 0, 3, 2, 1, 0
-                random.nextBytes(header);
-                random.nextBytes(payload);
-                channel.write(OutboundUlpdu.of(header, Wire.buf(payload)));
-                reference.writeOutbound(Wire.buf(Wire.concat(header, payload)));
+                writeToBoth(channel, reference, random, PAYLOAD + i, channel.newPromise()); // PAD 0, 3, 2, 1, 0
             }
             channel.flush();
             assertThat(channel.isOpen()).isTrue();
@@ -83,17 +79,10 @@ class FlushSlabTest {
         Random random = new Random(5044);
         int messages = 5;
         for (int i = 0; i < messages; i++) {
-            for (int length : new int[] {PAYLOAD, 60 + i}) { // the short FPDU's PAD 0, 3, 2, 1, 0
-                byte[] header = new byte[HEADER];
-                byte[] payload = new byte[length];
-                random.nextBytes(header);
-                random.nextBytes(payload);
-                // As RDMAP writes a message: only its last FPDU carries the caller's promise, so the
-                // large FPDU's held trailer goes in front of the short FPDU, in the same buffer.
-                channel.write(OutboundUlpdu.of(header, Wire.buf(payload)),
-                        length == PAYLOAD ? channel.voidPromise() : channel.newPromise());
-                reference.writeOutbound(Wire.buf(Wire.concat(header, payload)));
-            }
+            // As RDMAP writes a message: only its last FPDU carries the caller's promise, so the
+            // large FPDU's held trailer goes in front of the short FPDU, in the same buffer.
+            writeToBoth(channel, reference, random, PAYLOAD, channel.voidPromise());
+            writeToBoth(channel, reference, random, 60 + i, channel.newPromise()); // PAD 0, 3, 2, 1, 0
         }
         channel.flush();
         assertThat(alloc.direct).as("one slab for the heads and the short FPDUs").hasSize(1);
@@ -223,6 +212,20 @@ class FlushSlabTest {
         assertThat(alloc.direct).hasSize(1);
         assertThat(alloc.lastDirect().refCnt()).as("the slab after the close").isZero();
         assertThat(channel.finish()).isFalse();
+    }
+
+    /**
+     * Writes one ULPDU (a random header and {@code length} random payload octets) to the encoder
+     * under test with {@code promise}, and the same octets to the reference encoder.
+     */
+    private static void writeToBoth(EmbeddedChannel channel, EmbeddedChannel reference, Random random, int length,
+                                    ChannelPromise promise) {
+        byte[] header = new byte[HEADER];
+        byte[] payload = new byte[length];
+        random.nextBytes(header);
+        random.nextBytes(payload);
+        channel.write(OutboundUlpdu.of(header, Wire.buf(payload)), promise);
+        reference.writeOutbound(Wire.buf(Wire.concat(header, payload)));
     }
 
     /** The entries carry the reference's FPDUs octet for octet; once they are released nothing holds the slab. */
