@@ -10,6 +10,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.IntPredicate;
 import org.iwarp4j.mpa.internal.FlushSlab;
 import org.junit.jupiter.api.Test;
 
@@ -50,13 +51,7 @@ class FlushSlabTest {
                 assertThat(entries).hasSize(2 * 5 + 1);
                 ByteBuf slab = root(entries.get(0));
                 assertThat(slab.capacity()).isEqualTo(FlushSlab.SLAB_SIZE);
-                long next = entries.get(0).memoryAddress();
-                for (int i = 0; i < entries.size(); i += 2) { // the heads and the last trailer
-                    ByteBuf small = entries.get(i);
-                    assertThat(root(small)).isSameAs(slab);
-                    assertThat(small.memoryAddress()).isEqualTo(next);
-                    next += small.readableBytes();
-                }
+                assertConsecutiveSlices(slab, entries, i -> i % 2 == 0); // the heads and the last trailer
                 assertFramedAsReferenceThenRelease(entries, reference, slab);
             } finally {
                 entries.forEach(ByteBuf::release);
@@ -91,20 +86,11 @@ class FlushSlabTest {
             // Per message: the head, the payload, the short FPDU (which ends with its own CRC: no trailer at the flush).
             assertThat(entries).hasSize(3 * messages);
             ByteBuf slab = root(alloc.lastDirect());
-            long next = entries.get(0).memoryAddress();
-            for (int i = 0; i < entries.size(); i++) {
-                if (i % 3 == 1) {
-                    continue; // the payload, not copied
-                }
-                ByteBuf small = entries.get(i);
-                assertThat(root(small)).as("entry %d", i).isSameAs(slab);
-                assertThat(small.memoryAddress()).isEqualTo(next);
-                next += small.readableBytes();
-                if (i % 3 == 2) {
-                    int ulpdu = HEADER + 60 + i / 3;
-                    assertThat(small.readableBytes()).as("the held CRC, then the short FPDU")
-                            .isEqualTo(4 + 2 + ulpdu + MpaFrameEncoder.padLength(ulpdu) + 4);
-                }
+            assertConsecutiveSlices(slab, entries, i -> i % 3 != 1); // not the payloads, which are not copied
+            for (int i = 2; i < entries.size(); i += 3) {
+                int ulpdu = HEADER + 60 + i / 3;
+                assertThat(entries.get(i).readableBytes()).as("the held CRC, then the short FPDU")
+                        .isEqualTo(4 + 2 + ulpdu + MpaFrameEncoder.padLength(ulpdu) + 4);
             }
             assertFramedAsReferenceThenRelease(entries, reference, slab);
         } finally {
@@ -226,6 +212,19 @@ class FlushSlabTest {
         random.nextBytes(payload);
         channel.write(OutboundUlpdu.of(header, Wire.buf(payload)), promise);
         reference.writeOutbound(Wire.buf(Wire.concat(header, payload)));
+    }
+
+    /** The entries at the indexes {@code copied} accepts are consecutive slices of {@code slab}, in order. */
+    private static void assertConsecutiveSlices(ByteBuf slab, List<ByteBuf> entries, IntPredicate copied) {
+        long next = entries.get(0).memoryAddress();
+        for (int i = 0; i < entries.size(); i++) {
+            if (copied.test(i)) {
+                ByteBuf small = entries.get(i);
+                assertThat(root(small)).as("entry %d", i).isSameAs(slab);
+                assertThat(small.memoryAddress()).as("entry %d", i).isEqualTo(next);
+                next += small.readableBytes();
+            }
+        }
     }
 
     /** The entries carry the reference's FPDUs octet for octet; once they are released nothing holds the slab. */
