@@ -28,8 +28,9 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * a slice of the receive buffer (which may be a composite of several reads, see {@link
  * FpduCumulator}). When markers cut the ULPDU they are removed in the receive buffer itself, after
  * the FPDU's checks, by moving the pieces between them ({@link MarkedCopy#removeMarkersInPlace});
- * only an FPDU that spans two reads, or lies in heap or read-only memory, is copied out without
- * them. Otherwise ULPDU octets are copied only to join small reads.
+ * an FPDU that spans two reads is first joined into one new buffer (released here; the ULPDU holds
+ * its own reference), and only one in heap or read-only memory is copied out piece by piece.
+ * Otherwise ULPDU octets are copied only to join small reads.
  *
  * <p>Errors (RFC 5044 §8) are fired as {@link MpaException} through {@code exceptionCaught}:
  * {@link MpaError#CRC_ERROR}, {@link MpaError#MARKER_ERROR} (also used for a ULPDU_Length above
@@ -174,6 +175,33 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
                 base = read.readerIndex() + offset;
             }
         }
+        ByteBuf joined = null;
+        if (innerMarkers != 0 && fpdu == in && in instanceof CompositeByteBuf && MarkedCopy.removesInPlaceInDirectMemory()) {
+            // Cut by a read's end: joined into one buffer in a few large copies, the markers are then
+            // removed there like in any other FPDU. Taking the pieces one by one out of the composite
+            // cost several times the copy (a component lookup and bounds checks per 508 octets).
+            joined = ctx.alloc().directBuffer(wireLength, wireLength);
+            in.getBytes(start, joined, 0, wireLength);
+            joined.writerIndex(wireLength);
+            fpdu = joined;
+            base = 0;
+        }
+        try {
+            decodeFpdu(ctx, in, out, fpdu, base, wireLength, fpduStart, lead, length, innerMarkers);
+        } finally {
+            if (joined != null) {
+                joined.release();
+            }
+        }
+    }
+
+    /**
+     * Checks and passes on the FPDU whose {@code wireLength} octets are at {@code fpdu[base]}
+     * ({@code in} itself, the read of {@code in} that holds them all, or a copy), then takes them
+     * out of {@code in}. The ULPDU handed on holds its own reference to {@code fpdu}.
+     */
+    private void decodeFpdu(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, ByteBuf fpdu, int base,
+                            int wireLength, long fpduStart, int lead, int length, int innerMarkers) {
         ByteBuf ulpdu;
         if (innerMarkers != 0 && !MarkedCopy.canRemoveInPlace(fpdu)) {
             ulpdu = ulpduWithoutMarkers(ctx, in, fpdu, base, wireLength, fpduStart, lead, length, innerMarkers);
@@ -397,8 +425,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * The ULPDU of an FPDU that markers cut and that cannot be changed in place (it spans two reads
-     * of a composite, or lies in heap or read-only memory), copied out in one contiguous buffer (one allocation and
+     * The ULPDU of an FPDU that markers cut and that cannot be changed in place (it lies in heap or
+     * read-only memory, or Netty cannot use addresses here), copied out in one contiguous buffer (one allocation and
      * a copy per 508 octets cost less than a composite of a retained slice per piece), or null after
      * reporting an error. The CRC over the FPDU as received (markers included), the markers'
      * FPDUPTRs and the copy go through {@link MarkedCopy#decode} (by memory address where the

@@ -225,6 +225,11 @@ public final class MarkedCopy {
         return true;
     }
 
+    /** Whether {@link #removeMarkersInPlace} works on direct buffers here (Netty can use their addresses). */
+    public static boolean removesInPlaceInDirectMemory() {
+        return ADDRESSES;
+    }
+
     /**
      * Whether {@link #removeMarkersInPlace} can work on {@code fpdu}: it has a memory address and
      * may be written (the decoder owns its receive buffers; a read-only one is copied instead).
@@ -273,7 +278,7 @@ public final class MarkedCopy {
     }
 
     /**
-     * Without memory addresses (heap memory, an FPDU spanning two reads of a composite): the CRC in
+     * Without memory addresses (heap or read-only memory, or no usable Unsafe): the CRC in
      * one pass, the FPDUPTRs by {@code getUnsignedShort}, the pieces by {@code getBytes}.
      */
     private static boolean decodeByPieces(ByteBuf in, int start, int wireLength, long streamOffset, int lead,
@@ -337,11 +342,11 @@ public final class MarkedCopy {
             pos += chunk;
             w += chunk;
         }
-        if (pad != 0) { // pooled memory is not zeroed
-            PlatformDependent.setMemory(o + w, pad, (byte) 0);
-            w += pad;
-            pos += pad;
+        // Pooled memory is not zeroed. At most 3 octets: Unsafe.setMemory would be a native call each.
+        for (int i = 0; i < pad; i++) {
+            PlatformDependent.putByte(o + w++, (byte) 0);
         }
+        pos += pad;
         if (markers && isMarkerOffset(pos)) {
             putInt(o + w, (int) (pos - fpduStart) & 0xFFFF);
             w += MARKER_LENGTH;
