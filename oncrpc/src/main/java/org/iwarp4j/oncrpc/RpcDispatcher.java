@@ -2,6 +2,7 @@ package org.iwarp4j.oncrpc;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
 import org.iwarp4j.oncrpc.internal.RpcServerMeters;
 import org.slf4j.Logger;
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The server side of ONC RPC, independent of any transport: programs are registered here, and
@@ -46,9 +49,17 @@ public final class RpcDispatcher {
     /** program -> (version as unsigned -> program version). */
     private final Map<Integer, NavigableMap<Long, RpcProgram>> programs = new ConcurrentHashMap<>();
     private final RpcServerMeters meters;
-    private static final long MISMATCH_LOG_INTERVAL_NANOS = 60_000_000_000L;
-    private final java.util.concurrent.atomic.AtomicLong lastMismatchLog = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong unloggedMismatches = new java.util.concurrent.atomic.AtomicLong();
+    /** PROG_MISMATCH is a client's business: at most one message a minute. */
+    private final LogRateLimit mismatchLog;
+    /**
+     * SYSTEM_ERR means the program failed, which is this server's business, but a client may be
+     * able to repeat the call that makes it fail: at most {@value #SYSTEM_ERR_LOG_BURST} warnings
+     * per {@value #SYSTEM_ERR_LOG_INTERVAL_SECONDS} seconds, the rest at debug level and counted
+     * into the next warning (every SYSTEM_ERR reply is counted in {@code iwarp.oncrpc.replies}).
+     */
+    private final LogRateLimit systemErrLog;
+    static final int SYSTEM_ERR_LOG_BURST = 10;
+    static final int SYSTEM_ERR_LOG_INTERVAL_SECONDS = 5;
 
     /** A dispatcher without meters. */
     public RpcDispatcher() {
@@ -61,7 +72,20 @@ public final class RpcDispatcher {
      * {@code iwarp.oncrpc.calls.active} and {@code iwarp.oncrpc.calls.in.progress} (see {@code org.iwarp4j.oncrpc.internal.RpcServerMeters}).
      */
     public RpcDispatcher(MeterRegistry registry) {
+        this(registry, System::nanoTime);
+    }
+
+    /** As {@link #RpcDispatcher(MeterRegistry)}, its log limits on {@code nanoClock} (a test's). */
+    RpcDispatcher(MeterRegistry registry, LongSupplier nanoClock) {
         this.meters = RpcServerMeters.of(registry);
+        this.mismatchLog = new LogRateLimit(1, 60, TimeUnit.SECONDS, nanoClock);
+        this.systemErrLog = new LogRateLimit(SYSTEM_ERR_LOG_BURST, SYSTEM_ERR_LOG_INTERVAL_SECONDS, TimeUnit.SECONDS,
+                nanoClock);
+    }
+
+    /** The limit on SYSTEM_ERR warnings (for tests: how many it held back). */
+    LogRateLimit systemErrLog() {
+        return systemErrLog;
     }
 
     /** Registers one program version, replacing an earlier registration of the same pair. */
@@ -217,13 +241,10 @@ public final class RpcDispatcher {
      * client retrying a version in a loop cannot flood the log.
      */
     private void logMismatch(RpcCallInfo info, RpcTransportInfo transport, int low, int high) {
-        long now = System.nanoTime();
-        long last = lastMismatchLog.get();
-        if (last != 0 && now - last < MISMATCH_LOG_INTERVAL_NANOS || !lastMismatchLog.compareAndSet(last, now)) {
-            unloggedMismatches.incrementAndGet();
+        long unlogged = mismatchLog.admit();
+        if (unlogged < 0) {
             return;
         }
-        long unlogged = unloggedMismatches.getAndSet(0);
         log.info("PROG_MISMATCH: program {} version {} asked by {}; versions {} to {} are served{}",
                 Integer.toUnsignedString(info.program()), Integer.toUnsignedString(info.version()),
                 transport.remoteAddress(), Integer.toUnsignedString(low), Integer.toUnsignedString(high),
@@ -242,7 +263,14 @@ public final class RpcDispatcher {
         if (cause instanceof RpcAuthException auth) {
             return reply(transport, new RpcReplyHeader.Denied(info.xid(), RpcConstants.AUTH_ERROR, 0, 0, auth.code()));
         }
-        log.warn("SYSTEM_ERR for {} from {}", info, transport.remoteAddress(), cause);
+        long held = systemErrLog.admit();
+        if (held >= 0) {
+            log.warn("SYSTEM_ERR for {} from {}{}", info, transport.remoteAddress(),
+                    held == 0 ? "" : " (" + held + " more SYSTEM_ERR replies not warned of since the last message)",
+                    cause);
+        } else {
+            log.debug("SYSTEM_ERR for {} from {}: {}", info, transport.remoteAddress(), cause.toString());
+        }
         return accepted(transport, info.xid(), AcceptStat.SYSTEM_ERR);
     }
 

@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import org.iwarp4j.oncrpc.internal.ConnectionLimits;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.iwarp4j.oncrpc.internal.TcpBackwardCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,7 @@ import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * An ONC RPC server on plain TCP with record marking (RFC 5531 §11): accepts connections and
@@ -55,7 +57,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Meters, when {@link Builder#meterRegistry} is set: {@code iwarp.oncrpc.connections.refused}
  * (tag {@code cap}: {@code server}, {@code address}) and {@code iwarp.oncrpc.connections.closed}
- * (tag {@code reason}: {@code idle}, {@code record_time}, {@code record_size}).
+ * (tag {@code reason}: {@code idle}, {@code record_time}, {@code record_size}, and {@code error}: the
+ * connection failed — typically the client reset it — and was closed).
+ *
+ * <p>What a client can provoke at will is not a warning: a connection closed by a limit is logged
+ * at debug level and counted. One closed on an error is warned of, but at most {@value
+ * #ERROR_LOG_BURST} times per {@value #ERROR_LOG_INTERVAL_SECONDS} seconds per server, the rest
+ * at debug level and counted into the next warning.
  *
  * <p>The backward direction: the server may call its client on the client's own connection
  * ({@link #backchannel}), as NFSv4.1 does for callbacks over TCP (RFC 8881 §2.10.3.1). A record
@@ -66,6 +74,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RpcTcpServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RpcTcpServer.class);
+
+    static final int ERROR_LOG_BURST = 10;
+    static final int ERROR_LOG_INTERVAL_SECONDS = 5;
 
     /** Transport name in {@link RpcCallContext}. */
     public static final String TRANSPORT_NAME = "tcp";
@@ -140,14 +151,26 @@ public final class RpcTcpServer implements AutoCloseable {
         return (long) counters.recordTime.count();
     }
 
+    /** Connections closed because they failed (a read or write error, typically a reset by the client). */
+    public long errorClosedConnections() {
+        return (long) counters.error.count();
+    }
+
+    /** The limit on warnings of connections closed on an error (for tests: how many it held back). */
+    LogRateLimit errorLog() {
+        return counters.errorLog;
+    }
+
     /** Counters of the limits; they count nowhere visible when no registry was given. */
     private static final class Limits {
         private final Map<ConnectionLimits.Cap, Counter> refused = new EnumMap<>(ConnectionLimits.Cap.class);
         private final Counter idle;
         private final Counter recordTime;
         private final Counter recordSize;
+        private final Counter error;
+        private final LogRateLimit errorLog;
 
-        Limits(MeterRegistry registry) {
+        Limits(MeterRegistry registry, LongSupplier nanoClock) {
             MeterRegistry r = registry == null ? new CompositeMeterRegistry() : registry;
             for (ConnectionLimits.Cap cap : ConnectionLimits.Cap.values()) {
                 refused.put(cap, Counter.builder("iwarp.oncrpc.connections.refused")
@@ -161,6 +184,9 @@ public final class RpcTcpServer implements AutoCloseable {
                     .description("RPC/TCP connections closed by a limit").register(r);
             recordSize = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_size")
                     .description("RPC/TCP connections closed by a limit").register(r);
+            error = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "error")
+                    .description("RPC/TCP connections closed because they failed").register(r);
+            errorLog = new LogRateLimit(ERROR_LOG_BURST, ERROR_LOG_INTERVAL_SECONDS, TimeUnit.SECONDS, nanoClock);
         }
 
         long refused() {
@@ -231,6 +257,7 @@ public final class RpcTcpServer implements AutoCloseable {
         private MeterRegistry meterRegistry;
         private int maxBackwardCalls = DEFAULT_MAX_BACKWARD_CALLS;
         private Duration backwardTimeout = DEFAULT_BACKWARD_TIMEOUT;
+        private LongSupplier nanoClock = System::nanoTime;
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -310,6 +337,12 @@ public final class RpcTcpServer implements AutoCloseable {
             return this;
         }
 
+        /** The clock of the warning limit ({@link System#nanoTime()}; a test's own). */
+        Builder nanoClock(LongSupplier clock) {
+            this.nanoClock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
         private static int atLeastOne(int n, String what) {
             if (n < 1) {
                 throw new IllegalArgumentException(what + " < 1");
@@ -340,7 +373,7 @@ public final class RpcTcpServer implements AutoCloseable {
             EventLoopGroup runOn = group == null ? ownGroup : group;
             ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
             RpcTcpServer[] server = new RpcTcpServer[1];
-            Limits counters = new Limits(meterRegistry);
+            Limits counters = new Limits(meterRegistry, nanoClock);
             ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress, log,
                     "RPC/TCP server", cap -> counters.refused.get(cap).increment());
             long idleNanos = idleTimeout.toNanos();
@@ -513,7 +546,14 @@ public final class RpcTcpServer implements AutoCloseable {
                 ctx.close();
                 return;
             }
-            log.warn("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
+            counters.error.increment();
+            long held = counters.errorLog.admit();
+            if (held >= 0) {
+                log.warn("RPC/TCP connection from {} closed: {}{}", ctx.channel().remoteAddress(), cause.toString(),
+                        held == 0 ? "" : " (" + held + " more closed on an error and not warned of since the last message)");
+            } else {
+                log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.toString());
+            }
             ctx.close();
         }
     }

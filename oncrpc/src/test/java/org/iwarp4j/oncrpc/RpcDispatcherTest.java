@@ -136,6 +136,30 @@ class RpcDispatcherTest {
         assertThat(dispatch(call(5, ""))).as("null stage").isEqualTo(hex(ACCEPTED + "00000005"));
     }
 
+    /**
+     * A client that repeats a call that makes the program fail gets SYSTEM_ERR every time, but the
+     * server warns of it at most SYSTEM_ERR_LOG_BURST times per interval (the clock here stands
+     * still): the rest are held back, so a loop of such calls cannot fill the log.
+     */
+    @Test
+    void repeatedSystemErrRepliesAreWarnedOfAtMostTheBurstPerInterval() throws Exception {
+        RpcDispatcher frozen = new RpcDispatcher(null, () -> 0L).register(RpcProgram.builder(PROG, 2)
+                .procedure(3, RpcProcedure.of((ctx, args, results) -> {
+                    throw new IllegalStateException("procedure bug");
+                })).build());
+        int calls = RpcDispatcher.SYSTEM_ERR_LOG_BURST + 3;
+        for (int i = 0; i < calls; i++) {
+            XdrMessage reply = frozen.dispatch(XdrBytes.message(call(3, "")), RpcTransportInfo.of("test", null, PEER))
+                    .get(5, TimeUnit.SECONDS);
+            try {
+                assertThat(XdrBytes.hex(reply)).as("call %d", i).isEqualTo(hex(ACCEPTED + "00000005"));
+            } finally {
+                reply.release();
+            }
+        }
+        assertThat(frozen.systemErrLog().heldTotal()).isEqualTo(3);
+    }
+
     @Test
     void rpcVersionOtherThanTwoIsRpcMismatch() throws Exception {
         assertThat(dispatch(call(3, PROG, 2, 1, AUTH_NONE + " " + AUTH_NONE, "")))

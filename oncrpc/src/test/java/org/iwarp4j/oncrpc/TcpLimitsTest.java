@@ -220,6 +220,31 @@ class TcpLimitsTest {
         assertThat(nullCall(connect(null), 7)).as("the server serves the next connection").isEqualTo(7);
     }
 
+    /**
+     * Clients that reset their connections in a loop: each reset connection is closed and counted
+     * (reason error), and the server warns of at most ERROR_LOG_BURST of them per interval (its
+     * clock stands still here), so the loop cannot fill the log; it goes on serving.
+     */
+    @Test
+    void connectionsResetByTheClientAreCountedAndWarnedOfAtMostTheBurstPerInterval() throws Exception {
+        server = echoServer().nanoClock(() -> 0L).bind(LOOPBACK);
+        int resets = RpcTcpServer.ERROR_LOG_BURST + 3;
+        for (int i = 0; i < resets; i++) {
+            Socket s = connect(null);
+            assertThat(nullCall(s, i)).isEqualTo(i);
+            s.setSoLinger(true, 0); // close sends RST
+            s.close();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (server.errorClosedConnections() < resets && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        assertThat(server.errorClosedConnections()).isEqualTo(resets);
+        assertThat(counted("iwarp.oncrpc.connections.closed", "reason", "error")).isEqualTo(resets);
+        assertThat(server.errorLog().heldTotal()).isEqualTo(3);
+        assertThat(nullCall(connect(null), 99)).as("the server serves the next connection").isEqualTo(99);
+    }
+
     @Test
     void recordsThatEachCompleteInTimeAreServedHoweverLongTheConnectionLasts() throws Exception {
         int calls = 12;

@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 
@@ -42,8 +41,8 @@ public final class ConnectionLimits {
     private final Consumer<Cap> onRefused;
     private final AtomicInteger open = new AtomicInteger();
     private final ConcurrentMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
-    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
-    private final AtomicLong suppressed = new AtomicLong();
+    private final LogRateLimit refusalLog = new LogRateLimit(1, LOG_INTERVAL_SECONDS, TimeUnit.SECONDS,
+            System::nanoTime);
 
     /**
      * @param what      names the server in log messages
@@ -111,15 +110,11 @@ public final class ConnectionLimits {
 
     private void refused(Cap cap, SocketAddress remote) {
         onRefused.accept(cap);
-        long now = System.nanoTime();
-        long next = nextLog.get();
-        if (now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(LOG_INTERVAL_SECONDS))) {
-            long before = suppressed.getAndSet(0);
+        long before = refusalLog.admit();
+        if (before >= 0) {
             log.warn("{}: refused a connection from {}: {} ({} more refused and not logged since the last message)",
                     what, remote, cap == Cap.SERVER ? "already " + maxConnections + " connections open"
                             : "already " + maxPerAddress + " connections open from that address", before);
-        } else {
-            suppressed.incrementAndGet();
         }
     }
 
