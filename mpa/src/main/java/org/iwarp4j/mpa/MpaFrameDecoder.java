@@ -176,7 +176,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             }
         }
         ByteBuf joined = null;
-        if (innerMarkers != 0 && fpdu == in && in instanceof CompositeByteBuf && MarkedCopy.removesInPlaceInDirectMemory()) {
+        if (innerMarkers != 0 && fpdu == in && in instanceof CompositeByteBuf
+                && MarkedCopy.removesInPlaceInDirectMemory()) {
             // Cut by a read's end: joined into one buffer in a few large copies, the markers are then
             // removed there like in any other FPDU. Taking the pieces one by one out of the composite
             // cost several times the copy (a component lookup and bounds checks per 508 octets).

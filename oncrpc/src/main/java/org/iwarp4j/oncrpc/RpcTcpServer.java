@@ -550,7 +550,8 @@ public final class RpcTcpServer implements AutoCloseable {
             long held = counters.errorLog.admit();
             if (held >= 0) {
                 log.warn("RPC/TCP connection from {} closed: {}{}", ctx.channel().remoteAddress(), cause.toString(),
-                        held == 0 ? "" : " (" + held + " more closed on an error and not warned of since the last message)");
+                        held == 0 ? "" : " (" + held + " more closed on an error and not warned of since the last"
+                                + " message)");
             } else {
                 log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.toString());
             }
