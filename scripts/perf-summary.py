@@ -5,8 +5,11 @@ Reads the `iwarp bench ... --json` documents named PREFIX<round>-CASE.json (r: q
 --background-load 1, m: markers, control/tree: the two builds of --control) and the text of
 `iwarp nfs bench` (nfs-vV-I.txt). For each case: median and range over the rounds of RDMA MB/s,
 both TCP baselines, RDMA / raw TCP, RDMA / TCP with copy and the event loops' CPU per octet of
-RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio); for latency the typical round
-trip and its ratio. A case missing from a round, or a run that failed, is left out and counted.
+RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio), each side's event-loop CPU per
+octet and the ratio of their medians; for latency the typical round trip and its ratio. The median
+of the per-round CPU ratios pairs the two sides of each run; the ratio of the medians takes each
+side at its typical cost over the rounds, which moves less when the machine's memory speed changes
+between the phases of one run (docs/performance.md, tenth session). A case missing from a round, or a run that failed, is left out and counted.
 """
 import glob
 import json
@@ -30,6 +33,15 @@ def spread(values, fmt='%.2f'):
     return (fmt + ' (' + fmt + '–' + fmt + ')') % (statistics.median(xs), min(xs), max(xs))
 
 
+def ratio_of_medians(numerators, denominators):
+    """median(numerators) / median(denominators) over the values that exist; '-' if either has none."""
+    xs = [x for x in numerators if x is not None]
+    ys = [y for y in denominators if y is not None]
+    if not xs or not ys or statistics.median(ys) == 0:
+        return '-'
+    return '%.2f' % (statistics.median(xs) / statistics.median(ys))
+
+
 def bandwidth_row(result):
     cpu = result.get('cpu') or {}
     copy = result.get('tcp_copy') or {}
@@ -42,6 +54,7 @@ def bandwidth_row(result):
         'ratio_copy': result.get('ratio_copy'),
         'cpu': cpu.get('ratio'),
         'tcp_ns': (cpu.get('tcp') or {}).get('event_loop_ns_per_octet'),
+        'rdma_ns': (cpu.get('rdma') or {}).get('event_loop_ns_per_octet'),
     }
 
 
@@ -99,15 +112,16 @@ def main(directory):
         bandwidth = [c for c in cases if not c.startswith('lat-')]
         if bandwidth:
             print('| case | rounds | RDMA MB/s | TCP raw | TCP with copy | RDMA / raw | RDMA / with copy '
-                  '| CPU per octet vs raw | TCP loops ns/octet |')
-            print('|---|---|---|---|---|---|---|---|---|')
+                  '| CPU per octet vs raw | RDMA loops ns/octet | TCP loops ns/octet | ratio of the medians |')
+            print('|---|---|---|---|---|---|---|---|---|---|---|')
             for case in bandwidth:
                 rows = runs[(prefix, case)]
                 col = lambda k: [r[k] for r in rows]
-                print('| %s | %d | %s | %s | %s | %s | %s | %s | %s |' % (
+                print('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                     case, len(rows), spread(col('rdma'), '%.0f'), spread(col('raw'), '%.0f'),
                     spread(col('copy'), '%.0f'), spread(col('ratio')), spread(col('ratio_copy')),
-                    spread(col('cpu')), spread(col('tcp_ns'))))
+                    spread(col('cpu')), spread(col('rdma_ns')), spread(col('tcp_ns')),
+                    ratio_of_medians(col('rdma_ns'), col('tcp_ns'))))
         latency = [c for c in cases if c.startswith('lat-')]
         if latency:
             print()

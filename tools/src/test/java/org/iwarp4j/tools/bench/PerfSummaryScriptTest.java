@@ -24,11 +24,13 @@ class PerfSummaryScriptTest {
     @TempDir
     Path dir;
 
-    private static String bandwidth(double rdma, double raw, double copy, double cpu) {
+    /** One run: MB/s of the three phases, the CPU ratio, and the two sides' loops' ns per octet. */
+    private static String bandwidth(double rdma, double raw, double copy, double cpu, double rdmaNs, double tcpNs) {
         return "{\"kind\":\"bandwidth\",\"results\":[{\"rdma\":{\"bw_average_mb_per_sec\":" + rdma + "},"
                 + "\"tcp\":{\"bw_average_mb_per_sec\":" + raw + "},\"tcp_copy\":{\"bw_average_mb_per_sec\":" + copy
                 + "},\"ratio\":" + rdma / raw + ",\"ratio_copy\":" + rdma / copy + ",\"cpu\":{\"ratio\":" + cpu
-                + ",\"tcp\":{\"event_loop_ns_per_octet\":0.5}}}]}";
+                + ",\"rdma\":{\"event_loop_ns_per_octet\":" + rdmaNs + "},\"tcp\":{\"event_loop_ns_per_octet\":"
+                + tcpNs + "}}}]}";
     }
 
     private String summary() throws IOException, InterruptedException {
@@ -41,10 +43,12 @@ class PerfSummaryScriptTest {
 
     @Test
     void mediansAndRangesPerCaseAndPrefix() throws Exception {
-        Files.writeString(dir.resolve("r1-write-65536.json"), bandwidth(3000, 3000, 2500, 1.0));
-        Files.writeString(dir.resolve("r2-write-65536.json"), bandwidth(3600, 4000, 3000, 1.2));
-        Files.writeString(dir.resolve("r3-write-65536.json"), bandwidth(1000, 2000, 2000, 2.0));
-        Files.writeString(dir.resolve("l1-write-65536.json"), bandwidth(1500, 3000, 3000, 1.5));
+        // The rounds' ns per octet are chosen so that the ratio of the medians (0.6 / 0.4) differs
+        // from the median of the CPU ratios (1.2).
+        Files.writeString(dir.resolve("r1-write-65536.json"), bandwidth(3000, 3000, 2500, 1.0, 0.5, 0.5));
+        Files.writeString(dir.resolve("r2-write-65536.json"), bandwidth(3600, 4000, 3000, 1.2, 0.6, 0.3));
+        Files.writeString(dir.resolve("r3-write-65536.json"), bandwidth(1000, 2000, 2000, 2.0, 1.0, 0.4));
+        Files.writeString(dir.resolve("l1-write-65536.json"), bandwidth(1500, 3000, 3000, 1.5, 0.75, 0.5));
         Files.writeString(dir.resolve("r1-lat-send.json"), "{\"kind\":\"latency\",\"results\":[{\"ratio\":0.5,"
                 + "\"rdma\":{\"t_typical_usec\":10.0},\"tcp\":{\"t_typical_usec\":20.0}}]}");
         Files.writeString(dir.resolve("r4-read-65536.json"), "{\"results\": [");
@@ -57,9 +61,10 @@ class PerfSummaryScriptTest {
 
         // ratios 1.00, 0.90, 0.50: median 0.90; with copy 1.20, 1.20, 0.50; CPU 1.0, 1.2, 2.0
         assertThat(out).contains("| write-65536 | 3 | 3000 (1000–3600) | 3000 (2000–4000) | 2500 (2000–3000)"
-                + " | 0.90 (0.50–1.00) | 1.20 (0.50–1.20) | 1.20 (1.00–2.00) | 0.50 (0.50–0.50) |");
+                + " | 0.90 (0.50–1.00) | 1.20 (0.50–1.20) | 1.20 (1.00–2.00) | 0.60 (0.50–1.00) | 0.40 (0.30–0.50)"
+                + " | 1.50 |");
         assertThat(out).contains("## loaded (--background-load 1)");
-        assertThat(out).contains("| write-65536 | 1 | 1500 | 3000 | 3000 | 0.50 | 0.50 | 1.50 | 0.50 |");
+        assertThat(out).contains("| write-65536 | 1 | 1500 | 3000 | 3000 | 0.50 | 0.50 | 1.50 | 0.75 | 0.50 | 1.50 |");
         assertThat(out).contains("| lat-send | 1 | 10.0 | 20.0 | 0.50 |");
         assertThat(out).contains("| 3 | WRITE | 1266 | 1488 | 0.85 |").contains("| 3 | READ | 1729 | 2142 | 0.81 |");
         assertThat(out).contains("Not read (failed or interrupted runs): r4-read-65536.json");
