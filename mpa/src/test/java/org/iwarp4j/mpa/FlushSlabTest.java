@@ -10,6 +10,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 import org.iwarp4j.mpa.internal.FlushSlab;
 import org.junit.jupiter.api.Test;
@@ -46,19 +47,15 @@ class FlushSlabTest {
             assertThat(channel.isOpen()).isTrue();
             assertThat(alloc.direct.size() - before).as("allocations in flush %d", flush).isEqualTo(1);
             assertThat(((MpaFrameEncoder) channel.pipeline().first()).holdsHeadSlab()).isFalse();
-            List<ByteBuf> entries = drain(channel);
-            try {
+            drainAndCheck(channel, reference, entries -> {
                 assertThat(entries).hasSize(2 * 5 + 1);
                 ByteBuf slab = root(entries.get(0));
                 assertThat(slab.capacity()).isEqualTo(FlushSlab.SLAB_SIZE);
                 assertConsecutiveSlices(slab, entries, i -> i % 2 == 0); // the heads and the last trailer
-                assertFramedAsReferenceThenRelease(entries, reference, slab);
-            } finally {
-                entries.forEach(ByteBuf::release);
-            }
+                return slab;
+            });
         }
-        assertThat(channel.finish()).isFalse();
-        assertThat(reference.finish()).isFalse();
+        finishBoth(channel, reference);
     }
 
     /**
@@ -81,8 +78,7 @@ class FlushSlabTest {
         }
         channel.flush();
         assertThat(alloc.direct).as("one slab for the heads and the short FPDUs").hasSize(1);
-        List<ByteBuf> entries = drain(channel);
-        try {
+        drainAndCheck(channel, reference, entries -> {
             // Per message: the head, the payload, the short FPDU (which ends with its own CRC: no trailer at the flush).
             assertThat(entries).hasSize(3 * messages);
             ByteBuf slab = root(alloc.lastDirect());
@@ -92,12 +88,9 @@ class FlushSlabTest {
                 assertThat(entries.get(i).readableBytes()).as("the held CRC, then the short FPDU")
                         .isEqualTo(4 + 2 + ulpdu + MpaFrameEncoder.padLength(ulpdu) + 4);
             }
-            assertFramedAsReferenceThenRelease(entries, reference, slab);
-        } finally {
-            entries.forEach(ByteBuf::release);
-        }
-        assertThat(channel.finish()).isFalse();
-        assertThat(reference.finish()).isFalse();
+            return slab;
+        });
+        finishBoth(channel, reference);
     }
 
     /**
@@ -130,8 +123,7 @@ class FlushSlabTest {
         } finally {
             entries.forEach(ByteBuf::release);
         }
-        assertThat(channel.finish()).isFalse();
-        assertThat(reference.finish()).isFalse();
+        finishBoth(channel, reference);
     }
 
     @Test
@@ -225,6 +217,28 @@ class FlushSlabTest {
                 next += small.readableBytes();
             }
         }
+    }
+
+    /**
+     * Drains what the flush wrote and hands it to {@code check}, which returns the slab the entries
+     * were cut from; then {@link #assertFramedAsReferenceThenRelease}. The entries are released
+     * whatever fails.
+     */
+    private static void drainAndCheck(EmbeddedChannel channel, EmbeddedChannel reference,
+                                      Function<List<ByteBuf>, ByteBuf> check) {
+        List<ByteBuf> entries = drain(channel);
+        try {
+            ByteBuf slab = check.apply(entries);
+            assertFramedAsReferenceThenRelease(entries, reference, slab);
+        } finally {
+            entries.forEach(ByteBuf::release);
+        }
+    }
+
+    /** Neither channel holds anything more. */
+    private static void finishBoth(EmbeddedChannel channel, EmbeddedChannel reference) {
+        assertThat(channel.finish()).isFalse();
+        assertThat(reference.finish()).isFalse();
     }
 
     /** The entries carry the reference's FPDUs octet for octet; once they are released nothing holds the slab. */
