@@ -4,24 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.iwarp4j.interop.peer.BackgroundCommand;
 import org.iwarp4j.interop.peer.ExecResult;
 import org.iwarp4j.interop.peer.LinuxPeer;
+import org.iwarp4j.mpa.MpaError;
+import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.testkit.TcpConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.opentest4j.TestAbortedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue 4, case 3: RDMA Write, RDMA Read and Send of 1 octet, 4 KiB and 1 MiB between our
@@ -37,6 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class SiwTransferInteropTest extends SiwInteropTest {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SiwTransferInteropTest.class);
     static final Duration TIMEOUT = Duration.ofSeconds(90);
     static final List<Integer> SIZES = List.of(1, 4096, 1 << 20);
     static final List<Rendezvous.Op> OPS = List.of(Rendezvous.Op.WRITE, Rendezvous.Op.READ, Rendezvous.Op.SEND);
@@ -68,15 +77,75 @@ class SiwTransferInteropTest extends SiwInteropTest {
     @MethodSource("crcModes")
     void siwWritesReadsAndSendsToUs(CrcMode crc) throws Exception {
         crc.applyTo(peer);
-        List<TransferResult> ours;
-        ExecResult siw;
-        try (TransferEnd end = new TransferEnd(Rnic.builder(), mpa(crc), maxSize(), true, TIMEOUT)) {
-            Transfers run = siwActs(peer, end, OPS, SIZES);
-            ours = run.ours();
-            siw = run.siw();
-            assertThat(end.queuePair().negotiated().crc()).isEqualTo(crc.negotiated());
+        Transfers run = null;
+        AssertionError failure = null;
+        Throwable ourCause;
+        long writeBase;
+        // Recorded before our decoder, so that a CRC error we report on siw's octets says whose it is.
+        Recording recording = Recording.open(SiwCaptureInteropTest.PCAPS, "siw-acts-" + crc);
+        try (recording; TransferEnd end = new TransferEnd(recording.rnic(), mpa(crc), maxSize(), true, TIMEOUT)) {
+            try {
+                run = siwActs(peer, end, OPS, SIZES);
+            } catch (AssertionError e) {
+                failure = e;
+            }
+            ourCause = end.queuePair().failureCause();
+            writeBase = end.writeBase();
+            if (failure == null) {
+                assertThat(end.queuePair().negotiated().crc()).isEqualTo(crc.negotiated());
+            }
         }
-        assertVerified(ours, siw);
+        if (failure != null) {
+            throw quarantineIfSiwsCrc(failure, ourCause, recording, writeBase);
+        }
+        assertVerified(run.ours(), run.siw());
+        if (crc.negotiated()) {
+            // The check the quarantine rests on, on every good run: siw's whole stream, every CRC good.
+            WireCrcCheck.Audit audit = WireCrcCheck.audit(onlyConnection(recording).clientToServer().stream(),
+                    writeBase, SIZES);
+            assertThat(audit.firstBad()).as(recording.file().toString()).isEmpty();
+            assertThat(audit.unchecked()).as(recording.file().toString()).isZero();
+            assertThat(audit.goodFpdus()).as(recording.file().toString()).isGreaterThan(2 * (1 << 20) / 65536);
+        }
+    }
+
+    /**
+     * {@code failure} as it is, unless our end failed on an MPA CRC error: then the recording decides.
+     * If an FPDU from siw has a CRC that does not match its octets as they reached us, siw sent it so
+     * (seen once in a full CI run, 2026-11-27: a 1 MiB Write, CRC on): the case is quarantined,
+     * reported as aborted with that FPDU, and not run again. If every recorded CRC is good, our
+     * decoder was wrong, and the case fails saying so.
+     */
+    private static AssertionError quarantineIfSiwsCrc(AssertionError failure, Throwable ourCause,
+            Recording recording, long writeBase) throws IOException {
+        if (!isCrcError(ourCause)) {
+            return failure;
+        }
+        byte[] fromSiw = onlyConnection(recording).clientToServer().stream();
+        Optional<WireCrcCheck.BadFpdu> bad = WireCrcCheck.audit(fromSiw, writeBase, SIZES).firstBad();
+        if (bad.isEmpty()) {
+            return new AssertionError("our decoder reported a CRC error, but every FPDU siw sent has a good CRC in "
+                    + recording.file() + ": the fault is ours\n" + failure.getMessage(), failure);
+        }
+        LOG.warn("siw acts: siw sent {} (recorded in {}); quarantined", bad.get(), recording.file());
+        throw new TestAbortedException("quarantined: siw sent an FPDU whose CRC does not match its octets as they "
+                + "reached us, " + bad.get() + " (recorded in " + recording.file() + ")\n" + failure.getMessage(),
+                failure);
+    }
+
+    private static TcpConnection onlyConnection(Recording recording) throws IOException {
+        List<TcpConnection> connections = recording.connections();
+        assertThat(connections).as(recording.file().toString()).hasSize(1);
+        return connections.get(0);
+    }
+
+    private static boolean isCrcError(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof MpaException mpa && mpa.error() == MpaError.CRC_ERROR) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test
@@ -200,7 +269,8 @@ class SiwTransferInteropTest extends SiwInteropTest {
     static AssertionError failure(Throwable e, TransferEnd end, BackgroundCommand siw, GuestLog log) {
         QueuePair qp = end.queuePair();
         return new AssertionError(e + "\nour queue pair: " + qp.state() + ", Terminate " + qp.terminateReason()
-                + ", negotiated " + qp.negotiated() + "\niwarp_peer: " + siw.kill() + "\n" + log.diagnosis(), e);
+                + ", cause " + qp.failureCause() + ", negotiated " + qp.negotiated() + "\niwarp_peer: " + siw.kill()
+                + "\n" + log.diagnosis(), e);
     }
 
     private static String join(List<Integer> sizes) {

@@ -90,6 +90,11 @@ final class TransferEnd implements AutoCloseable {
         return queuePair;
     }
 
+    /** The tagged offset a peer's Writes to our data region start at (what ADV advertises). */
+    long writeBase() {
+        return dataMr.baseTaggedOffset();
+    }
+
     /**
      * As actor: every op of {@code ops} at every size of {@code sizes} on the target's memory,
      * then BYE. Returns the results in order; throws {@link TransferFailure} if a completion
