@@ -2,14 +2,17 @@
 """scripts/perf-summary.py OUTDIR: the medians of a scripts/perf-rounds.sh directory, as Markdown.
 
 Reads the `iwarp bench ... --json` documents named PREFIX<round>-CASE.json (r: quiet, l: with
---background-load 1, m: markers, control/tree: the two builds of --control) and the text of
+--background-load 1, m: markers, i: interleaved windows, control/tree: the two builds of --control) and the text of
 `iwarp nfs bench` (nfs-vV-I.txt). For each case: median and range over the rounds of RDMA MB/s,
 both TCP baselines, RDMA / raw TCP, RDMA / TCP with copy and the event loops' CPU per octet of
 RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio), each side's event-loop CPU per
 octet and the ratio of their medians; for latency the typical round trip and its ratio. The median
 of the per-round CPU ratios pairs the two sides of each run; the ratio of the medians takes each
 side at its typical cost over the rounds, which moves less when the machine's memory speed changes
-between the phases of one run (docs/performance.md, tenth session). A case missing from a round, or a run that failed, is left out and counted.
+between the phases of one run (docs/performance.md, tenth session). Runs with `--interleave`
+windows get a second table: the windows of all rounds pooled, the median of each window's
+ratios (RDMA / raw, / with copy, CPU per octet against each), the three measured within about a
+second of one another. A case missing from a round, or a run that failed, is left out and counted.
 """
 import glob
 import json
@@ -19,8 +22,9 @@ import statistics
 import sys
 
 PREFIXES = {'r': 'quiet', 'l': 'loaded (--background-load 1)', 'm': 'markers',
+            'i': 'interleaved (--interleave)',
             'control': 'control: --control JAR', 'tree': "control: this tree's build"}
-NAME = re.compile(r'^(r|l|m|control|tree)(\d+)-(.+)\.json$')
+NAME = re.compile(r'^(r|l|m|i|control|tree)(\d+)-(.+)\.json$')
 
 
 def spread(values, fmt='%.2f'):
@@ -55,6 +59,9 @@ def bandwidth_row(result):
         'cpu': cpu.get('ratio'),
         'tcp_ns': (cpu.get('tcp') or {}).get('event_loop_ns_per_octet'),
         'rdma_ns': (cpu.get('rdma') or {}).get('event_loop_ns_per_octet'),
+        'windows': [{'ratio': w.get('ratio'), 'ratio_copy': w.get('ratio_copy'),
+                     'cpu': (w.get('cpu') or {}).get('ratio'), 'cpu_copy': (w.get('cpu') or {}).get('ratio_copy')}
+                    for w in result.get('windows') or []],
     }
 
 
@@ -122,6 +129,19 @@ def main(directory):
                     spread(col('copy'), '%.0f'), spread(col('ratio')), spread(col('ratio_copy')),
                     spread(col('cpu')), spread(col('rdma_ns')), spread(col('tcp_ns')),
                     ratio_of_medians(col('rdma_ns'), col('tcp_ns'))))
+        windowed = [c for c in bandwidth if any(r['windows'] for r in runs[(prefix, c)])]
+        if windowed:
+            print()
+            print('Windows of all rounds pooled: median (range) of each window\'s ratio.')
+            print()
+            print('| case | windows | RDMA / raw | RDMA / with copy | CPU per octet vs raw | CPU per octet vs with copy |')
+            print('|---|---|---|---|---|---|')
+            for case in windowed:
+                windows = [w for r in runs[(prefix, case)] for w in r['windows']]
+                col = lambda k: [w[k] for w in windows]
+                print('| %s | %d | %s | %s | %s | %s |' % (
+                    case, len(windows), spread(col('ratio')), spread(col('ratio_copy')), spread(col('cpu')),
+                    spread(col('cpu_copy'))))
         latency = [c for c in cases if c.startswith('lat-')]
         if latency:
             print()

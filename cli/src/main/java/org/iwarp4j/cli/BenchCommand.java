@@ -177,6 +177,14 @@ final class BenchCommand {
         @Option(names = "--no-tcp", description = "skip the plain-TCP comparison")
         boolean noTcp;
 
+        @Option(names = "--interleave", paramLabel = "N",
+                description = "bandwidth tests by duration (-D): measure RDMA, raw TCP and TCP with copy in N rounds"
+                        + " of D/N seconds each, one after the other, instead of D seconds each in turn, so that each"
+                        + " round's ratios share the machine's conditions (a VM's memory speed can change within"
+                        + " seconds); the row adds the rounds up and a line gives the medians of their ratios"
+                        + " (default: 1; between iwarp4j ends: a perftest server has no TCP comparison)")
+        int interleave = 1;
+
         @Option(names = "--metrics", description = "print the RNICs' Micrometer meters at the end")
         boolean metrics;
 
@@ -275,6 +283,15 @@ final class BenchCommand {
             if (backgroundLoad < 0) {
                 throw invalid("--background-load", backgroundLoad, "must be 0 (none) or more threads");
             }
+            if (interleave < 1) {
+                throw invalid("--interleave", interleave, "must be at least 1");
+            }
+            if (interleave > 1 && (test.isLatency() || duration == null)) {
+                throw invalid("--interleave", interleave, "needs a bandwidth test run by duration (-D)");
+            }
+            if (interleave > 1 && noTcp) {
+                throw invalid("--interleave", interleave, "interleaves RDMA with the TCP comparison: not with --no-tcp");
+            }
             if (chart != null && !(chart.toString().endsWith(".svg") || chart.toString().endsWith(".html"))) {
                 throw invalid("--chart", chart, "must end in .svg or .html");
             }
@@ -293,7 +310,7 @@ final class BenchCommand {
             Transport usable = Transport.orBest(transport,
                     warning -> spec.commandLine().getErr().println("iwarp bench: " + warning));
             return new BenchSettings(test, sizes, iters, duration == null ? 0 : duration, warm, queuePairs, txDepth,
-                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp).withPoll(poll);
+                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp).withPoll(poll).withInterleave(interleave);
         }
 
         /** perftest's options that change nothing here, said once on stderr so that nobody wonders. */

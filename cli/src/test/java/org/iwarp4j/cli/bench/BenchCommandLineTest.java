@@ -61,7 +61,12 @@ class BenchCommandLineTest {
             "bench write -p abc | --port abc: not a number",
             "bench write -s abc | -s",
             "bench lat-write -q 2 | one queue pair",
-            "bench send -p 70000 | --port 70000: must be 0..65535"})
+            "bench send -p 70000 | --port 70000: must be 0..65535",
+            "bench write -D 2 --interleave 0 | --interleave 0: must be at least 1",
+            "bench write -n 100 --interleave 2 | --interleave 2: needs a bandwidth test run by duration (-D)",
+            "bench write --interleave 2 | --interleave 2: needs a bandwidth test run by duration (-D)",
+            "bench lat-send -D 2 --interleave 2 | --interleave 2: needs a bandwidth test run by duration (-D)",
+            "bench read -D 2 --interleave 2 --no-tcp | --interleave 2: interleaves RDMA with the TCP comparison"})
     void usageErrorsExitWithTwo(String line, String message) {
         assertThat(iwarp(line)).isEqualTo(2);
         assertThat(err.toString()).contains(message);

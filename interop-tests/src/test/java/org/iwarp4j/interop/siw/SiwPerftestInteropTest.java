@@ -75,8 +75,8 @@ class SiwPerftestInteropTest extends SiwInteropTest {
     /**
      * Why a failed run is siw's, not ours, or {@code null}: siw 6.1's false CRC error on a split
      * trailer (its kernel log says so), or perftest's server failing its last Send after both ends
-     * had printed the report ("Bad wc status 2": 4 times in about 80 runs with CRC on, none with
-     * CRC off; no siw log line, our side ended well). The cause of the second is not known; our
+     * had printed the report ("Bad wc status 2": 4 times in about 80 runs with CRC on, then once
+     * with CRC off, bench read, in a full CI run of 2026-11-27; no siw log line, our side ended well). The cause of the second is not known; our
      * side's meters ({@code --metrics}: MPA errors, Terminates each way) are in the failure text.
      */
     private static String siwsFault(String failure) {

@@ -176,6 +176,7 @@ public final class BenchJson {
         nullableNumber(g, "max_ulpdu", s.maxUlpdu() == 0 ? null : (double) s.maxUlpdu());
         g.writeBooleanField("compare_tcp", s.compareTcp());
         g.writeStringField("poll", s.poll().label());
+        g.writeNumberField("interleave", s.interleave());
         if (load == null) {
             g.writeNullField("background_load");
         } else {
@@ -256,6 +257,71 @@ public final class BenchJson {
             nullableNumber(g, "ratio_copy", Double.isNaN(copyRatio) ? null : copyRatio);
         }
         cpu(g, row);
+        if (row.rdmaLatency() == null) {
+            windows(g, row.windows());
+        }
+        g.writeEndObject();
+    }
+
+    /** The three measurements of a window, by their JSON field names. */
+    private enum Side {
+        RDMA("rdma"), TCP("tcp"), TCP_COPY("tcp_copy");
+
+        final String field;
+
+        Side(String field) {
+            this.field = field;
+        }
+
+        BandwidthResult bandwidth(InterleavedWindow w) {
+            return switch (this) {
+                case RDMA -> w.rdma();
+                case TCP -> w.tcp();
+                case TCP_COPY -> w.tcpCopy();
+            };
+        }
+
+        CpuUsage cpu(InterleavedWindow w) {
+            return switch (this) {
+                case RDMA -> w.rdmaCpu();
+                case TCP -> w.tcpCpu();
+                case TCP_COPY -> w.tcpCopyCpu();
+            };
+        }
+    }
+
+    /** An interleaved row's windows, each as a row of its own, and the medians of their ratios. */
+    private static void windows(JsonGenerator g, List<InterleavedWindow> windows) throws IOException {
+        g.writeArrayFieldStart("windows");
+        for (InterleavedWindow w : windows) {
+            g.writeStartObject();
+            for (Side side : Side.values()) {
+                g.writeFieldName(side.field);
+                bandwidth(g, side.bandwidth(w));
+            }
+            nullableNumber(g, "ratio", nanToNull(w.ratio()));
+            nullableNumber(g, "ratio_copy", nanToNull(w.copyRatio()));
+            g.writeObjectFieldStart("cpu");
+            for (Side side : Side.values()) {
+                g.writeFieldName(side.field);
+                cpu(g, side.cpu(w));
+            }
+            nullableNumber(g, "ratio", nanToNull(w.cpuRatio()));
+            nullableNumber(g, "ratio_copy", nanToNull(w.cpuRatioCopy()));
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        if (windows.isEmpty()) {
+            g.writeNullField("window_medians");
+            return;
+        }
+        g.writeObjectFieldStart("window_medians");
+        nullableNumber(g, "ratio", nanToNull(InterleavedWindow.median(windows, InterleavedWindow::ratio)));
+        nullableNumber(g, "ratio_copy", nanToNull(InterleavedWindow.median(windows, InterleavedWindow::copyRatio)));
+        nullableNumber(g, "cpu_ratio", nanToNull(InterleavedWindow.median(windows, InterleavedWindow::cpuRatio)));
+        nullableNumber(g, "cpu_ratio_copy",
+                nanToNull(InterleavedWindow.median(windows, InterleavedWindow::cpuRatioCopy)));
         g.writeEndObject();
     }
 

@@ -43,6 +43,11 @@ public final class BenchReport {
                         : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest",
                 s.test().isLatency() ? "" : "; TCP+copy: the receiver also copies every octet into an application"
                         + " buffer the size of the RDMA region");
+        if (s.interleaved()) {
+            out.printf("# interleaved: each size's RDMA, TCP and TCP+copy measured in %d rounds of %s s each, one"
+                    + " after the other (TCP and TCP+copy taking turns to go first); a row adds its windows up%n",
+                    s.interleave(), String.format(java.util.Locale.ROOT, "%.3g", s.durationSeconds() / s.interleave()));
+        }
         if (cpu) {
             out.printf("# CPU: the event loops' CPU time (user + system; %s) per %s; cpu ratio = RDMA / TCP, lower is"
                             + " less work; the benchmark threads' own CPU time is in --json%n",
@@ -121,6 +126,15 @@ public final class BenchReport {
                     + System.lineSeparator();
         }
         out.print(text);
+        if (!row.windows().isEmpty()) {
+            List<InterleavedWindow> w = row.windows();
+            out.printf("# %d octets in %d interleaved windows, medians of the windows' ratios: RDMA / TCP %s, / TCP+copy"
+                            + " %s; cpu ratio %s, / TCP+copy %s%n", row.size(), w.size(),
+                    ratio(InterleavedWindow.median(w, InterleavedWindow::ratio)),
+                    ratio(InterleavedWindow.median(w, InterleavedWindow::copyRatio)),
+                    ratio(InterleavedWindow.median(w, InterleavedWindow::cpuRatio)),
+                    ratio(InterleavedWindow.median(w, InterleavedWindow::cpuRatioCopy)));
+        }
         if (row.partial()) {
             out.println(row.rdmaLatency() == null && row.rdmaBandwidth() == null
                     ? "# " + row.size() + " octets: stopped before anything was measured"

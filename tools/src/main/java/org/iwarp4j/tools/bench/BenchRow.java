@@ -1,5 +1,7 @@
 package org.iwarp4j.tools.bench;
 
+import java.util.List;
+
 /**
  * One line of the client's table: a message size with RDMA's figures and, when both ends are
  * iwarp4j and the comparison was not skipped, plain TCP's for the same transfer. Bandwidth tests fill
@@ -12,10 +14,25 @@ package org.iwarp4j.tools.bench;
  * @param rdmaCpu the CPU time RDMA's measurement cost, or {@code null} (not measured)
  * @param tcpCpu the CPU time raw TCP's (or TCP latency's) measurement cost, or {@code null}
  * @param tcpCopyCpu the CPU time TCP-with-copy's measurement cost, or {@code null}
+ * @param windows with {@code --interleave}, each window's figures (the fields above add them up);
+ *     otherwise empty
  */
 public record BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
                        BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial,
-                       BandwidthResult tcpCopyBandwidth, CpuUsage rdmaCpu, CpuUsage tcpCpu, CpuUsage tcpCopyCpu) {
+                       BandwidthResult tcpCopyBandwidth, CpuUsage rdmaCpu, CpuUsage tcpCpu, CpuUsage tcpCopyCpu,
+                       List<InterleavedWindow> windows) {
+
+    public BenchRow {
+        windows = List.copyOf(windows);
+    }
+
+    /** A row measured in consecutive phases (no windows). */
+    public BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,
+                    BandwidthResult tcpBandwidth, LatencyResult tcpLatency, boolean partial,
+                    BandwidthResult tcpCopyBandwidth, CpuUsage rdmaCpu, CpuUsage tcpCpu, CpuUsage tcpCopyCpu) {
+        this(size, rdmaBandwidth, rdmaLatency, tcpBandwidth, tcpLatency, partial, tcpCopyBandwidth, rdmaCpu, tcpCpu,
+                tcpCopyCpu, List.of());
+    }
 
     /** A row without CPU figures. */
     public BenchRow(int size, BandwidthResult rdmaBandwidth, LatencyResult rdmaLatency,

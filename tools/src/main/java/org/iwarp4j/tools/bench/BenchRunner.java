@@ -155,6 +155,71 @@ public final class BenchRunner {
         return new TcpFigures(raw, null, rawCpu, copy, copyCpu);
     }
 
+    /**
+     * The TCP baselines of one interleaved size ({@link BenchSettings#interleave()}): both opened and
+     * warmed up before RDMA's warm-up, then a window of each right after each RDMA window, raw TCP
+     * first in even windows and TCP with copy first in odd ones, so that neither always runs right
+     * after RDMA.
+     */
+    private static final class TcpWindows {
+        private final TcpBenchClient tcp;
+        private final int size;
+        private final double seconds;
+        private final TcpBenchClient.Phase raw;
+        private final TcpBenchClient.Phase copy;
+        private final List<InterleavedWindow> windows = new ArrayList<>();
+
+        private TcpWindows(TcpBenchClient tcp, BenchSettings settings, BenchListener listener, int size)
+                throws IOException, InterruptedException {
+            this.tcp = tcp;
+            this.size = size;
+            this.seconds = settings.durationSeconds() / settings.interleave();
+            listener.progress("plain TCP " + size + " octets, raw and with copy: connecting and warming up");
+            this.raw = tcp.open(size, false);
+            boolean opened = false;
+            try {
+                this.copy = tcp.open(size, true);
+                opened = true;
+            } finally {
+                if (!opened) {
+                    raw.close();
+                }
+            }
+        }
+
+        void window(int index, BandwidthResult rdma, CpuUsage rdmaCpu) throws IOException, InterruptedException {
+            TcpBenchClient.Window rawWindow;
+            TcpBenchClient.Window copyWindow;
+            if (index % 2 == 0) {
+                rawWindow = tcp.window(raw, seconds);
+                copyWindow = tcp.window(copy, seconds);
+            } else {
+                copyWindow = tcp.window(copy, seconds);
+                rawWindow = tcp.window(raw, seconds);
+            }
+            windows.add(new InterleavedWindow(rdma, rdmaCpu, rawWindow.bandwidth(), rawWindow.cpu(),
+                    copyWindow.bandwidth(), copyWindow.cpu()));
+        }
+
+        /** Closes both baselines' connections; their figures are the windows' added up. */
+        TcpFigures finish() {
+            raw.close();
+            copy.close();
+            BandwidthResult rawTotal = BandwidthResult.combined(size, windows.stream().map(InterleavedWindow::tcp).toList());
+            BandwidthResult copyTotal = BandwidthResult.combined(size,
+                    windows.stream().map(InterleavedWindow::tcpCopy).toList());
+            return new TcpFigures(rawTotal.iterations() == 0 ? null : rawTotal, null,
+                    CpuUsage.combined(windows.stream().map(InterleavedWindow::tcpCpu).toList()),
+                    copyTotal.iterations() == 0 ? null : copyTotal,
+                    CpuUsage.combined(windows.stream().map(InterleavedWindow::tcpCopyCpu).toList()));
+        }
+
+        void close() {
+            raw.close();
+            copy.close();
+        }
+    }
+
     private static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                        BenchListener listener, CpuClock cpuClock, Order order)
             throws IOException, InterruptedException {
@@ -163,6 +228,7 @@ public final class BenchRunner {
         List<BenchRow> rows = new ArrayList<>();
         String[] peer = new String[1];
         TcpBenchClient tcp = settings.compareTcp() ? new TcpBenchClient(settings, server) : null;
+        TcpWindows[] interleaved = new TcpWindows[1];
         try {
             if (tcp != null) {
                 tcp.stopWhen(listener::stopRequested);
@@ -170,14 +236,30 @@ public final class BenchRunner {
             }
             TcpFigures[] first = new TcpFigures[1];
             RdmaSession.SizeStart sizeStart = size -> {
-                if (order == Order.TCP_FIRST && tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0])) {
+                boolean compare = tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
+                if (compare && settings.interleaved()) {
+                    interleaved[0] = new TcpWindows(tcp, settings, listener, size);
+                } else if (order == Order.TCP_FIRST && compare) {
                     first[0] = tcp(tcp, settings, listener, size);
+                }
+            };
+            RdmaSession.WindowDone windowDone = (size, window, bw, rdmaCpu) -> {
+                if (interleaved[0] != null) {
+                    listener.progress("plain TCP " + size + " octets, window " + (window + 1) + " of "
+                            + settings.interleave());
+                    interleaved[0].window(window, bw, rdmaCpu);
                 }
             };
             RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, sizeStart,
                     (size, bw, lat, partial, rdmaCpu) -> {
                 TcpFigures figures = first[0];
                 first[0] = null;
+                List<InterleavedWindow> windows = List.of();
+                if (interleaved[0] != null) {
+                    windows = interleaved[0].windows;
+                    figures = interleaved[0].finish();
+                    interleaved[0] = null;
+                }
                 boolean compare = tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
                 if (figures == null && compare && !partial) {
                     figures = tcp(tcp, settings, listener, size);
@@ -194,10 +276,10 @@ public final class BenchRunner {
                         ? new BenchRow(size, bw, lat, null, null, partial, null, rdmaCpu, null, null)
                         : new BenchRow(size, bw, lat, figures.bandwidth(), figures.latency(),
                                 partial || (compare && listener.stopRequested()), figures.copyBandwidth(), rdmaCpu,
-                                figures.cpu(), figures.copyCpu());
+                                figures.cpu(), figures.copyCpu(), windows);
                 rows.add(row);
                 listener.row(row);
-            }, version -> peer[0] = version, cpuClock);
+            }, windowDone, version -> peer[0] = version, cpuClock);
             if (!settings.compareTcp()) {
                 return new ClientResult(rdma, List.of(), List.of(), "TCP comparison skipped (--no-tcp)", rows);
             }
@@ -208,6 +290,9 @@ public final class BenchRunner {
             tcp.done();
             return new ClientResult(rdma, bandwidth, latency, null, rows);
         } finally {
+            if (interleaved[0] != null) {
+                interleaved[0].close();
+            }
             if (tcp != null) {
                 tcp.close();
             }

@@ -21,11 +21,15 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  * @param maxUlpdu MULPDU of sent FPDUs; 0 derives it from the EMSS (the connection's MSS where the transport reports it, else 1448)
  * @param pcap where every connection of the run (RDMA and TCP) is recorded, or {@code null}
  * @param poll how the latency tests' application threads wait for an answer (RDMA and TCP alike)
+ * @param interleave windows per size: 1 measures RDMA, raw TCP and TCP with copy one after the other for
+ *     {@code durationSeconds} each; N &gt; 1 (bandwidth tests by duration only) measures them in N
+ *     rounds of {@code durationSeconds / N} each, one after the other in every round ({@link
+ *     InterleavedWindow}), so that each round's ratios are taken under the same conditions
  */
 public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
                             double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
                             int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp,
-                            PcapRecording pcap, PollMode poll) {
+                            PcapRecording pcap, PollMode poll, int interleave) {
 
     /** perftest's {@code DEF_RX_SEND}: receives a Send server keeps posted per queue pair. */
     public static final int DEFAULT_RX_DEPTH = 512;
@@ -47,6 +51,21 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
         Objects.requireNonNull(crc);
         Objects.requireNonNull(transport);
         Objects.requireNonNull(poll);
+        if (interleave < 1) {
+            throw new IllegalArgumentException("interleave must be at least 1 window: " + interleave);
+        }
+        if (interleave > 1 && (test.isLatency() || iterations != 0)) {
+            throw new IllegalArgumentException("interleaved windows are for bandwidth tests run by duration");
+        }
+    }
+
+    /** Settings recorded into {@code pcap}, the phases one after the other (no interleaving). */
+    public BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
+                         double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
+                         int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp, PcapRecording pcap,
+                         PollMode poll) {
+        this(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc, markers, mpaRevision,
+                maxUlpdu, transport, compareTcp, pcap, poll, 1);
     }
 
     /** Settings recorded into {@code pcap}, waiting as perftest does by default ({@link PollMode#BUSY}). */
@@ -68,13 +87,24 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
     /** These settings, recorded into {@code recording} ({@code null}: not recorded). */
     public BenchSettings withPcap(PcapRecording recording) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording, poll);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording, poll, interleave);
     }
 
     /** These settings, the latency tests waiting as {@code mode} says. */
     public BenchSettings withPoll(PollMode mode) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, mode);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, mode, interleave);
+    }
+
+    /** These settings, each size measured in {@code windows} interleaved windows (see the record's parameter). */
+    public BenchSettings withInterleave(int windows) {
+        return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, poll, windows);
+    }
+
+    /** Whether each size is measured in interleaved windows. */
+    public boolean interleaved() {
+        return interleave > 1;
     }
 
     public int maxSize() {

@@ -1,5 +1,7 @@
 package org.iwarp4j.tools.bench;
 
+import java.util.List;
+
 /**
  * The CPU time one measured transfer cost, as thread CPU time (user + system, so the kernel's TCP
  * work done in a thread's system calls counts; the JIT compiler's and the garbage collector's
@@ -16,6 +18,24 @@ package org.iwarp4j.tools.bench;
  *                         cover sender and receiver; {@code false}: this end only
  */
 public record CpuUsage(long eventLoopNanos, long applicationNanos, long octets, long messages, boolean bothEnds) {
+
+    /** {@code parts} (e.g. the windows of an interleaved run) added up; {@code null} if there are none or any is {@code null}. */
+    public static CpuUsage combined(List<CpuUsage> parts) {
+        if (parts.isEmpty() || parts.stream().anyMatch(part -> part == null)) {
+            return null;
+        }
+        long loops = 0;
+        long app = 0;
+        long octets = 0;
+        long messages = 0;
+        for (CpuUsage part : parts) {
+            loops += part.eventLoopNanos();
+            app += part.applicationNanos();
+            octets += part.octets();
+            messages += part.messages();
+        }
+        return new CpuUsage(loops, app, octets, messages, parts.get(0).bothEnds());
+    }
 
     /** Event-loop CPU nanoseconds per payload octet; {@code NaN} if nothing was moved. */
     public double eventLoopNanosPerOctet() {

@@ -43,18 +43,20 @@ public final class PerftestClient {
     /** Runs {@code settings} against the server at {@code server}; {@code meters} may be null. */
     public static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                   Consumer<String> progress) throws IOException, InterruptedException {
-        return run(settings, server, meters, BenchListener.progressOnly(progress), null, null, null, null);
+        return run(settings, server, meters, BenchListener.progressOnly(progress), null, null, null, null, null);
     }
 
     /**
      * As {@link #run(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}, stopped by {@code
      * listener}, telling {@code peerVersion} the server's version string as soon as it is known and
      * calling {@code sizeStart} before and {@code sizeDone} after each size (the harness's TCP comparison
-     * and row), reading each measurement's CPU time with {@code cpu} (may be null).
+     * and row), {@code windowDone} after each RDMA window of an interleaved size (the TCP baselines'
+     * windows), reading each measurement's CPU time with {@code cpu} (may be null).
      */
     static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                            BenchListener listener, RdmaSession.SizeStart sizeStart, RdmaSession.SizeDone sizeDone,
-                           Consumer<String> peerVersion, CpuClock cpu) throws IOException, InterruptedException {
+                           RdmaSession.WindowDone windowDone, Consumer<String> peerVersion, CpuClock cpu)
+            throws IOException, InterruptedException {
         try (Rnic rnic = settings.rnic(settings.eventLoopThreads(), meters)) {
             Session session = new Session(rnic, settings, server, listener::progress);
             session.stopWhen(listener::stopRequested);
@@ -63,6 +65,9 @@ public final class PerftestClient {
             }
             if (sizeDone != null) {
                 session.onSizeDone(sizeDone);
+            }
+            if (windowDone != null) {
+                session.onWindowDone(windowDone);
             }
             if (cpu != null) {
                 session.measureCpu(cpu);

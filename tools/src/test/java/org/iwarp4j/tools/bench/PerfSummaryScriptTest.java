@@ -68,6 +68,30 @@ class PerfSummaryScriptTest {
         assertThat(out).contains("| lat-send | 1 | 10.0 | 20.0 | 0.50 |");
         assertThat(out).contains("| 3 | WRITE | 1266 | 1488 | 0.85 |").contains("| 3 | READ | 1729 | 2142 | 0.81 |");
         assertThat(out).contains("Not read (failed or interrupted runs): r4-read-65536.json");
-        assertThat(out).doesNotContain("## markers");
+        assertThat(out).doesNotContain("## markers").doesNotContain("Windows of all rounds pooled");
+    }
+
+    @Test
+    void interleavedRoundsPoolTheirWindows() throws Exception {
+        // Two rounds of two windows: RDMA / raw 0.5, 0.7 | 0.9, 1.1 → pooled median 0.80 (0.50–1.10).
+        Files.writeString(dir.resolve("i1-write-65536.json"), windowed(0.5, 0.7));
+        Files.writeString(dir.resolve("i2-write-65536.json"), windowed(0.9, 1.1));
+
+        String out = summary();
+
+        assertThat(out).contains("## interleaved (--interleave)").contains("Windows of all rounds pooled");
+        assertThat(out).contains("| write-65536 | 4 | 0.80 (0.50–1.10) | 0.40 (0.25–0.55) | 1.60 (1.00–2.20)"
+                + " | - |");
+    }
+
+    /** One run of two windows with these RDMA / raw ratios; with copy half of it, CPU twice it, no CPU vs copy. */
+    private static String windowed(double first, double second) {
+        String windows = "";
+        for (double r : new double[] {first, second}) {
+            windows += (windows.isEmpty() ? "" : ",") + "{\"ratio\":" + r + ",\"ratio_copy\":" + r / 2
+                    + ",\"cpu\":{\"ratio\":" + 2 * r + ",\"ratio_copy\":null}}";
+        }
+        return "{\"kind\":\"bandwidth\",\"results\":[{\"rdma\":{\"bw_average_mb_per_sec\":1000},"
+                + "\"tcp\":{\"bw_average_mb_per_sec\":1250},\"ratio\":0.8,\"windows\":[" + windows + "]}]}";
     }
 }

@@ -36,6 +36,7 @@ public abstract class RdmaSession {
     private SizeDone sizeDone = (size, bandwidth, latency, partial, cpu) -> { };
     private CpuClock cpuClock = CpuClock.none();
     private SizeStart sizeStart = size -> { };
+    private WindowDone windowDone = (size, window, bandwidth, cpu) -> { };
     private Consumer<String> peerVersionKnown = version -> { };
     protected ControlChannel control;
     protected DataEnd data;
@@ -68,6 +69,21 @@ public abstract class RdmaSession {
     @FunctionalInterface
     public interface SizeStart {
         void starting(int size) throws IOException, InterruptedException;
+    }
+
+    /**
+     * What a client does after each RDMA window of an interleaved size ({@link
+     * BenchSettings#interleave()}, between iwarp4j ends): the TCP baselines' windows.
+     */
+    @FunctionalInterface
+    public interface WindowDone {
+        void done(int size, int window, BandwidthResult bandwidth, CpuUsage cpu)
+                throws IOException, InterruptedException;
+    }
+
+    /** Called by a client after each RDMA window of an interleaved size. */
+    public void onWindowDone(WindowDone windowDone) {
+        this.windowDone = windowDone;
     }
 
     /** Called by a client before each size. */
@@ -197,10 +213,22 @@ public abstract class RdmaSession {
             if (!send || iwarp4j) { // perftest's Send server counts exactly -n messages: no warm-up then
                 engine.warmUp(size, settings.warmupSeconds());
             }
-            CpuClock.Mark cpuStart = cpuClock.mark();
-            BandwidthResult result = engine.measure(size, settings.iterations(), settings.durationSeconds(),
-                    iwarp4j && settings.test() != BenchTest.READ && !stopped.getAsBoolean());
-            CpuUsage cpu = cpuClock.since(cpuStart, result.iterations() * size, result.iterations());
+            boolean fence = iwarp4j && settings.test() != BenchTest.READ;
+            int windows = iwarp4j ? settings.interleave() : 1;
+            List<BandwidthResult> parts = new ArrayList<>();
+            List<CpuUsage> partsCpu = new ArrayList<>();
+            for (int window = 0; window < windows && (window == 0 || !stopped.getAsBoolean()); window++) {
+                CpuClock.Mark cpuStart = cpuClock.mark();
+                BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / windows,
+                        fence && !stopped.getAsBoolean());
+                parts.add(part);
+                partsCpu.add(cpuClock.since(cpuStart, part.iterations() * size, part.iterations()));
+                if (windows > 1 && !stopped.getAsBoolean()) {
+                    windowDone.done(size, window, part, partsCpu.get(window));
+                }
+            }
+            BandwidthResult result = windows == 1 ? parts.get(0) : BandwidthResult.combined(size, parts);
+            CpuUsage cpu = windows == 1 ? partsCpu.get(0) : CpuUsage.combined(partsCpu);
             if (stopped.getAsBoolean()) {
                 // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
                 sizeDone.done(size, result.iterations() > 0 ? result : null, null, true, cpu);

@@ -89,47 +89,125 @@ public final class TcpBenchClient implements AutoCloseable {
      *     octet into an application buffer the size of the RDMA run's registered area
      */
     public BandwidthResult bandwidth(int size, boolean copy) throws IOException, InterruptedException {
+        lastCpu = null;
+        try (Phase phase = open(size, copy)) {
+            long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
+            Window window = measure(phase, perConnection, settings.iterations() == 0
+                    ? System.nanoTime() + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE);
+            lastCpu = window.cpu();
+            return window.bandwidth();
+        }
+    }
+
+    /**
+     * One baseline's connections for {@code size}, connected and warmed up, for measurements in
+     * windows ({@link #window}); the caller closes it.
+     *
+     * @param copy as for {@link #bandwidth(int, boolean)}
+     */
+    public Phase open(int size, boolean copy) throws IOException, InterruptedException {
         boolean read = settings.test() == BenchTest.READ;
         TcpMode mode = read ? (copy ? TcpMode.READ_COPY : TcpMode.READ) : (copy ? TcpMode.SINK_COPY : TcpMode.SINK);
-        List<Connection> connections = new ArrayList<>();
-        lastCpu = null;
+        Phase phase = new Phase(mode, size);
+        boolean opened = false;
         try {
-            for (int i = 0; i < settings.queuePairs(); i++) {
-                connections.add(connect(mode, size));
-            }
+            connectAll(phase);
             if (settings.warmupSeconds() > 0) {
-                run(connections, size, Long.MAX_VALUE, System.nanoTime() + (long) (settings.warmupSeconds() * 1e9));
+                run(phase.connections, size, Long.MAX_VALUE,
+                        System.nanoTime() + (long) (settings.warmupSeconds() * 1e9));
             }
-            CpuClock.Mark cpuStart = cpuClock.mark();
-            long start = System.nanoTime();
-            long perConnection = settings.iterations() == 0 ? Long.MAX_VALUE : settings.iterations();
-            long end = settings.iterations() == 0 ? start + (long) (settings.durationSeconds() * 1e9) : Long.MAX_VALUE;
-            long messages = run(connections, size, perConnection, end);
-            if (mode == TcpMode.SINK || mode == TcpMode.SINK_COPY) {
-                for (Connection c : connections) {
-                    ((DuplexChannel) c.channel).shutdownOutput();
+            opened = true;
+            return phase;
+        } finally {
+            if (!opened) {
+                phase.close();
+            }
+        }
+    }
+
+    /**
+     * One measured window of {@code phase} lasting {@code seconds}; its bandwidth is {@code null} if
+     * stopped before any message. As in {@link #bandwidth(int, boolean)} the clock stops only when
+     * the receiver has everything: Read's answers are all in, and a sink's connections are shut
+     * down for output and the server's count checked (so the next window connects afresh, without
+     * a warm-up: loopback TCP is at full speed within milliseconds).
+     */
+    public Window window(Phase phase, double seconds) throws IOException, InterruptedException {
+        return measure(phase, Long.MAX_VALUE, System.nanoTime() + (long) (seconds * 1e9));
+    }
+
+    private Window measure(Phase phase, long perConnection, long endNanos) throws IOException, InterruptedException {
+        if (phase.connections.isEmpty()) {
+            connectAll(phase);
+        }
+        CpuClock.Mark cpuStart = cpuClock.mark();
+        long start = System.nanoTime();
+        long messages = run(phase.connections, phase.size, perConnection, endNanos);
+        if (phase.mode == TcpMode.SINK || phase.mode == TcpMode.SINK_COPY) {
+            awaitCounts(phase);
+        }
+        long nanos = System.nanoTime() - start;
+        org.iwarp4j.tools.bench.CpuUsage cpu = cpuClock.since(cpuStart, messages * phase.size, messages);
+        if (messages == 0) {
+            return new Window(null, cpu);
+        }
+        double average = messages * (double) phase.size / (nanos / 1e9);
+        return new Window(new BandwidthResult(phase.size, messages, average, average, messages / (nanos / 1e9)), cpu);
+    }
+
+    private void connectAll(Phase phase) throws IOException, InterruptedException {
+        for (int i = 0; i < settings.queuePairs(); i++) {
+            phase.connections.add(connect(phase.mode, phase.size));
+        }
+    }
+
+    /** A sink's end: output shut down, the server's count of every connection checked, the connections closed. */
+    private void awaitCounts(Phase phase) throws IOException, InterruptedException {
+        try {
+            for (Connection c : phase.connections) {
+                ((DuplexChannel) c.channel).shutdownOutput();
+            }
+            for (Connection c : phase.connections) {
+                long counted = c.count.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                if (counted != c.sentOctets) {
+                    throw new IOException("TCP server counted " + counted + " octets, " + c.sentOctets + " sent");
                 }
-                for (Connection c : connections) {
-                    long counted = c.count.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                    if (counted != c.sentOctets) {
-                        throw new IOException("TCP server counted " + counted + " octets, " + c.sentOctets + " sent");
-                    }
-                }
             }
-            long nanos = System.nanoTime() - start;
-            lastCpu = cpuClock.since(cpuStart, messages * size, messages);
-            if (messages == 0) {
-                return null;
-            }
-            double average = messages * (double) size / (nanos / 1e9);
-            return new BandwidthResult(size, messages, average, average, messages / (nanos / 1e9));
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IOException("TCP comparison failed: " + e, e);
         } finally {
+            phase.close();
+        }
+    }
+
+    /** One baseline's connections for one size ({@link #open}), for one or more windows. */
+    public static final class Phase implements AutoCloseable {
+        private final TcpMode mode;
+        private final int size;
+        private final List<Connection> connections = new ArrayList<>();
+
+        private Phase(TcpMode mode, int size) {
+            this.mode = mode;
+            this.size = size;
+        }
+
+        /** Closes the open connections, if any. */
+        @Override
+        public void close() {
             for (Connection c : connections) {
                 c.channel.close().syncUninterruptibly();
             }
+            connections.clear();
         }
+    }
+
+    /**
+     * What one measurement of a phase gave.
+     *
+     * @param bandwidth {@code null} if no message was measured
+     * @param cpu       what it cost, {@code null} if not measured
+     */
+    public record Window(BandwidthResult bandwidth, org.iwarp4j.tools.bench.CpuUsage cpu) {
     }
 
     /** Plain TCP's round trips for {@code size}; {@code null} if stopped before any was measured. */
