@@ -11,17 +11,17 @@
 # rounds of the bandwidth cases with --background-load 1 (default 3), --markers N rounds of
 # `bench write --markers` at both sizes (default 3). With --control JAR, two rounds of write and
 # send at both sizes alternate between JAR (another build of the command) and this tree's, to
-# compare two builds' TCP baselines or RDMA paths in the same conditions. --interleaved N (default 0)
-# adds N rounds of the six bandwidth cases with -D 12 --interleave 12: RDMA, raw TCP and TCP with
+# compare two builds' TCP baselines or RDMA paths in the same conditions. --interleaved N (default 2)
+# runs N rounds of the six bandwidth cases with -D 12 --interleave 12: RDMA, raw TCP and TCP with
 # copy in twelve windows of a second each, so that each window's ratios share the machine's
-# conditions (about a minute per case).
+# conditions (about a minute per case); their pooled windows are the steadiest figures here.
 #
 # Run it with nothing else running on the machine: the log records the load average before each
-# run, and a round with other work in it says nothing about the code. Takes about 30 minutes with
+# run, and a round with other work in it says nothing about the code. Takes about 40 minutes with
 # the defaults on a 2-core machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-rounds=5 loaded=3 markers=3 nfs=2 interleaved=0 control=
+rounds=5 loaded=3 markers=3 nfs=2 interleaved=2 control=
 while [ $# -gt 1 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
