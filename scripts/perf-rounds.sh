@@ -2,7 +2,7 @@
 # scripts/perf-rounds.sh — the benchmark rounds behind docs/performance.md's tables (issue 15's
 # protocol), then their medians: scripts/perf-summary.py OUTDIR > OUTDIR/summary.md.
 #
-#   scripts/perf-rounds.sh [--rounds N] [--loaded N] [--markers N] [--nfs N] [--interleaved N] [--control JAR] OUTDIR
+#   scripts/perf-rounds.sh [--rounds N] [--loaded N] [--markers N] [--nfs N] [--interleaved N] [--loaded-interleaved N] [--control JAR] OUTDIR
 #
 # Quiet rounds (default 5): every round runs the eight cases in turn — bench write|read|send at
 # 64 KiB and 1 MiB (-D 2 --warmup 6 --cpu --json), lat-send and lat-write (-s 8 -n 20000) — so
@@ -15,13 +15,14 @@
 # runs N rounds of the six bandwidth cases with -D 12 --interleave 12: RDMA, raw TCP and TCP with
 # copy in twelve windows of a second each, so that each window's ratios share the machine's
 # conditions (about a minute per case); their pooled windows are the steadiest figures here.
+# --loaded-interleaved N (default 1) runs the same with --background-load 1, for the loaded targets.
 #
 # Run it with nothing else running on the machine: the log records the load average before each
-# run, and a round with other work in it says nothing about the code. Takes about 40 minutes with
+# run, and a round with other work in it says nothing about the code. Takes about 45 minutes with
 # the defaults on a 2-core machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-rounds=5 loaded=3 markers=3 nfs=2 interleaved=2 control=
+rounds=5 loaded=3 markers=3 nfs=2 interleaved=2 loadedinterleaved=1 control=
 while [ $# -gt 1 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -29,11 +30,12 @@ while [ $# -gt 1 ]; do
     --markers) markers=$2; shift 2 ;;
     --nfs) nfs=$2; shift 2 ;;
     --interleaved) interleaved=$2; shift 2 ;;
+    --loaded-interleaved) loadedinterleaved=$2; shift 2 ;;
     --control) control=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     *) echo "perf-rounds: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: $0 [--rounds N] [--loaded N] [--markers N] [--nfs N] [--interleaved N] [--control JAR] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: $0 [--rounds N] [--loaded N] [--markers N] [--nfs N] [--interleaved N] [--loaded-interleaved N] [--control JAR] OUTDIR" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -71,6 +73,11 @@ done; done
 for r in $(seq 1 "$interleaved"); do
   for op in write read send; do for s in 65536 1048576; do
     run "i$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --json
+  done; done
+done
+for r in $(seq 1 "$loadedinterleaved"); do
+  for op in write read send; do for s in 65536 1048576; do
+    run "j$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --background-load 1 --json
   done; done
 done
 if [ -n "$control" ]; then

@@ -2,7 +2,7 @@
 """scripts/perf-summary.py OUTDIR: the medians of a scripts/perf-rounds.sh directory, as Markdown.
 
 Reads the `iwarp bench ... --json` documents named PREFIX<round>-CASE.json (r: quiet, l: with
---background-load 1, m: markers, i: interleaved windows, control/tree: the two builds of --control) and the text of
+--background-load 1, m: markers, i: interleaved windows, j: both, control/tree: the two builds of --control) and the text of
 `iwarp nfs bench` (nfs-vV-I.txt). For each case: median and range over the rounds of RDMA MB/s,
 both TCP baselines, RDMA / raw TCP, RDMA / TCP with copy and the event loops' CPU per octet of
 RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio), each side's event-loop CPU per
@@ -22,9 +22,9 @@ import statistics
 import sys
 
 PREFIXES = {'r': 'quiet', 'l': 'loaded (--background-load 1)', 'm': 'markers',
-            'i': 'interleaved (--interleave)',
+            'i': 'interleaved (--interleave)', 'j': 'loaded and interleaved (--background-load 1 --interleave)',
             'control': 'control: --control JAR', 'tree': "control: this tree's build"}
-NAME = re.compile(r'^(r|l|m|i|control|tree)(\d+)-(.+)\.json$')
+NAME = re.compile(r'^(r|l|m|i|j|control|tree)(\d+)-(.+)\.json$')
 
 
 def spread(values, fmt='%.2f'):
