@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # README's test command: installs what the tests need (tshark), then builds and runs every test.
+# Without arguments it then runs the unit tests again on a second JDK, when the machine has one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-test-deps.sh
@@ -8,3 +9,13 @@ bash interop-tests/vm/build-vm.sh >/dev/null || [ "${CI:-}" != true ]
 ./mvnw -B verify "$@"
 # Every Jazzer target fuzzed briefly (docs/fuzzing.md); the build above already replayed their inputs.
 bash scripts/fuzz.sh 10
+# A second JDK (IWARP4J_SECOND_JDK, else the newest under /usr/lib/jvm of another feature release
+# than the default java): from Java 24 Netty leaves sun.misc.Unsafe off and its buffers are memory
+# segments, so the data path copies and recognises placed octets another way (docs/jdk.md).
+# The same unit tests, without interop-tests (the VM's cases do not depend on the JDK).
+if [ $# -eq 0 ] && second="$(bash scripts/second-jdk.sh)" && [ -n "$second" ]; then
+  echo "test.sh: the unit tests again on $("$second/bin/java" -version 2>&1 | head -1) ($second)"
+  JAVA_HOME="$second" ./mvnw -B verify -pl '!interop-tests,!benchmarks'
+elif [ $# -eq 0 ]; then
+  echo "test.sh: no second JDK found (set IWARP4J_SECOND_JDK to a JAVA_HOME); the unit tests ran on one JDK only"
+fi

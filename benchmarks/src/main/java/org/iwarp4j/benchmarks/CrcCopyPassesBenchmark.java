@@ -62,6 +62,11 @@ public class CrcCopyPassesBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
+        if (!PlatformDependent.hasUnsafe()) {
+            // Its copies go by address, as MemoryPlacement's do with Unsafe (docs/jdk.md).
+            throw new IllegalStateException("needs Netty's Unsafe: on Java 24 or later run with "
+                    + "-Dio.netty.noUnsafe=false --sun-misc-unsafe-memory-access=allow");
+        }
         socket = ByteBuffer.allocateDirect(READ);
         socket.put(Payloads.bytes(READ, 32)).flip();
         receive = ByteBuffer.allocateDirect(READ);

@@ -61,6 +61,16 @@ public final class DdpReceiver {
         }
     }
 
+    /**
+     * Whether a payload that MPA's direct placement already read into its target is recognised
+     * here as being in place, so that its copy is skipped. That needs the memory address of a
+     * direct buffer: Netty's {@code Unsafe} access, or from Java 22 on the JDK's memory segments.
+     * Where neither is available, a ULP must not place directly: every payload is copied.
+     */
+    public static boolean recognisesDirectlyPlacedPayloads() {
+        return BufferAddress.KNOWN;
+    }
+
     /** The RNIC's STag table. */
     public StagTable stagTable() {
         return stagTable;

@@ -14,11 +14,20 @@ import java.nio.ByteBuffer;
  * memory address where the target has one and the source is direct (a composite source piece by
  * piece, through fresh views of its pieces), else through a fresh view of the target.
  *
+ * <p>Copying by address needs {@code sun.misc.Unsafe}, which Netty uses only where the JDK allows it
+ * ({@link PlatformDependent#hasUnsafe()}; from Java 24 Netty leaves it off by default, see
+ * {@code io.netty.noUnsafe}). Netty's direct buffers can have an address without it (on Java 25
+ * they are memory segments), so the address is not enough: without {@code Unsafe} every copy goes
+ * through fresh NIO views, which are as safe for concurrent placement.
+ *
  * <p>When the payload is already where it belongs (MPA's direct placement had the socket read it
  * into the registered memory, see {@code MpaFrameDecoder}), source and target are the same octets
  * and the copy is skipped: all checks before it ran as for any segment, only the copy is saved.
  */
 final class MemoryPlacement {
+
+    /** Whether copies may go by memory address: only through {@code Unsafe}, whatever {@code hasMemoryAddress()} says. */
+    static final boolean BY_ADDRESS = PlatformDependent.hasUnsafe();
 
     private MemoryPlacement() {
     }
@@ -28,7 +37,7 @@ final class MemoryPlacement {
         if (length == 0) {
             return;
         }
-        if (src.hasMemoryAddress() && dst.hasMemoryAddress() && src.refCnt() > 0 && dst.refCnt() > 0) {
+        if (BY_ADDRESS && src.hasMemoryAddress() && dst.hasMemoryAddress() && src.refCnt() > 0 && dst.refCnt() > 0) {
             // Both are direct memory at known addresses (a read buffer, or a slice of it, into
             // registered memory): copy by address, with no NIO view to build per segment. The
             // ranges are checked here because nothing below checks them.
@@ -41,7 +50,7 @@ final class MemoryPlacement {
             }
             return;
         }
-        if (src.isDirect() && dst.hasMemoryAddress() && dst.refCnt() > 0) {
+        if (BY_ADDRESS && src.isDirect() && dst.hasMemoryAddress() && dst.refCnt() > 0) {
             copyPieces(src, srcIndex, dst, dstIndex, length);
             return;
         }
@@ -92,9 +101,11 @@ final class MemoryPlacement {
     /**
      * Whether {@code src}'s octets are {@code dst}'s very octets (direct memory at one address).
      * Only direct memory can have been placed in advance; heap and composite targets never are.
+     * Always false where no address is known ({@link BufferAddress#KNOWN}): then nothing is placed
+     * in advance either ({@link DdpReceiver#recognisesDirectlyPlacedPayloads()}).
      */
     static boolean samePlace(ByteBuf src, int srcIndex, ByteBuf dst, int dstIndex, int length) {
-        if (!src.isDirect() || !dst.isDirect() || !PlatformDependent.hasUnsafe() || dst.nioBufferCount() != 1) {
+        if (!BufferAddress.KNOWN || !src.isDirect() || !dst.isDirect() || dst.nioBufferCount() != 1) {
             return false;
         }
         // nioBuffers, not nioBuffer: a range of a composite within one component is that component's
@@ -104,8 +115,6 @@ final class MemoryPlacement {
             return false;
         }
         ByteBuffer to = dst.nioBuffer(dstIndex, length);
-        return to.isDirect()
-                && PlatformDependent.directBufferAddress(from[0]) + from[0].position()
-                == PlatformDependent.directBufferAddress(to) + to.position();
+        return to.isDirect() && BufferAddress.of(from[0]) == BufferAddress.of(to);
     }
 }

@@ -3,7 +3,6 @@ package org.iwarp4j.rdmap.internal.qp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -246,7 +245,7 @@ final class ReceivePath implements PlacementAdvisor {
      */
     private static boolean directlyPlaceable(ByteBuf target) {
         return target.isDirect() && target.nioBufferCount() == 1 && !withinComposite(target)
-                && PlatformDependent.hasUnsafe();
+                && DdpReceiver.recognisesDirectlyPlacedPayloads();
     }
 
     /**

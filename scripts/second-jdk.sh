@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Prints the JAVA_HOME of a second JDK to test on, or nothing: $IWARP4J_SECOND_JDK if set ("none":
+# nothing), else the newest JDK under /usr/lib/jvm whose feature release differs from the default
+# java's. scripts/test.sh runs the unit tests on it.
+set -uo pipefail
+feature() { "$1" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p'; }
+if [ -n "${IWARP4J_SECOND_JDK:-}" ]; then
+  [ "$IWARP4J_SECOND_JDK" = none ] || echo "$IWARP4J_SECOND_JDK"
+  exit 0
+fi
+default="$(feature java)"
+best=""; best_feature=0
+for home in /usr/lib/jvm/*/; do
+  home="${home%/}"
+  [ -x "$home/bin/java" ] && [ -x "$home/bin/javac" ] || continue
+  f="$(feature "$home/bin/java")"
+  [ -n "$f" ] && [ "$f" != "$default" ] && [ "$f" -gt "$best_feature" ] || continue
+  best="$home"; best_feature="$f"
+done
+echo "$best"
