@@ -16,6 +16,14 @@ bash scripts/fuzz.sh 10
 if [ $# -eq 0 ] && second="$(bash scripts/second-jdk.sh)" && [ -n "$second" ]; then
   echo "test.sh: the unit tests again on $("$second/bin/java" -version 2>&1 | head -1) ($second)"
   JAVA_HOME="$second" ./mvnw -B verify -pl '!interop-tests,!benchmarks'
+  # The jar as a user runs it: Write, Read and Send verified end to end, and nothing on stderr (the
+  # manifest grants native access; before c864051 every Write failed here on Java 25).
+  for op in write read send; do
+    err="$("$second/bin/java" -jar cli/target/iwarp.jar bench "$op" -n 2000 --warmup 0 --no-tcp 2>&1 >/dev/null)" \
+      || { echo "test.sh: iwarp bench $op failed on $second: $err" >&2; exit 1; }
+    [ -z "$err" ] || { echo "test.sh: iwarp bench $op on $second wrote to stderr: $err" >&2; exit 1; }
+  done
+  echo "test.sh: iwarp bench write, read and send verified on $second"
 elif [ $# -eq 0 ]; then
   echo "test.sh: no second JDK found (set IWARP4J_SECOND_JDK to a JAVA_HOME); the unit tests ran on one JDK only"
 fi
