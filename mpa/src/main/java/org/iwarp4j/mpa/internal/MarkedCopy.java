@@ -11,6 +11,7 @@ import static org.iwarp4j.mpa.internal.MarkerSpacing.markersBeforeCrc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -113,7 +114,8 @@ public final class MarkedCopy {
                 return encodeByAddress(out, reserve, header, body, length, pad, lead, fpduStart, wireLength, markers,
                         crc);
             }
-            return encodeByPieces(out.writerIndex(reserve), header, body, length, pad, lead, fpduStart, markers, crc);
+            return encodeByPieces(out.writerIndex(reserve), header, body, length, pad, lead, fpduStart, wireLength,
+                    markers, crc);
         } catch (Throwable t) {
             out.release();
             throw t;
@@ -122,9 +124,18 @@ public final class MarkedCopy {
 
     /** Without memory addresses (heap or composite body): piece by piece through the ByteBufs. */
     private static ByteBuf encodeByPieces(ByteBuf out, byte[] header, ByteBuf body, int length, int pad, int lead,
-                                          long fpduStart, boolean markers, CRC32C crc) {
+                                          long fpduStart, int wireLength, boolean markers, CRC32C crc) {
         int headerLength = header.length;
         int reserve = out.writerIndex();
+        // One view of each for the whole FPDU, rather than a view per chunk inside getBytes: without
+        // Unsafe (Java 24+) this is the markers path of every FPDU, and a chunk is at most 508 octets.
+        ByteBuffer to = null;
+        ByteBuffer from = null;
+        if (body.nioBufferCount() == 1 && out.nioBufferCount() == 1 && length > headerLength
+                && out.capacity() - reserve >= wireLength) {
+            to = out.nioBuffer(reserve, out.capacity() - reserve);
+            from = body.nioBuffer(body.readerIndex(), length - headerLength);
+        }
         if (lead != 0) {
             out.writeInt(0);
         }
@@ -144,6 +155,9 @@ public final class MarkedCopy {
                 for (int k = 0; k < chunk; k++) {
                     out.writeByte(header[taken + k]);
                 }
+            } else if (to != null) {
+                to.put(out.writerIndex() - reserve, from, taken - headerLength, chunk);
+                out.writerIndex(out.writerIndex() + chunk);
             } else {
                 body.getBytes(body.readerIndex() + taken - headerLength, out, out.writerIndex(), chunk);
                 out.writerIndex(out.writerIndex() + chunk);
@@ -293,6 +307,14 @@ public final class MarkedCopy {
         }
         long pos = fpduStart + ULPDU_LENGTH_FIELD;
         int remaining = length;
+        // As in encodeByPieces: one view of each (a composite FPDU, cut by two reads, has none).
+        ByteBuffer from = null;
+        ByteBuffer to = null;
+        int toBase = ulpdu.writerIndex();
+        if (in.nioBufferCount() == 1 && ulpdu.nioBufferCount() == 1 && ulpdu.capacity() - toBase >= length) {
+            from = in.nioBuffer(start, wireLength);
+            to = ulpdu.nioBuffer(toBase, length);
+        }
         while (remaining > 0) {
             long next = markerAtOrAfter(pos);
             if (next == pos) {
@@ -300,7 +322,11 @@ public final class MarkedCopy {
                 continue;
             }
             int chunk = (int) Math.min(remaining, next - pos);
-            in.getBytes(start + (int) (pos - streamOffset), ulpdu, ulpdu.writerIndex(), chunk);
+            if (to != null) {
+                to.put(ulpdu.writerIndex() - toBase, from, (int) (pos - streamOffset), chunk);
+            } else {
+                in.getBytes(start + (int) (pos - streamOffset), ulpdu, ulpdu.writerIndex(), chunk);
+            }
             ulpdu.writerIndex(ulpdu.writerIndex() + chunk);
             pos += chunk;
             remaining -= chunk;
