@@ -122,7 +122,7 @@ public final class MarkedCopy {
         }
     }
 
-    /** Without memory addresses (heap or composite body): piece by piece through the ByteBufs. */
+    /** Without memory addresses (heap or composite body, or no Unsafe: Java 24+): piece by piece, through views. */
     private static ByteBuf encodeByPieces(ByteBuf out, byte[] header, ByteBuf body, int length, int pad, int lead,
                                           long fpduStart, int wireLength, boolean markers, CRC32C crc) {
         int headerLength = header.length;
