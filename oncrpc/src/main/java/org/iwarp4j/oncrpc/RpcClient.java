@@ -87,8 +87,10 @@ public final class RpcClient implements AutoCloseable {
         }
         AtomicReference<RpcException> abort = new AtomicReference<>();
         Timeout timeout = TimerHolder.TIMER.newTimeout(t -> {
+            String state = transport.state();
             RpcTimeoutException timedOut = new RpcTimeoutException("no reply to " + info + " on "
-                    + transport.name() + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+                    + transport.name() + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"
+                    + (state.isEmpty() ? "" : " (" + state + ")"));
             // Cancel first, so the transport has forgotten the xid when the caller sees the timeout.
             abort.set(timedOut);
             sent.cancel(false);

@@ -46,6 +46,15 @@ public interface RpcClientTransport extends AutoCloseable {
         return ByteBufAllocator.DEFAULT;
     }
 
+    /**
+     * What the transport can say about itself now, for the message of a call that timed out
+     * ({@link RpcTimeoutException}): its connection, the calls it is waiting on, flow control.
+     * Empty if it has nothing to say.
+     */
+    default String state() {
+        return "";
+    }
+
     /** Closes the connection; outstanding calls fail with {@link RpcTransportException}. */
     @Override
     void close();

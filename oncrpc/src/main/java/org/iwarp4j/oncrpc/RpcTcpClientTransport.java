@@ -122,6 +122,12 @@ public final class RpcTcpClientTransport implements RpcClientTransport {
     }
 
     @Override
+    public String state() {
+        return "connection " + (isOpen() ? "open" : "closed") + ", " + pending.size() + " calls awaiting a reply, "
+                + unknownXid.get() + " replies with an unknown xid";
+    }
+
+    @Override
     public void close() {
         closed = true;
         // Waiting is impossible (and unnecessary) when a callback on the event loop closes us.

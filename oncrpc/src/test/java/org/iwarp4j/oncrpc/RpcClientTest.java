@@ -63,6 +63,11 @@ class RpcClientTest {
         }
 
         @Override
+        public synchronized String state() {
+            return calls.size() + " calls seen";
+        }
+
+        @Override
         public void close() {
         }
     }
@@ -162,7 +167,8 @@ class RpcClientTest {
         CannedTransport silent = new CannedTransport(call -> null);
         RpcClient client = RpcClient.builder(silent).timeout(Duration.ofMillis(50)).build();
         CompletableFuture<RpcReply> call = client.call(PROG, 2, 1, args -> { });
-        assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("50 ms");
+        assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("50 ms")
+                .as("what the transport said of itself at the timeout").hasMessageEndingWith("(1 calls seen)");
         assertThat(silent.futures.get(0)).isCancelled();
     }
 

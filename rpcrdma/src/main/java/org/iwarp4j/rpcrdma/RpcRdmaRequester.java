@@ -142,6 +142,11 @@ public final class RpcRdmaRequester implements RpcClientTransport {
         return engine.connections();
     }
 
+    @Override
+    public String state() {
+        return engine.state();
+    }
+
     /** The current connection's queue pair, or {@code null} between connections (tests, diagnostics). */
     public org.iwarp4j.rdmap.QueuePair queuePair() {
         RdmaEndpoint e = engine.currentEndpoint();

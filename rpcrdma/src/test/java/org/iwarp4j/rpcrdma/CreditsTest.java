@@ -41,6 +41,10 @@ class CreditsTest {
             gate.awaitHeld(3);
             assertThat(p.requester.grantedCredits()).isEqualTo(3);
             assertThat(p.requester.callsWaitingForCredit()).isEqualTo(1);
+            // What a timed-out call's message would carry: the stall is the Responder's, not a credit's.
+            assertThat(p.requester.state()).startsWith("connection 1 open (QueuePair{")
+                    .endsWith("3 calls awaiting a reply, 0 abandoned, 1 waiting for a credit, 3 credits granted, "
+                            + "0 replies with an unknown xid, 0 discarded");
             for (int i = 0; i < 4; i++) {
                 gate.releaseOne();
             }

@@ -15,6 +15,11 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaSettings;
@@ -24,6 +29,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.junit.jupiter.api.io.TempDir;
 import org.opentest4j.TestAbortedException;
 import org.slf4j.Logger;
@@ -40,6 +47,7 @@ import org.slf4j.LoggerFactory;
 abstract class KnfsdClientFixture {
 
     private static final Logger LOG = LoggerFactory.getLogger(KnfsdClientFixture.class);
+    private static final Pattern XID = Pattern.compile("xid 0x([0-9a-f]{1,8})\\b");
     static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(10);
     static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
     /** Our MPA settings for bulk transfers with CRC off, see {@link SiwTrailerWorkaround}. */
@@ -51,6 +59,25 @@ abstract class KnfsdClientFixture {
     @TempDir
     Path local;
     private final boolean nfs4;
+
+    /**
+     * A case that fails (not one aborted) leaves knfsd's side in the log: the peer's last kernel
+     * messages and rpcrdma trace events, and our RNIC's message counts. A call that knfsd never
+     * answered is otherwise only our timeout; the trace tells a call knfsd never decoded from a
+     * reply it sent that never arrived.
+     */
+    @RegisterExtension
+    final TestExecutionExceptionHandler knfsdSideOfAFailure = (context, failure) -> {
+        if (!(failure instanceof TestAbortedException) && knfsd != null) {
+            try {
+                LOG.error("{} failed: {}\n--- our RNIC's RDMAP messages ---\n{}{}", context.getDisplayName(),
+                        failure.toString(), messages(), knfsd.diagnostics(xidsIn(failure)));
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        throw failure;
+    };
 
     /** @param nfs4 whether knfsd serves NFSv4 too (else NFSv3 and MOUNT only) */
     KnfsdClientFixture(LinuxPeer peer, boolean nfs4) {
@@ -76,6 +103,28 @@ abstract class KnfsdClientFixture {
 
     /** Runs while knfsd still runs, after the last test (e.g. to keep its trace). */
     void beforeKnfsdStops() throws Exception {
+    }
+
+    /** The xids an exception and its causes name ("xid 0x1234abc", as {@code RpcCallInfo} prints them), 8 digits. */
+    static List<String> xidsIn(Throwable failure) {
+        Set<String> xids = new LinkedHashSet<>();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            Matcher m = XID.matcher(String.valueOf(t.getMessage()));
+            while (m.find()) {
+                xids.add(String.format("0x%08x", Long.parseLong(m.group(1), 16))); // as the kernel's trace prints it
+            }
+        }
+        return List.copyOf(xids);
+    }
+
+    /** Every count of meter iwarp.rdmap.messages, a line per direction and opcode. */
+    String messages() {
+        StringBuilder b = new StringBuilder();
+        for (Counter c : meters.find("iwarp.rdmap.messages").counters()) {
+            b.append(c.getId().getTag("direction")).append(' ').append(c.getId().getTag("opcode")).append(' ')
+                    .append((long) c.count()).append('\n');
+        }
+        return b.toString();
     }
 
     /** RDMAP messages our RNIC received with this opcode (meter iwarp.rdmap.messages). */

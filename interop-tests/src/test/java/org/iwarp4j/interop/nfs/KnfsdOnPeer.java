@@ -37,6 +37,14 @@ final class KnfsdOnPeer implements AutoCloseable {
     private boolean nfsdStarted;
     private boolean tracing;
     private static final String TRACING = "/sys/kernel/tracing";
+    /** Tracepoints besides rpcrdma's and rdma_cm's, each rare in a healthy run (where the kernel has them). */
+    private static final String RARE_EVENTS = "sunrpc/svc_drop sunrpc/svc_defer sunrpc/svc_defer_drop "
+            + "sunrpc/svc_defer_queue sunrpc/cache_entry_upcall sunrpc/cache_entry_no_listener "
+            + "sunrpc/cache_entry_expired sunrpc/svc_xprt_close sunrpc/svc_xprt_detach nfsd/nfsd_compound "
+            + "nfsd/nfsd_clid_expire_unconf nfsd/nfsd_clid_purged nfsd/nfsd_grace_complete";
+    /** Lines of the trace that name one of {@link #RARE_EVENTS}. */
+    private static final String RARE_PATTERN = "svc_drop|svc_defer|cache_entry_|svc_xprt_close|svc_xprt_detach"
+            + "|nfsd_clid_|nfsd_grace";
 
     private KnfsdOnPeer(LinuxPeer peer, boolean nfs4) {
         this.peer = peer;
@@ -86,10 +94,13 @@ final class KnfsdOnPeer implements AutoCloseable {
                 .requireSuccess();
         mountd = peer.start("exec rpc.mountd -F -p " + MOUNTD_PORT);
         peer.awaitListening(MOUNTD_PORT, START_TIMEOUT);
-        // svcrdma and the connection manager explain themselves through tracepoints only.
+        // svcrdma and the connection manager explain themselves through tracepoints only; so does
+        // a request the RPC server drops or defers (an export or client cache upcall to mountd),
+        // and nfsd_compound names the xid of every NFSv4 COMPOUND knfsd runs.
         tracing = peer.exec("{ mountpoint -q " + TRACING + " || mount -t tracefs tracefs " + TRACING + "; } && "
                 + "echo 1 > " + TRACING + "/events/rpcrdma/enable && echo 1 > " + TRACING + "/events/rdma_cma/enable && "
-                + "echo > " + TRACING + "/trace").succeeded();
+                + "for e in " + RARE_EVENTS + "; do if [ -e " + TRACING + "/events/$e/enable ]; then echo 1 > "
+                + TRACING + "/events/$e/enable; fi; done && echo > " + TRACING + "/trace").succeeded();
         nfsdStarted = true;
         if (nfs4) {
             peer.exec("echo 10 > /proc/fs/nfsd/nfsv4leasetime; echo 10 > /proc/fs/nfsd/nfsv4gracetime").requireSuccess();
@@ -126,9 +137,30 @@ final class KnfsdOnPeer implements AutoCloseable {
 
     /** The peer's last kernel messages and rpcrdma/rdma_cm trace events, for failure reports. */
     String diagnostics() {
-        return "--- peer dmesg ---\n" + peer.exec("dmesg | tail -20").stdout()
-                + (tracing ? "--- peer rpcrdma and rdma_cm trace ---\n"
-                        + peer.exec("grep -v '^#' " + TRACING + "/trace | tail -80").stdout() : "");
+        return diagnostics(List.of());
+    }
+
+    /**
+     * {@link #diagnostics()}, and besides the trace's last lines every line of the rarer events
+     * (drops, deferrals, cache upcalls, transports closed) and every line naming one of {@code xids}
+     * (e.g. "0xbe72c7da": was the call received, run, answered?).
+     */
+    String diagnostics(List<String> xids) {
+        StringBuilder b = new StringBuilder("--- peer dmesg ---\n").append(peer.exec("dmesg | tail -20").stdout());
+        if (tracing) {
+            String events = "grep -v '^#' " + TRACING + "/trace";
+            b.append("--- peer trace, drops, deferrals, cache upcalls, closes, clients (last 40) ---\n")
+                    .append(peer.exec(events + " | grep -E '" + RARE_PATTERN + "' | tail -40").stdout());
+            for (String xid : xids) {
+                if (xid.matches("0x[0-9a-f]{8}")) {
+                    b.append("--- peer trace lines naming xid ").append(xid).append(" ---\n")
+                            .append(peer.exec(events + " | grep -i '" + xid + "' | tail -40").stdout());
+                }
+            }
+            b.append("--- peer rpcrdma and rdma_cm trace (last 80 lines) ---\n")
+                    .append(peer.exec(events + " | tail -80").stdout());
+        }
+        return b.toString();
     }
 
     /** All rpcrdma and rdma_cm trace events so far (empty if tracing is unavailable). */
@@ -149,7 +181,8 @@ final class KnfsdOnPeer implements AutoCloseable {
         List<Runnable> steps = new ArrayList<>();
         if (tracing) {
             steps.add(() -> report(peer.exec("echo 0 > " + TRACING + "/events/rpcrdma/enable; echo 0 > " + TRACING
-                    + "/events/rdma_cma/enable")));
+                    + "/events/rdma_cma/enable; for e in " + RARE_EVENTS + "; do if [ -e " + TRACING + "/events/$e/enable ]; "
+                    + "then echo 0 > " + TRACING + "/events/$e/enable; fi; done")));
         }
         if (nfsdStarted) {
             steps.add(() -> report(peer.exec("rpc.nfsd 0", START_TIMEOUT)));

@@ -473,6 +473,23 @@ public final class RequesterEngine {
         }
     }
 
+    /**
+     * The connection, the Calls sent and not answered (and those abandoned, whose Receive the
+     * Responder still holds), those waiting for a credit, and the grant: what tells a Reply that
+     * never came from one that could not be sent (RFC 8166 §3.3.1).
+     */
+    public String state() {
+        synchronized (lock) {
+            String connection = endpoint != null ? (endpoint.isOpen() ? "open" : "closing")
+                    : reconnecting ? "lost, reconnecting" : closed ? "closed" : "lost";
+            return "connection " + connections + " " + connection
+                    + (endpoint != null ? " (" + endpoint.queuePair() + ")" : "") + ", "
+                    + sent.size() + " calls awaiting a reply, " + abandoned.size() + " abandoned, "
+                    + waiting.size() + " waiting for a credit, " + granted + " credits granted, "
+                    + unknownXidReplies + " replies with an unknown xid, " + discardedReplies + " discarded";
+        }
+    }
+
     /** One Call from {@link #call} until it completes. */
     private static final class Outstanding {
         final RpcCallInfo info;
