@@ -9,7 +9,7 @@ RDMA against raw TCP (`--json`'s ratio, ratio_copy and cpu.ratio), each side's e
 octet and the ratio of their medians; for latency the typical round trip and its ratio. The median
 of the per-round CPU ratios pairs the two sides of each run; the ratio of the medians takes each
 side at its typical cost over the rounds, which moves less when the machine's memory speed changes
-between the phases of one run (docs/performance.md, tenth session). Runs with `--interleave`
+between the phases of one run (docs/performance-log.md, tenth session). Runs with `--interleave`
 windows get a second table: the windows of all rounds pooled, the median of each window's
 ratios (RDMA / raw, / with copy, CPU per octet against each), the three measured within about a
 second of one another. A case missing from a round, or a run that failed, is left out and counted.

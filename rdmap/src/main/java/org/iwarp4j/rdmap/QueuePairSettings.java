@@ -15,7 +15,7 @@ public final class QueuePairSettings {
     public static final int DEFAULT_TERMINATE_CLOSE_SECONDS = 2;
     /**
      * Default of {@link Builder#directPlacementThreshold(int)}: 16 KiB. Measured with JMH's
-     * {@code DirectPlacementBenchmark} (docs/performance.md, fourth session): reading into place
+     * {@code DirectPlacementBenchmark} (docs/performance-log.md, fourth session): reading into place
      * does about a fifth more per CPU-second than copy-then-place for FPDUs of 16 KiB and 64 KiB,
      * and nothing for 4 KiB ones, where the extra read for the FPDU's trailer costs what the copy
      * saves.

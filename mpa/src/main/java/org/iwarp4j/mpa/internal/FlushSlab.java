@@ -12,7 +12,7 @@ import io.netty.buffer.ByteBufAllocator;
  * <p>Why: a 1 MiB RDMA Write is 16 FPDUs of 64 KiB, each with such a buffer of 20 to 27 octets.
  * Allocating each, with the leak detector's sampling of allocations (a stack trace each time it
  * samples one) and releases, was 5.6 % of the sending event loop's profile samples in a 1 MiB
- * Write benchmark; cut from a slab, 1.3 % (docs/performance.md, fourth session). A slice only
+ * Write benchmark; cut from a slab, 1.3 % (docs/performance-log.md, fourth session). A slice only
  * moves the slab's writer index and takes a reference to it.
  *
  * <p>The slab is let go at the end of each flush ({@link #endFlush}), and when full: this

@@ -39,7 +39,7 @@ public record ProcedureBinding(int number, String name, List<DdpEligibleItem> dd
 
     /**
      * A plain loop, no stream: both ends of RPC-over-RDMA ask this several times per RPC, too few
-     * times for the JIT to compile a stream pipeline away (docs/performance.md, sixth session).
+     * times for the JIT to compile a stream pipeline away (docs/performance-log.md, sixth session).
      */
     private boolean has(DdpEligibleItem.Direction direction) {
         for (int i = 0; i < ddpEligible.size(); i++) {

@@ -36,7 +36,7 @@ public record ProgramBinding(String name, int program, List<Integer> versions, T
 
     /**
      * The row of a procedure or {@code null}: a plain loop, no stream or Optional, because an
-     * RPC-over-RDMA end asks this several times per RPC (docs/performance.md, sixth session).
+     * RPC-over-RDMA end asks this several times per RPC (docs/performance-log.md, sixth session).
      */
     private ProcedureBinding row(int number) {
         for (int i = 0; i < procedures.size(); i++) {

@@ -200,7 +200,7 @@ public final class ResponderEngine {
         }
         List<ReadChunk> chunks = lists.readChunks();
         // Plain loops, no streams: this runs once per Call and, with 1 MiB NFS READs, too few
-        // times for the JIT to compile it (docs/performance.md, fourth session d).
+        // times for the JIT to compile it (docs/performance-log.md, fourth session d).
         long pulled = 0;
         ReadChunk positionZero = null;
         for (ReadChunk c : chunks) {

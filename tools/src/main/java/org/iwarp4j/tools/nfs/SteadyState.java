@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
  * first round began. At 1 MiB per RPC a few hundred RPCs a second reach the compiler's higher tiers
  * late: a fixed number of passes measured the first transport while its per-RPC code was still
  * interpreted or at tier 2, and the second after the first had run the compile queue down (see
- * docs/performance.md, sixth session f).
+ * docs/performance-log.md, sixth session f).
  *
  * <p>The compile time is the sum over the compiler threads, so a share can exceed 1. The cap is
  * checked after each round: a round begun before it runs to its end, so the warm-up can exceed the

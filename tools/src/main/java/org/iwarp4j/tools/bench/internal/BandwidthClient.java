@@ -27,7 +27,7 @@ import org.iwarp4j.rdmap.WorkCompletion;
  * {@link #CREDIT_WAIT_NANOS}, since a credit is an RDMA Write into its memory, which completes
  * nothing at the target (RFC 5040 §5.3). Sends used to wait in the short slices always: on a
  * busy machine most of them ran out with 128 Sends still in flight, a timed futex wait and a
- * context switch each for nothing (docs/performance.md, "Fourth session").
+ * context switch each for nothing (docs/performance-log.md, "Fourth session").
  *
  * <p>Like perftest ({@code cq_mod}), the client asks for a completion only now and then: its queue
  * pairs signal per request ({@link DataEnd#newQueuePair}) and it signals one request in {@link

@@ -27,7 +27,7 @@ import org.iwarp4j.rdmap.WorkCompletion;
  * (no work command); the credit Write reaches the engine in the drain the loop runs at the end of
  * its turn, so it never counts a receive that is not posted. No thread of the server takes part: a thread polling the
  * completion queue cost a wake-up per loop turn that completed receives and a command back to the
- * loop per batch, the largest share of a Send run (docs/performance.md, fifth session). The
+ * loop per batch, the largest share of a Send run (docs/performance-log.md, fifth session). The
  * serving thread only waits for the client's control messages and reads the counts.
  *
  * <p>Threads: each queue pair's {@link Inbound} is written by that queue pair's event loop alone
@@ -77,7 +77,7 @@ final class SendReceiver {
      * on the client's, code that runs too seldom to be compiled well. With tx depth (128) Sends
      * in flight, a quarter of rx depth per credit still leaves the client held back by its credits
      * in a few hundredths of its waits; an eighth (64, until the ninth session) wrote twice as
-     * many Writes for none (docs/performance.md, "Ninth session (2026-11-27 i): SEND at 64 KiB").
+     * many Writes for none (docs/performance-log.md, "Ninth session (2026-11-27 i): SEND at 64 KiB").
      */
     static int creditInterval(int rxDepth, boolean iwarp4jClient) {
         return Math.max(1, rxDepth / (iwarp4jClient ? 4 : 3));

@@ -368,7 +368,7 @@ public final class TcpBenchClient implements AutoCloseable {
          * Octets a posting task queues before it flushes. One flush per window's worth is the
          * cheaper rule for small messages (a flush per 64 KiB message costs more writev calls),
          * but at 1 MiB one flush behind 64-128 MiB of queued messages measured a fifth slower
-         * than a flush per message (docs/performance.md, eighth and ninth sessions): a flush per
+         * than a flush per message (docs/performance-log.md, eighth and ninth sessions): a flush per
          * MiB of queued octets serves both.
          */
         static final int FLUSH_OCTETS = 1 << 20;
