@@ -87,7 +87,12 @@ public final class RpcClient implements AutoCloseable {
         }
         AtomicReference<RpcException> abort = new AtomicReference<>();
         Timeout timeout = TimerHolder.TIMER.newTimeout(t -> {
-            String state = transport.state();
+            String state;
+            try {
+                state = transport.state();
+            } catch (RuntimeException e) { // the timeout must fire whatever the transport says
+                state = "its state unavailable: " + e;
+            }
             RpcTimeoutException timedOut = new RpcTimeoutException("no reply to " + info + " on "
                     + transport.name() + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"
                     + (state.isEmpty() ? "" : " (" + state + ")"));

@@ -34,7 +34,7 @@ class RpcClientTest {
             .register(RpcProgram.builder(PROG, 3).build());
 
     /** A transport that records the calls and answers with {@code reply(call octets)}. */
-    private static final class CannedTransport implements RpcClientTransport {
+    private static class CannedTransport implements RpcClientTransport {
         final List<String> calls = new ArrayList<>();
         final List<CompletableFuture<XdrMessage>> futures = new ArrayList<>();
         final Function<byte[], String> reply;
@@ -170,6 +170,20 @@ class RpcClientTest {
         assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("50 ms")
                 .as("what the transport said of itself at the timeout").hasMessageEndingWith("(1 calls seen)");
         assertThat(silent.futures.get(0)).isCancelled();
+    }
+
+    @Test
+    void aTransportThatCannotDescribeItselfStillTimesOut() {
+        CannedTransport broken = new CannedTransport(call -> null) {
+            @Override
+            public synchronized String state() {
+                throw new IllegalStateException("no state");
+            }
+        };
+        RpcClient client = RpcClient.builder(broken).timeout(Duration.ofMillis(50)).build();
+        assertThat(failure(client.call(PROG, 2, 1, args -> { }))).isInstanceOf(RpcTimeoutException.class)
+                .hasMessageContaining("50 ms").hasMessageContaining("no state");
+        assertThat(broken.futures.get(0)).isCancelled();
     }
 
     @Test
