@@ -99,8 +99,7 @@ final class KnfsdOnPeer implements AutoCloseable {
         // and nfsd_compound names the xid of every NFSv4 COMPOUND knfsd runs.
         tracing = peer.exec("{ mountpoint -q " + TRACING + " || mount -t tracefs tracefs " + TRACING + "; } && "
                 + "echo 1 > " + TRACING + "/events/rpcrdma/enable && echo 1 > " + TRACING + "/events/rdma_cma/enable && "
-                + "for e in " + RARE_EVENTS + "; do if [ -e " + TRACING + "/events/$e/enable ]; then echo 1 > "
-                + TRACING + "/events/$e/enable; fi; done && echo > " + TRACING + "/trace").succeeded();
+                + rareEvents(1) + " && echo > " + TRACING + "/trace").succeeded();
         nfsdStarted = true;
         if (nfs4) {
             peer.exec("echo 10 > /proc/fs/nfsd/nfsv4leasetime; echo 10 > /proc/fs/nfsd/nfsv4gracetime").requireSuccess();
@@ -113,6 +112,12 @@ final class KnfsdOnPeer implements AutoCloseable {
         LOG.info("knfsd on the peer in {} ms; portlist: {}; versions: {}", (System.nanoTime() - start) / 1_000_000,
                 peer.exec("cat /proc/fs/nfsd/portlist").stdout().strip().replace('\n', ','),
                 peer.exec("cat /proc/fs/nfsd/versions").stdout().strip());
+    }
+
+    /** A shell loop that turns each of {@link #RARE_EVENTS} the guest's kernel has on (1) or off (0). */
+    private static String rareEvents(int enable) {
+        return "for e in " + RARE_EVENTS + "; do if [ -e " + TRACING + "/events/$e/enable ]; then echo " + enable
+                + " > " + TRACING + "/events/$e/enable; fi; done";
     }
 
     /** The exported directory on the peer (also the dirpath to MOUNT). */
@@ -181,8 +186,7 @@ final class KnfsdOnPeer implements AutoCloseable {
         List<Runnable> steps = new ArrayList<>();
         if (tracing) {
             steps.add(() -> report(peer.exec("echo 0 > " + TRACING + "/events/rpcrdma/enable; echo 0 > " + TRACING
-                    + "/events/rdma_cma/enable; for e in " + RARE_EVENTS + "; do if [ -e " + TRACING + "/events/$e/enable ]; "
-                    + "then echo 0 > " + TRACING + "/events/$e/enable; fi; done")));
+                    + "/events/rdma_cma/enable; " + rareEvents(0))));
         }
         if (nfsdStarted) {
             steps.add(() -> report(peer.exec("rpc.nfsd 0", START_TIMEOUT)));
