@@ -128,14 +128,17 @@ class RequesterRepliesTest {
         int xid = nextCall().xid();
         raw.send(words(xid, 1, 4, 0, 0, 0)); // 24 octets
         raw.send(concat(fixed(xid, 2, 4, 0), words(0, 0, 0), reply(xid, new byte[0]))); // version 2
-        raw.send(concat(fixed(xid, 1, 4, 0), words(0, 1, 9))); // Write list overruns
         raw.send(words(xid, 1, 4, 4, 7)); // RDMA_ERROR that cannot be decoded
         raw.send(concat(fixed(xid, 1, 4, 2), words(0, 0, 0, 0, 0), reply(xid, new byte[0]))); // RDMA_MSGP
         raw.send(fixed(xid, 1, 4, 3)); // RDMA_DONE
+        raw.send(concat(fixed(xid, 1, 4, 0), words(0, 1, 9))); // Write list overruns
         assertThat(call).isNotDone();
         raw.send(nullReply(xid, 4));
         call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(requester.discardedReplies()).isEqualTo(6);
+        // What a call that times out after a discarded Reply says of it (RpcTimeoutException's message).
+        assertThat(requester.state()).contains(String.format(
+                "6 discarded (the last: xid 0x%08x: header error XDR_ERROR: Write chunk of 9 segments overruns", xid));
     }
 
     @Test

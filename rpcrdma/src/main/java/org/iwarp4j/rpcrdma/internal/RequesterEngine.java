@@ -67,6 +67,8 @@ public final class RequesterEngine {
     private int maxInFlight;
     private long unknownXidReplies;
     private long discardedReplies;
+    /** Why the last discarded message was discarded, for {@link #state()}; {@code null} before the first. */
+    private String lastDiscarded;
     private long retransmissions;
     private int connections;
     private boolean reconnecting;
@@ -229,12 +231,14 @@ public final class RequesterEngine {
         try {
             HeaderDecodeResult result = decoder.decode(m);
             if (result instanceof HeaderDecodeResult.Rejected rejected) {
-                discarded("header error: " + rejected); // RPC-R-060: a Requester never answers
+                // RPC-R-060: a Requester never answers
+                discarded(String.format("xid 0x%08x: header error %s: %s (%d octets)", rejected.xid(),
+                        rejected.problem(), rejected.detail(), m.readableBytes()));
                 return;
             }
             RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
             if (h instanceof RpcRdmaHeader.RdmaMsgp || h instanceof RpcRdmaHeader.RdmaDone) {
-                discarded(h.procedure() + " is discarded (RFC 8166 §4.6)"); // RPC-R-070, RPC-R-071
+                discarded(String.format("xid 0x%08x: %s is discarded (RFC 8166 §4.6)", h.xid(), h.procedure())); // RPC-R-070, RPC-R-071
                 return;
             }
             if (h instanceof RpcRdmaHeader.RdmaMsg && RpcMessages.messageType(m) == RpcMessages.CALL) {
@@ -250,6 +254,7 @@ public final class RequesterEngine {
     private void discarded(String why) {
         synchronized (lock) {
             discardedReplies++;
+            lastDiscarded = why;
         }
         log.debug("Reply discarded: {}", why);
     }
@@ -475,8 +480,9 @@ public final class RequesterEngine {
 
     /**
      * The connection, the Calls sent and not answered (and those abandoned, whose Receive the
-     * Responder still holds), those waiting for a credit, and the grant: what tells a Reply that
-     * never came from one that could not be sent (RFC 8166 §3.3.1).
+     * Responder still holds), those waiting for a credit, the grant, and the messages discarded
+     * with why the last one was: what tells a Reply that never came from one that could not be
+     * sent (RFC 8166 §3.3.1) or one that came and could not be decoded.
      */
     public String state() {
         synchronized (lock) {
@@ -486,7 +492,8 @@ public final class RequesterEngine {
                     + (endpoint != null ? " (" + endpoint.queuePair() + ")" : "") + ", "
                     + sent.size() + " calls awaiting a reply, " + abandoned.size() + " abandoned, "
                     + waiting.size() + " waiting for a credit, " + granted + " credits granted, "
-                    + unknownXidReplies + " replies with an unknown xid, " + discardedReplies + " discarded";
+                    + unknownXidReplies + " replies with an unknown xid, " + discardedReplies + " discarded"
+                    + (lastDiscarded == null ? "" : " (the last: " + lastDiscarded + ")");
         }
     }
 
