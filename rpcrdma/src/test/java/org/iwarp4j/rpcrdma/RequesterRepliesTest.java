@@ -101,6 +101,18 @@ class RequesterRepliesTest {
     }
 
     @Test
+    void errVersEchoingAGarbledVersionStillEndsTheCall() throws Exception { // RPC-R-062, RPC-R-061
+        // A Responder echoes the failing Call's rdma_vers (§4.5); had the Call been garbled on its way,
+        // that is not 1, and discarding the error would leave the call to time out.
+        connect(RpcRdmaSettings.builder());
+        CompletableFuture<Void> call = echo.nullCall();
+        int xid = nextCall().xid();
+        raw.send(words(xid, 0x01000000, 4, 4, 1, 1, 1));
+        assertThat(cause(call)).isInstanceOfSatisfying(RpcRdmaErrorException.class,
+                e -> assertThat(e.code()).isEqualTo(RpcRdmaErrorException.Code.ERR_VERS));
+    }
+
+    @Test
     void errChunkOfTwentyOctetsFailsTheCall() throws Exception { // RPC-R-058, RPC-R-062
         connect(RpcRdmaSettings.builder());
         CompletableFuture<Void> call = echo.nullCall();
@@ -138,7 +150,9 @@ class RequesterRepliesTest {
         assertThat(requester.discardedReplies()).isEqualTo(6);
         // What a call that times out after a discarded Reply says of it (RpcTimeoutException's message).
         assertThat(requester.state()).contains(String.format(
-                "6 discarded (the last: xid 0x%08x: header error XDR_ERROR: Write chunk of 9 segments overruns", xid));
+                "6 discarded (the last: xid 0x%08x: header error XDR_ERROR: Write chunk of 9 segments overruns", xid))
+                .contains(String.format("(28 octets, starting %08x000000010000000400000000000000000000000100000009))",
+                        xid));
     }
 
     @Test

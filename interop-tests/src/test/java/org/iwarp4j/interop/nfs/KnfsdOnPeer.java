@@ -44,7 +44,12 @@ final class KnfsdOnPeer implements AutoCloseable {
             + "nfsd/nfsd_clid_expire_unconf nfsd/nfsd_clid_purged nfsd/nfsd_grace_complete";
     /** Lines of the trace that name one of {@link #RARE_EVENTS}. */
     private static final String RARE_PATTERN = "svc_drop|svc_defer|cache_entry_|svc_xprt_close|svc_xprt_detach"
-            + "|nfsd_clid_|nfsd_grace";
+            + "|nfsd_clid_|nfsd_grace|svcrdma_[a-z_]*err";
+    /**
+     * Per-CPU trace buffer, KiB: the default (about 1.4 MiB) holds only the last seconds of a 16 MiB
+     * transfer, and a call that goes unanswered is diagnosed two minutes after it was received.
+     */
+    private static final int TRACE_BUFFER_KIB = 16384;
 
     private KnfsdOnPeer(LinuxPeer peer, boolean nfs4) {
         this.peer = peer;
@@ -98,6 +103,7 @@ final class KnfsdOnPeer implements AutoCloseable {
         // a request the RPC server drops or defers (an export or client cache upcall to mountd),
         // and nfsd_compound names the xid of every NFSv4 COMPOUND knfsd runs.
         tracing = peer.exec("{ mountpoint -q " + TRACING + " || mount -t tracefs tracefs " + TRACING + "; } && "
+                + "{ echo " + TRACE_BUFFER_KIB + " > " + TRACING + "/buffer_size_kb || true; } && "
                 + "echo 1 > " + TRACING + "/events/rpcrdma/enable && echo 1 > " + TRACING + "/events/rdma_cma/enable && "
                 + rareEvents(1) + " && echo > " + TRACING + "/trace").succeeded();
         nfsdStarted = true;
@@ -154,7 +160,7 @@ final class KnfsdOnPeer implements AutoCloseable {
         StringBuilder b = new StringBuilder("--- peer dmesg ---\n").append(peer.exec("dmesg | tail -20").stdout());
         if (tracing) {
             String events = "grep -v '^#' " + TRACING + "/trace";
-            b.append("--- peer trace, drops, deferrals, cache upcalls, closes, clients (last 40) ---\n")
+            b.append("--- peer trace, drops, deferrals, cache upcalls, closes, clients, svcrdma errors (last 40) ---\n")
                     .append(peer.exec(events + " | grep -E '" + RARE_PATTERN + "' | tail -40").stdout());
             for (String xid : xids) {
                 if (xid.matches("0x[0-9a-f]{8}")) {

@@ -1,6 +1,7 @@
 package org.iwarp4j.rpcrdma.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.ByteBufAllocator;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -67,6 +68,8 @@ public final class RequesterEngine {
     private int maxInFlight;
     private long unknownXidReplies;
     private long discardedReplies;
+    /** How many opening octets of an undecodable message {@link #state()} shows: the header of a short Reply. */
+    private static final int DISCARD_EXCERPT = 48;
     /** Why the last discarded message was discarded, for {@link #state()}; {@code null} before the first. */
     private String lastDiscarded;
     private long retransmissions;
@@ -232,8 +235,11 @@ public final class RequesterEngine {
             HeaderDecodeResult result = decoder.decode(m);
             if (result instanceof HeaderDecodeResult.Rejected rejected) {
                 // RPC-R-060: a Requester never answers
-                discarded(String.format("xid 0x%08x: header error %s: %s (%d octets)", rejected.xid(),
-                        rejected.problem(), rejected.detail(), m.readableBytes()));
+                // The opening octets go with it: a header from a peer we interoperate with that we cannot
+                // decode is a bug on one side, and the timeout message is all a failed run may keep.
+                discarded(String.format("xid 0x%08x: header error %s: %s (%d octets, starting %s)", rejected.xid(),
+                        rejected.problem(), rejected.detail(), m.readableBytes(),
+                        ByteBufUtil.hexDump(m, m.readerIndex(), Math.min(m.readableBytes(), DISCARD_EXCERPT))));
                 return;
             }
             RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();

@@ -22,7 +22,8 @@ import java.util.Optional;
  * Decodes the transport header at the start of a received RDMA Send (RFC 8166 §4.1.2) and checks
  * it as §4.5 asks: a message that is too short is discarded before any parsing; an unsupported
  * version, an XDR error or chunk lists beyond {@link HeaderLimits} come back as a {@link
- * HeaderDecodeResult.Rejected} whose {@link HeaderProblem} says whether an RDMA_ERROR is owed.
+ * HeaderDecodeResult.Rejected} whose {@link HeaderProblem} says whether an RDMA_ERROR is owed. The
+ * one message of another version that decodes is an RDMA_ERROR carrying ERR_VERS (§7).
  *
  * <p>Bounded: every count and every list entry is checked against the octets left in the message
  * and against the limits before anything is stored, so the decoder never allocates more than the
@@ -71,6 +72,13 @@ public final class RpcRdmaHeaderDecoder {
 
     private RpcRdmaHeader decodeBody(Reader r, int length, int xid, int version, int credits, int proc) {
         RdmaProcedure procedure = RdmaProcedure.fromCode(proc);
+        if (version != VERSION && procedure == RdmaProcedure.RDMA_ERROR && length >= ERR_VERS_LENGTH
+                && r.buf.getInt(r.index) == RdmaErrorCode.ERR_VERS.code()) {
+            // §7 fixes rdma_proc, the value of ERR_VERS and the rpc_rdma_errvers layout for every
+            // version, so an ERR_VERS decodes whatever rdma_vers it carries; §4.5 has it echo the
+            // failing Call's version, which is not 1 when that Call's header was garbled.
+            return decodeError(r, length, xid, version, credits); // RPC-R-062
+        }
         if (version != VERSION) {
             if (length < MIN_HEADER_LENGTH) {
                 throw r.fail(HeaderProblem.TOO_SHORT, length + " octets with rdma_vers " + Integer.toUnsignedString(version));

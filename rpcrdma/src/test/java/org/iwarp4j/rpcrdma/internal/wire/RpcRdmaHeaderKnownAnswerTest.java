@@ -190,6 +190,20 @@ class RpcRdmaHeaderKnownAnswerTest {
     }
 
     @Test
+    void errVersEchoingAnotherVersionStillDecodes() { // RPC-R-062: §7 fixes its layout for every version
+        byte[] m = withVersion(TestVectors.bytes("V-RR-5"), 2);
+        assertThat(decoded(Unpooled.wrappedBuffer(m)))
+                .isEqualTo(new RpcRdmaHeader.RdmaError(XID, 2, 32, RdmaErrorCode.ERR_VERS, 1, 1));
+    }
+
+    @Test
+    void errChunkOfAnotherVersionIsStillAVersionProblem() { // RPC-R-063: only ERR_VERS is version-independent
+        HeaderDecodeResult.Rejected r = rejected(withVersion(TestVectors.bytes("V-RR-6"), 2));
+        assertThat(r.problem()).isEqualTo(HeaderProblem.TOO_SHORT); // 20 octets: below a minimal header of another version
+        assertThat(r.problem().atRequester()).isEqualTo(HeaderProblem.Reaction.DISCARD);
+    }
+
+    @Test
     void twelveOctetsAreDiscardedWithoutReadingAnything() { // RPC-R-058
         HeaderDecodeResult.Rejected r = rejected(java.util.Arrays.copyOf(TestVectors.bytes("V-RR-1"), 12));
         assertThat(r.problem()).isEqualTo(HeaderProblem.TOO_SHORT);
