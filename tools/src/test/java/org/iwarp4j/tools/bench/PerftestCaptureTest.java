@@ -89,7 +89,7 @@ class PerftestCaptureTest {
         List<byte[]> capturedServer = ulpdus(connections.get(0).serverToClient().stream());
         List<byte[]> capturedData = ulpdus(connections.get(1).clientToServer().stream());
 
-        server = new ScriptedServer(capturedServer);
+        server = new ScriptedServer(capturedServer, true);
         BenchSettings settings = new BenchSettings(test, List.of(64), 5, 0, 0, 1, 128, NegotiationMode.ACCEPT,
                 false, 2, 0, Transport.NIO, true);
         RdmaOutcome outcome = PerftestClient.run(settings, server.address, null, null);
@@ -163,6 +163,38 @@ class PerftestCaptureTest {
     }
 
     /**
+     * Our client leaves the close of the control connection to the server, which sent the last
+     * message: siw fails a Send delivered whole if the peer's close overtakes its transmit path
+     * (ControlChannel#awaitPeerClose). With the server holding its end open, our client must not
+     * close first; once the server closes, the run ends without waiting out its limit.
+     */
+    @org.junit.jupiter.api.Test
+    void ourClientLetsTheServerCloseTheControlConnectionFirst() throws Exception {
+        List<TcpConnection> connections = PcapReader.read(TestData.capture("ib_write_bw-siw.pcap")).connections();
+        server = new ScriptedServer(ulpdus(connections.get(0).serverToClient().stream()), false);
+        BenchSettings settings = new BenchSettings(BenchTest.WRITE, List.of(64), 5, 0, 0, 1, 128,
+                NegotiationMode.ACCEPT, false, 2, 0, Transport.NIO, true);
+        List<String> progress = new CopyOnWriteArrayList<>();
+        CompletableFuture<RdmaOutcome> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                return PerftestClient.run(settings, server.address, null, progress::add);
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        server.scriptDone.get(30, TimeUnit.SECONDS);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> server.controlClosedByClient.get(1, TimeUnit.SECONDS))
+                .as("our client closed the control connection before the server")
+                .isInstanceOf(java.util.concurrent.TimeoutException.class);
+        assertThat(run).isNotDone();
+        server.closeControl();
+        assertThat(run).succeedsWithin(4, TimeUnit.SECONDS)
+                .satisfies(o -> assertThat(o.bandwidth()).singleElement());
+        assertThat(server.controlClosedByClient).isCompletedWithValue(false);
+        assertThat(progress).noneMatch(p -> p.contains("did not close"));
+    }
+
+    /**
      * A raw MPA Responder: the first connection gets the captured server's control ULPDUs, one for
      * each of ours; the second records our data ULPDUs and answers RDMA Read Requests.
      */
@@ -175,7 +207,19 @@ class PerftestCaptureTest {
         private final AtomicInteger connections = new AtomicInteger();
         private final ChannelGroup accepted = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
-        ScriptedServer(List<byte[]> script) throws InterruptedException {
+        /** Completes with the control connection once the script's last message is flushed, if it is held open. */
+        final CompletableFuture<Channel> scriptDone = new CompletableFuture<>();
+        /** Completes when the control connection closes: true if our client closed it, false if we did. */
+        final CompletableFuture<Boolean> controlClosedByClient = new CompletableFuture<>();
+        private final boolean closeAfterScript;
+        private volatile boolean closingControl;
+
+        /**
+         * {@code closeAfterScript}: close the control connection once the last message is sent, as
+         * perftest's server does when it exits; otherwise hold it open until {@link #closeControl()}.
+         */
+        ScriptedServer(List<byte[]> script, boolean closeAfterScript) throws InterruptedException {
+            this.closeAfterScript = closeAfterScript;
             MpaSettings mpa = MpaSettings.builder().crc(NegotiationMode.ACCEPT).build();
             channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -191,6 +235,11 @@ class PerftestCaptureTest {
                     })
                     .bind("127.0.0.1", 0).sync().channel();
             address = (InetSocketAddress) channel.localAddress();
+        }
+
+        void closeControl() {
+            closingControl = true;
+            scriptDone.join().close().syncUninterruptibly();
         }
 
         @Override
@@ -216,8 +265,22 @@ class PerftestCaptureTest {
                 controlReceived.add(ByteBufUtil.getBytes(ulpdu));
                 ulpdu.release();
                 if (next < script.size()) {
-                    ctx.writeAndFlush(Unpooled.wrappedBuffer(script.get(next++)));
+                    io.netty.channel.ChannelFuture sent = ctx.writeAndFlush(Unpooled.wrappedBuffer(script.get(next++)));
+                    if (next == script.size()) {
+                        if (closeAfterScript) {
+                            closingControl = true;
+                            sent.addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                        } else {
+                            sent.addListener(f -> scriptDone.complete(ctx.channel()));
+                        }
+                    }
                 }
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                controlClosedByClient.complete(!closingControl);
+                ctx.fireChannelInactive();
             }
         }
 

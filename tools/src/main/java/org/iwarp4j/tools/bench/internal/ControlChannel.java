@@ -5,7 +5,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.util.EnumSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.MemoryRegion;
@@ -109,6 +111,24 @@ public final class ControlChannel implements AutoCloseable {
             // the peer closed after its last message (perftest does after the closing handshake)
         }
         return message;
+    }
+
+    /**
+     * Waits up to {@code nanos} for the peer to close the connection; whether it did. The end that
+     * received the last message leaves the close to the end that sent it: Linux siw, having put a
+     * Send's last segment on the wire, looks for a peer close before it looks at whether that
+     * segment was the last, so a close arriving in between fails a Send delivered whole
+     * ({@code IBV_WC_LOC_QP_OP_ERR}, perftest's "Bad wc status 2" after its report).
+     */
+    public boolean awaitPeerClose(long nanos) throws InterruptedException {
+        try {
+            queuePair.closeFuture().get(nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        }
     }
 
     @Override

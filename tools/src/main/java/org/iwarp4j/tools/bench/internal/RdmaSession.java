@@ -434,15 +434,26 @@ public abstract class RdmaSession {
         }
     }
 
-    /** {@code ctx_close_connection}; perftest's Send server may exit without answering it. */
+    /**
+     * {@code ctx_close_connection}; perftest's Send server may exit without answering it. Against
+     * perftest the client, which receives the last message, then waits for the server to close first
+     * (see {@link ControlChannel#awaitPeerClose}: perftest's server exits once its answer is sent). An
+     * iwarp4j server keeps its end open until the client's TCP comparison is done.
+     */
     private void closingHandShake(PingPongDest mine) throws IOException, InterruptedException {
         control.send(mine.encode());
         try {
             if (control.tryReceive(CLOSE_WAIT_NANOS) == null) {
                 progress.accept("the server did not answer the closing handshake");
+                return;
             }
         } catch (IOException closedInstead) {
             progress.accept("the server closed instead of answering the closing handshake");
+            return;
+        }
+        if (client && !peerIsIwarp4j() && !control.awaitPeerClose(CLOSE_WAIT_NANOS)) {
+            progress.accept("the server did not close the control connection within "
+                    + TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS) + " s; closing it");
         }
     }
 }
