@@ -25,10 +25,21 @@ public final class RpcRdmaErrorException extends RpcTransportException {
     private final int high;
 
     public RpcRdmaErrorException(int xid, Code code, int low, int high) {
-        super(String.format("RDMA_ERROR %s for xid 0x%08x%s", code, xid,
+        this(xid, code, low, high, 1);
+    }
+
+    /**
+     * {@code echoedVersion}: the error's rdma_vers, which repeats the failing Call's (§4.5). We send
+     * version 1 only, so any other value means the Call's header reached the Responder altered, and
+     * the message says so.
+     */
+    public RpcRdmaErrorException(int xid, Code code, int low, int high, int echoedVersion) {
+        super(String.format("RDMA_ERROR %s for xid 0x%08x%s%s", code, xid,
                 code == Code.ERR_VERS ? " (protocol not supported; the Responder speaks versions "
                         + Integer.toUnsignedString(low) + " to " + Integer.toUnsignedString(high) + ")"
-                        : " (I/O error)"));
+                        : " (I/O error)",
+                echoedVersion == 1 ? "" : String.format("; the Call reached it with rdma_vers 0x%08x, not the 1 sent",
+                        echoedVersion)));
         this.code = code;
         this.low = low;
         this.high = high;

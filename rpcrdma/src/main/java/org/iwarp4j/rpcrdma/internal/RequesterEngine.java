@@ -300,7 +300,8 @@ public final class RequesterEngine {
         try {
             if (h instanceof RpcRdmaHeader.RdmaError e) {
                 error = new RpcRdmaErrorException(e.xid(), e.error() == RdmaErrorCode.ERR_VERS
-                        ? RpcRdmaErrorException.Code.ERR_VERS : RpcRdmaErrorException.Code.ERR_CHUNK, e.low(), e.high());
+                        ? RpcRdmaErrorException.Code.ERR_VERS : RpcRdmaErrorException.Code.ERR_CHUNK, e.low(), e.high(),
+                        e.version());
             } else {
                 ChunkLists lists = h instanceof RpcRdmaHeader.RdmaMsg m ? m.chunks() : ((RpcRdmaHeader.RdmaNomsg) h).chunks();
                 if (!lists.readList().isEmpty() && h instanceof RpcRdmaHeader.RdmaNomsg && settings.responderReadChunks()) {
