@@ -20,12 +20,20 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.iwarp4j.conformance.decode.CaptureDecoder;
+import org.iwarp4j.conformance.decode.DecodeOptions;
+import org.iwarp4j.conformance.decode.DecodeReport;
+import org.iwarp4j.conformance.decode.DecodedUnit;
+import org.iwarp4j.conformance.decode.UnreadableCaptureException;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.nfs.Nfs4Client;
 import org.iwarp4j.nfs.NfsClient;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.tools.pcap.PcapRecording;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -70,14 +78,19 @@ abstract class KnfsdClientFixture {
     final TestExecutionExceptionHandler knfsdSideOfAFailure = (context, failure) -> {
         if (!(failure instanceof TestAbortedException) && knfsd != null) {
             try {
-                LOG.error("{} failed: {}\n--- our RNIC's RDMAP messages ---\n{}{}", context.getDisplayName(),
-                        failure.toString(), messages(), knfsd.diagnostics(xidsIn(failure)));
+                List<String> xids = xidsIn(failure);
+                LOG.error("{} failed: {}\n--- our RNIC's RDMAP messages ---\n{}{}{}", context.getDisplayName(),
+                        failure.toString(), messages(), onTheWire(xids), knfsd.diagnostics(xids));
             } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
         }
         throw failure;
     };
+
+    /** Our side of a case's RDMA connections ({@link #recordedRnic}), kept only if the case fails. */
+    private PcapRecording recording;
+    private boolean keepRecording;
 
     /** @param nfs4 whether knfsd serves NFSv4 too (else NFSv3 and MOUNT only) */
     KnfsdClientFixture(LinuxPeer peer, boolean nfs4) {
@@ -100,6 +113,72 @@ abstract class KnfsdClientFixture {
             }
         }
     }
+
+    /**
+     * An RNIC builder with our meters whose every connection is recorded from its first octet
+     * (target/knfsd-captures/CLASS.pcap), so that a failing case can show the messages that name its
+     * xids as they left us and as they reached us: what we sent, and what came back, byte for byte
+     * ahead of the peer. With CRC off (the bulk MPA settings) that is the only record of octets
+     * that a corruption on the way would have changed. The file is deleted after a case that passes.
+     */
+    Rnic.Builder recordedRnic(String name) throws IOException {
+        Path dir = Path.of("target", "knfsd-captures");
+        Files.createDirectories(dir);
+        recording = PcapRecording.open(dir.resolve(getClass().getSimpleName() + ".pcap"));
+        return Rnic.builder().name(name).meterRegistry(meters).channelInitializer(recording::record);
+    }
+
+    @AfterEach
+    void dropRecording() throws IOException {
+        PcapRecording r = recording;
+        recording = null;
+        if (r != null) {
+            r.close();
+            if (keepRecording) {
+                LOG.info("our side of the failed case's connections: {}", r.file().toAbsolutePath());
+            } else {
+                Files.deleteIfExists(r.file());
+            }
+        }
+        keepRecording = false;
+    }
+
+    /**
+     * From the recording, decoded (as {@code iwarp decode} does): the connections, every unit whose
+     * line names one of {@code xids}, and every RDMA_ERROR, Terminate and note; at most
+     * {@value #WIRE_LINES} lines. Empty if the case recorded nothing.
+     */
+    String onTheWire(List<String> xids) {
+        PcapRecording r = recording;
+        if (r == null) {
+            return "";
+        }
+        keepRecording = true;
+        r.close();
+        DecodeReport report;
+        try {
+            report = CaptureDecoder.decode(r.file(), DecodeOptions.DEFAULT);
+        } catch (UnreadableCaptureException e) {
+            return "--- our recording " + r.file() + " could not be decoded: " + e.getMessage() + "\n";
+        }
+        StringBuilder b = new StringBuilder("--- on the wire, as we recorded it (" + r.file() + "): ")
+                .append(report.units().size()).append(" units ---\n");
+        report.connections().forEach(c -> b.append("conn ").append(c.index()).append(": ").append(c.negotiated())
+                .append('\n'));
+        int lines = 0;
+        for (DecodedUnit u : report.units()) {
+            String line = u.summary();
+            boolean named = xids.stream().anyMatch(x -> line.toLowerCase(java.util.Locale.ROOT).contains(x));
+            if ((named || line.contains("RDMA_ERROR") || line.contains("Terminate")) && lines++ < WIRE_LINES) {
+                b.append(String.format("%6d %3d %s %s%n", u.frame(), u.connection(), u.direction(), line));
+            }
+        }
+        report.notes().stream().limit(WIRE_LINES).forEach(n -> b.append("   -- ").append(n).append('\n'));
+        report.violations().stream().limit(WIRE_LINES).forEach(v -> b.append("   !! ").append(v).append('\n'));
+        return b.toString();
+    }
+
+    private static final int WIRE_LINES = 40;
 
     /** Runs while knfsd still runs, after the last test (e.g. to keep its trace). */
     void beforeKnfsdStops() throws Exception {

@@ -46,7 +46,7 @@ class OurNfs4ClientAgainstKnfsdTest extends KnfsdClientFixture {
 
     @Test
     void putAndGetSixteenMebibytesWithChecksumsAndLs() throws Exception {
-        try (Rnic rnic = Rnic.builder().name("nfs4-client").meterRegistry(meters).build();
+        try (Rnic rnic = recordedRnic("nfs4-client").build();
              Nfs4Client nfs = connect(rnic)) {
             LOG.info("NFSv4.{} session with knfsd over RDMA: rsize {}, wsize {}", nfs.minorVersion(), nfs.readSize(),
                     nfs.writeSize());
