@@ -1,8 +1,8 @@
 package org.iwarp4j.rpcrdma.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class RequesterEngine {
 
     private static final Logger log = LoggerFactory.getLogger(RequesterEngine.class);
+    /** How many opening octets of an undecodable message {@link #state()} shows: the header of a short Reply. */
+    private static final int DISCARD_EXCERPT = 48;
 
     private final Rnic rnic;
     private final SocketAddress server;
@@ -68,8 +70,6 @@ public final class RequesterEngine {
     private int maxInFlight;
     private long unknownXidReplies;
     private long discardedReplies;
-    /** How many opening octets of an undecodable message {@link #state()} shows: the header of a short Reply. */
-    private static final int DISCARD_EXCERPT = 48;
     /** Why the last discarded message was discarded, for {@link #state()}; {@code null} before the first. */
     private String lastDiscarded;
     private long retransmissions;
