@@ -128,7 +128,7 @@ class RpcRdmaLoopbackTest {
             assertThat(returned.length() % 4).isZero(); // RPC-R-035: a whole Payload stream, padded
             assertThat(returned).isEqualTo(provided.withWritten(returned.length()));
             assertThat(reply.chunks().readList()).isEmpty();
-            assertThat(p.responder().replyChunkReplies()).isEqualTo(1);
+            assertThat(RpcRdmaPair.awaitCount(p.responder()::replyChunkReplies, 1)).isEqualTo(1);
         }
     }
 

@@ -91,6 +91,20 @@ final class RpcRdmaPair implements AutoCloseable {
         return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
+    /**
+     * {@code count}'s value once it has reached {@code expected}, or after {@link #WAIT_SECONDS}: for
+     * the Responder's counts of Replies, taken when a Reply's Send has completed on the server's
+     * event loop, which may be after the Requester already holds that Reply.
+     */
+    static long awaitCount(java.util.function.LongSupplier count, long expected) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        long value;
+        while ((value = count.getAsLong()) < expected && System.nanoTime() < deadline) {
+            Thread.yield();
+        }
+        return value;
+    }
+
     private void closeRnics() {
         clientRnic.close();
         serverRnic.close();
