@@ -24,6 +24,7 @@ import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.internal.v4.Nfs4Context;
 import org.iwarp4j.nfs.internal.v4.Nfs4Program;
 import org.iwarp4j.nfs.internal.v4.Nfs4Settings;
+import org.iwarp4j.oncrpc.DuplicateRequestCacheLimits;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTcpServer;
 import org.iwarp4j.rdmap.Rnic;
@@ -86,7 +87,7 @@ public final class NfsServer implements AutoCloseable {
         this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles),
                 new DirectoryListings(b.maxListedNames));
         this.workers = workerPool(b.workerThreads);
-        this.dispatcher = new RpcDispatcher(b.meterRegistry)
+        this.dispatcher = new RpcDispatcher(b.meterRegistry, b.duplicateRequestCache)
                 .register(new Nfs3Program(context, workers).toRpcProgram())
                 .register(new MountProgram(context).toRpcProgram());
         try {
@@ -279,6 +280,7 @@ public final class NfsServer implements AutoCloseable {
         private SocketAddress rdmaAddress;
         private Rnic rnic;
         private io.micrometer.core.instrument.MeterRegistry meterRegistry;
+        private DuplicateRequestCacheLimits duplicateRequestCache = DuplicateRequestCacheLimits.DEFAULT;
         private RpcRdmaSettings rdmaSettings = RpcRdmaSettings.defaults();
         private Nfs4Settings nfs4 = Nfs4Settings.defaults();
         private Path nfs4StateDirectory;
@@ -333,6 +335,18 @@ public final class NfsServer implements AutoCloseable {
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * The bounds of the duplicate request cache through which a retransmitted NFSv3 SETATTR,
+         * WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME or LINK gets its first reply
+         * instead of being executed again, over either transport (default {@link
+         * DuplicateRequestCacheLimits#DEFAULT}; {@link DuplicateRequestCacheLimits#OFF} for none).
+         * NFSv4.1 does not use it: its sessions' slots keep their own replies (RFC 8881 §2.10.6).
+         */
+        public Builder duplicateRequestCache(DuplicateRequestCacheLimits limits) {
+            this.duplicateRequestCache = Objects.requireNonNull(limits, "limits");
             return this;
         }
 

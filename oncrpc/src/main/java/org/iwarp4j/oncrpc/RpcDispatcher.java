@@ -2,12 +2,15 @@ package org.iwarp4j.oncrpc;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
+import org.iwarp4j.oncrpc.internal.DuplicateRequestCache;
 import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
 import org.iwarp4j.oncrpc.internal.RpcServerMeters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
 
 /**
  * The server side of ONC RPC, independent of any transport: programs are registered here, and
@@ -41,6 +45,20 @@ import java.util.function.LongSupplier;
  * </ol>
  * Accepted replies carry an AUTH_NONE verifier. Thread-safe; programs may be registered while
  * calls are dispatched.
+ *
+ * <p><b>Retransmissions</b> of calls to procedures registered as non-idempotent ({@link
+ * RpcProgram.Builder#nonIdempotentProcedure}) are answered from a duplicate request cache (bounded
+ * by {@link DuplicateRequestCacheLimits}, {@link DuplicateRequestCacheLimits#DEFAULT} unless
+ * another is given): a call from the same client host (any port: a client that reconnects comes
+ * from a new one) with the same xid, program, version, procedure and arguments (length and a
+ * checksum of the first 256 octets) is not executed again. If the first
+ * is still running, the retransmission waits for its reply and gets a copy, on whichever connection
+ * it came; if it has been answered, it gets a copy at once. If that reply is not kept (too long, or
+ * the first call was dropped) the retransmission fails with {@link RpcDuplicateRequestException},
+ * which transports drop without a reply. Replayed replies are counted in {@code
+ * iwarp.oncrpc.duplicates} (tag {@code outcome}: {@code replayed}, {@code dropped}), not in {@code
+ * iwarp.oncrpc.replies}; {@code iwarp.oncrpc.duplicates.waited} counts, on arrival, those that
+ * found the first still in progress.
  */
 public final class RpcDispatcher {
 
@@ -60,6 +78,11 @@ public final class RpcDispatcher {
     private final LogRateLimit systemErrLog;
     static final int SYSTEM_ERR_LOG_BURST = 10;
     static final int SYSTEM_ERR_LOG_INTERVAL_SECONDS = 5;
+    /** The arguments' octets a retransmission's key checksums (knfsd's {@code RC_CSUMLEN}). */
+    static final int CHECKSUMMED_OCTETS = 256;
+    /** Null when the limits turn it off. */
+    private final DuplicateRequestCache duplicates;
+    private final LongSupplier nanoClock;
 
     /** A dispatcher without meters. */
     public RpcDispatcher() {
@@ -72,11 +95,27 @@ public final class RpcDispatcher {
      * {@code iwarp.oncrpc.calls.active} and {@code iwarp.oncrpc.calls.in.progress} (see {@code org.iwarp4j.oncrpc.internal.RpcServerMeters}).
      */
     public RpcDispatcher(MeterRegistry registry) {
-        this(registry, System::nanoTime);
+        this(registry, DuplicateRequestCacheLimits.DEFAULT);
     }
 
-    /** As {@link #RpcDispatcher(MeterRegistry)}, its log limits on {@code nanoClock} (a test's). */
+    /**
+     * As {@link #RpcDispatcher(MeterRegistry)} ({@code registry} may be null), with a duplicate
+     * request cache bounded by {@code cacheLimits} ({@link DuplicateRequestCacheLimits#OFF}: none).
+     */
+    public RpcDispatcher(MeterRegistry registry, DuplicateRequestCacheLimits cacheLimits) {
+        this(registry, cacheLimits, System::nanoTime);
+    }
+
+    /** As {@link #RpcDispatcher(MeterRegistry)}, its log limits and cache on {@code nanoClock} (a test's). */
     RpcDispatcher(MeterRegistry registry, LongSupplier nanoClock) {
+        this(registry, DuplicateRequestCacheLimits.DEFAULT, nanoClock);
+    }
+
+    /** As {@link #RpcDispatcher(MeterRegistry, DuplicateRequestCacheLimits)}, its log limits and cache on {@code nanoClock} (a test's). */
+    RpcDispatcher(MeterRegistry registry, DuplicateRequestCacheLimits cacheLimits, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+        this.duplicates = cacheLimits.entries() == 0 ? null : new DuplicateRequestCache(cacheLimits.entries(),
+                cacheLimits.replyOctets(), cacheLimits.lifetime().toNanos());
         this.meters = RpcServerMeters.of(registry);
         this.mismatchLog = new LogRateLimit(1, 60, TimeUnit.SECONDS, nanoClock);
         this.systemErrLog = new LogRateLimit(SYSTEM_ERR_LOG_BURST, SYSTEM_ERR_LOG_INTERVAL_SECONDS, TimeUnit.SECONDS,
@@ -214,6 +253,25 @@ public final class RpcDispatcher {
             return accepted(transport, xid, AcceptStat.PROC_UNAVAIL);
         }
 
+        DuplicateRequestCache.New firstTransmission = null;
+        if (duplicates != null && program.isNonIdempotent(info.procedure())) {
+            DuplicateRequestCache.Key key = retransmissionKey(info, transport, in);
+            if (key != null) {
+                DuplicateRequestCache.Lookup seen = duplicates.begin(key, nanoClock.getAsLong());
+                if (seen instanceof DuplicateRequestCache.Duplicate d) {
+                    return replay(d, info, transport);
+                }
+                firstTransmission = (DuplicateRequestCache.New) seen;
+            }
+        }
+        CompletableFuture<XdrMessage> reply = execute(procedure, info, credential, verifier, authSys, transport, in);
+        return firstTransmission == null ? reply : remember(firstTransmission, reply);
+    }
+
+    private CompletableFuture<XdrMessage> execute(RpcProcedure procedure, RpcCallInfo info, OpaqueAuth credential,
+                                                  OpaqueAuth verifier, AuthSys authSys, RpcTransportInfo transport,
+                                                  XdrDecoder in) {
+        int xid = info.xid();
         RpcCallContext context = new RpcCallContext(info, credential, verifier, authSys, transport);
         CompletionStage<XdrMessage> results;
         try {
@@ -234,6 +292,72 @@ public final class RpcDispatcher {
             return CompletableFuture.completedFuture(XdrMessage.concat(
                     header(transport, RpcReplyHeader.Accepted.success(xid, OpaqueAuth.NONE)), message));
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * What identifies a retransmission of this call, or null if the transport does not know the
+     * client's address. Reads nothing: the arguments stay for the procedure.
+     */
+    private static DuplicateRequestCache.Key retransmissionKey(RpcCallInfo info, RpcTransportInfo transport,
+                                                               XdrDecoder in) {
+        SocketAddress remote = transport.remoteAddress();
+        Object client = remote instanceof InetSocketAddress inet
+                ? (inet.getAddress() != null ? inet.getAddress() : inet.getHostString())
+                : remote;
+        if (client == null) {
+            return null;
+        }
+        ByteBuf args = in.buffer();
+        byte[] head = new byte[Math.min(CHECKSUMMED_OCTETS, args.readableBytes())];
+        args.getBytes(args.readerIndex(), head);
+        CRC32C checksum = new CRC32C();
+        checksum.update(head);
+        return new DuplicateRequestCache.Key(client, info.xid(), info.program(), info.version(), info.procedure(),
+                args.readableBytes(), (int) checksum.getValue());
+    }
+
+    /** Keeps a copy of the first transmission's reply (if short enough) for its retransmissions. */
+    private CompletableFuture<XdrMessage> remember(DuplicateRequestCache.New call, CompletableFuture<XdrMessage> reply) {
+        return reply.whenComplete((message, error) -> {
+            if (error != null || message.hasDdpEligiblePieces() || message.readableBytes() > duplicates.replyOctets()) {
+                duplicates.abandon(call);
+                return;
+            }
+            byte[] copy = null;
+            ByteBuf stream = null;
+            try {
+                stream = message.stream();
+                byte[] octets = new byte[stream.readableBytes()];
+                stream.getBytes(stream.readerIndex(), octets);
+                copy = octets;
+            } catch (RuntimeException e) {
+                log.debug("the reply to {} is not kept for retransmissions: {}", call.key(), e.toString());
+            } finally {
+                if (stream != null) {
+                    stream.release();
+                }
+                duplicates.done(call, copy); // not kept if the copy failed: the reply still goes out
+            }
+        });
+    }
+
+    /** A retransmission: the first transmission's reply once it is there, or dropped if it is not kept. */
+    private CompletableFuture<XdrMessage> replay(DuplicateRequestCache.Duplicate first, RpcCallInfo info,
+                                                 RpcTransportInfo transport) {
+        log.debug("retransmission of {} from {} ({})", info, transport.remoteAddress(),
+                first.answered() ? "answered" : "in progress");
+        if (!first.answered()) {
+            meters.duplicateWaits();
+        }
+        return first.reply().thenApply(reply -> {
+            if (reply == null) {
+                meters.duplicate(false);
+                throw new RpcDuplicateRequestException("retransmission of " + info + " from "
+                        + transport.remoteAddress() + ": the first transmission's reply is not kept");
+            }
+            meters.duplicate(true);
+            return XdrMessage.of(transport.alloc().buffer(reply.length).writeBytes(reply));
+        });
     }
 
     /**

@@ -1,7 +1,9 @@
 package org.iwarp4j.oncrpc;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One version of a server program (RFC 5531 §7): its program number, version number and
@@ -13,11 +15,13 @@ public final class RpcProgram {
     private final int program;
     private final int version;
     private final Map<Integer, RpcProcedure> procedures;
+    private final Set<Integer> nonIdempotent;
 
     private RpcProgram(Builder builder) {
         this.program = builder.program;
         this.version = builder.version;
         this.procedures = Map.copyOf(builder.procedures);
+        this.nonIdempotent = Set.copyOf(builder.nonIdempotent);
     }
 
     /**
@@ -41,6 +45,14 @@ public final class RpcProgram {
         return procedures.get(procedure);
     }
 
+    /**
+     * Whether procedure {@code procedure} was registered as non-idempotent: the dispatcher's
+     * duplicate request cache answers its retransmissions (see {@link DuplicateRequestCacheLimits}).
+     */
+    public boolean isNonIdempotent(int procedure) {
+        return nonIdempotent.contains(procedure);
+    }
+
     @Override
     public String toString() {
         return "RpcProgram(" + Integer.toUnsignedString(program) + " v" + Integer.toUnsignedString(version)
@@ -52,6 +64,7 @@ public final class RpcProgram {
         private final int program;
         private final int version;
         private final Map<Integer, RpcProcedure> procedures = new HashMap<>();
+        private final Set<Integer> nonIdempotent = new HashSet<>();
 
         private Builder(int program, int version) {
             this.program = program;
@@ -62,6 +75,18 @@ public final class RpcProgram {
         /** Sets procedure {@code number}. */
         public Builder procedure(int number, RpcProcedure procedure) {
             procedures.put(number, procedure);
+            nonIdempotent.remove(number);
+            return this;
+        }
+
+        /**
+         * Sets procedure {@code number}, one that must not be executed twice for one call: its
+         * replies are kept in the dispatcher's duplicate request cache, and a retransmission gets
+         * the first reply (e.g. an NFSv3 REMOVE, whose second execution would fail with NOENT).
+         */
+        public Builder nonIdempotentProcedure(int number, RpcProcedure procedure) {
+            procedures.put(number, procedure);
+            nonIdempotent.add(number);
             return this;
         }
 

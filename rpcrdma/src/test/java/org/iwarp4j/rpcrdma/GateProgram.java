@@ -24,7 +24,16 @@ final class GateProgram {
     private final LinkedBlockingQueue<CompletableFuture<XdrMessage>> held = new LinkedBlockingQueue<>();
 
     RpcProgram program() {
-        return RpcProgram.builder(PROGRAM, VERSION).procedure(HOLD, (ctx, args) -> {
+        return program(false);
+    }
+
+    /** With HOLD registered as non-idempotent: the dispatcher answers its retransmissions with its first reply. */
+    RpcProgram nonIdempotentProgram() {
+        return program(true);
+    }
+
+    private RpcProgram program(boolean nonIdempotent) {
+        org.iwarp4j.oncrpc.RpcProcedure hold = (ctx, args) -> {
             int now = serving.incrementAndGet();
             maxServing.accumulateAndGet(now, Math::max);
             served.incrementAndGet();
@@ -34,17 +43,26 @@ final class GateProgram {
                 notifyAll();
             }
             return result;
-        }).build();
+        };
+        RpcProgram.Builder b = RpcProgram.builder(PROGRAM, VERSION);
+        return (nonIdempotent ? b.nonIdempotentProcedure(HOLD, hold) : b.procedure(HOLD, hold)).build();
     }
 
     /** Waits for the next held Call and answers it. */
     void releaseOne() throws InterruptedException {
+        releaseOne(results -> { });
+    }
+
+    /** Waits for the next held Call and answers it with what {@code results} encodes. */
+    void releaseOne(java.util.function.Consumer<XdrEncoder> results) throws InterruptedException {
         CompletableFuture<XdrMessage> f = held.poll(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         if (f == null) {
             throw new AssertionError("no call arrived");
         }
         serving.decrementAndGet();
-        f.complete(XdrEncoder.create().toMessage());
+        XdrEncoder out = XdrEncoder.create();
+        results.accept(out);
+        f.complete(out.toMessage());
     }
 
     /** Waits until {@code n} Calls are being held. */

@@ -56,6 +56,72 @@ class ReconnectTest {
         }
     }
 
+    /**
+     * The same loss for a non-idempotent procedure: the retransmission reaches the new connection
+     * while the first transmission still runs, waits for it in the dispatcher's duplicate request
+     * cache instead of running again, and gets its reply.
+     */
+    @Test
+    void aNonIdempotentCallRetransmittedAfterTheReconnectRunsOnceAndGetsTheFirstReply() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {
+            Retransmitted r = heldAndRetransmitted(p, gate);
+            assertThat(gate.held()).as("and did not run again").isEqualTo(1);
+            gate.releaseOne(); // the first answer has no connection to go to: its copy answers the retransmission
+            await(r.call()).close();
+            assertThat(gate.served).hasValue(1);
+            assertThat(p.requester.retransmissions()).isEqualTo(1);
+            List<Integer> xids = p.serverWire.received().stream().map(m -> m.header().xid()).collect(Collectors.toList());
+            assertThat(xids).hasSize(2);
+            assertThat(xids.get(1)).isEqualTo(xids.get(0));
+            await(p.echo.nullCall());
+        }
+    }
+
+    /**
+     * A retransmission whose first reply is not kept (longer than the cache's 1 KiB) cannot be
+     * answered from the cache and must not run again: it gets nothing at all, as from knfsd — no
+     * RDMA_ERROR, which would end the call at the Requester for good. (Until the Requester gives up
+     * or retransmits, the call holds its credit; on a new connection, with the one credit a
+     * Requester assumes before the first Reply, that is every credit.)
+     */
+    @Test
+    void aRetransmissionWhoseFirstReplyIsNotKeptIsDroppedWithoutAnRdmaError() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {
+            Retransmitted r = heldAndRetransmitted(p, gate);
+            // Completes the first transmission and, on this thread, whatever the Responder does with
+            // the waiting retransmission: an RDMA_ERROR would be counted before releaseOne returns.
+            gate.releaseOne(out -> out.writeOpaque(new byte[2000], 2000));
+            assertThat(p.serverMeters.get("iwarp.oncrpc.duplicates").tag("outcome", "dropped").counter().count())
+                    .isEqualTo(1);
+            assertThat(r.second().errChunkSent()).isZero();
+            assertThat(r.second().errVersSent()).isZero();
+            assertThat(r.call()).isNotDone(); // until the Requester's own timeout (the Linux client's: it retransmits)
+            assertThat(gate.served).hasValue(1);
+        }
+    }
+
+    /** A Call to the gate's non-idempotent HOLD, and the server's connection its retransmission came on. */
+    private record Retransmitted(CompletableFuture<RpcReply> call, RpcRdmaResponder second) {
+    }
+
+    /**
+     * Calls HOLD, drops the server's connection while the gate holds it, and waits until the
+     * retransmission on the next connection waits in the dispatcher's duplicate request cache.
+     */
+    private static Retransmitted heldAndRetransmitted(RpcRdmaPair p, GateProgram gate) throws Exception {
+        p.dispatcher.register(gate.nonIdempotentProgram());
+        CompletableFuture<RpcReply> call = p.client.call(GateProgram.PROGRAM, GateProgram.VERSION,
+                GateProgram.HOLD, a -> { });
+        gate.awaitHeld(1);
+        p.responder().close();
+        RpcRdmaResponder second = p.nextConnection();
+        assertThat(RpcRdmaPair.awaitCount(() -> (long) p.serverMeters.get("iwarp.oncrpc.duplicates.waited")
+                .counter().count(), 1)).as("the retransmission waits for the first in the cache").isEqualTo(1);
+        return new Retransmitted(call, second);
+    }
+
     @Test
     void withoutReconnectCallsFailWhenTheConnectionIsLost() throws Exception {
         GateProgram gate = new GateProgram();

@@ -53,30 +53,36 @@ public final class Nfs3Program {
         this.data = new DataOps(ctx);
     }
 
+    /**
+     * The procedures, the ones that change the file system registered as non-idempotent (knfsd's
+     * list: SETATTR, WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK), so that a
+     * client's retransmission after a lost connection gets the first reply from the dispatcher's
+     * duplicate request cache instead of, say, NFS3ERR_NOENT from a second REMOVE.
+     */
     public RpcProgram toRpcProgram() {
         int maxWrite = ctx.limits().maxWrite();
         return RpcProgram.builder(PROGRAM, VERSION)
                 .procedure(NFSPROC3_NULL, RpcProcedure.nullProcedure())
                 .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, (a, c) -> attributes.getattr(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a, c), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a, c), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a, c), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a, c), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a, c),
                         (r, o) -> r.encode(o), a -> { }))
-                .procedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a, c),
+                .nonIdempotentProcedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a, c),
                         (r, o) -> r.encode(o), Write3Args::release))
-                .procedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c),
+                .nonIdempotentProcedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c),
+                .nonIdempotentProcedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c),
+                .nonIdempotentProcedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a, c), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a, c), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, (a, c) -> directories.readdir(a, c),
                         (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, (a, c) -> directories.readdirplus(a, c),

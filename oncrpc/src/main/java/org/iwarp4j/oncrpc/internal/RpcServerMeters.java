@@ -14,7 +14,10 @@ import java.util.Map;
 /**
  * The dispatcher's meters: {@code iwarp.oncrpc.replies} with tag {@code stat} (the accept_stat
  * of accepted replies, or RPC_MISMATCH / AUTH_ERROR for denied ones),
- * {@code iwarp.oncrpc.dropped} for messages that could not be answered, and per transport (tag
+ * {@code iwarp.oncrpc.dropped} for messages that could not be answered, {@code
+ * iwarp.oncrpc.duplicates} with tag {@code outcome} ({@code replayed}, {@code dropped}) for
+ * retransmissions the duplicate request cache caught ({@code iwarp.oncrpc.duplicates.waited}: those
+ * that came while the first was in progress, counted on arrival), and per transport (tag
  * {@code transport}, {@link org.iwarp4j.oncrpc.RpcTransportInfo#name()}: {@code tcp}, {@code rdma})
  * the calls in progress: the gauge {@code iwarp.oncrpc.calls.active} (handed to the dispatcher,
  * reply not yet complete) and the distribution {@code iwarp.oncrpc.calls.in.progress}, one sample
@@ -31,6 +34,9 @@ public final class RpcServerMeters {
     private final Counter rpcMismatch;
     private final Counter authError;
     private final Counter dropped;
+    private final Counter replayed;
+    private final Counter duplicatesDropped;
+    private final Counter duplicatesWaited;
     private final MeterRegistry registry;
     private final java.util.concurrent.ConcurrentMap<String, InProgress> inProgress =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -68,6 +74,13 @@ public final class RpcServerMeters {
         rpcMismatch = Counter.builder("iwarp.oncrpc.replies").tag("stat", "RPC_MISMATCH").register(registry);
         authError = Counter.builder("iwarp.oncrpc.replies").tag("stat", "AUTH_ERROR").register(registry);
         dropped = Counter.builder("iwarp.oncrpc.dropped").register(registry);
+        replayed = Counter.builder("iwarp.oncrpc.duplicates").tag("outcome", "replayed")
+                .description("Retransmissions answered with the first transmission's reply").register(registry);
+        duplicatesDropped = Counter.builder("iwarp.oncrpc.duplicates").tag("outcome", "dropped")
+                .description("Retransmissions dropped: the first transmission's reply was not kept").register(registry);
+        duplicatesWaited = Counter.builder("iwarp.oncrpc.duplicates.waited")
+                .description("Retransmissions that arrived while the first transmission was still in progress")
+                .register(registry);
     }
 
     /** Meters in {@code registry}, or ones that count nowhere when it is {@code null}. */
@@ -95,5 +108,15 @@ public final class RpcServerMeters {
 
     public void dropped() {
         dropped.increment();
+    }
+
+    /** A retransmission of a non-idempotent call arrived while the first was in progress: it waits for its reply. */
+    public void duplicateWaits() {
+        duplicatesWaited.increment();
+    }
+
+    /** A retransmission of a non-idempotent call was answered from the duplicate request cache, or dropped. */
+    public void duplicate(boolean replayedReply) {
+        (replayedReply ? replayed : duplicatesDropped).increment();
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcDuplicateRequestException;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.rdmap.QueuePair;
@@ -362,6 +363,11 @@ public final class ResponderEngine {
         inService.incrementAndGet(); // the idle timeout leaves a connection with a Call in service alone
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
             inService.decrementAndGet();
+            if (error != null && unwrap(error) instanceof RpcDuplicateRequestException) {
+                answered(); // a retransmission whose first reply is not kept: nothing, as knfsd
+                log.debug("xid 0x{} dropped: {}", Integer.toHexString(xid), unwrap(error).getMessage());
+                return;
+            }
             if (error != null) {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
