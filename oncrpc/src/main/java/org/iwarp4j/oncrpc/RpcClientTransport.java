@@ -24,8 +24,10 @@ import java.util.concurrent.CompletableFuture;
  *       late reply is dropped like an unknown one; a reply that loses a race with cancellation
  *       is released by the transport.</li>
  *   <li>If the connection is lost or the call cannot be sent, the future completes with an
- *       {@link RpcTransportException}; after {@link #close()} every outstanding and further
- *       call fails that way.</li>
+ *       {@link RpcTransportException}, unless the transport connects again and retransmits the
+ *       call with the same xid (both provided transports do by default, as Linux's client does:
+ *       {@link RpcTcpClientTransport.Builder#reconnect}, RPC-over-RDMA's {@code reconnect}); after
+ *       {@link #close()} every outstanding and further call fails that way.</li>
  * </ul>
  */
 public interface RpcClientTransport extends AutoCloseable {

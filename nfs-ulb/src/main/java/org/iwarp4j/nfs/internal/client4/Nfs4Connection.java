@@ -498,7 +498,7 @@ public final class Nfs4Connection implements AutoCloseable {
         }
         CompletableFuture<CompoundResult> done = f.whenComplete((r, e) -> {
             SlotTable.Outcome outcome = outcome(r, e);
-            if (outcome == SlotTable.Outcome.ADVANCED) {
+            if (outcome == SlotTable.Outcome.ADVANCED && sequenceFailure(r) == NFS4_OK) {
                 sequenceReply(s, r.body(OP_SEQUENCE));
             } else if (outcome == SlotTable.Outcome.UNKNOWN) {
                 log.warn("NFSv4 session slot {} retired: no reply to its call ({})", slot, e == null ? "?" : e.toString());
@@ -652,8 +652,15 @@ public final class Nfs4Connection implements AutoCloseable {
     /** How a sequenced call ended, for its slot (see {@link SlotTable}). */
     static SlotTable.Outcome outcome(CompoundResult r, Throwable e) {
         if (r != null) {
-            return !r.results.isEmpty() && r.results.get(0).opcode() == OP_SEQUENCE
-                    && r.results.get(0).status() == NFS4_OK ? SlotTable.Outcome.ADVANCED : SlotTable.Outcome.NOT_EXECUTED;
+            if (r.results.isEmpty() || r.results.get(0).opcode() != OP_SEQUENCE) {
+                return SlotTable.Outcome.NOT_EXECUTED;
+            }
+            int sequence = r.results.get(0).status();
+            // NFS4ERR_RETRY_UNCACHED_REP and NFS4ERR_SEQ_FALSE_RETRY: the server took this call for a
+            // retry of the last one on the slot (a transport sent it again after a reconnect), so
+            // the slot is at this sequence id; the next call takes the next (RFC 8881 §2.10.6.1).
+            return sequence == NFS4_OK || sequence == NFS4ERR_RETRY_UNCACHED_REP || sequence == NFS4ERR_SEQ_FALSE_RETRY
+                    ? SlotTable.Outcome.ADVANCED : SlotTable.Outcome.NOT_EXECUTED;
         }
         Throwable cause = e;
         while (cause instanceof CompletionException && cause.getCause() != null) {

@@ -1,0 +1,52 @@
+package org.iwarp4j.nfs.internal.client4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_BADSESSION;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_DELAY;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_RETRY_UNCACHED_REP;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_SEQ_FALSE_RETRY;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.NFS4ERR_SEQ_MISORDERED;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.OP_SEQUENCE;
+
+import io.netty.buffer.Unpooled;
+import java.util.List;
+import org.iwarp4j.oncrpc.RpcTimeoutException;
+import org.iwarp4j.oncrpc.XdrDecoder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What a call's reply does to its session slot (RFC 8881 §2.10.6.1): its sequence id is used up
+ * when SEQUENCE ran, also when the server took the call for a retry of the slot's last one (a
+ * transport that reconnected sent it again); kept when SEQUENCE was refused otherwise; the slot is
+ * retired when nobody knows.
+ */
+class SlotOutcomeTest {
+
+    /** A COMPOUND4res whose only result is SEQUENCE failing with {@code status}. */
+    private static CompoundResult sequenceFailed(int status) {
+        byte[] octets = java.nio.ByteBuffer.allocate(20).putInt(status).putInt(0).putInt(1).putInt(OP_SEQUENCE)
+                .putInt(status).array(); // status, empty tag, one result
+        return CompoundResult.decode(new XdrDecoder(Unpooled.wrappedBuffer(octets)),
+                List.of(Op.sequence(new byte[16], 5, 0, 0)), 0);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {NFS4ERR_RETRY_UNCACHED_REP, NFS4ERR_SEQ_FALSE_RETRY})
+    void aCallTheServerTookForARetryUsesUpItsSequenceId(int status) {
+        assertThat(Nfs4Connection.outcome(sequenceFailed(status), null)).isEqualTo(SlotTable.Outcome.ADVANCED);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {NFS4ERR_DELAY, NFS4ERR_SEQ_MISORDERED, NFS4ERR_BADSESSION})
+    void aSequenceRefusedOtherwiseKeepsItsSequenceId(int status) {
+        assertThat(Nfs4Connection.outcome(sequenceFailed(status), null)).isEqualTo(SlotTable.Outcome.NOT_EXECUTED);
+    }
+
+    @Test
+    void noReplyRetiresTheSlot() {
+        assertThat(Nfs4Connection.outcome(null, new RpcTimeoutException("no reply")))
+                .isEqualTo(SlotTable.Outcome.UNKNOWN);
+    }
+}
