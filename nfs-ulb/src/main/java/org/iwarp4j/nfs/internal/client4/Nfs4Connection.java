@@ -510,6 +510,12 @@ public final class Nfs4Connection implements AutoCloseable {
         }
         return done.thenCompose(r -> {
             int failed = sequenceFailure(r);
+            if (failed == NFS4ERR_RETRY_UNCACHED_REP && onlyIdempotent(r.sent) && !closed.get()) {
+                // The transport sent the call again after a reconnect and the server had run it
+                // without keeping the reply: running it again changes nothing, on the slot's next id.
+                r.release();
+                return attempt(supplier, reportRevoked, recoveries + 1);
+            }
             boolean lostSession = failed == NFS4ERR_BADSESSION || failed == NFS4ERR_DEADSESSION;
             boolean lostClient = failed == NFS4ERR_STALE_CLIENTID || failed == NFS4ERR_EXPIRED;
             if (!lostSession && !lostClient || closed.get()) {
@@ -520,6 +526,21 @@ public final class Nfs4Connection implements AutoCloseable {
             return CompletableFuture.runAsync(() -> recover(s, lostClient), recovery.executor)
                     .thenCompose(x -> attempt(supplier, reportRevoked, recoveries + 1));
         });
+    }
+
+    /** Operations whose second execution answers as the first did (nothing changes state or stateids). */
+    private static final java.util.Set<Integer> IDEMPOTENT = java.util.Set.of(OP_SEQUENCE, OP_PUTROOTFH, OP_PUTFH,
+            OP_GETFH, OP_LOOKUP, OP_LOOKUPP, OP_GETATTR, OP_ACCESS, OP_READ, OP_READDIR, OP_READLINK, OP_SAVEFH,
+            OP_RESTOREFH, OP_VERIFY, OP_NVERIFY, OP_SECINFO, OP_SECINFO_NO_NAME, OP_COMMIT);
+
+    /** Whether every operation of a COMPOUND may run twice. */
+    static boolean onlyIdempotent(List<Op> ops) {
+        for (Op op : ops) {
+            if (!IDEMPOTENT.contains(op.opcode())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** SEQUENCE's status if SEQUENCE itself failed, else NFS4_OK. */

@@ -143,6 +143,42 @@ class Nfs4ClientSessionTcpTest {
         });
     }
 
+    /**
+     * The reply to a GETATTR is lost with the connection after the server ran it: the transport
+     * connects again and sends the call again (same xid, slot and sequence id); the server ran it
+     * and kept no reply (cachethis false), so it answers NFS4ERR_RETRY_UNCACHED_REP; a GETATTR may
+     * run twice, so the client sends it again on the slot's next sequence id, and the caller sees
+     * only the answer.
+     */
+    @Test
+    void anIdempotentCallWhoseReplyWasLostWithTheConnectionIsAnsweredAfterTheReconnect() throws Exception {
+        NfsServer server = server(90);
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+        assertThat(nfs.stat("").isDirectory()).isTrue();
+
+        proxy.cutAtNextReply();
+        assertThat(nfs.stat("").isDirectory()).isTrue();
+        Call lost = proxy.cut();
+        assertThat(lost).isNotNull();
+        List<Call> calls = proxy.calls();
+        List<Call> after = calls.subList(calls.indexOf(lost) + 1, calls.size());
+        assertThat(after).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(after.get(0)).as("sent again by the transport").satisfies(c -> {
+            assertThat(c.xid).isEqualTo(lost.xid);
+            assertThat(c.slot).isEqualTo(lost.slot);
+            assertThat(c.sequenceId).isEqualTo(lost.sequenceId);
+        });
+        assertThat(after.get(1)).as("sent anew by the client on the slot's next sequence id").satisfies(c -> {
+            assertThat(c.xid).isNotEqualTo(lost.xid);
+            assertThat(c.slot).isEqualTo(lost.slot);
+            assertThat(c.sequenceId).isEqualTo(lost.sequenceId + 1);
+        });
+        assertThat(proxy.connections()).isEqualTo(2);
+        assertThat(nfs.retiredSlots()).isZero();
+        assertThat(nfs.stat("").isDirectory()).as("and the session goes on").isTrue();
+    }
+
     @Test
     void theServersTargetHighestSlotIdBoundsTheSlotsUsed() throws Exception {
         NfsServer server = server(90);
@@ -507,6 +543,10 @@ class Nfs4ClientSessionTcpTest {
         private boolean dropNext;
         private Integer dropXid;
         private Call dropped;
+        private int connections;
+        private boolean cutNext;
+        private Integer cutXid;
+        private Call cut;
 
         Proxy(InetSocketAddress server) throws IOException {
             this.server = server;
@@ -584,18 +624,39 @@ class Nfs4ClientSessionTcpTest {
             }
         }
 
+        /** Client connections, one after the other: a client that lost its connection makes another. */
         private void accept() {
             try {
-                Socket client = listener.accept();
-                synchronized (this) {
-                    sockets.add(client);
-                    clientSide = client;
+                while (true) {
+                    Socket client = listener.accept();
+                    synchronized (this) {
+                        sockets.add(client);
+                        clientSide = client;
+                        connections++;
+                    }
+                    upstream();
+                    start(() -> pumpCalls(client));
                 }
-                upstream();
-                start(this::pumpCalls);
             } catch (IOException e) {
                 // closed
             }
+        }
+
+        synchronized int connections() {
+            return connections;
+        }
+
+        /**
+         * Instead of the reply to the next SEQUENCE call, closes the client's connection: the reply
+         * is lost with it, after the server ran the call.
+         */
+        synchronized void cutAtNextReply() {
+            cutNext = true;
+        }
+
+        /** The call whose reply {@link #cutAtNextReply} lost. */
+        synchronized Call cut() {
+            return cut;
         }
 
         /** The connection to the server, opened (with its reply pump) if there is none. */
@@ -604,17 +665,12 @@ class Nfs4ClientSessionTcpTest {
                 Socket up = new Socket(server.getAddress(), server.getPort());
                 sockets.add(up);
                 upstream = up;
-                Socket client = clientSide;
-                start(() -> pump(up, client, false));
+                start(() -> pumpReplies(up));
             }
             return upstream;
         }
 
-        private void pumpCalls() {
-            Socket client;
-            synchronized (this) {
-                client = clientSide;
-            }
+        private void pumpCalls(Socket client) {
             try {
                 DataInputStream in = new DataInputStream(client.getInputStream());
                 while (true) {
@@ -648,23 +704,41 @@ class Nfs4ClientSessionTcpTest {
             t.start();
         }
 
-        private void pump(Socket from, Socket to, boolean calls) {
+        /** The server's replies to whichever client connection is the current one. */
+        private void pumpReplies(Socket up) {
             try {
-                DataInputStream in = new DataInputStream(from.getInputStream());
-                DataOutputStream out = new DataOutputStream(to.getOutputStream());
+                DataInputStream in = new DataInputStream(up.getInputStream());
                 while (true) {
                     byte[] record = readRecord(in);
-                    if (calls ? !call(record) : !reply(record)) {
+                    Socket to;
+                    boolean cutHere;
+                    synchronized (this) {
+                        to = clientSide;
+                        cutHere = cutXid != null && cutXid == ByteBuffer.wrap(record).getInt(0);
+                        if (cutHere) {
+                            cutXid = null;
+                        }
+                    }
+                    if (cutHere) {
+                        to.close(); // the reply is lost with the connection
                         continue;
                     }
-                    synchronized (to) {
-                        out.writeInt(0x8000_0000 | record.length);
-                        out.write(record);
-                        out.flush();
+                    if (!reply(record)) {
+                        continue;
+                    }
+                    try {
+                        synchronized (to) {
+                            DataOutputStream out = new DataOutputStream(to.getOutputStream());
+                            out.writeInt(0x8000_0000 | record.length);
+                            out.write(record);
+                            out.flush();
+                        }
+                    } catch (IOException lost) {
+                        // that client connection is gone; a reply to a call sent again will follow
                     }
                 }
             } catch (IOException e) {
-                // a side closed
+                // the server's side closed
             }
         }
 
@@ -713,6 +787,11 @@ class Nfs4ClientSessionTcpTest {
                     dropNext = false;
                     dropXid = c.xid;
                     dropped = c;
+                }
+                if (cutNext && first == OP_SEQUENCE) {
+                    cutNext = false;
+                    cutXid = c.xid;
+                    cut = c;
                 }
                 calls.add(c);
                 notifyAll();

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What a call's reply does to its session slot (RFC 8881 §2.10.6.1): its sequence id is used up
  * when SEQUENCE ran, also when the server took the call for a retry of the slot's last one (a
  * transport that reconnected sent it again); kept when SEQUENCE was refused otherwise; the slot is
- * retired when nobody knows.
+ * retired when nobody knows. And which COMPOUNDs the client sends again on the next sequence id
+ * when the server ran the first transmission without keeping its reply.
  */
 class SlotOutcomeTest {
 
@@ -42,6 +43,18 @@ class SlotOutcomeTest {
     @ValueSource(ints = {NFS4ERR_DELAY, NFS4ERR_SEQ_MISORDERED, NFS4ERR_BADSESSION})
     void aSequenceRefusedOtherwiseKeepsItsSequenceId(int status) {
         assertThat(Nfs4Connection.outcome(sequenceFailed(status), null)).isEqualTo(SlotTable.Outcome.NOT_EXECUTED);
+    }
+
+    @Test
+    void onlyACompoundThatChangesNothingIsSentAgainAfterNfs4errRetryUncachedRep() {
+        Op sequence = Op.sequence(new byte[16], 5, 0, 0);
+        assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putrootfh(), Op.lookup("d"), Op.getfh(),
+                Op.readlink()))).isTrue();
+        assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putrootfh(), Op.remove("f")))).isFalse();
+        assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putrootfh(), Op.open(1, "owner", "f", 1, false))))
+                .isFalse();
+        assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putfh(new byte[8]), Op.commit(0, 0))))
+                .as("a COMMIT again commits nothing more").isTrue();
     }
 
     @Test
