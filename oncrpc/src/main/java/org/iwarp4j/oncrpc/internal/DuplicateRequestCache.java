@@ -24,10 +24,11 @@ import java.util.concurrent.CompletableFuture;
 public final class DuplicateRequestCache {
 
     /**
-     * What identifies a retransmission: the same client host (not its port: a client that
-     * reconnects comes from another one), xid, program, version and procedure, and the same
-     * arguments, as far as their length and a checksum of their first octets tell (knfsd's key;
-     * the checksum tells apart two calls of one host that happen to reuse an xid).
+     * What identifies a retransmission: the same client host, xid, program, version and procedure,
+     * and the same arguments, as far as their length and a checksum of their first octets tell (the
+     * checksum tells apart two calls of one host that happen to reuse an xid). knfsd's key has these
+     * and the client's port and transport too (Linux's client reconnects from the port it had);
+     * here the port is left out, since other clients, ours among them, reconnect from a new one.
      */
     public record Key(Object client, int xid, int program, int version, int procedure, int argsLength,
                       int argsChecksum) {
