@@ -9,6 +9,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.iwarp4j.interop.peer.BackgroundCommand;
+import org.iwarp4j.interop.peer.GuestCapture;
 import org.iwarp4j.interop.peer.LinuxPeer;
 import org.iwarp4j.interop.peer.LinuxPeerExtension;
 import org.iwarp4j.mpa.NegotiationMode;
@@ -133,10 +134,11 @@ class LinuxClientMountsOurNfs4ServerTest {
             assertThat(mount.procMountsLine()).contains("vers=4.2").contains("proto=tcp");
             assertThat(callbacksAnswered(mount, 2)).as("CB_NULL and CB_SEQUENCE answered by Linux on its own TCP "
                     + "connection (RFC 8881 §2.10.3.1)").isGreaterThanOrEqualTo(2);
+            int port = mount.server().tcpPort();
+            byte[] capture = GuestCapture.readOnceItHolds(peer, pcap,
+                    bytes -> TcpBackchannelOnWire.holdsBothDirections(bytes, port), Duration.ofSeconds(60));
             dump.kill();
-            String base64 = peer.exec("base64 -w0 " + pcap).requireSuccess().stdout().strip();
-            TcpBackchannelOnWire.assertBothDirections(new java.io.ByteArrayInputStream(
-                    java.util.Base64.getDecoder().decode(base64)), mount.server().tcpPort());
+            TcpBackchannelOnWire.assertBothDirections(new java.io.ByteArrayInputStream(capture), port);
             writeAndReadBack(mount, 4 << 20, false);
             namespace(mount);
             locks(mount);
