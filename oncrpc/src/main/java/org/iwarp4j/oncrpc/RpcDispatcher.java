@@ -50,8 +50,8 @@ import java.util.zip.CRC32C;
  * RpcProgram.Builder#nonIdempotentProcedure}) are answered from a duplicate request cache (bounded
  * by {@link DuplicateRequestCacheLimits}, {@link DuplicateRequestCacheLimits#DEFAULT} unless
  * another is given): a call from the same client host (any port: a client that reconnects comes
- * from a new one) with the same xid, program, version, procedure and arguments (length and a
- * checksum of the first 256 octets) is not executed again. If the first
+ * from a new one) with the same xid, program, version, procedure, credential and arguments (length
+ * and a checksum of the first 256 octets) is not executed again. If the first
  * is still running, the retransmission waits for its reply and gets a copy, on whichever connection
  * it came; if it has been answered, it gets a copy at once. If that reply is not kept (too long, or
  * the first call was dropped) the retransmission fails with {@link RpcDuplicateRequestException},
@@ -255,7 +255,7 @@ public final class RpcDispatcher {
 
         DuplicateRequestCache.New firstTransmission = null;
         if (duplicates != null && program.isNonIdempotent(info.procedure())) {
-            DuplicateRequestCache.Key key = retransmissionKey(info, transport, in);
+            DuplicateRequestCache.Key key = retransmissionKey(info, credential, transport, in);
             if (key != null) {
                 DuplicateRequestCache.Lookup seen = duplicates.begin(key, nanoClock.getAsLong());
                 if (seen instanceof DuplicateRequestCache.Duplicate d) {
@@ -298,8 +298,8 @@ public final class RpcDispatcher {
      * What identifies a retransmission of this call, or null if the transport does not know the
      * client's address. Reads nothing: the arguments stay for the procedure.
      */
-    private static DuplicateRequestCache.Key retransmissionKey(RpcCallInfo info, RpcTransportInfo transport,
-                                                               XdrDecoder in) {
+    private static DuplicateRequestCache.Key retransmissionKey(RpcCallInfo info, OpaqueAuth credential,
+                                                               RpcTransportInfo transport, XdrDecoder in) {
         SocketAddress remote = transport.remoteAddress();
         Object client = remote instanceof InetSocketAddress inet
                 ? (inet.getAddress() != null ? inet.getAddress() : inet.getHostString())
@@ -311,6 +311,9 @@ public final class RpcDispatcher {
         byte[] head = new byte[Math.min(CHECKSUMMED_OCTETS, args.readableBytes())];
         args.getBytes(args.readerIndex(), head);
         CRC32C checksum = new CRC32C();
+        // The credential too: another user's call with the same xid and arguments is not this one's retransmission.
+        checksum.update(java.nio.ByteBuffer.allocate(4).putInt(0, credential.flavor()));
+        checksum.update(credential.body());
         checksum.update(head);
         return new DuplicateRequestCache.Key(client, info.xid(), info.program(), info.version(), info.procedure(),
                 args.readableBytes(), (int) checksum.getValue());

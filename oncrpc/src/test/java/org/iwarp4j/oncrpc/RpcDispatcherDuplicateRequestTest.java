@@ -117,6 +117,27 @@ class RpcDispatcherDuplicateRequestTest {
         assertThat(counted("replayed")).isZero();
     }
 
+    /** AUTH_SYS with {@code uid}: flavor 1, stamp, empty machine name, uid, gid 0, no groups. */
+    private static String authSys(int uid) {
+        return String.format("00000001 00000014 00000001 00000000 %08x 00000000 00000000", uid);
+    }
+
+    private static String callAs(int uid, int xid, int proc, String args) {
+        return String.format("%08x 00000000 00000002 %08x 00000001 %08x ", xid, PROG, proc) + authSys(uid) + " "
+                + AUTH_NONE + " " + args;
+    }
+
+    @Test
+    void anotherUsersCallFromTheSameHostWithTheSameXidAndArgumentsIsNotARetransmission() throws Exception {
+        RpcDispatcher d = dispatcher(16);
+        replyOf(send(d, callAs(1000, 7, ADD_ONCE, "00000002 00000003"), CLIENT));
+        replyOf(send(d, callAs(1001, 7, ADD_ONCE, "00000002 00000003"), CLIENT_RECONNECTED));
+        assertThat(executions).hasValue(2);
+        replyOf(send(d, callAs(1000, 7, ADD_ONCE, "00000002 00000003"), CLIENT_RECONNECTED));
+        assertThat(executions).as("the first user's retransmission").hasValue(2);
+        assertThat(counted("replayed")).isEqualTo(1);
+    }
+
     @Test
     void aRetransmissionWhileTheFirstRunsWaitsForItsReply() throws Exception {
         RpcDispatcher d = dispatcher(16);

@@ -25,13 +25,15 @@ public final class DuplicateRequestCache {
 
     /**
      * What identifies a retransmission: the same client host, xid, program, version and procedure,
-     * and the same arguments, as far as their length and a checksum of their first octets tell (the
-     * checksum tells apart two calls of one host that happen to reuse an xid). knfsd's key has these
-     * and the client's port and transport too (Linux's client reconnects from the port it had);
-     * here the port is left out, since other clients, ours among them, reconnect from a new one.
+     * and the same credential and arguments, as far as the arguments' length and a checksum of the
+     * credential and the arguments' first octets tell (the checksum tells apart two calls of one
+     * host, of the same user or not, that happen to reuse an xid). knfsd's key has these but the
+     * credential, and the client's port and transport too (Linux's client reconnects from the port
+     * it had); here the port is left out, since other clients, ours among them, reconnect from a
+     * new one, and the credential is in, since two users of one host share its address.
      */
     public record Key(Object client, int xid, int program, int version, int procedure, int argsLength,
-                      int argsChecksum) {
+                      int checksum) {
         public Key {
             Objects.requireNonNull(client, "client");
         }
