@@ -67,10 +67,10 @@ public final class RpcTcpClientTransport implements RpcClientTransport {
     private final AtomicLong unknownXid = new AtomicLong();
 
     /** One call awaiting its reply; its message is kept for a retransmission until then. */
-    private static final class Outstanding {
+    private final class Outstanding {
         final RpcCallInfo info;
         final XdrMessage call;
-        final CompletableFuture<XdrMessage> reply = new CompletableFuture<>();
+        final CompletableFuture<XdrMessage> reply = new Reply(this);
         /** Times sent. Guarded by the transport's lock, as is {@code released}. */
         int sends;
         boolean released;
@@ -129,7 +129,6 @@ public final class RpcTcpClientTransport implements RpcClientTransport {
             }
         }
         if (refused != null) {
-            call.release();
             o.reply.completeExceptionally(new RpcTransportException(refused));
             return o.reply;
         }
@@ -162,6 +161,31 @@ public final class RpcTcpClientTransport implements RpcClientTransport {
                 via.close();
             }
         });
+    }
+
+    /**
+     * A call's reply future that forgets the call before anyone sees it fail or cancelled: the
+     * stages callers add run before one this transport adds (they are run last-added first), so a
+     * caller told of a timeout or a lost connection finds the call no longer outstanding.
+     */
+    private final class Reply extends CompletableFuture<XdrMessage> {
+        private final Outstanding call;
+
+        Reply(Outstanding call) {
+            this.call = call;
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            forget(call);
+            return super.completeExceptionally(ex);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            forget(call);
+            return super.cancel(mayInterruptIfRunning);
+        }
     }
 
     /** The call has its outcome: it is no longer outstanding, and its message goes. */

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -122,6 +123,8 @@ class TcpReconnectTest {
             try (RpcTcpClientTransport transport = connecting.get(20, TimeUnit.SECONDS);
                  RpcClient client = RpcClient.builder(transport).build()) {
                 CompletableFuture<RpcReply> call = call(client, 7);
+                // What the caller sees the moment it learns of the failure (a CI run once saw 1 after it).
+                CompletableFuture<Integer> outstandingWhenFailed = call.handle((r, e) -> transport.outstandingCalls());
                 byte[] sent = readRecord(first);
                 first.close();
                 Socket second = accept(listener);
@@ -132,7 +135,25 @@ class TcpReconnectTest {
                 assertThat(transport.connections()).isEqualTo(2);
                 assertThat(transport.state()).as("no third connection for a call that failed")
                         .startsWith("connection lost");
+                assertThat(outstandingWhenFailed.get(20, TimeUnit.SECONDS)).isZero();
                 assertThat(transport.outstandingCalls()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aCallThatTimesOutIsNoLongerOutstandingWhenItsCallerLearnsOfIt() throws Exception {
+        try (ServerSocket listener = listener()) {
+            CompletableFuture<RpcTcpClientTransport> connecting =
+                    RpcTcpClientTransport.connect(listener.getLocalSocketAddress());
+            try (Socket first = accept(listener);
+                 RpcTcpClientTransport transport = connecting.get(20, TimeUnit.SECONDS);
+                 RpcClient client = RpcClient.builder(transport).timeout(Duration.ofMillis(200)).build()) {
+                CompletableFuture<RpcReply> call = call(client, 7);
+                CompletableFuture<Integer> outstandingWhenFailed = call.handle((r, e) -> transport.outstandingCalls());
+                readRecord(first); // and never answered
+                assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class);
+                assertThat(outstandingWhenFailed.get(20, TimeUnit.SECONDS)).isZero();
             }
         }
     }
