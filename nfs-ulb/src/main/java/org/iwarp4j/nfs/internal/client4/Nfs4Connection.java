@@ -93,6 +93,16 @@ public final class Nfs4Connection implements AutoCloseable {
     static final int DEFAULT_LEASE_SECONDS = 90;
 
     private static final int FORE_SLOTS = 16;
+
+    /**
+     * The least ca_maxresponsesize_cached (whole RPC replies) for which the client sets sa_cachethis:
+     * the replies of the COMPOUNDs it sends with it (OPEN with GETFH and GETATTR, WRITE, REMOVE,
+     * CLOSE, SETATTR) are a few hundred octets. knfsd grants about 2 KiB; it asks for 4 KiB.
+     */
+    static final int MIN_CACHED_REPLY = 1024;
+
+    /** ca_maxresponsesize_cached asked in CREATE_SESSION. */
+    private static final int CACHED_REPLY_ASKED = 4096;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Recoveries one call may go through before its error is reported. */
@@ -135,8 +145,22 @@ public final class Nfs4Connection implements AutoCloseable {
         this.window = Math.max(1, Math.min(window, recovery.session.slots().size()));
     }
 
-    /** One session of this client (RFC 8881 §2.10): the client ID it belongs to, its id and its slot table. */
-    private record Session(long clientId, byte[] id, SlotTable slots) {
+    /**
+     * One session of this client (RFC 8881 §2.10): the client ID it belongs to, its id, its slot
+     * table and the fore channel's ca_maxresponsesize_cached the server granted.
+     */
+    private record Session(long clientId, byte[] id, SlotTable slots, int maxCachedReply) {
+
+        /**
+         * Whether SEQUENCE asks the server to keep the reply (sa_cachethis, RFC 8881 §2.10.6.1.3):
+         * for a COMPOUND that must not run twice, so that if the transport sends it again after a
+         * lost connection the server answers from its reply cache instead of with
+         * NFS4ERR_RETRY_UNCACHED_REP. Not when the server grants too little room for such a reply
+         * (it would answer NFS4ERR_REP_TOO_BIG_TO_CACHE instead of running the call).
+         */
+        boolean cacheThis(List<Op> ops) {
+            return asksCachedReply(maxCachedReply, ops);
+        }
     }
 
     /**
@@ -235,7 +259,8 @@ public final class Nfs4Connection implements AutoCloseable {
                 x = await(unsequenced(rpc, minor, List.of(Op.exchangeId(verifier, owner)), 0));
             }
             CompoundResult.ExchangeId id = x.check().body(OP_EXCHANGE_ID);
-            ChannelAttrs4 fore = new ChannelAttrs4(0, maxWrite + 8192, maxRead + 8192, 4096, 16, FORE_SLOTS, -1);
+            ChannelAttrs4 fore = new ChannelAttrs4(0, maxWrite + 8192, maxRead + 8192, CACHED_REPLY_ASKED, 16, FORE_SLOTS,
+                    -1);
             ChannelAttrs4 back = new ChannelAttrs4(0, 4096, 4096, 0, 2, 1, -1);
             CompoundResult c = await(unsequenced(rpc, minor,
                     List.of(Op.createSession(id.clientId(), id.sequenceId(), fore, back)), 0)).check();
@@ -274,7 +299,8 @@ public final class Nfs4Connection implements AutoCloseable {
 
     private static Session session(long clientId, CompoundResult.CreateSession created) {
         return new Session(clientId, created.sessionId(),
-                new SlotTable(Math.max(1, Math.min(created.fore().maxRequests(), FORE_SLOTS))));
+                new SlotTable(Math.max(1, Math.min(created.fore().maxRequests(), FORE_SLOTS))),
+                created.fore().maxResponseSizeCached());
     }
 
     /** The transfer size: the client's limit, the server's attribute, and what fits the channel, in 4 KiB units. */
@@ -486,7 +512,8 @@ public final class Nfs4Connection implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         List<Op> all = new ArrayList<>(ops.size() + 1);
-        all.add(Op.sequence(s.id(), s.slots().nextSequenceId(slot), slot, s.slots().highestInUse()));
+        all.add(Op.sequence(s.id(), s.slots().nextSequenceId(slot), slot, s.slots().highestInUse(),
+                s.cacheThis(ops)));
         all.addAll(ops);
         CompletableFuture<CompoundResult> f;
         try {
@@ -532,6 +559,11 @@ public final class Nfs4Connection implements AutoCloseable {
     private static final java.util.Set<Integer> IDEMPOTENT = java.util.Set.of(OP_SEQUENCE, OP_PUTROOTFH, OP_PUTFH,
             OP_GETFH, OP_LOOKUP, OP_LOOKUPP, OP_GETATTR, OP_ACCESS, OP_READ, OP_READDIR, OP_READLINK, OP_SAVEFH,
             OP_RESTOREFH, OP_VERIFY, OP_NVERIFY, OP_SECINFO, OP_SECINFO_NO_NAME, OP_COMMIT);
+
+    /** See {@link Session#cacheThis}: {@code granted} is the session's ca_maxresponsesize_cached. */
+    static boolean asksCachedReply(int granted, List<Op> ops) {
+        return granted >= MIN_CACHED_REPLY && !onlyIdempotent(ops);
+    }
 
     /** Whether every operation of a COMPOUND may run twice. */
     static boolean onlyIdempotent(List<Op> ops) {

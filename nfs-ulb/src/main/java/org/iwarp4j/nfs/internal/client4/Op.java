@@ -41,10 +41,10 @@ record Op(int opcode, String what, Consumer<XdrEncoder> args, ByteBuf payload) {
         return new Op(opcode, what, out -> { });
     }
 
-    /** SEQUENCE4args (RFC 8881 §18.46.1); cachethis false: the client retries no non-idempotent call. */
-    static Op sequence(byte[] sessionId, int sequenceId, int slot, int highestSlot) {
+    /** SEQUENCE4args (RFC 8881 §18.46.1). */
+    static Op sequence(byte[] sessionId, int sequenceId, int slot, int highestSlot, boolean cacheThis) {
         return new Op(OP_SEQUENCE, "SEQUENCE", out -> out.writeFixedOpaque(sessionId).writeInt(sequenceId)
-                .writeInt(slot).writeInt(highestSlot).writeBoolean(false));
+                .writeInt(slot).writeInt(highestSlot).writeBoolean(cacheThis));
     }
 
     /**

@@ -50,7 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The client's session rules against our NfsServer through a record-marking TCP proxy that reads
  * every call's SEQUENCE on the wire and can drop a reply or rewrite a SEQUENCE reply's
  * sr_target_highest_slotid and sr_status_flags (RFC 8881 §18.46): a slot whose call got no reply is
- * retired, not reused (§2.10.6.1, §2.10.6.2); the server's slot target bounds the slots used;
+ * retired, not reused (§2.10.6.1, §2.10.6.2); a call whose reply is lost with the connection is
+ * answered after the transport sends it again (sent anew if it changes nothing, from the server's
+ * reply cache if it asked for sa_cachethis, §2.10.6.1.3); the server's slot target bounds the slots used;
  * revoked-state flags fail the next operation, CB_PATH_DOWN is ignored, RESTART_RECLAIM_NEEDED
  * re-establishes the client ID; a session whose slots are all retired, or that the server calls
  * bad, is replaced; a server restart mid-upload is recovered with a new client ID and a reclaimed
@@ -177,6 +179,40 @@ class Nfs4ClientSessionTcpTest {
         assertThat(proxy.connections()).isEqualTo(2);
         assertThat(nfs.retiredSlots()).isZero();
         assertThat(nfs.stat("").isDirectory()).as("and the session goes on").isTrue();
+        assertThat(calls.subList(calls.indexOf(lost), calls.size())).as("a GETATTR asks for no cached reply")
+                .allSatisfy(c -> assertThat(c.cacheThis).isFalse());
+    }
+
+    /**
+     * The reply to a REMOVE is lost with the connection after the server ran it. The client sent it
+     * with sa_cachethis (RFC 8881 §2.10.6.1.3), since running it twice would fail (NFS4ERR_NOENT):
+     * the transport's retransmission (same xid, slot and sequence id) is answered from the server's
+     * reply cache, and the caller sees the first execution's success; nothing else is sent.
+     */
+    @Test
+    void aRemoveWhoseReplyWasLostWithTheConnectionGetsItsCachedReplyAfterTheReconnect() throws Exception {
+        NfsServer server = server(90);
+        java.nio.file.Files.writeString(dir.resolve("gone"), "x");
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+
+        proxy.cutAtNextReply();
+        nfs.remove("gone");
+        List<Call> calls = proxy.calls();
+        Call lost = proxy.cut();
+        assertThat(lost).isNotNull();
+        assertThat(lost.cacheThis).as("sa_cachethis").isTrue();
+        List<Call> after = calls.subList(calls.indexOf(lost) + 1, calls.size());
+        assertThat(after).as("only the transport's retransmission").singleElement().satisfies(c -> {
+            assertThat(c.xid).isEqualTo(lost.xid);
+            assertThat(c.slot).isEqualTo(lost.slot);
+            assertThat(c.sequenceId).isEqualTo(lost.sequenceId);
+            assertThat(c.cacheThis).isTrue();
+        });
+        assertThat(proxy.connections()).isEqualTo(2);
+        assertThat(dir.resolve("gone")).doesNotExist();
+        assertThat(nfs.retiredSlots()).isZero();
+        assertThat(nfs.list("")).as("and the session goes on").isEmpty();
     }
 
     @Test
@@ -521,7 +557,8 @@ class Nfs4ClientSessionTcpTest {
     }
 
     /** A call as the proxy saw it: the COMPOUND's operation count and first operation, SEQUENCE's arguments. */
-    record Call(int xid, int count, int firstOp, byte[] sessionId, int sequenceId, int slot, int highestSlot) {
+    record Call(int xid, int count, int firstOp, byte[] sessionId, int sequenceId, int slot, int highestSlot,
+                boolean cacheThis) {
     }
 
     /**
@@ -774,9 +811,9 @@ class Nfs4ClientSessionTcpTest {
                 byte[] session = new byte[16];
                 b.get(at + 8, session);
                 c = new Call(b.getInt(0), count, first, session, b.getInt(at + 24), b.getInt(at + 28),
-                        b.getInt(at + 32));
+                        b.getInt(at + 32), b.getInt(at + 36) != 0);
             } else {
-                c = new Call(b.getInt(0), count, first, null, -1, -1, -1);
+                c = new Call(b.getInt(0), count, first, null, -1, -1, -1, false);
             }
             synchronized (this) {
                 if (corruptNextSession && first == OP_SEQUENCE) {

@@ -20,8 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What a call's reply does to its session slot (RFC 8881 §2.10.6.1): its sequence id is used up
  * when SEQUENCE ran, also when the server took the call for a retry of the slot's last one (a
  * transport that reconnected sent it again); kept when SEQUENCE was refused otherwise; the slot is
- * retired when nobody knows. And which COMPOUNDs the client sends again on the next sequence id
- * when the server ran the first transmission without keeping its reply.
+ * retired when nobody knows. Which COMPOUNDs ask the server to keep their reply (sa_cachethis,
+ * §2.10.6.1.3), and which the client sends again on the next sequence id when the server ran the
+ * first transmission without keeping its reply.
  */
 class SlotOutcomeTest {
 
@@ -30,7 +31,7 @@ class SlotOutcomeTest {
         byte[] octets = java.nio.ByteBuffer.allocate(20).putInt(status).putInt(0).putInt(1).putInt(OP_SEQUENCE)
                 .putInt(status).array(); // status, empty tag, one result
         return CompoundResult.decode(new XdrDecoder(Unpooled.wrappedBuffer(octets)),
-                List.of(Op.sequence(new byte[16], 5, 0, 0)), 0);
+                List.of(Op.sequence(new byte[16], 5, 0, 0, false)), 0);
     }
 
     @ParameterizedTest
@@ -46,8 +47,23 @@ class SlotOutcomeTest {
     }
 
     @Test
+    void aCompoundThatMustNotRunTwiceAsksForItsReplyToBeKeptWhenTheServerGrantsRoomForIt() {
+        List<Op> remove = List.of(Op.putrootfh(), Op.remove("f"));
+        List<Op> open = List.of(Op.putrootfh(), Op.open(1, "owner", "f", 1, true), Op.getfh());
+        List<Op> lookup = List.of(Op.putrootfh(), Op.lookup("d"), Op.getfh());
+        int enough = Nfs4Connection.MIN_CACHED_REPLY;
+        assertThat(Nfs4Connection.asksCachedReply(enough, remove)).isTrue();
+        assertThat(Nfs4Connection.asksCachedReply(2048, open)).isTrue();
+        assertThat(Nfs4Connection.asksCachedReply(enough, lookup)).as("may simply run again").isFalse();
+        assertThat(Nfs4Connection.asksCachedReply(enough, List.of())).as("SEQUENCE alone").isFalse();
+        assertThat(Nfs4Connection.asksCachedReply(enough - 1, remove))
+                .as("the server would answer NFS4ERR_REP_TOO_BIG_TO_CACHE instead of running it").isFalse();
+        assertThat(Nfs4Connection.asksCachedReply(0, open)).as("a server that keeps no reply").isFalse();
+    }
+
+    @Test
     void onlyACompoundThatChangesNothingIsSentAgainAfterNfs4errRetryUncachedRep() {
-        Op sequence = Op.sequence(new byte[16], 5, 0, 0);
+        Op sequence = Op.sequence(new byte[16], 5, 0, 0, false);
         assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putrootfh(), Op.lookup("d"), Op.getfh(),
                 Op.readlink()))).isTrue();
         assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putrootfh(), Op.remove("f")))).isFalse();
