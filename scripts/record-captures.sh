@@ -284,7 +284,7 @@ anomalies='tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analy
 count() { # FILE FILTER: frames that match (RPC-over-RDMA is dissected only in the NFS captures)
   case $1 in
     *nfs*) tshark -r "$1" -Y "$2" 2>/dev/null | wc -l ;;
-    *) tshark -r "$1" --disable-heuristic rpcrdma_iwarp -Y "$2" 2>/dev/null | wc -l ;;
+    *) tshark -r "$1" --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE -Y "$2" 2>/dev/null | wc -l ;;
   esac
 }
 clean() { # FILE
@@ -340,8 +340,8 @@ expect() { # FILE FILTER MIN-FRAMES WHAT
 for f in rping-siw.pcap rping-siw-crc.pcap; do
   for op in 0 1 2 3; do expect $f "iwarp_rdma.opcode == $op" 10 "RDMAP opcode $op"; done
 done
-good=$(tshark -r "$out/rping-siw-crc.pcap" --disable-heuristic rpcrdma_iwarp -V 2>/dev/null | grep -c 'Good CRC32' || true)
-bad=$(tshark -r "$out/rping-siw-crc.pcap" --disable-heuristic rpcrdma_iwarp -V 2>/dev/null | grep -c 'Bad CRC32' || true)
+good=$(tshark -r "$out/rping-siw-crc.pcap" --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE -V 2>/dev/null | grep -c 'Good CRC32' || true)
+bad=$(tshark -r "$out/rping-siw-crc.pcap" --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE -V 2>/dev/null | grep -c 'Bad CRC32' || true)
 [ "$bad" = 0 ] && [ "$good" -ge 70 ] || die "rping-siw-crc.pcap: $good good and $bad bad CRCs"
 [ "$(count "$out/rping-siw-crc.pcap" 'iwarp_mpa.crc_flag == 1')" = 2 ] || die "rping-siw-crc.pcap: C not set in both MPA frames"
 [ "$(count "$out/rping-siw.pcap" 'iwarp_mpa.crc_flag == 1')" = 0 ] || die "rping-siw.pcap: C is set"

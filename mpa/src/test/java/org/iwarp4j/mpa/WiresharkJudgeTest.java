@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.iwarp4j.testkit.Tshark;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,7 +51,7 @@ class WiresharkJudgeTest {
     @ParameterizedTest(name = "markers {0}, revision {1}")
     @CsvSource({"false, 1", "true, 1", "false, 2", "true, 2"})
     void tsharkFindsEveryFpduWellFormedWithGoodCrc(boolean markers, int revision) throws Exception {
-        assumeTrue(tsharkAvailable(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
+        assumeTrue(Tshark.available(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
         // Kept under target/ so that a failure can be looked at in Wireshark.
         Path dir = Files.createDirectories(Path.of("target", "wireshark-judge"));
         Path initiatorPcap = dir.resolve("mpa-markers-" + markers + "-rev" + revision + "-initiator.pcap");
@@ -93,17 +94,16 @@ class WiresharkJudgeTest {
     }
 
     private static void judge(Path pcap, int senderPort, boolean markers) throws Exception {
-        String all = tshark("-r", pcap.toString(), "-V", "--disable-heuristic", "rpcrdma_iwarp");
+        String all = Tshark.read(pcap, "-V");
         assertThat(all).as(pcap + ": startup frames").contains("ID Req frame").contains("ID Rep frame");
         assertThat(all).as(pcap.toString()).doesNotContain("Bad CRC32").doesNotContain("Malformed");
-        String sent = tshark("-r", pcap.toString(), "-V", "--disable-heuristic", "rpcrdma_iwarp",
-                "-Y", "tcp.srcport == " + senderPort);
-        assertThat(count(sent, "(Good CRC32)")).as(pcap + ": FPDUs sent with a good CRC").isEqualTo(SENDS_EACH_WAY);
-        assertThat(count(sent, "OpCode: Send (0x3)")).as(pcap + ": RDMAP Sends decoded").isEqualTo(SENDS_EACH_WAY);
+        String sent = Tshark.read(pcap, "-V", "-Y", "tcp.srcport == " + senderPort);
+        assertThat(Tshark.count(sent, "(Good CRC32)")).as(pcap + ": FPDUs sent with a good CRC").isEqualTo(SENDS_EACH_WAY);
+        assertThat(Tshark.count(sent, "OpCode: Send (0x3)")).as(pcap + ": RDMAP Sends decoded").isEqualTo(SENDS_EACH_WAY);
         if (markers) {
-            assertThat(count(sent, "FPDU back pointer")).as(pcap + ": markers decoded").isGreaterThan(SENDS_EACH_WAY);
+            assertThat(Tshark.count(sent, "FPDU back pointer")).as(pcap + ": markers decoded").isGreaterThan(SENDS_EACH_WAY);
         } else {
-            assertThat(count(all, "(Good CRC32)")).as(pcap + ": both directions").isEqualTo(2 * SENDS_EACH_WAY);
+            assertThat(Tshark.count(all, "(Good CRC32)")).as(pcap + ": both directions").isEqualTo(2 * SENDS_EACH_WAY);
         }
     }
 
@@ -117,32 +117,5 @@ class WiresharkJudgeTest {
             u[i] = (byte) i;
         }
         return u;
-    }
-
-    private static int count(String text, String needle) {
-        int n = 0;
-        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
-            n++;
-        }
-        return n;
-    }
-
-    static boolean tsharkAvailable() {
-        try {
-            return new ProcessBuilder("tshark", "--version").redirectErrorStream(true).start()
-                    .waitFor(30, TimeUnit.SECONDS);
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
-    static String tshark(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add("tshark");
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("tshark finished").isTrue();
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

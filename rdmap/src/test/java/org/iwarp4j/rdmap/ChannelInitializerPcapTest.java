@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaSettings;
+import org.iwarp4j.testkit.Tshark;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +70,7 @@ class ChannelInitializerPcapTest {
 
     @Test
     void aPcapWriteHandlerAtTheHeadRecordsTrafficThatTsharkDecodesAsMpaDdpRdmap() throws Exception {
-        assumeTrue(tsharkAvailable(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
+        assumeTrue(Tshark.available(), "tshark is not installed (scripts/install-test-deps.sh installs it)");
         ByteArrayOutputStream capture = new ByteArrayOutputStream();
         MeterRegistry clientMeters = new SimpleMeterRegistry();
         ByteBuf serverMemory = ByteBufAllocator.DEFAULT.directBuffer(8192).writeZero(8192);
@@ -100,18 +101,17 @@ class ChannelInitializerPcapTest {
             synchronized (capture) {
                 Files.write(pcap, capture.toByteArray());
             }
-            String verbose = tshark("-r", pcap.toString(), "-V", "--disable-heuristic", "rpcrdma_iwarp");
+            String verbose = Tshark.read(pcap, "-V");
             assertThat(verbose).contains("ID Req frame").contains("ID Rep frame")
                     .doesNotContain("Bad CRC32").doesNotContain("Malformed");
             // Every FPDU this end sent or received, per the MPA meters, decoded with a good CRC.
             double fpdus = clientMeters.get("iwarp.mpa.fpdus").tag("direction", "tx").counter().count()
                     + clientMeters.get("iwarp.mpa.fpdus").tag("direction", "rx").counter().count();
-            assertThat(count(verbose, "(Good CRC32)")).isEqualTo((int) fpdus);
+            assertThat(Tshark.count(verbose, "(Good CRC32)")).isEqualTo((int) fpdus);
             // DDP and RDMAP headers, one line per DDP segment: 3 Write and 2 Read Response segments
             // (MULPDU 1454), one Read Request, one Send.
-            String fields = tshark("-r", pcap.toString(), "--disable-heuristic", "rpcrdma_iwarp",
-                    "-Y", "iwarp_rdma", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
-                    "-e", "iwarp_rdma.opcode");
+            String fields = Tshark.read(pcap, "-Y", "iwarp_rdma", "-T", "fields", "-E", "occurrence=a",
+                    "-E", "aggregator=,", "-e", "iwarp_rdma.opcode");
             List<String> opcodes = new ArrayList<>();
             for (String line : fields.split("\\R")) {
                 opcodes.addAll(Arrays.asList(line.trim().split(",")));
@@ -125,32 +125,5 @@ class ChannelInitializerPcapTest {
             serverMemory.release();
             clientMemory.release();
         }
-    }
-
-    private static int count(String text, String needle) {
-        int n = 0;
-        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
-            n++;
-        }
-        return n;
-    }
-
-    private static boolean tsharkAvailable() {
-        try {
-            return new ProcessBuilder("tshark", "--version").redirectErrorStream(true).start()
-                    .waitFor(30, TimeUnit.SECONDS);
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
-    private static String tshark(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add("tshark");
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("tshark finished").isTrue();
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

@@ -14,7 +14,10 @@ import java.util.concurrent.TimeUnit;
  * decode DDP and RDMAP. {@code scripts/install-test-deps.sh} installs it; tests skip without it.
  *
  * <p>Every read disables the RPC-over-RDMA heuristic, which shows small Sends of non-NFS traffic
- * as malformed RPC-over-RDMA (see docs/iwarp-command.md, {@code iwarp pcap}).
+ * as malformed RPC-over-RDMA (see docs/iwarp-command.md, {@code iwarp pcap}), and tries TCP's
+ * heuristic dissectors (MPA's among them) before the dissectors registered for a port: an
+ * ephemeral port can be one of those (tshark 4.0 gives TCP port 57000 to IRC, and a CI run's MPA
+ * connection that got it was shown as IRC, its startup frames not found).
  */
 public final class Tshark {
 
@@ -37,15 +40,19 @@ public final class Tshark {
         }
     }
 
+    /** What every read passes before its own arguments. */
+    static final List<String> COMMON_OPTIONS = List.of("--disable-heuristic", "rpcrdma_iwarp",
+            "-o", "tcp.try_heuristic_first:TRUE");
+
     /**
-     * {@code tshark -r pcap --disable-heuristic rpcrdma_iwarp args...}: what it prints on standard
-     * output (its warnings, e.g. about running as root, go elsewhere).
+     * {@code tshark -r pcap} with {@link #COMMON_OPTIONS} and {@code args...}: what it prints on
+     * standard output (its warnings, e.g. about running as root, go elsewhere).
      *
      * @throws IOException if tshark fails, or runs longer than two minutes
      */
     public static String read(Path pcap, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("tshark", "-r", pcap.toString(),
-                "--disable-heuristic", "rpcrdma_iwarp"));
+        List<String> command = new ArrayList<>(List.of("tshark", "-r", pcap.toString()));
+        command.addAll(COMMON_OPTIONS);
         command.addAll(List.of(args));
         Path errors = Files.createTempFile("tshark", ".err");
         try {

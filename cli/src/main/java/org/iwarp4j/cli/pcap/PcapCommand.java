@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
         description = {"Runs an iwarp command and records every TCP connection it makes (RDMA connections from their"
                 + " MPA Request on, bench's plain-TCP comparison too) into one pcap file.",
                 "Same as: iwarp --pcap FILE COMMAND...",
-                "Read it with: tshark -r FILE --disable-heuristic rpcrdma_iwarp [-V], or open it in Wireshark."},
+                "Read it with: tshark -r FILE --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE [-V],",
+                "or open it in Wireshark."},
         footer = {"", "Example: iwarp pcap rping.pcap -- rping -c -a 127.0.0.1 -C 3 --crc",
                 "Exit status: the command's; 2 FILE cannot be written; 1 the command succeeded but FILE is incomplete."})
 public final class PcapCommand implements Callable<Integer> {
