@@ -14,6 +14,7 @@ import org.iwarp4j.cli.UntilStopped;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsServer;
 import org.iwarp4j.nfs.binding.NfsBindingConstants;
+import org.iwarp4j.oncrpc.DuplicateRequestCacheLimits;
 import org.iwarp4j.rdmap.Rnic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,6 +39,9 @@ import picocli.CommandLine.Spec;
                 "No NLM/NSM: Linux clients mount with nolock.",
                 "Exit status: 0 stopped, 1 cannot serve (e.g. a port in use), 2 usage error."})
 final class NfsServeCommand implements Callable<Integer> {
+
+    /** About 300 MiB of remembered calls at 1 KiB replies: more is a mistyped number. */
+    private static final int MAX_DRC_ENTRIES = 1 << 18;
 
     @Spec
     CommandSpec spec;
@@ -94,6 +98,11 @@ final class NfsServeCommand implements Callable<Integer> {
             + "(default: none; no grace period, clients lose their locks when the server restarts)")
     Path stateDir;
 
+    @Option(names = "--drc-entries", paramLabel = "N", description = "calls the duplicate request cache "
+            + "remembers, so that a retransmitted NFSv3 call that changes the file system gets its first reply "
+            + "(as knfsd's max_drc_entries); 0 turns it off (default: ${DEFAULT-VALUE})")
+    int drcEntries = DuplicateRequestCacheLimits.DEFAULT.entries();
+
     @Override
     public Integer call() throws IOException {
         if (!Files.isDirectory(directory)) {
@@ -115,6 +124,13 @@ final class NfsServeCommand implements Callable<Integer> {
         if (maxIo < 4096 || maxIo > 16 << 20) {
             throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--max-io", maxIo, "must be 4K..16M");
         }
+        if (drcEntries < 0 || drcEntries > MAX_DRC_ENTRIES) {
+            throw org.iwarp4j.cli.UsageErrors.invalid(spec.commandLine(), "--drc-entries", drcEntries,
+                    "must be 0.." + MAX_DRC_ENTRIES);
+        }
+        DuplicateRequestCacheLimits drc = drcEntries == 0 ? DuplicateRequestCacheLimits.OFF
+                : new DuplicateRequestCacheLimits(drcEntries, DuplicateRequestCacheLimits.DEFAULT.replyOctets(),
+                DuplicateRequestCacheLimits.DEFAULT.lifetime());
         ExportOptions options = exportOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -125,7 +141,8 @@ final class NfsServeCommand implements Callable<Integer> {
         try {
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
                     .tcpAddress(new InetSocketAddress(address, tcpPort)).maxReadWrite((int) maxIo, (int) maxIo)
-                    .workerThreads(threads).exportOptions(options).nfs4StateDirectory(stateDir);
+                    .workerThreads(threads).exportOptions(options).nfs4StateDirectory(stateDir)
+                    .duplicateRequestCache(drc);
             if (rnic != null) {
                 b.rdmaAddress(new InetSocketAddress(address, rdmaPort)).rnic(rnic);
             }
@@ -144,7 +161,7 @@ final class NfsServeCommand implements Callable<Integer> {
         }
         try (UntilStopped stop = UntilStopped.onSignals("iwarp-nfs-serve-stop")) {
             try {
-                printBanner(out, server, address);
+                printBanner(out, server, address, drc);
                 stop.await();
             } finally {
                 server.close();
@@ -174,7 +191,7 @@ final class NfsServeCommand implements Callable<Integer> {
         return b.build();
     }
 
-    private void printBanner(PrintWriter out, NfsServer server, InetAddress address) {
+    private void printBanner(PrintWriter out, NfsServer server, InetAddress address, DuplicateRequestCacheLimits drc) {
         String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localAddress();
         int tcp = server.tcpPort();
         ExportOptions options = server.exportOptions();
@@ -190,6 +207,9 @@ final class NfsServeCommand implements Callable<Integer> {
                 && (address == null || !address.isLoopbackAddress())) {
             out.println("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others");
         }
+        out.println(drc.entries() == 0 ? "# duplicate request cache: off (a retransmitted call is executed again)"
+                : "# duplicate request cache: the last " + drc.entries() + " changing NFSv3 calls, replies up to "
+                + drc.replyOctets() + " octets, for " + drc.lifetime().toSeconds() + " s");
         out.printf("# NFSv3 and MOUNT v3 over TCP on port %d%s%n", tcp, noRdma ? ""
                 : "; NFSv3 over RPC-over-RDMA (iWARP, iwarp4j software RNIC) on port " + server.rdmaPort());
         if (!noRdma) {

@@ -134,6 +134,8 @@ class NfsCommandLineTest {
             "nfs serve DIR --client nfs.example.org | --client nfs.example.org: an IPv4 or IPv6 address",
             "nfs serve DIR --client 10.0.0.0/33 | prefix length 0..32",
             "nfs serve DIR --anonuid -1 | --anonuid and --anongid are 0..2147483647",
+            "nfs serve DIR --drc-entries -1 | --drc-entries -1: must be 0..262144",
+            "nfs serve DIR --drc-entries 300000 | --drc-entries 300000: must be 0..262144",
             "nfs bench server:/export --loopback | not both",
             "nfs bench --rsize 1000 | --rsize 1000: must be 4K..16M",
             "nfs bench -n 2 -D 1 | -n or -D",

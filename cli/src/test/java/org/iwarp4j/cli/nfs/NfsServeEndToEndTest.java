@@ -72,7 +72,23 @@ class NfsServeEndToEndTest {
                         + ",mountproto=tcp,nolock 127.0.0.1:/export /mnt")
                 .contains("mount -t nfs -o proto=rdma,port=" + rdmaPort + " 127.0.0.1:/ /mnt")
                 .contains("mount -t nfs -o proto=tcp,port=" + tcpPort + " 127.0.0.1:/ /mnt")
-                .contains("./iwarp nfs ls 127.0.0.1:/export" + ports);
+                .contains("./iwarp nfs ls 127.0.0.1:/export" + ports)
+                .contains("# duplicate request cache: the last 8192 changing NFSv3 calls, replies up to 1024 octets, "
+                        + "for 120 s");
+    }
+
+    @Test
+    void theDuplicateRequestCacheIsSizedOrTurnedOffFromTheCommandLine() throws Exception {
+        for (String entries : new String[] {"16", "0"}) {
+            InProcessNfsServe other = InProcessNfsServe.start(exported, "--drc-entries", entries);
+            try {
+                assertThat(other.output()).contains(entries.equals("0")
+                        ? "# duplicate request cache: off (a retransmitted call is executed again)"
+                        : "# duplicate request cache: the last 16 changing NFSv3 calls");
+            } finally {
+                other.stop();
+            }
+        }
     }
 
     @ParameterizedTest
