@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code OutputStream} on a slice of the same buffer clears the view's position. {@link Hooked}
  * runs the slice's reader at that moment, which is where another thread's read lands in the race.
  *
- * <p>The first and third tests assert Netty 4.2.7.Final's behaviour: if they fail after a Netty
+ * <p>The first and third tests assert Netty 4.2.7.Final's behaviour (unchanged in 4.2.18.Final): if they fail after a Netty
  * upgrade, the race may be fixed upstream (see the doc before dropping {@link SliceSafeCumulator}).
  */
 public class SliceSafeCumulatorTest {
