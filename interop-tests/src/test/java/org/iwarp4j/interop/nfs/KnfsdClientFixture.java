@@ -122,10 +122,20 @@ abstract class KnfsdClientFixture {
      * that a corruption on the way would have changed. The file is deleted after a case that passes.
      */
     Rnic.Builder recordedRnic(String name) throws IOException {
+        return recordedRnic(name, ch -> { });
+    }
+
+    /** As {@link #recordedRnic(String)}, with {@code also} run on each connection's channel after it. */
+    Rnic.Builder recordedRnic(String name, java.util.function.Consumer<io.netty.channel.Channel> also)
+            throws IOException {
         Path dir = Path.of("target", "knfsd-captures");
         Files.createDirectories(dir);
-        recording = PcapRecording.open(dir.resolve(getClass().getSimpleName() + ".pcap"));
-        return Rnic.builder().name(name).meterRegistry(meters).channelInitializer(recording::record);
+        PcapRecording r = PcapRecording.open(dir.resolve(getClass().getSimpleName() + ".pcap"));
+        recording = r;
+        return Rnic.builder().name(name).meterRegistry(meters).channelInitializer(ch -> {
+            r.record(ch);
+            also.accept(ch);
+        });
     }
 
     @AfterEach
