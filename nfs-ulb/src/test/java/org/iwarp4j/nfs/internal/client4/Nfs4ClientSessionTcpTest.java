@@ -145,6 +145,13 @@ class Nfs4ClientSessionTcpTest {
         });
     }
 
+    /** {@code c} is {@code lost} sent again by the transport: the same xid, slot and sequence id. */
+    private static void assertSentAgain(Call c, Call lost) {
+        assertThat(c.xid).isEqualTo(lost.xid);
+        assertThat(c.slot).isEqualTo(lost.slot);
+        assertThat(c.sequenceId).isEqualTo(lost.sequenceId);
+    }
+
     /**
      * The reply to a GETATTR is lost with the connection after the server ran it: the transport
      * connects again and sends the call again (same xid, slot and sequence id); the server ran it
@@ -166,11 +173,7 @@ class Nfs4ClientSessionTcpTest {
         List<Call> calls = proxy.calls();
         List<Call> after = calls.subList(calls.indexOf(lost) + 1, calls.size());
         assertThat(after).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(after.get(0)).as("sent again by the transport").satisfies(c -> {
-            assertThat(c.xid).isEqualTo(lost.xid);
-            assertThat(c.slot).isEqualTo(lost.slot);
-            assertThat(c.sequenceId).isEqualTo(lost.sequenceId);
-        });
+        assertThat(after.get(0)).as("sent again by the transport").satisfies(c -> assertSentAgain(c, lost));
         assertThat(after.get(1)).as("sent anew by the client on the slot's next sequence id").satisfies(c -> {
             assertThat(c.xid).isNotEqualTo(lost.xid);
             assertThat(c.slot).isEqualTo(lost.slot);
@@ -204,9 +207,7 @@ class Nfs4ClientSessionTcpTest {
         assertThat(lost.cacheThis).as("sa_cachethis").isTrue();
         List<Call> after = calls.subList(calls.indexOf(lost) + 1, calls.size());
         assertThat(after).as("only the transport's retransmission").singleElement().satisfies(c -> {
-            assertThat(c.xid).isEqualTo(lost.xid);
-            assertThat(c.slot).isEqualTo(lost.slot);
-            assertThat(c.sequenceId).isEqualTo(lost.sequenceId);
+            assertSentAgain(c, lost);
             assertThat(c.cacheThis).isTrue();
         });
         assertThat(proxy.connections()).isEqualTo(2);
