@@ -123,7 +123,7 @@ class ReadResponseFlushTest {
     }
 
     /** A Request frame, as a default MPA Initiator sends it. */
-    private static ByteBuf request(UnpooledByteBufAllocator alloc) {
+    static ByteBuf request(UnpooledByteBufAllocator alloc) {
         EmbeddedChannel initiator = FuzzInput.channel(alloc, MpaStartupHandler.initiator(MpaSettings.builder().build()));
         ByteBuf frame = initiator.readOutbound();
         initiator.finishAndReleaseAll();

@@ -139,9 +139,15 @@ public final class WorkQueue {
         }
     }
 
-    /** Drains now, on the event loop, unless a drain is already scheduled. */
+    /**
+     * Drains now, on the event loop, also when a drain is already scheduled: at establishment the
+     * receives posted before it must be in DDP's queues before the next socket read, and the drain
+     * that {@link #bind} scheduled may run only after that read (an event loop may run IO before a
+     * task queued in an earlier turn, e.g. when that turn's task time was used up). The scheduled
+     * drain then finds nothing, or only what was queued since, to do.
+     */
     public void drainNow() {
-        if (handler != null && drainScheduled.compareAndSet(false, true)) {
+        if (handler != null) {
             drain();
         }
     }
