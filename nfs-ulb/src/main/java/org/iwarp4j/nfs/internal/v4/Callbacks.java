@@ -14,6 +14,7 @@ import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcReply;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,12 @@ final class Callbacks {
     private final Object answeredLock = new Object();
     private long answered;
     private final AtomicLong failed = new AtomicLong();
+    /** A client whose back channel fails every callback, session after session, must not fill the log. */
+    private final LogRateLimit failureLog;
+
+    Callbacks(LogRateLimit failureLog) {
+        this.failureLog = failureLog;
+    }
 
     /** Where backward-direction transports come from: that of the connection a call came on, or null. */
     void backchannels(Function<RpcTransportInfo, RpcClientTransport> lookup) {
@@ -107,13 +114,12 @@ final class Callbacks {
                 reply.close();
             }
             if (error != null) {
-                failed.incrementAndGet();
-                log.warn("NFSv4.1 back channel of session {}: CB_NULL failed: {}", session, error.toString());
+                failed(session, "CB_NULL failed: " + error);
                 client.close();
                 return;
             }
             countAnswered();
-            log.info("NFSv4.1 back channel of session {}: CB_NULL answered", session);
+            log.debug("NFSv4.1 back channel of session {}: CB_NULL answered", session);
             sequence(client, s, session, s.backSlotSeqid.incrementAndGet(), 0);
         });
     }
@@ -136,19 +142,17 @@ final class Callbacks {
             boolean again = false;
             try {
                 if (error != null) {
-                    failed.incrementAndGet();
-                    log.warn("NFSv4.1 back channel of session {}: CB_COMPOUND failed: {}", session, error.toString());
+                    failed(session, "CB_COMPOUND failed: " + error);
                     return;
                 }
                 int status = cbSequenceStatus(reply);
                 if (status == NFS4_OK) {
                     countAnswered();
-                    log.info("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
+                    log.debug("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
                 } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES) {
                     again = true;
                 } else {
-                    failed.incrementAndGet();
-                    log.warn("NFSv4.1 back channel of session {}: CB_SEQUENCE answered {}", session, status);
+                    failed(session, "CB_SEQUENCE answered " + status);
                 }
             } finally {
                 if (reply != null) {
@@ -162,6 +166,22 @@ final class Callbacks {
                 }
             }
         });
+    }
+
+    private void failed(String session, String what) {
+        failed.incrementAndGet();
+        long held = failureLog.admit();
+        if (held >= 0) {
+            log.warn("NFSv4.1 back channel of session {}: {}{}", session, what,
+                    held == 0 ? "" : " (" + held + " more failed callbacks not warned of since the last message)");
+        } else {
+            log.debug("NFSv4.1 back channel of session {}: {}", session, what);
+        }
+    }
+
+    /** Failure warnings held back since the start. */
+    long failureWarningsHeld() {
+        return failureLog.heldTotal();
     }
 
     /** The status of CB_COMPOUND4res's CB_SEQUENCE result (RFC 8881 §20.9). */

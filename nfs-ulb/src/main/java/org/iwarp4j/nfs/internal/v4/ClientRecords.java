@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,28 +42,34 @@ final class ClientRecords {
 
     private final Path file;
     private final int cap;
+    /** Warnings of clients not recorded because the records are full: one per new client otherwise. */
+    private final LogRateLimit fullLog;
     /** What the previous incarnation of the server recorded: the clients that may reclaim now. */
     private final Set<ByteBuffer> previous;
     /** What this incarnation has recorded (starts as the previous list, so an early restart loses nothing). */
     private final Set<ByteBuffer> current;
 
-    private ClientRecords(Path file, int cap, Set<ByteBuffer> previous) {
+    private ClientRecords(Path file, int cap, Set<ByteBuffer> previous, LogRateLimit fullLog) {
         this.file = file;
         this.cap = cap;
+        this.fullLog = fullLog;
         this.previous = Collections.unmodifiableSet(previous);
         this.current = new LinkedHashSet<>(previous);
     }
 
     /** No stable storage. */
     static ClientRecords none() {
-        return new ClientRecords(null, 0, new LinkedHashSet<>());
+        return new ClientRecords(null, 0, new LinkedHashSet<>(), null);
     }
 
-    /** The records in {@code directory} (created if missing), at most {@code cap} of them. */
-    static ClientRecords open(Path directory, int cap) throws IOException {
+    /**
+     * The records in {@code directory} (created if missing), at most {@code cap} of them; {@code
+     * fullLog} limits the warnings of clients left out when they are full.
+     */
+    static ClientRecords open(Path directory, int cap, LogRateLimit fullLog) throws IOException {
         Files.createDirectories(directory);
         Path file = directory.resolve(FILE_NAME);
-        return new ClientRecords(file, cap, load(file, cap));
+        return new ClientRecords(file, cap, load(file, cap), fullLog);
     }
 
     private static Set<ByteBuffer> load(Path file, int cap) throws IOException {
@@ -117,8 +124,11 @@ final class ClientRecords {
             return;
         }
         if (current.size() >= cap) {
-            log.warn("NFSv4 client records full ({}): a client is not recorded and cannot reclaim after a restart",
-                    cap);
+            long held = fullLog.admit();
+            if (held >= 0) {
+                log.warn("NFSv4 client records full ({}): a client is not recorded and cannot reclaim after a"
+                        + " restart{}", cap, held == 0 ? "" : " (" + held + " more not warned of since the last message)");
+            }
             return;
         }
         current.add(ByteBuffer.wrap(owner.clone()));
@@ -141,6 +151,11 @@ final class ClientRecords {
 
     int size() {
         return current.size();
+    }
+
+    /** Warnings of clients left out of the full records, held back since the start. */
+    long fullWarningsHeld() {
+        return fullLog == null ? 0 : fullLog.heldTotal();
     }
 
     private void write() {

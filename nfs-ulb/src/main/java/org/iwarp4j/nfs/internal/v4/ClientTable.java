@@ -67,8 +67,11 @@ final class ClientTable {
      * EXCHANGE_ID for a client owner (RFC 8881 §18.35.5): the confirmed record of this owner is
      * returned if the verifier matches (the client is the same incarnation); a changed verifier
      * (the client rebooted) or no confirmed record gets a new unconfirmed record, which replaces any
-     * other unconfirmed one. A confirmed record held by another principal is NFS4ERR_CLID_INUSE
-     * (§18.35.5 case 3).
+     * other unconfirmed one. A confirmed record with state held by another principal is
+     * NFS4ERR_CLID_INUSE whatever the verifier (§18.35.5 case 3, "client collision"): otherwise
+     * anyone could name another client's owner with a new verifier and, at its CREATE_SESSION,
+     * have that client's record dropped with all its state. Without state it is replaced, as
+     * for a new owner.
      */
     Exchanged exchange(byte[] owner, byte[] verifier, int principal, boolean update) {
         reapExpired();
@@ -96,10 +99,11 @@ final class ClientTable {
             renew(confirmed);
             return new Exchanged(confirmed, true);
         }
-        if (confirmed != null && Arrays.equals(confirmed.verifier, verifier)) {
-            if (confirmed.principal != principal && hasState(confirmed)) {
+        if (confirmed != null && confirmed.principal != principal) {
+            if (hasState(confirmed)) {
                 throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "client owner in use by another principal");
             }
+        } else if (confirmed != null && Arrays.equals(confirmed.verifier, verifier)) {
             renew(confirmed);
             return new Exchanged(confirmed, true);
         }
@@ -162,13 +166,17 @@ final class ClientTable {
         c.lastRenewMillis = ctx.now();
     }
 
-    /** DESTROY_CLIENTID (RFC 8881 §18.50): refused while the client has sessions or state. */
+    /**
+     * DESTROY_CLIENTID (RFC 8881 §18.50): refused while the client has sessions or state; what
+     * remains of it (owners without state, which a failed OPEN or a LOCK leaves) goes with it.
+     */
     void destroy(long clientId) {
         Client c = get(clientId);
         if (!c.sessions.isEmpty() || ctx.states().hasState(clientId)) {
             throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client " + Long.toHexString(clientId) + " still has state");
         }
         byId.remove(clientId);
+        ctx.states().dropClient(clientId);
         forgetIfLast(c);
     }
 

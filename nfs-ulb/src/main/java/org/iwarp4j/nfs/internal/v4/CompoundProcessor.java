@@ -74,9 +74,17 @@ public final class CompoundProcessor {
     private final Nfs4Context ctx;
     private final Map<Integer, Operation> operations = new HashMap<>();
     private final java.util.concurrent.atomic.AtomicLong lastMismatchLog = new java.util.concurrent.atomic.AtomicLong();
+    /** NFS4ERR_SERVERFAULT is a bug the client may find and repeat: its stack trace is logged a few times per interval. */
+    private final org.iwarp4j.oncrpc.internal.LogRateLimit serverFaultLog;
+
+    /** SERVERFAULT warnings held back since the start. */
+    long serverFaultWarningsHeld() {
+        return serverFaultLog.heldTotal();
+    }
 
     public CompoundProcessor(Nfs4Context ctx) {
         this.ctx = ctx;
+        this.serverFaultLog = ctx.warningLimit();
         Attributes4 attributes = new Attributes4(ctx);
         SessionOps sessions = new SessionOps(ctx);
         FileOps files = new FileOps(ctx, attributes);
@@ -213,7 +221,9 @@ public final class CompoundProcessor {
             if (!SESSIONLESS.contains(opcode)) {
                 return Result.status(NFS4ERR_OP_NOT_IN_SESSION);
             }
-            if (numops > 1 && opcode != OP_DESTROY_SESSION) {
+            // DESTROY_SESSION too (§18.37.3): the operations after it would run in no session, so
+            // under none of the session's limits on the reply.
+            if (numops > 1) {
                 return Result.status(NFS4ERR_NOT_ONLY_OP);
             }
         }
@@ -231,8 +241,10 @@ public final class CompoundProcessor {
             return op.run(in, st);
         } catch (Exception e) {
             int status = Nfs4Errors.statusOf(e);
-            if (status == NFS4ERR_SERVERFAULT) {
-                log.warn("NFSv4 operation {} failed", opcode, e);
+            long held = status == NFS4ERR_SERVERFAULT ? serverFaultLog.admit() : -1;
+            if (held >= 0) {
+                log.warn("NFSv4 operation {} failed: NFS4ERR_SERVERFAULT{}", opcode,
+                        held == 0 ? "" : " (" + held + " more not warned of since the last message)", e);
             } else {
                 log.debug("NFSv4 operation {}: {} ({})", opcode, status, e.getMessage());
             }

@@ -1,7 +1,9 @@
 package org.iwarp4j.nfs.internal.v4;
 
 import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.iwarp4j.nfs.internal.AttributeOps;
 import org.iwarp4j.nfs.internal.DataOps;
 import org.iwarp4j.nfs.internal.NamespaceOps;
@@ -28,7 +30,7 @@ public final class Nfs4Context {
     private final ClientTable clients;
     private final SessionTable sessions;
     private final StateTable states;
-    private final Callbacks callbacks = new Callbacks();
+    private final Callbacks callbacks;
     private final ClientRecords records;
     /** How long the grace period after start lasts (RFC 8881 §8.4.2), 0 for none. */
     private final long graceMillis;
@@ -44,7 +46,7 @@ public final class Nfs4Context {
     public Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis,
                        java.nio.file.Path stateDirectory) throws java.io.IOException {
         this(base, settings, clockMillis, stateDirectory == null ? ClientRecords.none()
-                : ClientRecords.open(stateDirectory, settings.maxClients()));
+                : ClientRecords.open(stateDirectory, settings.maxClients(), warningLimit(clockMillis)));
     }
 
     private Nfs4Context(Nfs3Context base, Nfs4Settings settings, LongSupplier clockMillis, ClientRecords records) {
@@ -55,6 +57,7 @@ public final class Nfs4Context {
         this.settings = settings;
         this.clockMillis = clockMillis;
         this.startMillis = clockMillis.getAsLong();
+        this.callbacks = new Callbacks(warningLimit(clockMillis));
         this.bootId = new SecureRandom().nextInt() | 1;
         this.clients = new ClientTable(this);
         this.sessions = new SessionTable(this);
@@ -102,6 +105,25 @@ public final class Nfs4Context {
 
     long now() {
         return clockMillis.getAsLong();
+    }
+
+    /**
+     * A limit for one kind of warning that a client can provoke (a COMPOUND that meets a server
+     * fault, a back channel that fails, a client the full records cannot take): at most {@value
+     * #WARNING_BURST} messages per {@value #WARNING_INTERVAL_SECONDS} seconds of this server's
+     * clock, the rest counted into the next one, so that a client doing it in a loop cannot fill
+     * the log (as the RPC dispatcher limits its SYSTEM_ERR warnings).
+     */
+    LogRateLimit warningLimit() {
+        return warningLimit(clockMillis);
+    }
+
+    static final int WARNING_BURST = 10;
+    static final int WARNING_INTERVAL_SECONDS = 5;
+
+    private static LogRateLimit warningLimit(LongSupplier clockMillis) {
+        return new LogRateLimit(WARNING_BURST, WARNING_INTERVAL_SECONDS, TimeUnit.SECONDS,
+                () -> TimeUnit.MILLISECONDS.toNanos(clockMillis.getAsLong()));
     }
 
     int bootId() {

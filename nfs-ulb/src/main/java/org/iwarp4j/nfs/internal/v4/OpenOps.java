@@ -360,7 +360,7 @@ final class OpenOps {
             throw new Nfs4Exception(NFS4ERR_ISDIR, "LOCKT on a directory");
         }
         synchronized (ctx.lock()) {
-            StateTable.Owner owner = ctx.states().owner(clientOf(st), ownerName, true);
+            StateTable.Owner owner = ctx.states().existingOwner(clientOf(st), ownerName, true);
             StateTable.RangeLock conflict = ctx.states().conflict(key(r.stat()), owner, type, offset, last);
             return conflict == null ? Result.ok() : denied(conflict);
         }

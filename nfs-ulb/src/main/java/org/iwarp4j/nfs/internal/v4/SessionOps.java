@@ -104,7 +104,9 @@ final class SessionOps {
                 throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "CREATE_SESSION sequenceid " + seq + ", expected "
                         + (c.createSessionSeq + 1));
             }
-            if (c.confirmed && c.principal != st.caller.uid()) {
+            // Confirmed or not (RFC 8881 §18.36.4): only the principal whose EXCHANGE_ID made the
+            // record may confirm it, and with it drop the owner's previous record and its state.
+            if (c.principal != st.caller.uid()) {
                 throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
             }
             ChannelAttrs4 grantedFore = clampFore(fore);

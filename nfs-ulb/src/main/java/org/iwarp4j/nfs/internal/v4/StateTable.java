@@ -112,6 +112,11 @@ final class StateTable {
         this.ctx = ctx;
     }
 
+    /** Owners held for every client, for tests. */
+    int ownersHeld() {
+        return byClient.values().stream().mapToInt(h -> h.owners.size()).sum();
+    }
+
     boolean hasState(long clientId) {
         Held h = byClient.get(clientId);
         return h != null && !h.states.isEmpty();
@@ -119,6 +124,15 @@ final class StateTable {
 
     private Held held(long clientId) {
         return byClient.computeIfAbsent(clientId, c -> new Held());
+    }
+
+    /**
+     * The owner of that name if the client has made it, else null: for LOCKT, which tests without
+     * taking anything (RFC 8881 §18.11) and so must not leave an owner behind either.
+     */
+    Owner existingOwner(long clientId, byte[] name, boolean lock) {
+        Held h = byClient.get(clientId);
+        return h == null ? null : h.owners.get(new OwnerKey(clientId, ByteBuffer.wrap(name), lock));
     }
 
     Owner owner(long clientId, byte[] name, boolean lock) {
@@ -285,6 +299,7 @@ final class StateTable {
     }
 
     /** The first lock of another owner that conflicts with this range, or null. */
+    /** A lock of another owner than {@code owner} (null: no owner of the caller's) that the range and type conflict with. */
     RangeLock conflict(FileKey file, Owner owner, int type, long offset, long last) {
         boolean write = type == WRITE_LT || type == WRITEW_LT;
         for (RangeLock l : locksByFile.getOrDefault(file, List.of())) {

@@ -235,6 +235,38 @@ class Nfs4FileOpsTest {
         assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
     }
 
+    /** LOCKT only tests (RFC 8881 §18.11): a lock owner it names is not made, so a loop of LOCKTs leaves nothing. */
+    @Test
+    void locktLeavesNoLockOwnerBehind() throws Exception {
+        openFile("owner-a", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        byte[] fh = fhOf("f");
+        int before = h.ctx.states().ownersHeld();
+        for (int i = 0; i < 20; i++) {
+            String owner = "tester-" + i;
+            Reply test = seq(putfh(fh), e -> e.writeInt(OP_LOCKT).writeEnum(WRITE_LT).writeHyper(0).writeHyper(1)
+                    .writeHyper(h.clientId).writeOpaque(owner.getBytes(StandardCharsets.UTF_8), 1024));
+            test.op(OP_PUTFH);
+            assertThat(test.op(OP_LOCKT)).as("nothing locked").isEqualTo(NFS4_OK);
+        }
+        assertThat(h.ctx.states().ownersHeld()).isEqualTo(before);
+    }
+
+    /**
+     * DESTROY_CLIENTID drops what the client still holds without state (RFC 8881 §18.50): the
+     * open owner of a file it opened and closed does not outlive the client.
+     */
+    @Test
+    void destroyClientIdDropsTheOwnersLeftWithoutState() throws Exception {
+        Stateid4 a = openFile("owner-a", "f", OPEN4_SHARE_ACCESS_BOTH, 0);
+        assertThat(seq(putfh(fhOf("f")), close(a)).status).isEqualTo(NFS4_OK);
+        assertThat(h.ctx.states().ownersHeld()).as("the open owner stays after CLOSE").isEqualTo(1);
+        assertThat(h.compound(e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(h.sessionId))
+                .op(OP_DESTROY_SESSION)).isEqualTo(NFS4_OK);
+        assertThat(h.compound(e -> e.writeInt(OP_DESTROY_CLIENTID).writeHyper(h.clientId))
+                .op(OP_DESTROY_CLIENTID)).isEqualTo(NFS4_OK);
+        assertThat(h.ctx.states().ownersHeld()).isZero();
+    }
+
     @Test
     void byteRangeLocks() throws Exception {
         Stateid4 a = openFile("owner-a", "f", OPEN4_SHARE_ACCESS_BOTH, 0);

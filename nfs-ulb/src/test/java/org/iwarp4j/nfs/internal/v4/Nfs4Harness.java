@@ -46,6 +46,8 @@ final class Nfs4Harness implements AutoCloseable {
     private final List<Reply> replies = new ArrayList<>();
     long clientId;
     byte[] sessionId;
+    /** The AUTH_SYS uid (and gid) of the next calls: the principal of NFSv4's client records. */
+    int uid;
     private final int[] slotSeq = new int[64];
     private int xid;
 
@@ -74,7 +76,7 @@ final class Nfs4Harness implements AutoCloseable {
 
     RpcCallContext rpc() {
         return new RpcCallContext(new RpcCallInfo(++xid, PROGRAM, VERSION, NFSPROC4_COMPOUND), OpaqueAuth.NONE,
-                OpaqueAuth.NONE, new AuthSys(0, "test", 0, 0, new int[0]),
+                OpaqueAuth.NONE, new AuthSys(0, "test", uid, uid, new int[0]),
                 RpcTransportInfo.of("test", new InetSocketAddress("127.0.0.1", 2049),
                         new InetSocketAddress("127.0.0.1", 700)));
     }
@@ -121,6 +123,16 @@ final class Nfs4Harness implements AutoCloseable {
         Reply r = compound(1, all);
         r.op(OP_SEQUENCE);
         return r;
+    }
+
+    /** The file handle of {@code name} in the export's root (in the session). */
+    byte[] fhOf(String name) {
+        Reply r = sequenced(putrootfh(), lookup(name), op(OP_GETFH));
+        r.skipSequence();
+        r.op(OP_PUTROOTFH);
+        r.op(OP_LOOKUP);
+        assertThat(r.op(OP_GETFH)).as("LOOKUP %s", name).isEqualTo(NFS4_OK);
+        return r.in.readOpaque(128);
     }
 
     /** EXCHANGE_ID and CREATE_SESSION; remembers the client id and session id. */

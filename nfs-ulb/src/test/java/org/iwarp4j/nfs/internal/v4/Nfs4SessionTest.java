@@ -68,6 +68,56 @@ class Nfs4SessionTest {
         assertThat(notOnly.op(OP_EXCHANGE_ID)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
     }
 
+    /**
+     * Another principal that names a client owner with state gets NFS4ERR_CLID_INUSE, whatever
+     * verifier it sends (RFC 8881 §18.35.5 case 3): with a new verifier it would otherwise get an
+     * unconfirmed record whose CREATE_SESSION dropped the client's record, sessions and state. The
+     * client keeps its session.
+     */
+    @Test
+    void anotherPrincipalCannotTakeOverAClientOwnerWithState() {
+        h.session();
+        h.uid = 1000;
+        Reply newVerifier = h.compound(exchangeId("client-1", 2));
+        assertThat(newVerifier.op(OP_EXCHANGE_ID)).as("a new verifier").isEqualTo(NFS4ERR_CLID_INUSE);
+        Reply sameVerifier = h.compound(exchangeId("client-1", 1));
+        assertThat(sameVerifier.op(OP_EXCHANGE_ID)).as("the same verifier").isEqualTo(NFS4ERR_CLID_INUSE);
+        h.uid = 0;
+        assertThat(h.sequenced(putrootfh()).status).as("the client's session").isEqualTo(NFS4_OK);
+    }
+
+    /**
+     * Only the principal whose EXCHANGE_ID made a record may confirm it with CREATE_SESSION (RFC
+     * 8881 §18.36.4), unconfirmed as well as confirmed; the record stays for its own principal.
+     */
+    @Test
+    void createSessionByAnotherPrincipalThanTheExchangeIdsIsClidInuse() {
+        Reply x = h.compound(exchangeId("client-2", 1));
+        assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        long clientId = x.in.readHyper();
+        int seq = x.in.readInt();
+        h.uid = 1000;
+        assertThat(h.compound(createSession(clientId, seq)).op(OP_CREATE_SESSION)).isEqualTo(NFS4ERR_CLID_INUSE);
+        h.uid = 0;
+        assertThat(h.compound(createSession(clientId, seq)).op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+    }
+
+    /**
+     * A COMPOUND that starts with DESTROY_SESSION rather than SEQUENCE must hold nothing else
+     * (RFC 8881 §18.37.3): the operations after it would run in no session, so under none of its
+     * limits on the reply (a READ after another without end). The session stays.
+     */
+    @Test
+    void destroySessionOutsideASessionMustBeTheOnlyOperation() {
+        h.session();
+        Reply r = h.compound(e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(h.sessionId), putrootfh(),
+                op(OP_GETFH));
+        assertThat(r.status).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(r.count).as("no operation after it ran").isEqualTo(1);
+        assertThat(r.op(OP_DESTROY_SESSION)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(h.sequenced(putrootfh()).status).as("the session was not destroyed").isEqualTo(NFS4_OK);
+    }
+
     @Test
     void sequenceAfterTheFirstPositionAndUnknownOperations() {
         h.session();
