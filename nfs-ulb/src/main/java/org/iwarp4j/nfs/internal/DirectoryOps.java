@@ -141,6 +141,16 @@ public final class DirectoryOps {
         }
     }
 
+    /**
+     * The octets a READDIR or READDIRPLUS reply may take: what the client asked, but at most
+     * rtmax, as knfsd clamps them to its largest payload (RFC 1813 lets a server return fewer
+     * entries than fit, eof false): a count of 4 GiB would otherwise answer a whole directory of
+     * millions of names in one reply.
+     */
+    private long replyBudget(long asked) {
+        return Math.min(asked, ctx.limits().maxRead());
+    }
+
     /** READDIR needs read permission on the directory (NFS3ERR_ACCES). */
     public Readdir3Res readdir(Readdir3Args args, Caller caller) {
         FileHandles.Resolved dir = null;
@@ -148,7 +158,7 @@ public final class DirectoryOps {
             dir = ctx.resolveDirectory(args.dir(), caller);
             Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
             Page page = new Page(dir, args.cookie(), args.cookieverf());
-            long budget = args.count() - Readdir3Res.RESOK_OVERHEAD;
+            long budget = replyBudget(args.count()) - Readdir3Res.RESOK_OVERHEAD;
             List<Entry3> out = new ArrayList<>();
             boolean eof = true;
             while (page.advance()) {
@@ -181,8 +191,8 @@ public final class DirectoryOps {
             Permissions.require(caller, dir.stat(), Permissions.READ, dir.path());
             boolean search = Permissions.permits(caller, dir.stat(), Permissions.EXECUTE);
             Page page = new Page(dir, args.cookie(), args.cookieverf());
-            long budget = args.maxcount() - Readdirplus3Res.RESOK_OVERHEAD;
-            long dirBudget = args.dircount();
+            long budget = replyBudget(args.maxcount()) - Readdirplus3Res.RESOK_OVERHEAD;
+            long dirBudget = replyBudget(args.dircount());
             List<EntryPlus3> out = new ArrayList<>();
             boolean eof = true;
             while (page.advance()) {

@@ -121,6 +121,31 @@ class DirectoryListingsTest {
         }
     }
 
+    /**
+     * A client's count and maxcount are clamped to rtmax (as knfsd clamps them): a count of all
+     * ones gets one reply of at most rtmax octets, eof false, not the whole directory.
+     */
+    @Test
+    void readdirRepliesAreAtMostRtmaxWhateverTheCountAsked() throws Exception {
+        Export export = new Export(dir, "/export");
+        Nfs3Context ctx = new Nfs3Context(export, RW, new Nfs3Limits(4096, 4096, 1024), new FileHandles(export),
+                new DirectoryListings(1000));
+        NfsFh3 d = directory(ctx, "big", 400); // some 40 octets per entry: about 16 KiB of entries
+        DirectoryOps ops = new DirectoryOps(ctx);
+        Readdir3Res r = ops.readdir(new Readdir3Args(d, 0, 0, 0xFFFFFFFFL), ROOT);
+        assertThat(r.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(r.eof()).as("more than rtmax octets of entries: not all in one reply").isFalse();
+        assertThat(r.entries()).isNotEmpty();
+        assertThat(Readdir3Res.RESOK_OVERHEAD + r.entries().stream().mapToLong(Entry3::encodedLength).sum())
+                .isLessThanOrEqualTo(4096);
+        Readdirplus3Res p = ops.readdirplus(new Readdirplus3Args(d, 0, 0, 0xFFFFFFFFL, 0xFFFFFFFFL), ROOT);
+        assertThat(p.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(p.eof()).isFalse();
+        assertThat(p.entries()).isNotEmpty();
+        assertThat(Readdirplus3Res.RESOK_OVERHEAD + p.entries().stream().mapToLong(EntryPlus3::encodedLength).sum())
+                .isLessThanOrEqualTo(4096);
+    }
+
     @Test
     void readdirplusPagesReadTheDirectoryOnce() throws Exception {
         try (Nfs3Context ctx = context(DirectoryListings.DEFAULT_MAX_NAMES)) {

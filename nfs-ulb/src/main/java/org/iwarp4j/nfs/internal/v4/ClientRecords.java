@@ -42,17 +42,20 @@ final class ClientRecords {
 
     private final Path file;
     private final int cap;
-    /** Warnings of clients not recorded because the records are full: one per new client otherwise. */
-    private final LogRateLimit fullLog;
+    /**
+     * Warnings that clients can make the records give in a loop: a client left out because they
+     * are full, a change not written (each new or departing client writes the file).
+     */
+    private final LogRateLimit warningLog;
     /** What the previous incarnation of the server recorded: the clients that may reclaim now. */
     private final Set<ByteBuffer> previous;
     /** What this incarnation has recorded (starts as the previous list, so an early restart loses nothing). */
     private final Set<ByteBuffer> current;
 
-    private ClientRecords(Path file, int cap, Set<ByteBuffer> previous, LogRateLimit fullLog) {
+    private ClientRecords(Path file, int cap, Set<ByteBuffer> previous, LogRateLimit warningLog) {
         this.file = file;
         this.cap = cap;
-        this.fullLog = fullLog;
+        this.warningLog = warningLog;
         this.previous = Collections.unmodifiableSet(previous);
         this.current = new LinkedHashSet<>(previous);
     }
@@ -64,12 +67,12 @@ final class ClientRecords {
 
     /**
      * The records in {@code directory} (created if missing), at most {@code cap} of them; {@code
-     * fullLog} limits the warnings of clients left out when they are full.
+     * warningLog} limits the warnings that clients can provoke.
      */
-    static ClientRecords open(Path directory, int cap, LogRateLimit fullLog) throws IOException {
+    static ClientRecords open(Path directory, int cap, LogRateLimit warningLog) throws IOException {
         Files.createDirectories(directory);
         Path file = directory.resolve(FILE_NAME);
-        return new ClientRecords(file, cap, load(file, cap), fullLog);
+        return new ClientRecords(file, cap, load(file, cap), warningLog);
     }
 
     private static Set<ByteBuffer> load(Path file, int cap) throws IOException {
@@ -124,10 +127,10 @@ final class ClientRecords {
             return;
         }
         if (current.size() >= cap) {
-            long held = fullLog.admit();
+            long held = warningLog.admit();
             if (held >= 0) {
                 log.warn("NFSv4 client records full ({}): a client is not recorded and cannot reclaim after a"
-                        + " restart{}", cap, held == 0 ? "" : " (" + held + " more not warned of since the last message)");
+                        + " restart{}", cap, held == 0 ? "" : " (" + held + " more warnings not given since the last message)");
             }
             return;
         }
@@ -153,9 +156,9 @@ final class ClientRecords {
         return current.size();
     }
 
-    /** Warnings of clients left out of the full records, held back since the start. */
-    long fullWarningsHeld() {
-        return fullLog == null ? 0 : fullLog.heldTotal();
+    /** Warnings held back since the start. */
+    long warningsHeld() {
+        return warningLog == null ? 0 : warningLog.heldTotal();
     }
 
     private void write() {
@@ -177,7 +180,11 @@ final class ClientRecords {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             // the clients keep their state; only a restart's reclaims are at risk
-            log.warn("NFSv4 client records {} not written: {}", file, e.toString());
+            long held = warningLog.admit();
+            if (held >= 0) {
+                log.warn("NFSv4 client records {} not written: {}{}", file, e.toString(),
+                        held == 0 ? "" : " (" + held + " more warnings not given since the last message)");
+            }
         }
     }
 }

@@ -24,10 +24,13 @@ final class ClientTable {
 
     private final Nfs4Context ctx;
     private final Map<Long, Client> byId = new HashMap<>();
+    /** Any host may make records that expire unused, up to maxClients per lease: their log lines are limited. */
+    private final org.iwarp4j.oncrpc.internal.LogRateLimit expiryLog;
     private int counter;
 
     ClientTable(Nfs4Context ctx) {
         this.ctx = ctx;
+        this.expiryLog = ctx.warningLimit();
     }
 
     /** One client record. */
@@ -201,8 +204,12 @@ final class ClientTable {
             Client c = it.next();
             if (now - c.lastRenewMillis > lease && c.sessions.stream().noneMatch(SessionTable.Session::busy)) {
                 it.remove();
-                log.info("NFSv4 client {} expired after {} s without renewal", Long.toHexString(c.clientId),
-                        (now - c.lastRenewMillis) / 1000);
+                long held = expiryLog.admit();
+                if (held >= 0) {
+                    log.info("NFSv4 client {} expired after {} s without renewal{}", Long.toHexString(c.clientId),
+                            (now - c.lastRenewMillis) / 1000,
+                            held == 0 ? "" : " (" + held + " more expired and not logged since the last message)");
+                }
                 drop(c);
                 forgetIfLast(c);
             }
@@ -218,5 +225,10 @@ final class ClientTable {
 
     int size() {
         return byId.size();
+    }
+
+    /** Expiry lines held back since the start. */
+    long expiryLinesHeld() {
+        return expiryLog.heldTotal();
     }
 }

@@ -61,6 +61,11 @@ final class SessionOps {
         if (owner.length == 0) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "empty client owner");
         }
+        if (!st.caller.admitted()) {
+            // A host the export does not admit could do nothing with a client ID but take a place
+            // in the client table that admitted clients need (and evict their unconfirmed records).
+            throw new Nfs4Exception(NFS4ERR_PERM, "client " + st.caller.address() + " is not admitted");
+        }
         ClientTable.Exchanged x;
         synchronized (ctx.lock()) {
             x = ctx.clients().exchange(owner, verifier, st.caller.uid(),

@@ -53,6 +53,8 @@ final class StateTable {
         final FileKey file;
         /** For a lock state, the open it was made from. */
         final State open;
+        /** For an open, the lock states made from it: CLOSE looks at these, not at every stateid. */
+        final List<State> lockStates = new ArrayList<>(0);
         int seqid = 1;
         int access;
         int deny;
@@ -157,6 +159,9 @@ final class StateTable {
         byte[] other = ByteBuffer.allocate(NFS4_OTHER_SIZE).putInt(ctx.bootId()).putLong(++counter).array();
         State s = new State(other, owner, file, open);
         byOther.put(ByteBuffer.wrap(other), s);
+        if (open != null) {
+            open.lockStates.add(s);
+        }
         h.states.add(s);
         return s;
     }
@@ -167,7 +172,9 @@ final class StateTable {
         if (h != null) {
             h.states.remove(s);
         }
-        if (!s.isLock()) {
+        if (s.isLock()) {
+            s.open.lockStates.remove(s);
+        } else {
             List<State> opens = opensByFile.get(s.file);
             if (opens != null) {
                 opens.remove(s);
@@ -258,16 +265,12 @@ final class StateTable {
         if (open.isLock()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "lock stateid given to CLOSE");
         }
-        List<State> locks = new ArrayList<>();
-        for (State s : byOther.values()) {
-            if (s.open == open) {
-                if (holdsLocks(s)) {
-                    throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "locks held on the file");
-                }
-                locks.add(s);
+        for (State s : open.lockStates) {
+            if (holdsLocks(s)) {
+                throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "locks held on the file");
             }
         }
-        locks.forEach(this::removeState);
+        List.copyOf(open.lockStates).forEach(this::removeState);
         removeState(open);
     }
 

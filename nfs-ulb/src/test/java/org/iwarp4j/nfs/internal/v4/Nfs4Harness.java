@@ -48,6 +48,8 @@ final class Nfs4Harness implements AutoCloseable {
     byte[] sessionId;
     /** The AUTH_SYS uid (and gid) of the next calls: the principal of NFSv4's client records. */
     int uid;
+    /** Where the next calls come from (the export admits only this host). */
+    InetSocketAddress from = new InetSocketAddress("127.0.0.1", 700);
     private final int[] slotSeq = new int[64];
     private int xid;
 
@@ -77,8 +79,7 @@ final class Nfs4Harness implements AutoCloseable {
     RpcCallContext rpc() {
         return new RpcCallContext(new RpcCallInfo(++xid, PROGRAM, VERSION, NFSPROC4_COMPOUND), OpaqueAuth.NONE,
                 OpaqueAuth.NONE, new AuthSys(0, "test", uid, uid, new int[0]),
-                RpcTransportInfo.of("test", new InetSocketAddress("127.0.0.1", 2049),
-                        new InetSocketAddress("127.0.0.1", 700)));
+                RpcTransportInfo.of("test", new InetSocketAddress("127.0.0.1", 2049), from));
     }
 
     /** COMPOUND4args octets. */

@@ -87,6 +87,18 @@ class Nfs4SessionTest {
     }
 
     /**
+     * A host the export does not admit gets no client ID (NFS4ERR_PERM): it could do nothing with
+     * one but fill the client table that admitted clients need.
+     */
+    @Test
+    void aHostTheExportDoesNotAdmitGetsNoClientId() {
+        h.from = new java.net.InetSocketAddress("192.0.2.7", 700);
+        assertThat(h.compound(exchangeId("stranger", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4ERR_PERM);
+        h.from = new java.net.InetSocketAddress("127.0.0.1", 700);
+        assertThat(h.compound(exchangeId("stranger", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+    }
+
+    /**
      * Only the principal whose EXCHANGE_ID made a record may confirm it with CREATE_SESSION (RFC
      * 8881 §18.36.4), unconfirmed as well as confirmed; the record stays for its own principal.
      */

@@ -58,6 +58,21 @@ class Nfs4WarningLimitsTest {
         }
     }
 
+    /** Records any host can make and leave to expire are logged as expired at most the burst per interval. */
+    @Test
+    void expiredClientsAreLoggedAtMostTheBurstPerInterval() throws Exception {
+        try (Nfs4Harness h = new Nfs4Harness(dir)) {
+            int clients = Nfs4Context.WARNING_BURST + 6;
+            for (int i = 0; i < clients; i++) {
+                assertThat(h.compound(exchangeId("passer-by-" + i, 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            }
+            h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 1));
+            assertThat(h.compound(exchangeId("next", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            assertThat(h.ctx.clients().size()).as("only the last one left").isEqualTo(1);
+            assertThat(h.ctx.clients().expiryLinesHeld()).isEqualTo(6);
+        }
+    }
+
     @Test
     void clientsTheFullRecordsCannotTakeAreWarnedOfAtMostTheBurstPerInterval() throws Exception {
         AtomicLong clock = new AtomicLong();
@@ -70,7 +85,7 @@ class Nfs4WarningLimitsTest {
             records.add(new byte[] {3, (byte) i});
         }
         assertThat(records.size()).as("the cap").isEqualTo(2);
-        assertThat(records.fullWarningsHeld()).isEqualTo(5);
+        assertThat(records.warningsHeld()).isEqualTo(5);
     }
 
     @Test
