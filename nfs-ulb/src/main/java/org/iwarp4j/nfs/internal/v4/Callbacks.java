@@ -48,8 +48,24 @@ final class Callbacks {
     /** A client whose back channel fails every callback, session after session, must not fill the log. */
     private final LogRateLimit failureLog;
 
+    /** Runs a probe's next try after NFS4ERR_DELAY: {@code attempt} is the try that was delayed (0 first). */
+    interface RetryTimer {
+        void after(int attempt, Runnable retry);
+
+        /** A second more after each try, as the class comment says. */
+        RetryTimer SECONDS = (attempt, retry) ->
+                CompletableFuture.delayedExecutor(attempt + 1, TimeUnit.SECONDS).execute(retry);
+    }
+
+    private final RetryTimer retryTimer;
+
     Callbacks(LogRateLimit failureLog) {
+        this(failureLog, RetryTimer.SECONDS);
+    }
+
+    Callbacks(LogRateLimit failureLog, RetryTimer retryTimer) {
         this.failureLog = failureLog;
+        this.retryTimer = retryTimer;
     }
 
     /** Where backward-direction transports come from: that of the connection a call came on, or null. */
@@ -97,12 +113,18 @@ final class Callbacks {
         return failed.get();
     }
 
-    /** CB_NULL, then CB_COMPOUND with CB_SEQUENCE, to the session's client; asynchronous. */
+    /**
+     * CB_NULL, then CB_COMPOUND with CB_SEQUENCE, to the session's client; asynchronous. A probe
+     * begun later (a back channel bound again) supersedes this one: it stops rather than retry,
+     * so a client that rebinds in a loop and answers NFS4ERR_DELAY keeps at most one probe of a
+     * session retrying.
+     */
     void probe(SessionTable.Session s) {
         RpcClientTransport channel = s.backchannel;
         if (channel == null) {
             return;
         }
+        int probe = s.probes.incrementAndGet();
         RpcClient.Builder b = RpcClient.builder(channel).timeout(TIMEOUT);
         if (s.callbackCredential != null) {
             b.credential(s.callbackCredential); // one of the client's csa_sec_parms (RFC 8881 §18.36.3)
@@ -120,7 +142,7 @@ final class Callbacks {
             }
             countAnswered();
             log.debug("NFSv4.1 back channel of session {}: CB_NULL answered", session);
-            sequence(client, s, session, s.backSlotSeqid.incrementAndGet(), 0);
+            sequence(client, s, probe, session, s.backSlotSeqid.incrementAndGet(), 0);
         });
     }
 
@@ -131,7 +153,13 @@ final class Callbacks {
      * which asks for the same request later (RFC 8881 §15.1.1.3): up to {@link #DELAY_RETRIES}
      * times, a second more each time.
      */
-    private void sequence(RpcClient client, SessionTable.Session s, String session, int seqid, int attempt) {
+    private void sequence(RpcClient client, SessionTable.Session s, int probe, String session, int seqid,
+                          int attempt) {
+        if (s.probes.get() != probe) {
+            log.debug("NFSv4.1 back channel of session {}: probe superseded", session);
+            client.close();
+            return;
+        }
         client.call(s.callbackProgram, CB_VERSION, CB_COMPOUND, e -> {
             // the session's minor version: Linux looks the session up among clients of that version
             e.writeString("", NFS4_OPAQUE_LIMIT).writeUnsignedInt(s.minorVersion).writeUnsignedInt(0)
@@ -149,8 +177,10 @@ final class Callbacks {
                 if (status == NFS4_OK) {
                     countAnswered();
                     log.debug("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
-                } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES) {
+                } else if (status == NFS4ERR_DELAY && attempt < DELAY_RETRIES && s.probes.get() == probe) {
                     again = true;
+                } else if (status == NFS4ERR_DELAY && s.probes.get() != probe) {
+                    log.debug("NFSv4.1 back channel of session {}: probe superseded", session);
                 } else {
                     failed(session, "CB_SEQUENCE answered " + status);
                 }
@@ -159,8 +189,7 @@ final class Callbacks {
                     reply.close();
                 }
                 if (again) {
-                    CompletableFuture.delayedExecutor(attempt + 1, TimeUnit.SECONDS)
-                            .execute(() -> sequence(client, s, session, seqid, attempt + 1));
+                    retryTimer.after(attempt, () -> sequence(client, s, probe, session, seqid, attempt + 1));
                 } else {
                     client.close(); // the backward direction itself stays open: it ends with the connection
                 }

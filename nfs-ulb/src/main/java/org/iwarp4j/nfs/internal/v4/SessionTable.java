@@ -53,6 +53,8 @@ final class SessionTable {
         org.iwarp4j.oncrpc.AuthSys callbackCredential;
         /** Whether the back channel has been probed (after the first SEQUENCE, and again after a new one is bound). */
         boolean probed;
+        /** Counts the probes begun: a probe that a later one superseded stops instead of retrying. */
+        final java.util.concurrent.atomic.AtomicInteger probes = new java.util.concurrent.atomic.AtomicInteger();
         /** The last sequenceid used on back channel slot 0 (RFC 8881 §2.10.6.1; the back channel has one slot). */
         final java.util.concurrent.atomic.AtomicInteger backSlotSeqid = new java.util.concurrent.atomic.AtomicInteger();
 

@@ -87,6 +87,31 @@ class Nfs4SessionTest {
     }
 
     /**
+     * Every SEQUENCE asks for expired clients to be dropped, which walks the whole client table:
+     * it walks at most once per second of the server's clock, so one client's requests do not
+     * each cost work in proportion to every other client; an expired client still goes.
+     */
+    @Test
+    void sequencesWalkTheClientTableAtMostOncePerInterval() {
+        h.session();
+        for (int i = 0; i < 20; i++) {
+            assertThat(h.compound(exchangeId("other-" + i, 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        }
+        long before = h.ctx.clients().reaps();
+        for (int i = 0; i < 50; i++) {
+            assertThat(h.sequenced(putrootfh()).status).isEqualTo(NFS4_OK);
+        }
+        assertThat(h.ctx.clients().reaps() - before).as("walks in the same instant").isZero();
+        h.clock.addAndGet(ClientTable.REAP_INTERVAL_MILLIS);
+        assertThat(h.sequenced(putrootfh()).status).isEqualTo(NFS4_OK);
+        assertThat(h.ctx.clients().reaps() - before).isEqualTo(1);
+
+        h.clock.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds()));
+        assertThat(h.sequenced(putrootfh()).status).as("this client renews").isEqualTo(NFS4_OK);
+        assertThat(h.ctx.clients().size()).as("the 20 that never renewed expired").isEqualTo(1);
+    }
+
+    /**
      * A host the export does not admit gets no client ID (NFS4ERR_PERM): it could do nothing with
      * one but fill the client table that admitted clients need.
      */
