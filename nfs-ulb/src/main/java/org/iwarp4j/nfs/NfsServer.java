@@ -118,7 +118,8 @@ public final class NfsServer implements AutoCloseable {
         if (b.rdmaAddress != null) {
             try {
                 rnic = b.rnic != null ? b.rnic : Rnic.builder().build();
-                rdmaServer = RpcRdmaServer.listen(rnic, b.rdmaAddress, dispatcher, NfsRdmaSettings.forNfs(b.rdmaSettings));
+                rdmaServer = RpcRdmaServer.listen(rnic, b.rdmaAddress, dispatcher, NfsRdmaSettings.forNfsServer(b.rdmaSettings,
+                        b.limits));
             } catch (InterruptedException | RuntimeException e) {
                 if (b.rnic == null && rnic != null) {
                     rnic.close();

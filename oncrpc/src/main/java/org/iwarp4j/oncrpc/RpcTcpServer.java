@@ -411,9 +411,21 @@ public final class RpcTcpServer implements AutoCloseable {
     }
 
     /**
-     * One connection: record -> dispatcher -> record. At most {@code maxOutstanding} calls are in
-     * service; records decoded beyond that (one read can hold many) wait in a queue that cannot
-     * grow further because reading stops until the connection is below the bound again.
+     * The handler of one connection, with the server's other parts made for it alone: for tests
+     * that put it in an {@code EmbeddedChannel} and hold its writes.
+     */
+    static io.netty.channel.ChannelHandler connectionHandler(RpcDispatcher dispatcher, int maxOutstandingCalls,
+                                                           Channel channel) {
+        return new ServerHandler(dispatcher, maxOutstandingCalls, new RpcTcpServer[1],
+                new Limits(null, System::nanoTime), new TcpBackwardCalls(channel, 1, Duration.ofSeconds(30)));
+    }
+
+    /**
+     * One connection: record -> dispatcher -> record. At most {@code maxOutstanding} calls are
+     * outstanding: in service, or answered with a reply not yet written to the socket (a client
+     * that does not read its replies stops the writes, not the server's memory from filling);
+     * records decoded beyond that (one read can hold many) wait in a queue that cannot grow
+     * further because reading stops until the connection is below the bound again.
      */
     private static final class ServerHandler extends ChannelInboundHandlerAdapter {
         private final RpcDispatcher dispatcher;
@@ -423,7 +435,10 @@ public final class RpcTcpServer implements AutoCloseable {
         private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
         private final TcpBackwardCalls backward;
         private RpcTransportInfo info;
+        /** Calls in service plus replies being written. */
         private int outstanding;
+        /** Calls in service (the idle timeout spares a connection with one). */
+        private int inService;
 
         ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server, Limits counters,
                       TcpBackwardCalls backward) {
@@ -436,12 +451,14 @@ public final class RpcTcpServer implements AutoCloseable {
 
         /**
          * Nothing received for the idle timeout: closed unless a call is in service (its reply
-         * still to come, or waiting for a slot). The event comes again after another timeout.
+         * still to come, or waiting for a slot). Replies not yet written do not keep it: a client
+         * that has neither read them nor sent anything for that long is gone or stuck. The event
+         * comes again after another timeout.
          */
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent) {
-                if (outstanding == 0 && waiting.isEmpty()) {
+                if (inService == 0 && waiting.isEmpty()) {
                     log.debug("RPC/TCP connection from {} idle; closing it", ctx.channel().remoteAddress());
                     counters.idle.increment();
                     ctx.close();
@@ -482,6 +499,7 @@ public final class RpcTcpServer implements AutoCloseable {
 
         private void dispatch(ChannelHandlerContext ctx, ByteBuf record) {
             outstanding++;
+            inService++;
             if (outstanding >= maxOutstanding) {
                 ctx.channel().config().setAutoRead(false);
             }
@@ -501,17 +519,30 @@ public final class RpcTcpServer implements AutoCloseable {
         }
 
         private void completed(ChannelHandlerContext ctx, XdrMessage reply, Throwable error) {
+            inService--;
+            if (error == null && ctx.channel().isActive()) {
+                // Outstanding until written: the next call is read only when the socket takes it.
+                ctx.writeAndFlush(reply).addListener(f -> written(ctx));
+                return;
+            }
             outstanding--;
             if (error != null) {
                 if (server[0] != null) {
                     server[0].dropped.incrementAndGet();
                 }
                 log.debug("dropped a message from {}: {}", info.remoteAddress(), error.toString());
-            } else if (ctx.channel().isActive()) {
-                ctx.writeAndFlush(reply, ctx.voidPromise());
             } else {
                 reply.release();
             }
+            serveWaiting(ctx);
+        }
+
+        private void written(ChannelHandlerContext ctx) {
+            outstanding--;
+            serveWaiting(ctx);
+        }
+
+        private void serveWaiting(ChannelHandlerContext ctx) {
             while (outstanding < maxOutstanding && !waiting.isEmpty()) {
                 dispatch(ctx, waiting.poll());
             }

@@ -176,6 +176,68 @@ class TcpTransportTest {
         }
     }
 
+    /** Holds every write with its promise, as a socket does whose client reads nothing. */
+    private static final class HeldWrites extends io.netty.channel.ChannelOutboundHandlerAdapter {
+        final List<io.netty.channel.ChannelPromise> promises = new ArrayList<>();
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+            promises.add(promise);
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+        }
+    }
+
+    /** A call record (RFC 5531 §9): xid, CALL, RPC version 2, PROG version 1 procedure 1, AUTH_NONE twice. */
+    private static ByteBuf callRecord(int xid) {
+        return Unpooled.buffer().writeInt(xid).writeInt(0).writeInt(2).writeInt(PROG).writeInt(1).writeInt(1)
+                .writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+    }
+
+    /**
+     * A reply not yet written to the socket counts among the connection's outstanding calls: a
+     * client that sends calls and reads no reply is served only as far as its socket takes the
+     * replies, instead of the server keeping every reply in memory (each call of some 40 octets
+     * can ask for a reply of a MiB). The connection's handler runs in an EmbeddedChannel whose
+     * writes the test holds.
+     */
+    @Test
+    void repliesNotYetWrittenCountAsOutstandingSoAClientThatReadsNothingStopsBeingServed() {
+        AtomicInteger served = new AtomicInteger();
+        RpcDispatcher dispatcher = new RpcDispatcher().register(RpcProgram.builder(PROG, 1)
+                .procedure(1, (ctx, args) -> {
+                    served.incrementAndGet();
+                    return CompletableFuture.completedFuture(XdrEncoder.create().writeOpaque(new byte[1000], 1000)
+                            .toMessage());
+                })
+                .build());
+        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel();
+        HeldWrites held = new HeldWrites();
+        ch.pipeline().addLast(held, RpcTcpServer.connectionHandler(dispatcher, 2, ch));
+        try {
+            for (int i = 0; i < 10; i++) {
+                ch.writeInbound(callRecord(i + 1));
+            }
+            assertThat(served).as("two replies unwritten: no more calls served").hasValue(2);
+            assertThat(held.promises).hasSize(2);
+            assertThat(ch.config().isAutoRead()).as("reading stopped").isFalse();
+
+            held.promises.remove(0).setSuccess(); // the socket took one reply
+            assertThat(served).hasValue(3);
+            while (!held.promises.isEmpty()) {
+                held.promises.remove(0).setSuccess();
+            }
+            assertThat(served).hasValue(10);
+            assertThat(ch.config().isAutoRead()).isTrue();
+        } finally {
+            held.promises.forEach(p -> p.setSuccess());
+            ch.finishAndReleaseAll();
+        }
+    }
+
     @Test
     void outstandingCallsFailWhenTheServerGoesAway() throws Exception {
         CompletableFuture<Void> entered = new CompletableFuture<>();

@@ -63,6 +63,14 @@ public final class RpcRdmaResponder implements AutoCloseable {
         return engine.errVersSent();
     }
 
+    /**
+     * Whether the Requester had more than twice its credits of Calls unanswered, for which this
+     * connection was closed (RPC-R-003, RFC 8166 §3.3.1).
+     */
+    public boolean overCredits() {
+        return engine.overCredits();
+    }
+
     /** Replies that went through the Reply chunk (Long Replies). */
     public long replyChunkReplies() {
         return engine.replyChunkReplies();

@@ -27,4 +27,23 @@ public final class NfsRdmaSettings {
         }
         return b.build();
     }
+
+    /** Octets past the largest READ or WRITE payload that a chunk may carry: the RPC and NFS headers around it. */
+    static final int CHUNK_HEADROOM = 64 * 1024;
+
+    /**
+     * {@link #forNfs} for a server with {@code limits}: unless {@code base} set its own, no chunk
+     * larger than the largest READ or WRITE payload and {@link #CHUNK_HEADROOM} (RFC 8166 §8.1.4
+     * lets a Responder bound chunks): a Call's Read chunks are pulled in whole before the NFS
+     * layer can refuse an oversized WRITE, so the transport's 16 MiB default would let one Call
+     * cost sixteen times what the same server takes over TCP (maxWrite + 64 KiB a record).
+     */
+    public static RpcRdmaSettings forNfsServer(RpcRdmaSettings base, Nfs3Limits limits) {
+        RpcRdmaSettings s = forNfs(base);
+        if (base.maxChunkSize() != RpcRdmaSettings.defaults().maxChunkSize()) {
+            return s;
+        }
+        long most = (long) Math.max(limits.maxRead(), limits.maxWrite()) + CHUNK_HEADROOM;
+        return s.toBuilder().maxChunkSize(Math.min(most, s.maxChunkSize())).build();
+    }
 }

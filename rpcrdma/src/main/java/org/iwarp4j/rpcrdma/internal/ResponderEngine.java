@@ -68,6 +68,8 @@ public final class ResponderEngine {
     private final java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
     private final ResponderMeters meters;
     private final AtomicLong discarded = new AtomicLong();
+    /** Set once the Requester had more Calls unanswered than the credits allow (the connection is then closed). */
+    private volatile boolean overCredits;
     private final AtomicLong errChunk = new AtomicLong();
     private final AtomicLong errVers = new AtomicLong();
     private final AtomicLong replyChunkReplies = new AtomicLong();
@@ -187,7 +189,25 @@ public final class ResponderEngine {
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int xid = h.xid();
         // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered()).
-        meters.callReceived(unanswered.incrementAndGet());
+        int inUse = unanswered.incrementAndGet();
+        meters.callReceived(inUse);
+        if (inUse > CREDIT_SLACK * settings.credits()) {
+            // RPC-R-003: a Requester never has more Calls unanswered than the grant; RFC 8166
+            // §3.3.1 lets the transport end the connection when it does. Our Receives are posted
+            // again as they are taken, so nothing below would stop such a Requester: every Call
+            // would be pulled, assembled and queued for service. The count of a Call drops only once
+            // its Reply's Send completed, which can be after the Requester saw the Reply and sent
+            // the next Call: hence twice the grant before this end gives up.
+            message.release();
+            answered();
+            if (!overCredits) {
+                overCredits = true;
+                log.debug("Requester {} has {} Calls unanswered, over the {} credits granted; closing the connection",
+                        remote, inUse, settings.credits());
+            }
+            endpoint.close();
+            return;
+        }
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         // the Read list, not its grouping into chunks (a map and lists): a Call has Read chunks iff it has segments
         boolean usesPeerMemory = !lists.readList().isEmpty() || !lists.writeList().isEmpty()
@@ -441,6 +461,14 @@ public final class ResponderEngine {
     public long discarded() {
         return discarded.get();
     }
+
+    /** Whether the Requester went over its credits (and the connection was closed for it). */
+    public boolean overCredits() {
+        return overCredits;
+    }
+
+    /** Calls unanswered, as a multiple of the credits granted, past which the connection is closed. */
+    static final int CREDIT_SLACK = 2;
 
     public long errChunkSent() {
         return errChunk.get();
