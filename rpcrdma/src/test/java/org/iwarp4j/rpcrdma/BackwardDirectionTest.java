@@ -77,6 +77,32 @@ class BackwardDirectionTest {
         }
     }
 
+    /**
+     * A backward Call its caller gives up on (a timeout cancels it) gives its credit back: with
+     * one credit, a callback the client never answers does not hold the backward direction for
+     * good; the next Call goes out (and a late Reply to the first would be dropped as unknown).
+     */
+    @Test
+    void aCancelledBackwardCallGivesItsCreditBack() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().backchannelCredits(1))) {
+            p.requester.backchannel(new RpcDispatcher().register(gate.program()));
+            await(p.echo.nullCall());
+            RpcClient callback = backchannelClient(p);
+            CompletableFuture<org.iwarp4j.oncrpc.RpcReply> first = callback.call(GateProgram.PROGRAM,
+                    GateProgram.VERSION, GateProgram.HOLD, a -> { });
+            CompletableFuture<org.iwarp4j.oncrpc.RpcReply> second = callback.call(GateProgram.PROGRAM,
+                    GateProgram.VERSION, GateProgram.HOLD, a -> { });
+            gate.awaitHeld(1);
+            first.cancel(false);
+            gate.awaitHeld(2); // the second Call reached the client
+            gate.releaseOne(); // the first's late Reply: unknown now, dropped
+            gate.releaseOne();
+            await(second).close();
+            assertThat(first).isCancelled();
+        }
+    }
+
     @Test
     void aBackwardCallThatDoesNotFitInlineFailsAtOnce() throws Exception {
         try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {

@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.iwarp4j.nfs.mount.ExportNode;
 import org.iwarp4j.nfs.mount.MountBody;
 import org.iwarp4j.nfs.mount.MountConstants;
@@ -26,8 +25,15 @@ import org.iwarp4j.oncrpc.RpcProgram;
  */
 public final class MountProgram {
 
+    /**
+     * Entries the advisory list keeps at most, the oldest dropped first: one per admitted host
+     * that mounted, and a wide admitted network (an IPv6 prefix) has more hosts than memory.
+     */
+    static final int MAX_MOUNTS = 1024;
+
     private final Nfs3Context ctx;
-    private final Set<MountBody> mounts = ConcurrentHashMap.newKeySet();
+    /** In the order mounted; guarded by itself. */
+    private final Set<MountBody> mounts = new java.util.LinkedHashSet<>();
 
     public MountProgram(Nfs3Context ctx) {
         this.ctx = ctx;
@@ -39,18 +45,26 @@ public final class MountProgram {
                 .procedure(MountConstants.MOUNTPROC3_MNT, RpcProcedure.of((c, in, out) ->
                         mnt(c, in.readString(MountConstants.MNTPATHLEN)).encode(out)))
                 .procedure(MountConstants.MOUNTPROC3_DUMP, RpcProcedure.of((c, in, out) ->
-                        MountBody.encodeList(out, List.copyOf(mounts))))
-                .procedure(MountConstants.MOUNTPROC3_UMNT, RpcProcedure.of((c, in, out) ->
-                        mounts.remove(new MountBody(host(c), in.readString(MountConstants.MNTPATHLEN)))))
-                .procedure(MountConstants.MOUNTPROC3_UMNTALL, RpcProcedure.of((c, in, out) ->
-                        mounts.removeIf(m -> m.hostname().equals(host(c)))))
+                        MountBody.encodeList(out, mounted())))
+                .procedure(MountConstants.MOUNTPROC3_UMNT, RpcProcedure.of((c, in, out) -> {
+                    MountBody gone = new MountBody(host(c), in.readString(MountConstants.MNTPATHLEN));
+                    synchronized (mounts) {
+                        mounts.remove(gone);
+                    }
+                }))
+                .procedure(MountConstants.MOUNTPROC3_UMNTALL, RpcProcedure.of((c, in, out) -> {
+                    String host = host(c);
+                    synchronized (mounts) {
+                        mounts.removeIf(m -> m.hostname().equals(host));
+                    }
+                }))
                 .procedure(MountConstants.MOUNTPROC3_EXPORT, RpcProcedure.of((c, in, out) ->
                         ExportNode.encodeList(out, List.of(new ExportNode(ctx.export().name(),
                                 ctx.options().clients().stream().map(Object::toString).toList())))))
                 .build();
     }
 
-    private Mountres3 mnt(RpcCallContext c, String dirpath) {
+    Mountres3 mnt(RpcCallContext c, String dirpath) {
         if (!normalise(dirpath).equals(normalise(ctx.export().name()))) {
             return Mountres3.fail(MountStat3.MNT3ERR_NOENT);
         }
@@ -59,10 +73,29 @@ public final class MountProgram {
         }
         try {
             Mountres3 res = new Mountres3(MountStat3.MNT3_OK, ctx.handles().rootHandle(), List.of(RpcConstants.AUTH_SYS));
-            mounts.add(new MountBody(host(c), ctx.export().name()));
+            remember(new MountBody(host(c), ctx.export().name()));
             return res;
         } catch (IOException e) {
             return Mountres3.fail(MountStat3.MNT3ERR_IO);
+        }
+    }
+
+    private void remember(MountBody mount) {
+        synchronized (mounts) {
+            mounts.remove(mount); // mounted again: now the newest
+            if (mounts.size() >= MAX_MOUNTS) {
+                java.util.Iterator<MountBody> oldest = mounts.iterator();
+                oldest.next();
+                oldest.remove();
+            }
+            mounts.add(mount);
+        }
+    }
+
+    /** The advisory list, oldest first. */
+    List<MountBody> mounted() {
+        synchronized (mounts) {
+            return List.copyOf(mounts);
         }
     }
 

@@ -104,10 +104,19 @@ public final class BackwardCalls implements RpcClientTransport {
         }
         p.future().whenComplete((r, e) -> {
             if (p.future().isCancelled()) {
+                boolean freed;
                 synchronized (this) {
                     if (waiting.remove(p)) {
                         p.send().release();
                     }
+                    // A call given up (its caller's timeout) gives its credit back, as knfsd's
+                    // backchannel frees the request slot of a callback that timed out; a late
+                    // Reply is then dropped as one with an unknown xid. Otherwise one callback the
+                    // client never answers would hold the only credit for good.
+                    freed = inFlight.remove(p.info().xid(), p.future());
+                }
+                if (freed) {
+                    pump();
                 }
             }
         });
