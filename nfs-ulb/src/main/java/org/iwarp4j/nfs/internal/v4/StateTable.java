@@ -101,6 +101,8 @@ final class StateTable {
         final Map<OwnerKey, Owner> owners = new HashMap<>();
         final Set<State> states = new HashSet<>();
         int locks;
+        /** Files it has held locks on: where to look when it goes, instead of every file with locks. */
+        final Set<FileKey> lockedFiles = new HashSet<>();
     }
 
     private final Nfs4Context ctx;
@@ -109,6 +111,9 @@ final class StateTable {
     private final Map<FileKey, List<RangeLock>> locksByFile = new HashMap<>();
     private final Map<Long, Held> byClient = new HashMap<>();
     private long counter;
+    /** Owners and locks held by all clients (the stateids are {@link #byOther}'s size). */
+    private int owners;
+    private int locks;
 
     StateTable(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -145,8 +150,12 @@ final class StateTable {
             if (h.owners.size() >= ctx.settings().maxOwnersPerClient()) {
                 throw new Nfs4Exception(NFS4ERR_NOSPC, "client has " + h.owners.size() + " owners");
             }
+            if (owners >= ctx.settings().maxOwners()) {
+                throw new Nfs4Exception(NFS4ERR_NOSPC, "the server holds " + owners + " owners");
+            }
             o = new Owner(clientId, name.clone(), lock);
             h.owners.put(key, o);
+            owners++;
         }
         return o;
     }
@@ -155,6 +164,9 @@ final class StateTable {
         Held h = held(owner.clientId);
         if (h.states.size() >= ctx.settings().maxStatesPerClient()) {
             throw new Nfs4Exception(NFS4ERR_NOSPC, "client has " + h.states.size() + " stateids");
+        }
+        if (byOther.size() >= ctx.settings().maxStates()) {
+            throw new Nfs4Exception(NFS4ERR_NOSPC, "the server holds " + byOther.size() + " stateids");
         }
         byte[] other = ByteBuffer.allocate(NFS4_OTHER_SIZE).putInt(ctx.bootId()).putLong(++counter).array();
         State s = new State(other, owner, file, open);
@@ -323,11 +335,17 @@ final class StateTable {
         if (h.locks + 2 > ctx.settings().maxLocksPerClient()) {
             throw new Nfs4Exception(NFS4ERR_NOSPC, "client holds " + h.locks + " locks");
         }
-        List<RangeLock> locks = locksByFile.computeIfAbsent(file, f -> new ArrayList<>());
-        int before = countOf(locks, owner);
-        carve(locks, owner, offset, last);
-        locks.add(new RangeLock(owner, type, offset, last));
-        h.locks += countOf(locks, owner) - before;
+        if (locks + 2 > ctx.settings().maxLocks()) {
+            throw new Nfs4Exception(NFS4ERR_NOSPC, "the server holds " + locks + " locks");
+        }
+        List<RangeLock> fileLocks = locksByFile.computeIfAbsent(file, f -> new ArrayList<>());
+        int before = countOf(fileLocks, owner);
+        carve(fileLocks, owner, offset, last);
+        fileLocks.add(new RangeLock(owner, type, offset, last));
+        int added = countOf(fileLocks, owner) - before;
+        h.locks += added;
+        locks += added;
+        h.lockedFiles.add(file);
     }
 
     /** Releases the range for {@code owner} (LOCKU, RFC 8881 §18.12). */
@@ -338,7 +356,13 @@ final class StateTable {
         }
         int before = countOf(locks, owner);
         carve(locks, owner, offset, last);
-        held(owner.clientId).locks += countOf(locks, owner) - before;
+        int added = countOf(locks, owner) - before;
+        Held h = held(owner.clientId);
+        h.locks += added;
+        this.locks += added;
+        if (locks.stream().noneMatch(l -> l.owner.clientId == owner.clientId)) {
+            h.lockedFiles.remove(file);
+        }
         if (locks.isEmpty()) {
             locksByFile.remove(file);
         }
@@ -387,13 +411,22 @@ final class StateTable {
         for (State s : List.copyOf(h.states)) {
             removeState(s);
         }
-        for (Iterator<List<RangeLock>> it = locksByFile.values().iterator(); it.hasNext(); ) {
-            List<RangeLock> locks = it.next();
-            locks.removeIf(l -> l.owner.clientId == clientId);
-            if (locks.isEmpty()) {
-                it.remove();
+        for (FileKey file : h.lockedFiles) {
+            List<RangeLock> fileLocks = locksByFile.get(file);
+            if (fileLocks != null) {
+                fileLocks.removeIf(l -> l.owner.clientId == clientId);
+                if (fileLocks.isEmpty()) {
+                    locksByFile.remove(file);
+                }
             }
         }
+        owners -= h.owners.size();
+        locks -= h.locks;
+    }
+
+    /** Locks held on the server, for tests. */
+    int locksHeld() {
+        return locks;
     }
 
     int stateCount() {

@@ -138,6 +138,7 @@ final class Nfs4Harness implements AutoCloseable {
 
     /** EXCHANGE_ID and CREATE_SESSION; remembers the client id and session id. */
     void session() {
+        java.util.Arrays.fill(slotSeq, 0); // a new session's slots start again
         Reply x = compound(exchangeId("client-1", 1));
         assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
         clientId = x.in.readHyper();

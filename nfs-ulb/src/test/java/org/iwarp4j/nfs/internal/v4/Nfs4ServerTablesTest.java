@@ -1,0 +1,87 @@
+package org.iwarp4j.nfs.internal.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
+import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.nfs.v4.Stateid4;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Owners, stateids and byte-range locks are capped on the server as well as per client
+ * (Nfs4Settings.maxOwners, maxStates, maxLocks): the per-client caps times the clients allowed
+ * would let the clients together make the server keep gigabytes. Past a server cap OPEN and LOCK
+ * answer NFS4ERR_NOSPC, as past a client's; a client that goes gives its share back. Here the
+ * per-client caps are the defaults, far above the server's.
+ */
+class Nfs4ServerTablesTest {
+
+    @TempDir
+    Path dir;
+
+    private static Reply open(Nfs4Harness h, String owner, String name) {
+        Reply o = h.sequenced(putrootfh(), Nfs4Harness.open(owner, name, OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        o.skipSequence();
+        o.op(OP_PUTROOTFH);
+        return o;
+    }
+
+    @Test
+    void ownersPastTheServersCapAreNospcAndComeBackWhenTheClientGoes() throws Exception {
+        try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withServerTables(2, 100, 100))) {
+            h.session();
+            assertThat(open(h, "owner-a", "f").op(OP_OPEN)).isEqualTo(NFS4_OK);
+            assertThat(open(h, "owner-b", "f").op(OP_OPEN)).isEqualTo(NFS4_OK);
+            assertThat(open(h, "owner-c", "f").op(OP_OPEN)).as("a third owner on the server").isEqualTo(NFS4ERR_NOSPC);
+
+            h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 2));
+            h.session(); // the first client expired with everything it held
+            assertThat(h.ctx.clients().size()).isEqualTo(1);
+            assertThat(open(h, "owner-c", "f").op(OP_OPEN)).isEqualTo(NFS4_OK);
+        }
+    }
+
+    @Test
+    void stateidsPastTheServersCapAreNospc() throws Exception {
+        try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withServerTables(100, 2, 100))) {
+            h.session();
+            assertThat(open(h, "owner", "f1").op(OP_OPEN)).isEqualTo(NFS4_OK);
+            assertThat(open(h, "owner", "f2").op(OP_OPEN)).isEqualTo(NFS4_OK);
+            assertThat(open(h, "owner", "f3").op(OP_OPEN)).as("a third stateid on the server").isEqualTo(NFS4ERR_NOSPC);
+            assertThat(h.ctx.states().stateCount()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void locksPastTheServersCapAreNospc() throws Exception {
+        try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withServerTables(100, 100, 4))) {
+            h.session();
+            Reply o = open(h, "owner", "f");
+            assertThat(o.op(OP_OPEN)).isEqualTo(NFS4_OK);
+            Stateid4 open = o.openBody();
+            byte[] fh = h.fhOf("f");
+            Reply first = h.sequenced(putfh(fh), lockNew(open, "locker", WRITE_LT, 0, 10));
+            first.skipSequence();
+            first.op(OP_PUTFH);
+            assertThat(first.op(OP_LOCK)).isEqualTo(NFS4_OK);
+            Stateid4 lock = first.stateid();
+            // One LOCK may add two (it can split one), so it is refused once two more would pass the cap.
+            for (int i = 1; i <= 3; i++) {
+                Reply r = h.sequenced(putfh(fh), lockExisting(lock, WRITE_LT, 20L * i, 10));
+                r.skipSequence();
+                r.op(OP_PUTFH);
+                int status = r.op(OP_LOCK);
+                if (i < 3) {
+                    assertThat(status).as("lock %d", i + 1).isEqualTo(NFS4_OK);
+                    lock = r.stateid();
+                } else {
+                    assertThat(status).as("a fourth lock with three held and a cap of four").isEqualTo(NFS4ERR_NOSPC);
+                }
+            }
+            assertThat(h.ctx.states().locksHeld()).isEqualTo(3);
+        }
+    }
+}
