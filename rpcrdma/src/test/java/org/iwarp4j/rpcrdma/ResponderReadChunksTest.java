@@ -148,6 +148,41 @@ class ResponderReadChunksTest {
         }
     }
 
+    /**
+     * A Reply exposed as a responder-provided Read chunk holds its Call's credit until the
+     * Requester pulls it (RDMA_DONE) or it expires: a Requester that takes the Replies and never
+     * sends RDMA_DONE is stopped by the credit check (more than twice the grant unanswered, RFC
+     * 8166 §3.3.1) instead of piling up registered Replies until each times out.
+     */
+    @Test
+    void repliesNeverPulledHoldTheirCreditsUntilTheConnectionIsClosedForThem() throws Exception {
+        int grant = 2;
+        RpcRdmaSettings server = draft(true).credits(grant).responderReadChunkTimeout(Duration.ofMinutes(5)).build();
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RpcRdmaServer rpc = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                     new RpcDispatcher().register(EchoProgram.create()), server)) {
+            CompletableFuture<RpcRdmaResponder> connected = new CompletableFuture<>();
+            rpc.onConnection(connected::complete);
+            try (RawPeer raw = RawPeer.requester(clientRnic, rpc.localAddress())) {
+                RpcRdmaResponder responder = connected.get(30, TimeUnit.SECONDS);
+                for (int i = 1; i <= 2 * grant; i++) {
+                    // SOURCE of 3000 octets, no Reply chunk: each Reply goes out as a Read chunk
+                    raw.send(concat(fixed(0x7000 + i, 1, grant, 0), words(0, 0, 0),
+                            echoCall(0x7000 + i, EchoProgram.PROC_SOURCE, words(3000))));
+                    HeaderDecodeResult r = new RpcRdmaHeaderDecoder().decode(Unpooled.wrappedBuffer(raw.receive()));
+                    assertThat(((HeaderDecodeResult.Decoded) r).header()).isInstanceOf(RpcRdmaHeader.RdmaNomsg.class);
+                }
+                assertThat(responder.pullsWaiting()).isEqualTo(2 * grant);
+                assertThat(responder.overCredits()).isFalse();
+                raw.send(concat(fixed(0x7100, 1, grant, 0), words(0, 0, 0),
+                        echoCall(0x7100, EchoProgram.PROC_SOURCE, words(3000))));
+                raw.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(responder.overCredits()).isTrue();
+            }
+        }
+    }
+
     @Test
     void aPullCompletionForAnXidWithNothingWaitingIsDropped() throws Exception { // RRC-R-009
         try (RpcRdmaPair p = new RpcRdmaPair(draft(true).build(), draft(true).build())) {

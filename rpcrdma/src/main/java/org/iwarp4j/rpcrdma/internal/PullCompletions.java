@@ -33,6 +33,7 @@ final class PullCompletions {
     private volatile long timedOut;
     private volatile long completed;
     private volatile java.util.function.IntConsumer onExpiry = xid -> { };
+    private volatile java.util.function.IntConsumer onRelease = xid -> { };
 
     PullCompletions(Duration timeout) {
         this.timeout = timeout;
@@ -45,7 +46,13 @@ final class PullCompletions {
         if (previous != null) {
             previous.timeout().cancel();
             previous.registrations().release();
+            onRelease.accept(xid);
         }
+    }
+
+    /** Whether a Read chunk of the Reply with {@code xid} waits to be pulled. */
+    boolean waiting(int xid) {
+        return waiting.containsKey(xid);
     }
 
     /** RDMA_DONE for {@code xid}: true if something was waiting (and is now released). */
@@ -57,6 +64,7 @@ final class PullCompletions {
         w.timeout().cancel();
         w.registrations().release();
         completed++;
+        onRelease.accept(xid);
         return true;
     }
 
@@ -67,8 +75,17 @@ final class PullCompletions {
                     Integer.toHexString(xid), timeout);
             w.registrations().release();
             timedOut++;
+            onRelease.accept(xid);
             onExpiry.accept(xid);
         }
+    }
+
+    /**
+     * Told the XID of each Read chunk released in any way: pulled (RDMA_DONE), expired, replaced by
+     * another Reply with the same XID, or dropped with the connection.
+     */
+    void onRelease(java.util.function.IntConsumer listener) {
+        this.onRelease = listener;
     }
 
     /** Told the XID of each Read chunk invalidated for want of pull completion (after the invalidation). */
@@ -83,6 +100,7 @@ final class PullCompletions {
             if (w != null) {
                 w.timeout().cancel();
                 w.registrations().release();
+                onRelease.accept(xid);
             }
         }
     }

@@ -89,6 +89,10 @@ public final class ResponderEngine {
         this.decoder = new RpcRdmaHeaderDecoder(new HeaderLimits(settings.maxReadSegments(), settings.maxWriteChunks(),
                 settings.maxChunkSegments(), settings.maxChunkSize()));
         this.pulls = new PullCompletions(settings.responderReadChunkTimeout());
+        // A Reply exposed as a responder-provided Read chunk holds its Call's count until the
+        // Requester pulled it (or it expired): what it holds is registered memory, so a Requester
+        // that never sends RDMA_DONE meets the credit check instead of piling Replies up.
+        pulls.onRelease(xid -> answered());
         this.replies = new ReplyMarshaller(settings, endpoint, alloc, pulls);
         this.backward = new BackwardCalls(settings, endpoint);
         this.transportInfo = new RpcTransportInfo("rdma", local, remote, alloc);
@@ -399,7 +403,9 @@ public final class ResponderEngine {
                 atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }
             replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
-                answered();
+                if (form != ReplyMarshaller.Form.RESPONDER_READ_CHUNK && !(e != null && pulls.waiting(xid))) {
+                    answered(); // else counted down when its Read chunk is released
+                }
                 if (e != null) {
                     log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
                     endpoint.close(); // RFC 8166 §4.5.4
