@@ -145,7 +145,7 @@ class Nfs4RestartTcpTest {
             assertThat(c.reclaimComplete()).isEqualTo(NFS4_OK);
         }
         assertThat(Files.readAllLines(state.resolve("nfsv4-clients")))
-                .contains(HexFormat.of().formatHex(OWNER.getBytes(StandardCharsets.UTF_8)));
+                .contains("+" + HexFormat.of().formatHex(OWNER.getBytes(StandardCharsets.UTF_8)));
 
         try (NfsServer restarted = start(state); Client c = new Client(restarted)) {
             assertThat(c.open("after")).as("in the grace period").isEqualTo(NFS4ERR_GRACE);

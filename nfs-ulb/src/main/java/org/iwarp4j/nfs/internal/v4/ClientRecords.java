@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
@@ -22,13 +23,21 @@ import org.slf4j.LoggerFactory;
  * (co_ownerid) that may hold state, kept in one small file so that after a restart the server
  * knows which clients may reclaim during the grace period and refuses reclaims from any other.
  *
- * <p>The file {@value #FILE_NAME} is text: a header line, then one owner per line in hex. It is
- * replaced atomically (written beside, forced to disk, renamed over) on every change, so a crash
- * leaves either the old or the new list. At most {@code cap} owners are kept (one more is not
- * recorded and cannot reclaim after a restart; a warning says so); an owner is at most
- * NFS4_OPAQUE_LIMIT (1024) octets, so the file stays below {@code cap} × 2 KiB. A file that is
- * larger, malformed or of another format is ignored with a warning: the server then starts
- * without a grace period, as it would without records.
+ * <p>The file {@value #FILE_NAME} is a text log: a header line, then one change per line, {@code
+ * +owner} or {@code -owner} with the owner in hex. A change appends its one line and forces it to
+ * disk, so what a client's request costs does not depend on how many other clients are recorded.
+ * When the log holds more than {@link #compactionThreshold} changes since it was last rewritten, it
+ * is rewritten as the live records alone (written beside, forced, renamed over): an amortised cost
+ * of at most one line per change. The file is also rewritten at every start, so the log never
+ * carries more than one start's changes. A crash leaves a complete log or one whose last line is
+ * torn; a torn or malformed line is ignored at load (its change was not yet acknowledged: the reply
+ * follows the write).
+ *
+ * <p>At most {@code cap} owners are kept (one more is not recorded and cannot reclaim after a
+ * restart; a warning says so); an owner is at most NFS4_OPAQUE_LIMIT (1024) octets. A file larger
+ * than the log can grow to, or of another format, is ignored with a warning: the server then
+ * starts without a grace period, as it would without records. The list format this server wrote
+ * before the log ({@value #LIST_HEADER}: one owner a line) is still read.
  *
  * <p>Without a directory nothing is stored ({@link #none()}): no client can reclaim after a
  * restart, and no grace period is needed. Callers hold {@link Nfs4Context#lock()}.
@@ -37,8 +46,11 @@ final class ClientRecords {
 
     private static final Logger log = LoggerFactory.getLogger(ClientRecords.class);
     static final String FILE_NAME = "nfsv4-clients";
-    private static final String HEADER = "iwarp4j nfsv4 client records 1";
+    static final String HEADER = "iwarp4j nfsv4 client records 2";
+    static final String LIST_HEADER = "iwarp4j nfsv4 client records 1";
     private static final int MAX_OWNER = 1024;
+    /** Changes the log always tolerates before a rewrite, however few records are live. */
+    private static final int MIN_LOG = 64;
 
     private final Path file;
     private final int cap;
@@ -51,6 +63,12 @@ final class ClientRecords {
     private final Set<ByteBuffer> previous;
     /** What this incarnation has recorded (starts as the previous list, so an early restart loses nothing). */
     private final Set<ByteBuffer> current;
+    /** Changes appended since the last rewrite. */
+    private int logged;
+    /** A change failed to reach the file: the next change rewrites it whole instead of appending. */
+    private boolean stale;
+    /** Rewrites so far, for tests. */
+    private int rewrites;
 
     private ClientRecords(Path file, int cap, Set<ByteBuffer> previous, LogRateLimit warningLog) {
         this.file = file;
@@ -67,12 +85,29 @@ final class ClientRecords {
 
     /**
      * The records in {@code directory} (created if missing), at most {@code cap} of them; {@code
-     * warningLog} limits the warnings that clients can provoke.
+     * warningLog} limits the warnings that clients can provoke. The file is rewritten as the live
+     * records before this returns.
      */
     static ClientRecords open(Path directory, int cap, LogRateLimit warningLog) throws IOException {
         Files.createDirectories(directory);
         Path file = directory.resolve(FILE_NAME);
-        return new ClientRecords(file, cap, load(file, cap), warningLog);
+        ClientRecords records = new ClientRecords(file, cap, load(file, cap), warningLog);
+        records.rewrite();
+        return records;
+    }
+
+    /**
+     * How many changes the log takes before it is rewritten with {@code live} records: twice the
+     * live records, so a rewrite (one line per record) costs at most half a line per change.
+     */
+    static int compactionThreshold(int live) {
+        return Math.max(MIN_LOG, 2 * live);
+    }
+
+    /** The largest file the log can be with {@code cap} records: a rewrite's records plus a full log. */
+    static long maxFileSize(int cap) {
+        long lines = (long) cap + compactionThreshold(cap) + 1;
+        return HEADER.length() + 1 + lines * (2L * MAX_OWNER + 2);
     }
 
     private static Set<ByteBuffer> load(Path file, int cap) throws IOException {
@@ -80,32 +115,51 @@ final class ClientRecords {
         if (!Files.exists(file)) {
             return owners;
         }
-        long limit = 64 + (long) cap * (2 * MAX_OWNER + 1);
-        if (Files.size(file) > limit) {
+        if (Files.size(file) > maxFileSize(cap)) {
             log.warn("NFSv4 client records {} hold {} octets, more than {} records can: ignored (no grace period)",
                     file, Files.size(file), cap);
             return owners;
         }
-        List<String> lines = Files.readAllLines(file, StandardCharsets.US_ASCII);
-        if (lines.isEmpty() || !HEADER.equals(lines.get(0))) {
+        String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
+        // the piece after the last newline is empty, or the tail of a change cut short by a crash
+        boolean torn = !lines.get(lines.size() - 1).isEmpty();
+        lines.remove(lines.size() - 1);
+        boolean list = !lines.isEmpty() && LIST_HEADER.equals(lines.get(0));
+        if (lines.isEmpty() || !(list || HEADER.equals(lines.get(0)))) {
             log.warn("NFSv4 client records {}: not a file of this server's format; ignored (no grace period)", file);
             return owners;
         }
+        int ignored = torn ? 1 : 0;
         for (String line : lines.subList(1, lines.size())) {
-            byte[] owner;
-            try {
-                owner = HexFormat.of().parseHex(line);
-            } catch (IllegalArgumentException e) {
-                log.warn("NFSv4 client records {}: malformed line ignored", file);
+            char change = list ? '+' : line.isEmpty() ? ' ' : line.charAt(0);
+            byte[] owner = ownerOf(list ? line : line.substring(Math.min(1, line.length())));
+            if ((change != '+' && change != '-') || owner == null) {
+                ignored++;
                 continue;
             }
-            if (owner.length == 0 || owner.length > MAX_OWNER || owners.size() >= cap) {
-                log.warn("NFSv4 client records {}: record out of bounds ignored", file);
-                continue;
+            ByteBuffer key = ByteBuffer.wrap(owner);
+            if (change == '-') {
+                owners.remove(key);
+            } else if (owners.size() < cap || owners.contains(key)) {
+                owners.add(key);
+            } else {
+                ignored++;
             }
-            owners.add(ByteBuffer.wrap(owner));
+        }
+        if (ignored > 0) {
+            log.warn("NFSv4 client records {}: {} malformed, torn or out-of-bounds lines ignored", file, ignored);
         }
         return owners;
+    }
+
+    private static byte[] ownerOf(String hex) {
+        try {
+            byte[] owner = HexFormat.of().parseHex(hex);
+            return owner.length == 0 || owner.length > MAX_OWNER ? null : owner;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     boolean stable() {
@@ -121,7 +175,7 @@ final class ClientRecords {
         return previous.contains(ByteBuffer.wrap(owner));
     }
 
-    /** Records {@code owner} (written at once) unless it is recorded already or the cap is reached. */
+    /** Records {@code owner} (on disk before this returns) unless it is recorded already or the cap is reached. */
     void add(byte[] owner) {
         if (file == null || current.contains(ByteBuffer.wrap(owner))) {
             return;
@@ -135,20 +189,20 @@ final class ClientRecords {
             return;
         }
         current.add(ByteBuffer.wrap(owner.clone()));
-        write();
+        append('+', owner);
     }
 
     /** Forgets {@code owner} (its client lost its state: expired or destroyed). */
     void remove(byte[] owner) {
         if (file != null && current.remove(ByteBuffer.wrap(owner))) {
-            write();
+            append('-', owner);
         }
     }
 
-    /** Forgets these owners at once (the clients that did not reclaim within the grace period). */
+    /** Forgets these owners at once (the clients that did not reclaim within the grace period; once a start). */
     void removeAll(Set<ByteBuffer> owners) {
         if (file != null && current.removeAll(owners)) {
-            write();
+            rewrite();
         }
     }
 
@@ -161,30 +215,72 @@ final class ClientRecords {
         return warningLog == null ? 0 : warningLog.heldTotal();
     }
 
-    private void write() {
+    /** How often the file was rewritten whole since the start (the first is at {@link #open}). */
+    int rewrites() {
+        return rewrites;
+    }
+
+    private void append(char change, byte[] owner) {
+        if (stale || logged >= compactionThreshold(current.size())) {
+            rewrite();
+            return;
+        }
+        String line = change + HexFormat.of().formatHex(owner) + '\n';
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            writeFully(ch, line);
+            ch.force(false);
+            logged++;
+        } catch (IOException e) {
+            failed(e);
+        }
+    }
+
+    private void rewrite() {
         StringBuilder s = new StringBuilder(HEADER).append('\n');
         for (ByteBuffer owner : current) {
-            s.append(HexFormat.of().formatHex(owner.array(), owner.arrayOffset(), owner.arrayOffset() + owner.limit()))
-                    .append('\n');
+            s.append('+').append(HexFormat.of().formatHex(owner.array(), owner.arrayOffset(),
+                    owner.arrayOffset() + owner.limit())).append('\n');
         }
         Path tmp = file.resolveSibling(FILE_NAME + ".new");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer b = ByteBuffer.wrap(s.toString().getBytes(StandardCharsets.US_ASCII));
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
+                writeFully(ch, s);
                 ch.force(true);
             }
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            forceDirectory();
+            logged = 0;
+            stale = false;
+            rewrites++;
         } catch (IOException e) {
-            // the clients keep their state; only a restart's reclaims are at risk
-            long held = warningLog.admit();
-            if (held >= 0) {
-                log.warn("NFSv4 client records {} not written: {}{}", file, e.toString(),
-                        held == 0 ? "" : " (" + held + " more warnings not given since the last message)");
-            }
+            failed(e);
+        }
+    }
+
+    /** The rename is durable only once the directory is; some platforms cannot open one, and then it stays to chance. */
+    private void forceDirectory() {
+        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // the file's own contents are forced; only the rename may be lost in a crash
+        }
+    }
+
+    private static void writeFully(FileChannel ch, CharSequence text) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.US_ASCII));
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    private void failed(IOException e) {
+        // the clients keep their state; only a restart's reclaims are at risk until a rewrite succeeds
+        stale = true;
+        long held = warningLog == null ? 0 : warningLog.admit();
+        if (held >= 0) {
+            log.warn("NFSv4 client records {} not written: {}{}", file, e.toString(),
+                    held == 0 ? "" : " (" + held + " more warnings not given since the last message)");
         }
     }
 }

@@ -2,12 +2,15 @@ package org.iwarp4j.nfs.internal.v4;
 
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,13 @@ final class ClientTable {
 
     private final Nfs4Context ctx;
     private final Map<Long, Client> byId = new HashMap<>();
+    /**
+     * The records of each owner (at most two: a confirmed one and the unconfirmed one of a new
+     * incarnation), so that EXCHANGE_ID and CREATE_SESSION look at their own owner's records only.
+     */
+    private final Map<ByteBuffer, List<Client>> byOwner = new HashMap<>();
+    /** Unconfirmed records, oldest first (they never renew), for the eviction when the table is full. */
+    private final Set<Client> unconfirmedByAge = new LinkedHashSet<>();
     static final long REAP_INTERVAL_MILLIS = 1000;
     private static final long NEVER = Long.MIN_VALUE;
     private long reapedAtMillis = NEVER;
@@ -85,13 +95,11 @@ final class ClientTable {
         reapExpired();
         Client confirmed = null;
         Client unconfirmed = null;
-        for (Client c : byId.values()) {
-            if (Arrays.equals(c.owner, owner)) {
-                if (c.confirmed) {
-                    confirmed = c;
-                } else {
-                    unconfirmed = c;
-                }
+        for (Client c : byOwner.getOrDefault(ByteBuffer.wrap(owner), List.of())) {
+            if (c.confirmed) {
+                confirmed = c;
+            } else {
+                unconfirmed = c;
             }
         }
         if (update) {
@@ -116,13 +124,31 @@ final class ClientTable {
             return new Exchanged(confirmed, true);
         }
         if (unconfirmed != null) {
-            byId.remove(unconfirmed.clientId);
+            remove(unconfirmed);
         }
         makeRoom();
         Client c = new Client(((long) ctx.bootId() << 32) | (++counter & 0xFFFF_FFFFL), owner.clone(), verifier.clone(),
                 principal, ctx.now());
         byId.put(c.clientId, c);
+        byOwner.computeIfAbsent(ByteBuffer.wrap(c.owner), k -> new ArrayList<>(2)).add(c);
+        unconfirmedByAge.add(c);
         return new Exchanged(c, false);
+    }
+
+    /** Takes {@code c} out of the table and its indexes; its sessions and state are the caller's. */
+    private void remove(Client c) {
+        byId.remove(c.clientId);
+        unindex(c);
+    }
+
+    /** Takes {@code c} out of the indexes beside {@link #byId}. */
+    private void unindex(Client c) {
+        unconfirmedByAge.remove(c);
+        ByteBuffer key = ByteBuffer.wrap(c.owner);
+        List<Client> same = byOwner.get(key);
+        if (same != null && same.remove(c) && same.isEmpty()) {
+            byOwner.remove(key);
+        }
     }
 
     private boolean hasState(Client c) {
@@ -133,10 +159,8 @@ final class ClientTable {
         if (byId.size() < ctx.settings().maxClients()) {
             return;
         }
-        Client oldestUnconfirmed = byId.values().stream().filter(c -> !c.confirmed)
-                .min((a, b) -> Long.compare(a.lastRenewMillis, b.lastRenewMillis)).orElse(null);
-        if (oldestUnconfirmed != null) {
-            byId.remove(oldestUnconfirmed.clientId);
+        if (!unconfirmedByAge.isEmpty()) {
+            remove(unconfirmedByAge.iterator().next());
             return;
         }
         throw new Nfs4Exception(NFS4ERR_DELAY, "client table full (" + byId.size() + ")");
@@ -160,13 +184,13 @@ final class ClientTable {
         if (c.confirmed) {
             return;
         }
-        for (Iterator<Client> it = byId.values().iterator(); it.hasNext(); ) {
-            Client other = it.next();
-            if (other != c && Arrays.equals(other.owner, c.owner)) {
-                it.remove();
+        for (Client other : List.copyOf(byOwner.get(ByteBuffer.wrap(c.owner)))) {
+            if (other != c) {
+                remove(other);
                 drop(other);
             }
         }
+        unconfirmedByAge.remove(c);
         c.confirmed = true;
     }
 
@@ -183,19 +207,16 @@ final class ClientTable {
         if (!c.sessions.isEmpty() || ctx.states().hasState(clientId)) {
             throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client " + Long.toHexString(clientId) + " still has state");
         }
-        byId.remove(clientId);
+        remove(c);
         ctx.states().dropClient(clientId);
         forgetIfLast(c);
     }
 
     /** Drops the stable record of {@code c}'s owner unless another record of that owner remains. */
     private void forgetIfLast(Client c) {
-        for (Client other : byId.values()) {
-            if (Arrays.equals(other.owner, c.owner)) {
-                return;
-            }
+        if (!byOwner.containsKey(ByteBuffer.wrap(c.owner))) {
+            ctx.records().remove(c.owner);
         }
-        ctx.records().remove(c.owner);
     }
 
     /**
@@ -218,6 +239,7 @@ final class ClientTable {
             Client c = it.next();
             if (now - c.lastRenewMillis > lease && c.sessions.stream().noneMatch(SessionTable.Session::busy)) {
                 it.remove();
+                unindex(c);
                 long held = expiryLog.admit();
                 if (held >= 0) {
                     log.info("NFSv4 client {} expired after {} s without renewal{}", Long.toHexString(c.clientId),

@@ -111,9 +111,20 @@ class Nfs4GraceTest {
         };
     }
 
+    /** The owners (hex) the log on disk records: its changes replayed. */
     private List<String> recordLines() throws Exception {
         List<String> lines = Files.readAllLines(state.resolve(ClientRecords.FILE_NAME));
-        return lines.subList(1, lines.size());
+        assertThat(lines.get(0)).isEqualTo(ClientRecords.HEADER);
+        java.util.Set<String> owners = new java.util.LinkedHashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            if (line.startsWith("+")) {
+                owners.add(line.substring(1));
+            } else {
+                assertThat(line).startsWith("-");
+                owners.remove(line.substring(1));
+            }
+        }
+        return List.copyOf(owners);
     }
 
     private static String hex(String owner) {

@@ -205,6 +205,54 @@ class Nfs4SessionTest {
         assertThat(rebooted.in.readHyper()).as("a new incarnation gets a new client id").isNotEqualTo(id);
     }
 
+    /**
+     * A full table evicts its oldest unconfirmed record; each owner's records are found by owner
+     * through evictions and through a new incarnation's confirmation, which drops the old one.
+     */
+    @Test
+    void aFullTableEvictsTheOldestUnconfirmedRecordAndOwnersStayFoundThroughEveryChange() throws Exception {
+        h.close();
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults().withTables(3, 1, 10, 4, 2, 100, 100));
+        h.session(); // confirmed: never evicted
+        long[] ids = new long[3];
+        int[] seqs = new int[3];
+        for (int i = 0; i < 3; i++) {
+            Reply x = h.compound(exchangeId("waiting-" + i, 1));
+            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            ids[i] = x.in.readHyper();
+            seqs[i] = x.in.readInt();
+        }
+        assertThat(h.compound(createSession(ids[0], seqs[0])).op(OP_CREATE_SESSION)).as("the oldest, evicted")
+                .isEqualTo(NFS4ERR_STALE_CLIENTID);
+        assertThat(h.compound(createSession(ids[2], seqs[2])).op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+
+        Reply same = h.compound(exchangeId("waiting-2", 1));
+        assertThat(same.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        assertThat(same.in.readHyper()).as("found by its owner once confirmed").isEqualTo(ids[2]);
+
+        Reply rebooted = h.compound(exchangeId("waiting-2", 2));
+        assertThat(rebooted.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        long newId = rebooted.in.readHyper();
+        int newSeq = rebooted.in.readInt();
+        assertThat(newId).isNotEqualTo(ids[2]);
+        assertThat(h.compound(createSession(ids[1], seqs[1])).op(OP_CREATE_SESSION))
+                .as("evicted for the new incarnation, not the confirmed record").isEqualTo(NFS4ERR_STALE_CLIENTID);
+        assertThat(h.compound(createSession(newId, newSeq)).op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.clients().size()).as("the old incarnation dropped").isEqualTo(2);
+        }
+
+        Reply old = h.compound(exchangeId("waiting-2", 1));
+        assertThat(old.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        long oldAgain = old.in.readHyper();
+        old.in.readInt();
+        assertThat(oldAgain).as("the dropped incarnation is not found").isNotIn(ids[2], newId);
+        assertThat(old.in.readInt() & EXCHGID4_FLAG_CONFIRMED_R).isZero();
+        Reply current = h.compound(exchangeId("waiting-2", 2));
+        assertThat(current.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        assertThat(current.in.readHyper()).isEqualTo(newId);
+    }
+
     @Test
     void createSessionIsSequencedAndItsReplayGetsTheSameReply() {
         Reply a = h.compound(exchangeId("owner", 1));
