@@ -18,12 +18,15 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import org.iwarp4j.oncrpc.internal.ConnectionLimits;
 import org.iwarp4j.oncrpc.internal.LogRateLimit;
+import org.iwarp4j.oncrpc.internal.ServerCallBudget;
 import org.iwarp4j.oncrpc.internal.TcpBackwardCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,9 +48,16 @@ import java.util.function.LongSupplier;
  * procedure completes (replies may leave in a different order than the calls arrived; the client
  * matches them by xid).
  *
- * <p>Memory per connection is bounded: one record of at most {@code maxRecordSize} octets is
- * reassembled at a time, and when {@code maxOutstandingCalls} calls of one connection are
- * being served the server stops reading from it until one completes.
+ * <p>Memory is bounded per connection and per server. Per connection: one record of at most
+ * {@code maxRecordSize} octets is reassembled at a time; at most {@code maxOutstandingCalls} calls
+ * are outstanding (in service, or answered with a reply the socket has not yet taken), and no call
+ * starts while the connection's unwritten replies hold {@code maxUnwrittenReplyOctetsPerConnection};
+ * past either the server stops reading the connection. Per server ({@link Builder#serverBudget}):
+ * at most {@code maxCallsInService} calls are in service on all connections together, and no call
+ * starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
+ * start wait in turn, first come first served. A reply the socket has not taken within {@code
+ * maxReplyWriteTime} closes its connection, so a client that reads nothing holds its share for no
+ * longer than that.
  *
  * <p>What a client can hold is bounded too (see the {@link Builder}): connections per server and
  * per client address (one over a cap is closed as soon as it is accepted, before anything is read),
@@ -57,7 +67,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Meters, when {@link Builder#meterRegistry} is set: {@code iwarp.oncrpc.connections.refused}
  * (tag {@code cap}: {@code server}, {@code address}) and {@code iwarp.oncrpc.connections.closed}
- * (tag {@code reason}: {@code idle}, {@code record_time}, {@code record_size}, and {@code error}: the
+ * (tag {@code reason}: {@code idle}, {@code record_time}, {@code record_size}, {@code reply_time}, and {@code error}: the
  * connection failed — typically the client reset it — and was closed).
  *
  * <p>What a client can provoke at will is not a warning: a connection closed by a limit is logged
@@ -88,8 +98,11 @@ public final class RpcTcpServer implements AutoCloseable {
     private final ConnectionLimits limits;
     private final Limits counters;
 
+    private final ServerCallBudget budget;
+
     private RpcTcpServer(Channel serverChannel, ChannelGroup connections, EventLoopGroup ownGroup,
-                         ConnectionLimits limits, Limits counters) {
+                         ConnectionLimits limits, Limits counters, ServerCallBudget budget) {
+        this.budget = budget;
         this.serverChannel = serverChannel;
         this.connections = connections;
         this.ownGroup = ownGroup;
@@ -151,6 +164,26 @@ public final class RpcTcpServer implements AutoCloseable {
         return (long) counters.recordTime.count();
     }
 
+    /** Connections closed because a reply was not taken by the socket within {@code maxReplyWriteTime}. */
+    public long replyTimeoutClosedConnections() {
+        return (long) counters.replyTime.count();
+    }
+
+    /** Calls in service on all connections now (the server's budget counts them). */
+    public int callsInService() {
+        return budget.callsInService();
+    }
+
+    /** Octets of replies made and not yet written, on all connections now. */
+    public long unwrittenReplyOctets() {
+        return budget.replyOctetsHeld();
+    }
+
+    /** Connections now waiting for room in the server's budget of calls and reply octets. */
+    public int connectionsWaitingForBudget() {
+        return budget.waiting();
+    }
+
     /** Connections closed because they failed (a read or write error, typically a reset by the client). */
     public long errorClosedConnections() {
         return (long) counters.error.count();
@@ -167,6 +200,7 @@ public final class RpcTcpServer implements AutoCloseable {
         private final Counter idle;
         private final Counter recordTime;
         private final Counter recordSize;
+        private final Counter replyTime;
         private final Counter error;
         private final LogRateLimit errorLog;
 
@@ -183,6 +217,8 @@ public final class RpcTcpServer implements AutoCloseable {
             recordTime = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_time")
                     .description("RPC/TCP connections closed by a limit").register(r);
             recordSize = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "record_size")
+                    .description("RPC/TCP connections closed by a limit").register(r);
+            replyTime = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "reply_time")
                     .description("RPC/TCP connections closed by a limit").register(r);
             error = Counter.builder("iwarp.oncrpc.connections.closed").tag("reason", "error")
                     .description("RPC/TCP connections closed because they failed").register(r);
@@ -239,6 +275,32 @@ public final class RpcTcpServer implements AutoCloseable {
      */
     public static final int DEFAULT_MAX_BACKWARD_CALLS = 16;
 
+    /**
+     * Default time bound of writing one reply: 30 seconds, as for a record. A reply of a few MiB
+     * leaves in milliseconds to a client that reads; one that has not left in 30 s sits in the
+     * server's memory for a client that does not.
+     */
+    public static final Duration DEFAULT_MAX_REPLY_WRITE_TIME = Duration.ofSeconds(30);
+
+    /**
+     * Default cap on calls in service on all connections together: 256. The calls queue for the
+     * dispatcher's workers (4 by default) and each may make a reply as large as its program allows
+     * (NFS: 1 MiB), so this also bounds the replies made at once; Linux knfsd serves as many calls
+     * at once as it has threads (8 by default).
+     */
+    public static final int DEFAULT_MAX_CALLS_IN_SERVICE = 256;
+
+    /**
+     * Default cap on one connection's replies made and not yet written: 16 MiB, sixteen 1 MiB NFS
+     * READ replies in flight, more than one client needs to keep its link busy.
+     */
+    public static final long DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION = 16L << 20;
+
+    /** Default cap on all connections' replies made and not yet written: a quarter of the heap, at most 256 MiB. */
+    public static long defaultMaxUnwrittenReplyOctets() {
+        return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
+    }
+
     /** Default time a backward call waits for its reply: 30 seconds. */
     public static final Duration DEFAULT_BACKWARD_TIMEOUT = Duration.ofSeconds(30);
 
@@ -254,6 +316,10 @@ public final class RpcTcpServer implements AutoCloseable {
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration maxRecordTime = DEFAULT_MAX_RECORD_TIME;
+        private Duration maxReplyWriteTime = DEFAULT_MAX_REPLY_WRITE_TIME;
+        private int maxCallsInService = DEFAULT_MAX_CALLS_IN_SERVICE;
+        private long maxUnwrittenReplyOctets = defaultMaxUnwrittenReplyOctets();
+        private long maxUnwrittenReplyOctetsPerConnection = DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION;
         private MeterRegistry meterRegistry;
         private int maxBackwardCalls = DEFAULT_MAX_BACKWARD_CALLS;
         private Duration backwardTimeout = DEFAULT_BACKWARD_TIMEOUT;
@@ -275,7 +341,10 @@ public final class RpcTcpServer implements AutoCloseable {
             return this;
         }
 
-        /** Calls of one connection served at once before the server stops reading it (default 128). */
+        /**
+         * Calls of one connection outstanding at once (in service, or with a reply not yet taken by
+         * the socket) before the server stops reading it (default 128).
+         */
         public Builder maxOutstandingCalls(int calls) {
             if (calls < 1) {
                 throw new IllegalArgumentException("maxOutstandingCalls < 1");
@@ -311,6 +380,43 @@ public final class RpcTcpServer implements AutoCloseable {
          */
         public Builder maxRecordTime(Duration time) {
             this.maxRecordTime = notNegative(time, "maxRecordTime");
+            return this;
+        }
+
+        /**
+         * A reply must be taken by the socket this long after it was written, else the connection
+         * is closed (default 30 s, {@link #DEFAULT_MAX_REPLY_WRITE_TIME}): a client that reads no
+         * replies holds the server's reply memory no longer. {@link Duration#ZERO} for no bound.
+         */
+        public Builder maxReplyWriteTime(Duration time) {
+            this.maxReplyWriteTime = notNegative(time, "maxReplyWriteTime");
+            return this;
+        }
+
+        /**
+         * What all connections together may hold (see the class comment): calls in service
+         * (default {@value #DEFAULT_MAX_CALLS_IN_SERVICE}) and octets of replies made and not yet
+         * written (default a quarter of the heap, at most 256 MiB). Past either, no connection
+         * starts a call until there is room again; the connections wait in turn.
+         */
+        public Builder serverBudget(int maxCallsInService, long maxUnwrittenReplyOctets) {
+            this.maxCallsInService = atLeastOne(maxCallsInService, "maxCallsInService");
+            if (maxUnwrittenReplyOctets < 1) {
+                throw new IllegalArgumentException("maxUnwrittenReplyOctets < 1");
+            }
+            this.maxUnwrittenReplyOctets = maxUnwrittenReplyOctets;
+            return this;
+        }
+
+        /**
+         * Octets of one connection's replies made and not yet written past which it starts no
+         * call and is not read (default 16 MiB, {@link #DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION}).
+         */
+        public Builder maxUnwrittenReplyOctetsPerConnection(long octets) {
+            if (octets < 1) {
+                throw new IllegalArgumentException("maxUnwrittenReplyOctetsPerConnection < 1");
+            }
+            this.maxUnwrittenReplyOctetsPerConnection = octets;
             return this;
         }
 
@@ -377,6 +483,9 @@ public final class RpcTcpServer implements AutoCloseable {
             ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress, log,
                     "RPC/TCP server", cap -> counters.refused.get(cap).increment());
             long idleNanos = idleTimeout.toNanos();
+            long replyNanos = maxReplyWriteTime.toNanos();
+            long unwrittenPerConnection = maxUnwrittenReplyOctetsPerConnection;
+            ServerCallBudget budget = new ServerCallBudget(maxCallsInService, maxUnwrittenReplyOctets);
             int backwardCalls = maxBackwardCalls;
             Duration backwardWait = backwardTimeout;
             ServerBootstrap bootstrap = new ServerBootstrap().group(runOn).channel(channelClass)
@@ -388,18 +497,21 @@ public final class RpcTcpServer implements AutoCloseable {
                                 return;
                             }
                             connections.add(ch);
+                            if (replyNanos > 0) {
+                                ch.pipeline().addLast(new WriteTimeoutHandler(replyNanos, TimeUnit.NANOSECONDS));
+                            }
                             if (idleNanos > 0) {
                                 ch.pipeline().addLast(new IdleStateHandler(idleNanos, 0, 0, TimeUnit.NANOSECONDS));
                             }
                             ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize, maxRecordTime),
                                     new RecordMarkingEncoder(maxFragmentSize),
-                                    new ServerHandler(dispatcher, maxOutstandingCalls, server, counters,
-                                            new TcpBackwardCalls(ch, backwardCalls, backwardWait)));
+                                    new ServerHandler(dispatcher, maxOutstandingCalls, unwrittenPerConnection, budget,
+                                            server, counters, new TcpBackwardCalls(ch, backwardCalls, backwardWait)));
                         }
                     });
             try {
                 Channel channel = bootstrap.bind(address).syncUninterruptibly().channel();
-                server[0] = new RpcTcpServer(channel, connections, ownGroup, limits, counters);
+                server[0] = new RpcTcpServer(channel, connections, ownGroup, limits, counters, budget);
                 return server[0];
             } catch (RuntimeException e) {
                 if (ownGroup != null) {
@@ -416,7 +528,15 @@ public final class RpcTcpServer implements AutoCloseable {
      */
     static io.netty.channel.ChannelHandler connectionHandler(RpcDispatcher dispatcher, int maxOutstandingCalls,
                                                            Channel channel) {
-        return new ServerHandler(dispatcher, maxOutstandingCalls, new RpcTcpServer[1],
+        return connectionHandler(dispatcher, maxOutstandingCalls, Long.MAX_VALUE,
+                new ServerCallBudget(Integer.MAX_VALUE, Long.MAX_VALUE), channel);
+    }
+
+    /** As {@link #connectionHandler(RpcDispatcher, int, Channel)}, with these reply bounds and a budget shared with others. */
+    static io.netty.channel.ChannelHandler connectionHandler(RpcDispatcher dispatcher, int maxOutstandingCalls,
+                                                           long maxUnwrittenOctets, ServerCallBudget budget,
+                                                           Channel channel) {
+        return new ServerHandler(dispatcher, maxOutstandingCalls, maxUnwrittenOctets, budget, new RpcTcpServer[1],
                 new Limits(null, System::nanoTime), new TcpBackwardCalls(channel, 1, Duration.ofSeconds(30)));
     }
 
@@ -427,34 +547,51 @@ public final class RpcTcpServer implements AutoCloseable {
      * records decoded beyond that (one read can hold many) wait in a queue that cannot grow
      * further because reading stops until the connection is below the bound again.
      */
-    private static final class ServerHandler extends ChannelInboundHandlerAdapter {
+    private static final class ServerHandler extends ChannelInboundHandlerAdapter
+            implements ServerCallBudget.Waiter {
         private final RpcDispatcher dispatcher;
         private final int maxOutstanding;
+        private final long maxUnwrittenOctets;
+        private final ServerCallBudget budget;
         private final RpcTcpServer[] server;
         private final Limits counters;
         private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
         private final TcpBackwardCalls backward;
         private RpcTransportInfo info;
+        private ChannelHandlerContext ctx;
         /** Calls in service plus replies being written. */
         private int outstanding;
         /** Calls in service (the idle timeout spares a connection with one). */
         private int inService;
+        /** Octets of this connection's replies made and not yet taken by the socket. */
+        private long unwrittenOctets;
 
-        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, RpcTcpServer[] server, Limits counters,
-                      TcpBackwardCalls backward) {
+        ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, long maxUnwrittenOctets, ServerCallBudget budget,
+                      RpcTcpServer[] server, Limits counters, TcpBackwardCalls backward) {
             this.backward = backward;
             this.dispatcher = dispatcher;
             this.maxOutstanding = maxOutstanding;
+            this.maxUnwrittenOctets = maxUnwrittenOctets;
+            this.budget = budget;
             this.server = server;
             this.counters = counters;
         }
 
-        /**
-         * Nothing received for the idle timeout: closed unless a call is in service (its reply
-         * still to come, or waiting for a slot). Replies not yet written do not keep it: a client
-         * that has neither read them nor sent anything for that long is gone or stuck. The event
-         * comes again after another timeout.
-         */
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        /** Room in the server's budget and this connection is first: on its event loop, serve what waits. */
+        @Override
+        public void budgetFreed() {
+            try {
+                ctx.executor().execute(() -> serveWaiting(ctx));
+            } catch (RejectedExecutionException e) {
+                budget.forget(this); // the event loop is shutting down with the server
+            }
+        }
+
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent) {
@@ -489,20 +626,18 @@ public final class RpcTcpServer implements AutoCloseable {
                 info = new RpcTransportInfo(TRANSPORT_NAME, ctx.channel().localAddress(),
                         ctx.channel().remoteAddress(), ctx.alloc());
             }
-            if (outstanding >= maxOutstanding) {
-                waiting.add(record);
-                ctx.channel().config().setAutoRead(false);
-                return;
-            }
-            dispatch(ctx, record);
+            waiting.add(record);
+            serveWaiting(ctx);
+        }
+
+        /** This connection's own bounds leave room for one more call (the server's are asked after). */
+        private boolean mayStart() {
+            return outstanding < maxOutstanding && unwrittenOctets < maxUnwrittenOctets;
         }
 
         private void dispatch(ChannelHandlerContext ctx, ByteBuf record) {
             outstanding++;
             inService++;
-            if (outstanding >= maxOutstanding) {
-                ctx.channel().config().setAutoRead(false);
-            }
             dispatcher.dispatch(XdrMessage.of(record), info).whenComplete((reply, error) -> {
                 if (ctx.executor().inEventLoop()) {
                     completed(ctx, reply, error);
@@ -511,6 +646,7 @@ public final class RpcTcpServer implements AutoCloseable {
                 try {
                     ctx.executor().execute(() -> completed(ctx, reply, error));
                 } catch (RejectedExecutionException e) {
+                    budget.callEnded();
                     if (reply != null) {
                         reply.release(); // the server is shutting down
                     }
@@ -521,10 +657,15 @@ public final class RpcTcpServer implements AutoCloseable {
         private void completed(ChannelHandlerContext ctx, XdrMessage reply, Throwable error) {
             inService--;
             if (error == null && ctx.channel().isActive()) {
-                // Outstanding until written: the next call is read only when the socket takes it.
-                ctx.writeAndFlush(reply).addListener(f -> written(ctx));
+                // Outstanding and held until written: a client that reads no replies holds at most
+                // this connection's bounds, and then the server stops reading it.
+                int octets = reply.readableBytes();
+                unwrittenOctets += octets;
+                budget.replyMade(octets);
+                ctx.writeAndFlush(reply).addListener(f -> written(ctx, octets));
                 return;
             }
+            budget.callEnded();
             outstanding--;
             if (error != null) {
                 if (server[0] != null) {
@@ -537,17 +678,31 @@ public final class RpcTcpServer implements AutoCloseable {
             serveWaiting(ctx);
         }
 
-        private void written(ChannelHandlerContext ctx) {
+        private void written(ChannelHandlerContext ctx, int octets) {
             outstanding--;
+            unwrittenOctets -= octets;
+            budget.replyReleased(octets);
             serveWaiting(ctx);
         }
 
+        /**
+         * Starts the waiting calls that the connection's and the server's bounds allow, and reads
+         * on when none is left waiting.
+         */
         private void serveWaiting(ChannelHandlerContext ctx) {
-            while (outstanding < maxOutstanding && !waiting.isEmpty()) {
+            while (!waiting.isEmpty() && ctx.channel().isActive()) {
+                if (!mayStart()) {
+                    budget.forget(this); // our own bounds hold us: our turn in the server's queue is the next one's
+                    break;
+                }
+                if (!budget.tryStart(this)) {
+                    break;
+                }
                 dispatch(ctx, waiting.poll());
             }
-            if (outstanding < maxOutstanding && !ctx.channel().config().isAutoRead()) {
-                ctx.channel().config().setAutoRead(true);
+            boolean readOn = waiting.isEmpty() && mayStart();
+            if (readOn != ctx.channel().config().isAutoRead() && ctx.channel().isActive()) {
+                ctx.channel().config().setAutoRead(readOn);
             }
         }
 
@@ -557,6 +712,7 @@ public final class RpcTcpServer implements AutoCloseable {
             while ((record = waiting.poll()) != null) {
                 record.release();
             }
+            budget.forget(this);
             backward.connectionLost();
             ctx.fireChannelInactive();
         }
@@ -568,6 +724,13 @@ public final class RpcTcpServer implements AutoCloseable {
             if (cause instanceof RecordMarkingDecoder.RecordTimeoutException) {
                 log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
                 counters.recordTime.increment();
+                ctx.close();
+                return;
+            }
+            if (cause instanceof WriteTimeoutException) {
+                log.debug("RPC/TCP connection from {} closed: a reply was not taken within the time bound",
+                        ctx.channel().remoteAddress());
+                counters.replyTime.increment();
                 ctx.close();
                 return;
             }

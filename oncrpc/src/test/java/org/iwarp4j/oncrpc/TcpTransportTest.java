@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TcpTransportTest {
 
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
-    private static final int PROG = 0x20000055;
+    static final int PROG = 0x20000055;
 
     private static Throwable failure(CompletableFuture<?> f) {
         assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
@@ -177,7 +177,7 @@ class TcpTransportTest {
     }
 
     /** Holds every write with its promise, as a socket does whose client reads nothing. */
-    private static final class HeldWrites extends io.netty.channel.ChannelOutboundHandlerAdapter {
+    static final class HeldWrites extends io.netty.channel.ChannelOutboundHandlerAdapter {
         final List<io.netty.channel.ChannelPromise> promises = new ArrayList<>();
 
         @Override
@@ -192,7 +192,7 @@ class TcpTransportTest {
     }
 
     /** A call record (RFC 5531 §9): xid, CALL, RPC version 2, PROG version 1 procedure 1, AUTH_NONE twice. */
-    private static ByteBuf callRecord(int xid) {
+    static ByteBuf callRecord(int xid) {
         return Unpooled.buffer().writeInt(xid).writeInt(0).writeInt(2).writeInt(PROG).writeInt(1).writeInt(1)
                 .writeInt(0).writeInt(0).writeInt(0).writeInt(0);
     }
