@@ -2,7 +2,8 @@
  * ONC RPC (RFC 5531) over XDR (RFC 4506) on Netty ByteBufs, with a TCP record-marking transport.
  *
  * <p>{@code org.iwarp4j.oncrpc.internal} is exported only to the capture decoder ({@code
- * org.iwarp4j.conformance}) and to the NFS servers ({@code org.iwarp4j.nfs}, for {@code LogRateLimit}).
+ * org.iwarp4j.conformance}), to the NFS servers ({@code org.iwarp4j.nfs}, for {@code LogRateLimit})
+ * and to RPC-over-RDMA ({@code org.iwarp4j.rpcrdma}, for {@code ServerCallBudget}).
  */
 module org.iwarp4j.oncrpc {
     requires transitive io.netty.buffer;
@@ -17,6 +18,7 @@ module org.iwarp4j.oncrpc {
     exports org.iwarp4j.oncrpc;
     exports org.iwarp4j.oncrpc.sample;
     // The capture decoder (iwarp decode) reads call and reply headers with these codecs; the NFS
-    // servers limit the warnings a client can provoke as the RPC server does (LogRateLimit).
-    exports org.iwarp4j.oncrpc.internal to org.iwarp4j.conformance, org.iwarp4j.nfs;
+    // servers limit the warnings a client can provoke as the RPC server does (LogRateLimit); the
+    // RPC-over-RDMA server bounds its calls in service as the RPC/TCP server does (ServerCallBudget).
+    exports org.iwarp4j.oncrpc.internal to org.iwarp4j.conformance, org.iwarp4j.nfs, org.iwarp4j.rpcrdma;
 }

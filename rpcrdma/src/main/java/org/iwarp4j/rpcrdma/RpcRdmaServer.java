@@ -5,12 +5,16 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.internal.ServerCallBudget;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.internal.FailedXids;
 import org.iwarp4j.rpcrdma.internal.IdleTimeout;
+import org.iwarp4j.rpcrdma.internal.KeptBufferQuota;
 import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
 import org.iwarp4j.rpcrdma.internal.ResponderEngine;
 import org.iwarp4j.rpcrdma.internal.ResponderMeters;
@@ -39,6 +43,19 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final List<RpcRdmaResponder> responders = new CopyOnWriteArrayList<>();
     private volatile Consumer<RpcRdmaResponder> onConnection = r -> { };
     private final java.util.concurrent.atomic.AtomicLong idleClosed = new java.util.concurrent.atomic.AtomicLong();
+    /** Calls in service on all connections together ({@link RpcRdmaSettings#serverCallsInService()}). */
+    private final ServerCallBudget budget;
+    /** Kept data buffers of all connections together ({@link RpcRdmaSettings#serverKeptDataBuffers()}). */
+    private final KeptBufferQuota keptQuota;
+    /**
+     * Starts the Calls that waited for room in the budget once it frees; its one thread is made
+     * only when a connection first waits.
+     */
+    private final ExecutorService admissions = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "rpcrdma-admission");
+        t.setDaemon(true);
+        return t;
+    });
 
     private RpcRdmaServer(Rnic rnic, SocketAddress address, RpcDispatcher dispatcher, RpcRdmaSettings settings,
                           ByteBufAllocator alloc) throws InterruptedException {
@@ -46,15 +63,18 @@ public final class RpcRdmaServer implements AutoCloseable {
         int receives = ResponderEngine.receivesNeeded(settings);
         SocketAddress[] local = new SocketAddress[1];
         ResponderMeters meters = ResponderMeters.of(rnic.meterRegistry().orElse(null));
+        this.budget = new ServerCallBudget(settings.serverCallsInService(), Long.MAX_VALUE);
+        this.keptQuota = new KeptBufferQuota(settings.serverKeptDataBuffers());
         this.listener = rnic.listen(address, settings.mpa(), request -> {
-            RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData());
+            RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData(), keptQuota);
             ResponderEngine engine = new ResponderEngine(endpoint, dispatcher, settings, local[0],
-                    request.remoteAddress(), failed, alloc, meters);
+                    request.remoteAddress(), failed, alloc, meters, budget, admissions);
             RpcRdmaResponder responder = new RpcRdmaResponder(engine, request.remoteAddress());
             responders.add(responder);
             endpoint.closeFuture().whenComplete((q, e) -> responders.remove(responder));
             endpoint.queuePair().established().thenRun(() -> {
-                IdleTimeout.watch(endpoint, () -> engine.callsInService() > 0, settings.idleTimeout(),
+                IdleTimeout.watch(endpoint, () -> engine.callsInService() > 0 || engine.callsWaiting() > 0,
+                        settings.idleTimeout(),
                         idleClosed::incrementAndGet);
                 onConnection.accept(responder);
             });
@@ -89,6 +109,21 @@ public final class RpcRdmaServer implements AutoCloseable {
         return idleClosed.get();
     }
 
+    /** Calls in service on all connections now: taken up and not yet answered. */
+    public int callsInService() {
+        return budget.callsInService();
+    }
+
+    /** Connections now waiting for room in the server's budget of Calls in service. */
+    public int connectionsWaitingForBudget() {
+        return budget.waiting();
+    }
+
+    /** Kept data buffers held by all connections now. */
+    public int keptDataBuffers() {
+        return keptQuota.held();
+    }
+
     /** Called with each new connection once it is established (e.g. to make backward Calls). */
     public void onConnection(Consumer<RpcRdmaResponder> callback) {
         this.onConnection = java.util.Objects.requireNonNull(callback);
@@ -101,5 +136,6 @@ public final class RpcRdmaServer implements AutoCloseable {
         for (RpcRdmaResponder r : responders) {
             r.close();
         }
+        admissions.shutdown(); // a Call it would start now meets a closed connection and is dropped
     }
 }

@@ -36,6 +36,11 @@ import org.iwarp4j.mpa.MpaSettings;
  *       READs or WRITEs allocates (and zeroes) no memory per Call. Never more than
  *       {@link #credits()} are used. Default 8 (8 MiB at most per connection); 0 allocates every
  *       time.</li>
+ *   <li>{@link #serverCallsInService()} and {@link #serverKeptDataBuffers()}: what all the
+ *       connections of one {@link RpcRdmaServer} hold together: Calls in service (from the moment
+ *       a Call is taken up, its Read chunks pulled, until it is answered; default 256, further Calls
+ *       wait in turn, first come first served) and kept data buffers (default 64, 64 MiB; a
+ *       connection past it allocates per Call instead).</li>
  * </ul>
  */
 public final class RpcRdmaSettings {
@@ -59,6 +64,8 @@ public final class RpcRdmaSettings {
     private final Duration idleTimeout;
     private final Duration rdmaReadTimeout;
     private final int keptDataBuffers;
+    private final int serverCallsInService;
+    private final int serverKeptDataBuffers;
     private final MpaSettings mpa;
 
     /**
@@ -94,6 +101,8 @@ public final class RpcRdmaSettings {
         this.idleTimeout = b.idleTimeout;
         this.rdmaReadTimeout = b.rdmaReadTimeout;
         this.keptDataBuffers = b.keptDataBuffers;
+        this.serverCallsInService = b.serverCallsInService;
+        this.serverKeptDataBuffers = b.serverKeptDataBuffers;
         this.mpa = b.mpa;
     }
 
@@ -127,6 +136,8 @@ public final class RpcRdmaSettings {
         b.idleTimeout = idleTimeout;
         b.rdmaReadTimeout = rdmaReadTimeout;
         b.keptDataBuffers = keptDataBuffers;
+        b.serverCallsInService = serverCallsInService;
+        b.serverKeptDataBuffers = serverKeptDataBuffers;
         b.mpa = mpa;
         return b;
     }
@@ -234,6 +245,21 @@ public final class RpcRdmaSettings {
         return keptDataBuffers;
     }
 
+    /**
+     * Calls in service on all connections of one server together: taken up (Read chunks pulled,
+     * the Call dispatched) and not yet answered. Further Calls wait in their connection, the
+     * connections in turn. Each may hold up to {@link #maxChunkSize()} pulled and a Reply as
+     * large, so this bounds a server's memory for Calls whatever its clients do.
+     */
+    public int serverCallsInService() {
+        return serverCallsInService;
+    }
+
+    /** Kept data buffers ({@link #keptDataBuffers()}) of all connections of one server together. */
+    public int serverKeptDataBuffers() {
+        return serverKeptDataBuffers;
+    }
+
     /** The MPA options of the connection; the RFC 8797 block is added to its private data. */
     public MpaSettings mpa() {
         return mpa;
@@ -260,9 +286,25 @@ public final class RpcRdmaSettings {
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration rdmaReadTimeout = DEFAULT_RDMA_READ_TIMEOUT;
         private int keptDataBuffers = 8;
+        private int serverCallsInService = 256;
+        private int serverKeptDataBuffers = 64;
         private MpaSettings mpa = MpaSettings.builder().build();
 
         private Builder() {
+        }
+
+        /**
+         * What all connections of one {@link RpcRdmaServer} hold together: Calls in service (at
+         * least 1, default 256) and kept data buffers (at least 0, default 64).
+         */
+        public Builder serverLimits(int callsInService, int keptDataBuffers) {
+            if (callsInService < 1 || keptDataBuffers < 0) {
+                throw new IllegalArgumentException("server limits: calls in service >= 1, kept buffers >= 0: "
+                        + callsInService + ", " + keptDataBuffers);
+            }
+            this.serverCallsInService = callsInService;
+            this.serverKeptDataBuffers = keptDataBuffers;
+            return this;
         }
 
         /**

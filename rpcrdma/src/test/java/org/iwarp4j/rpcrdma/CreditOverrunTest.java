@@ -1,10 +1,6 @@
 package org.iwarp4j.rpcrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.iwarp4j.rpcrdma.Messages.call;
-import static org.iwarp4j.rpcrdma.Messages.concat;
-import static org.iwarp4j.rpcrdma.Messages.fixed;
-import static org.iwarp4j.rpcrdma.Messages.words;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -25,8 +21,7 @@ class CreditOverrunTest {
 
     /** A Call to the gate's HOLD (answered only when the test says), with no chunks (RDMA_MSG). */
     private static byte[] hold(int xid) {
-        return concat(fixed(xid, 1, GRANT, 0), words(0, 0, 0),
-                call(xid, GateProgram.PROGRAM, GateProgram.VERSION, GateProgram.HOLD, new byte[0]));
+        return GateProgram.holdCall(xid, GRANT);
     }
 
     @Test

@@ -80,4 +80,10 @@ final class GateProgram {
     int held() {
         return held.size();
     }
+
+    /** An RDMA_MSG Call to HOLD without chunks, granting {@code credits}. */
+    static byte[] holdCall(int xid, int credits) {
+        return Messages.concat(Messages.fixed(xid, 1, credits, 0), Messages.words(0, 0, 0),
+                Messages.call(xid, PROGRAM, VERSION, HOLD, new byte[0]));
+    }
 }

@@ -50,11 +50,6 @@ final class PullCompletions {
         }
     }
 
-    /** Whether a Read chunk of the Reply with {@code xid} waits to be pulled. */
-    boolean waiting(int xid) {
-        return waiting.containsKey(xid);
-    }
-
     /** RDMA_DONE for {@code xid}: true if something was waiting (and is now released). */
     boolean completed(int xid) {
         Waiting w = waiting.remove(xid);

@@ -98,10 +98,11 @@ public final class RdmaEndpoint {
     private volatile InlineThresholds thresholds = InlineThresholds.DEFAULT;
     private volatile RpcRdmaPrivateData peer = RpcRdmaPrivateData.ABSENT;
 
-    private RdmaEndpoint(Rnic rnic, RpcRdmaSettings settings, int receiveCount, boolean client) {
+    private RdmaEndpoint(Rnic rnic, RpcRdmaSettings settings, int receiveCount, boolean client,
+                         KeptBufferQuota keptQuota) {
         this.client = client;
         this.readSinks = new ReadSinks(DataMemory.ALLOCATOR, Math.min(settings.keptDataBuffers(), settings.credits()),
-                1 << 20);
+                1 << 20, keptQuota);
         this.readTimeoutNanos = settings.rdmaReadTimeout().toNanos();
         this.pd = rnic.allocateProtectionDomain();
         this.sendCq = rnic.createCompletionQueue(SEND_QUEUE_DEPTH);
@@ -134,7 +135,7 @@ public final class RdmaEndpoint {
 
     /** A Requester's endpoint, not yet connected: {@link #connect} it. */
     public static RdmaEndpoint forRequester(Rnic rnic, RpcRdmaSettings settings, int receiveCount) {
-        return new RdmaEndpoint(rnic, settings, receiveCount, true);
+        return new RdmaEndpoint(rnic, settings, receiveCount, true, KeptBufferQuota.unbounded());
     }
 
     /** Connects to {@code server} and exchanges RFC 8797 private data; on failure the endpoint is closed. */
@@ -151,7 +152,13 @@ public final class RdmaEndpoint {
 
     /** A Responder's endpoint for an incoming connection whose Initiator sent {@code clientPrivateData}. */
     public static RdmaEndpoint accept(Rnic rnic, RpcRdmaSettings settings, int receiveCount, byte[] clientPrivateData) {
-        RdmaEndpoint endpoint = new RdmaEndpoint(rnic, settings, receiveCount, false);
+        return accept(rnic, settings, receiveCount, clientPrivateData, KeptBufferQuota.unbounded());
+    }
+
+    /** As {@link #accept(Rnic, RpcRdmaSettings, int, byte[])}, its kept data buffers under the server's {@code keptQuota}. */
+    public static RdmaEndpoint accept(Rnic rnic, RpcRdmaSettings settings, int receiveCount, byte[] clientPrivateData,
+                                      KeptBufferQuota keptQuota) {
+        RdmaEndpoint endpoint = new RdmaEndpoint(rnic, settings, receiveCount, false, keptQuota);
         endpoint.peerSent(clientPrivateData);
         return endpoint;
     }

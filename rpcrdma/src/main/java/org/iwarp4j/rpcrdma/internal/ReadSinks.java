@@ -23,7 +23,8 @@ import java.util.List;
  * connections of both transports), for the same reason.
  *
  * <p><b>Bounds and ownership:</b> at most {@code maxKept} buffers of at most {@code maxKeptSize}
- * octets each. The caller of {@link #take} releases what it got, whichever kind. {@link #close}
+ * octets each, and no more than the {@link KeptBufferQuota} shared with the other connections of
+ * the server allows. The caller of {@link #take} releases what it got, whichever kind. {@link #close}
  * (when the connection closes) releases the pool's own reference; a sink still lent out keeps its
  * buffer until the holder releases it. Thread-safe.
  */
@@ -35,14 +36,21 @@ public final class ReadSinks {
     private final ByteBufAllocator alloc;
     private final int maxKept;
     private final int maxKeptSize;
+    private final KeptBufferQuota quota;
     // Guarded by this:
     private final List<ByteBuf> kept = new ArrayList<>();
     private boolean closed;
 
     public ReadSinks(ByteBufAllocator alloc, int maxKept, int maxKeptSize) {
+        this(alloc, maxKept, maxKeptSize, KeptBufferQuota.unbounded());
+    }
+
+    /** As {@link #ReadSinks(ByteBufAllocator, int, int)}, keeping a buffer only as {@code quota} allows. */
+    public ReadSinks(ByteBufAllocator alloc, int maxKept, int maxKeptSize, KeptBufferQuota quota) {
         this.alloc = alloc;
         this.maxKept = maxKept;
         this.maxKeptSize = maxKeptSize;
+        this.quota = quota;
     }
 
     /**
@@ -81,7 +89,7 @@ public final class ReadSinks {
             return best.retainedSlice(0, length);
         }
         int size = Math.min(maxKeptSize, Math.max(MIN_KEPT_SIZE, Integer.highestOneBit(length - 1) << 1));
-        if (kept.size() < maxKept) {
+        if (kept.size() < maxKept && quota.tryTake()) {
             kept.add(alloc.directBuffer(size, size));
             return kept.get(kept.size() - 1).retainedSlice(0, length);
         }
@@ -101,6 +109,7 @@ public final class ReadSinks {
     /** Releases the kept buffers (sinks still lent out stay usable until released). Idempotent. */
     public synchronized void close() {
         closed = true;
+        quota.give(kept.size());
         kept.forEach(ByteBuf::release);
         kept.clear();
     }

@@ -65,11 +65,46 @@ final class ReplyMarshaller {
     }
 
     /**
+     * A Reply that failed after its Read chunk was exposed ({@link Form#RESPONDER_READ_CHUNK}): the
+     * chunk's release ({@link PullCompletions}) still comes and answers for the Call, so the caller
+     * must not count the Call answered again.
+     */
+    static final class ExposedReplyFailed extends RuntimeException {
+        ExposedReplyFailed(Throwable cause) {
+            super(cause.toString(), cause);
+        }
+    }
+
+    /**
      * Sends {@code reply} (consumed) for the Call with {@code xid}, whose header had {@code callLists}.
      * Completes with the form used once the Send has completed, or exceptionally if an RDMA operation
-     * failed (the caller then treats the connection as failed for that XID, RFC 8166 §4.5.3).
+     * failed (the caller then treats the connection as failed for that XID, RFC 8166 §4.5.3); with
+     * {@link ExposedReplyFailed} if its Read chunk had been exposed. Never throws: a failure to
+     * start (say, no STag left) completes it exceptionally too.
      */
     CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply) {
+        boolean[] exposed = new boolean[1];
+        CompletableFuture<Form> sent;
+        try {
+            sent = send(xid, info, callLists, reply, exposed);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handle((form, error) -> {
+            if (error == null) {
+                return form;
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (exposed[0]) {
+                throw new ExposedReplyFailed(cause);
+            }
+            throw cause instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(cause);
+        });
+    }
+
+    private CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply,
+                                         boolean[] exposedAwaited) {
         UpperLayerBinding binding = settings.binding();
         boolean eligible = info != null && binding.covers(info.program(), info.version())
                 && binding.hasDdpEligibleResult(info);
@@ -143,6 +178,7 @@ final class ReplyMarshaller {
                 return sendError(xid, grant);
             }
             pulls.await(xid, exposed);
+            exposedAwaited[0] = true;
         } else {
             sources.release();
             reply.release();

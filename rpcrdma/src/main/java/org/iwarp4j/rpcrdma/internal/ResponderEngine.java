@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.iwarp4j.oncrpc.RpcCallInfo;
@@ -14,6 +15,7 @@ import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcDuplicateRequestException;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.oncrpc.internal.ServerCallBudget;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
@@ -74,11 +76,21 @@ public final class ResponderEngine {
     private final AtomicLong errVers = new AtomicLong();
     private final AtomicLong replyChunkReplies = new AtomicLong();
     private final AtomicLong readChunkReplies = new AtomicLong();
+    /** Takes the Calls into service as the server's budget of Calls in service allows. */
+    private final CallAdmission<Taken> admission;
+
+    /** A Call received within the credits, waiting to be taken into service. */
+    private record Taken(RpcRdmaHeader header, ChunkLists lists, ByteBuf message) {
+    }
 
     public ResponderEngine(RdmaEndpoint endpoint, RpcDispatcher dispatcher, RpcRdmaSettings settings,
                            SocketAddress local, SocketAddress remote, FailedXids failedXids, ByteBufAllocator alloc,
-                           ResponderMeters meters) {
+                           ResponderMeters meters, ServerCallBudget budget, java.util.concurrent.Executor wakeExecutor) {
         this.endpoint = endpoint;
+        this.admission = new CallAdmission<>(budget, wakeExecutor, this::start, t -> {
+            t.message().release();
+            unanswered.decrementAndGet(); // never taken into service: no place to give back
+        });
         this.meters = meters;
         meters.connected(settings.credits());
         this.dispatcher = dispatcher;
@@ -98,6 +110,7 @@ public final class ResponderEngine {
         this.transportInfo = new RpcTransportInfo("rdma", local, remote, alloc);
         endpoint.onMessage(this::received);
         endpoint.closeFuture().whenComplete((q, e) -> {
+            admission.close();
             backward.connectionLost();
             pulls.closeAll();
             rememberFailedOperations();
@@ -189,10 +202,11 @@ public final class ResponderEngine {
         }
     }
 
-    /** Serves one Call; {@code message} (reader index at the inline Payload stream) is consumed. */
+    /**
+     * Receives one Call within the credits and offers it for service; {@code message} (reader
+     * index at the inline Payload stream) is consumed.
+     */
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
-        int xid = h.xid();
-        // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered()).
         int inUse = unanswered.incrementAndGet();
         meters.callReceived(inUse);
         if (inUse > CREDIT_SLACK * settings.credits()) {
@@ -203,7 +217,7 @@ public final class ResponderEngine {
             // its Reply's Send completed, which can be after the Requester saw the Reply and sent
             // the next Call: hence twice the grant before this end gives up.
             message.release();
-            answered();
+            unanswered.decrementAndGet(); // not taken into service: no place in the server to give back
             if (!overCredits) {
                 overCredits = true;
                 log.debug("Requester {} has {} Calls unanswered, over the {} credits granted; closing the connection",
@@ -212,6 +226,19 @@ public final class ResponderEngine {
             endpoint.close();
             return;
         }
+        admission.offer(new Taken(h, lists, message));
+    }
+
+    /**
+     * Takes a Call into service: it holds a place in the server's budget until {@link #answered()}
+     * (every way out of here answers it, or loses the connection and answers it then).
+     */
+    private void start(Taken taken) {
+        RpcRdmaHeader h = taken.header();
+        ChunkLists lists = taken.lists();
+        ByteBuf message = taken.message();
+        int xid = h.xid();
+        // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered()).
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         // the Read list, not its grouping into chunks (a map and lists): a Call has Read chunks iff it has segments
         boolean usesPeerMemory = !lists.readList().isEmpty() || !lists.writeList().isEmpty()
@@ -266,7 +293,13 @@ public final class ResponderEngine {
         AtRisk pulling = new AtRisk(xid, shape, lists);
         atRisk(pulling);
         int zeroIndex = positionZero == null ? -1 : chunks.indexOf(positionZero);
-        CallAssembler.pull(endpoint, chunks).whenComplete((data, error) -> {
+        CompletableFuture<List<ByteBuf>> chunkData;
+        try {
+            chunkData = CallAssembler.pull(endpoint, chunks);
+        } catch (RuntimeException e) { // e.g. no STag left for the sinks: as a failed Read, it ends the connection
+            chunkData = CompletableFuture.failedFuture(e);
+        }
+        chunkData.whenComplete((data, error) -> {
             if (error != null) {
                 message.release();
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
@@ -403,7 +436,9 @@ public final class ResponderEngine {
                 atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
             }
             replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
-                if (form != ReplyMarshaller.Form.RESPONDER_READ_CHUNK && !(e != null && pulls.waiting(xid))) {
+                boolean exposed = form == ReplyMarshaller.Form.RESPONDER_READ_CHUNK
+                        || (e != null && unwrap(e) instanceof ReplyMarshaller.ExposedReplyFailed);
+                if (!exposed) {
                     answered(); // else counted down when its Read chunk is released
                 }
                 if (e != null) {
@@ -424,12 +459,13 @@ public final class ResponderEngine {
         });
     }
 
-    /** A Call taken in by {@link #serve} was answered, or will never be. */
+    /** A Call taken into service by {@link #start} was answered, or will never be. */
     private void answered() {
         unanswered.decrementAndGet();
+        admission.ended();
     }
 
-    /** Answers a Call taken in by {@link #serve} with ERR_CHUNK. */
+    /** Answers a Call taken into service by {@link #start} with ERR_CHUNK. */
     private void errorFor(int xid, String why) {
         answered();
         log.debug("ERR_CHUNK for xid 0x{}: {}", Integer.toHexString(xid), why);
@@ -490,6 +526,11 @@ public final class ResponderEngine {
 
     public long responderReadChunkReplies() {
         return readChunkReplies.get();
+    }
+
+    /** Calls received within the credits and waiting for room in the server's budget of Calls in service. */
+    public int callsWaiting() {
+        return admission.waiting();
     }
 
     public int pullsWaiting() {

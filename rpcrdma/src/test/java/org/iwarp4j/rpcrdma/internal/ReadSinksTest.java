@@ -126,4 +126,34 @@ class ReadSinksTest {
         b.release();
         assertThat(sinks.kept()).isZero();
     }
+
+    /** The connections of one server keep no more buffers together than their shared quota. */
+    @Test
+    void connectionsSharingAQuotaKeepNoMoreThanItAndGiveTheirsBackAtClose() {
+        KeptBufferQuota quota = new KeptBufferQuota(3);
+        ReadSinks first = new ReadSinks(alloc, 2, MIB, quota);
+        ReadSinks second = new ReadSinks(alloc, 2, MIB, quota);
+        try {
+            ByteBuf a = first.take(4096);
+            ByteBuf b = first.take(4096);
+            ByteBuf c = second.take(4096);
+            ByteBuf d = second.take(4096);
+            assertThat(first.kept() + second.kept()).as("the quota, not 2 + 2").isEqualTo(3);
+            assertThat(quota.held()).isEqualTo(3);
+            for (ByteBuf x : new ByteBuf[] {a, b, c, d}) {
+                x.release();
+            }
+            first.close();
+            assertThat(quota.held()).isEqualTo(1);
+            ByteBuf e = second.take(4096);
+            ByteBuf f = second.take(4096);
+            assertThat(second.kept()).as("room again").isEqualTo(2);
+            e.release();
+            f.release();
+        } finally {
+            first.close();
+            second.close();
+        }
+        assertThat(quota.held()).isZero();
+    }
 }

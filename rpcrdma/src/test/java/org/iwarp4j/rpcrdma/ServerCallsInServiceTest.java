@@ -1,0 +1,112 @@
+package org.iwarp4j.rpcrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.rdmap.Rnic;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Calls in service on all connections of one RPC-over-RDMA server are bounded
+ * ({@link RpcRdmaSettings#serverCallsInService()}): without it a server's memory for Calls was
+ * connections × twice the credits × (a pulled Read chunk + a Reply). A Call past the bound waits
+ * in its connection, the connection waits its turn, and the Call is served once another is
+ * answered; when every Call is answered nothing stays counted.
+ */
+class ServerCallsInServiceTest {
+
+    private static final int GRANT = 4;
+
+    /** A Call to the gate's HOLD (answered only when the test says), with no chunks (RDMA_MSG). */
+    private static byte[] hold(int xid) {
+        return GateProgram.holdCall(xid, GRANT);
+    }
+
+    private static void await(IntSupplier value, int expected, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RpcRdmaPair.WAIT_SECONDS);
+        while (value.getAsInt() != expected) {
+            assertThat(System.nanoTime()).as(what + ": " + value.getAsInt() + ", expected " + expected)
+                    .isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void aCallPastTheServersBoundWaitsInItsConnectionUntilAnotherIsAnswered() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
+            RpcRdmaServer server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                    new RpcDispatcher().register(gate.program()),
+                    RpcRdmaSettings.builder().credits(GRANT).serverLimits(2, 64).build());
+            try (RawPeer first = RawPeer.requester(clientRnic, server.localAddress());
+                 RawPeer second = RawPeer.requester(clientRnic, server.localAddress())) {
+                first.send(hold(1));
+                first.send(hold(2));
+                gate.awaitHeld(2);
+                second.send(hold(3));
+                await(server::connectionsWaitingForBudget, 1, "connections waiting");
+                assertThat(gate.served).as("the third Call waits").hasValue(2);
+                assertThat(server.callsInService()).isEqualTo(2);
+
+                gate.releaseOne();
+                assertThat(first.receive()).as("the first Reply").isNotEmpty();
+                gate.awaitHeld(2);
+                assertThat(gate.served).as("answered: the waiting Call goes on").hasValue(3);
+                assertThat(server.connectionsWaitingForBudget()).isZero();
+
+                gate.releaseOne();
+                gate.releaseOne();
+                assertThat(first.receive()).isNotEmpty();
+                assertThat(second.receive()).isNotEmpty();
+                await(server::callsInService, 0, "calls in service once all are answered");
+                assertThat(gate.maxServing).as("never more than the bound at once").hasValue(2);
+            } finally {
+                while (gate.held() > 0) {
+                    gate.releaseOne();
+                }
+                server.close();
+            }
+        }
+    }
+
+    /** A connection that goes away while its Calls wait gives back what it held, and the next connection goes on. */
+    @Test
+    void aConnectionClosedWhileItsCallsWaitLeavesNothingCounted() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
+            RpcRdmaServer server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                    new RpcDispatcher().register(gate.program()),
+                    RpcRdmaSettings.builder().credits(GRANT).serverLimits(1, 64).build());
+            try (RawPeer holder = RawPeer.requester(clientRnic, server.localAddress());
+                 RawPeer next = RawPeer.requester(clientRnic, server.localAddress())) {
+                holder.send(hold(1));
+                gate.awaitHeld(1);
+                try (RawPeer gone = RawPeer.requester(clientRnic, server.localAddress())) {
+                    gone.send(hold(2));
+                    gone.send(hold(3));
+                    await(server::connectionsWaitingForBudget, 1, "connections waiting");
+                }
+                await(() -> server.responders().size(), 2, "connections open once the gone one is closed");
+                await(server::connectionsWaitingForBudget, 0, "the gone one left the queue");
+                next.send(hold(4));
+                await(server::connectionsWaitingForBudget, 1, "only the next one waits, the gone one left");
+                gate.releaseOne();
+                gate.awaitHeld(1);
+                assertThat(gate.served).as("the next connection's Call, not the gone one's").hasValue(2);
+                gate.releaseOne();
+                assertThat(next.receive()).isNotEmpty();
+                await(server::callsInService, 0, "calls in service");
+            } finally {
+                while (gate.held() > 0) {
+                    gate.releaseOne();
+                }
+                server.close();
+            }
+        }
+    }
+}
