@@ -16,10 +16,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.handler.timeout.WriteTimeoutException;
-import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,9 +54,10 @@ import java.util.function.LongSupplier;
  * past either the server stops reading the connection. Per server ({@link Builder#serverBudget}):
  * at most {@code maxCallsInService} calls are in service on all connections together, and no call
  * starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
- * start wait in turn, first come first served. A reply the socket has not taken within {@code
- * maxReplyWriteTime} closes its connection, so a client that reads nothing holds its share for no
- * longer than that.
+ * start wait in turn, first come first served. A connection whose unwritten replies make no
+ * progress (the socket takes none of their octets) for {@code maxReplyWriteTime} is closed, so a
+ * client that reads nothing holds its share for no longer than that; one that reads slowly keeps
+ * its connection.
  *
  * <p>What a client can hold is bounded too (see the {@link Builder}): connections per server and
  * per client address (one over a cap is closed as soon as it is accepted, before anything is read),
@@ -164,7 +164,7 @@ public final class RpcTcpServer implements AutoCloseable {
         return (long) counters.recordTime.count();
     }
 
-    /** Connections closed because a reply was not taken by the socket within {@code maxReplyWriteTime}. */
+    /** Connections closed because their replies made no progress for {@code maxReplyWriteTime}. */
     public long replyTimeoutClosedConnections() {
         return (long) counters.replyTime.count();
     }
@@ -384,9 +384,11 @@ public final class RpcTcpServer implements AutoCloseable {
         }
 
         /**
-         * A reply must be taken by the socket this long after it was written, else the connection
-         * is closed (default 30 s, {@link #DEFAULT_MAX_REPLY_WRITE_TIME}): a client that reads no
-         * replies holds the server's reply memory no longer. {@link Duration#ZERO} for no bound.
+         * A connection whose unwritten replies make no progress for this long (the socket takes
+         * none of their octets: its client reads nothing) is closed (default 30 s, {@link
+         * #DEFAULT_MAX_REPLY_WRITE_TIME}); a client that reads, however slowly, keeps it. So a
+         * client that reads no replies holds the server's reply memory no longer. {@link
+         * Duration#ZERO} for no bound.
          */
         public Builder maxReplyWriteTime(Duration time) {
             this.maxReplyWriteTime = notNegative(time, "maxReplyWriteTime");
@@ -497,11 +499,10 @@ public final class RpcTcpServer implements AutoCloseable {
                                 return;
                             }
                             connections.add(ch);
-                            if (replyNanos > 0) {
-                                ch.pipeline().addLast(new WriteTimeoutHandler(replyNanos, TimeUnit.NANOSECONDS));
-                            }
-                            if (idleNanos > 0) {
-                                ch.pipeline().addLast(new IdleStateHandler(idleNanos, 0, 0, TimeUnit.NANOSECONDS));
+                            if (idleNanos > 0 || replyNanos > 0) {
+                                // observeOutput: a reply the socket is taking, however slowly, is progress
+                                ch.pipeline().addLast(new IdleStateHandler(true, idleNanos, replyNanos, 0,
+                                        TimeUnit.NANOSECONDS));
                             }
                             ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize, maxRecordTime),
                                     new RecordMarkingEncoder(maxFragmentSize),
@@ -594,6 +595,15 @@ public final class RpcTcpServer implements AutoCloseable {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.WRITER_IDLE) {
+                if (unwrittenOctets > 0) {
+                    log.debug("RPC/TCP connection from {} closed: its replies made no progress within the time bound",
+                            ctx.channel().remoteAddress());
+                    counters.replyTime.increment();
+                    ctx.close();
+                }
+                return;
+            }
             if (evt instanceof IdleStateEvent) {
                 if (inService == 0 && waiting.isEmpty()) {
                     log.debug("RPC/TCP connection from {} idle; closing it", ctx.channel().remoteAddress());
@@ -724,13 +734,6 @@ public final class RpcTcpServer implements AutoCloseable {
             if (cause instanceof RecordMarkingDecoder.RecordTimeoutException) {
                 log.debug("RPC/TCP connection from {} closed: {}", ctx.channel().remoteAddress(), cause.getMessage());
                 counters.recordTime.increment();
-                ctx.close();
-                return;
-            }
-            if (cause instanceof WriteTimeoutException) {
-                log.debug("RPC/TCP connection from {} closed: a reply was not taken within the time bound",
-                        ctx.channel().remoteAddress());
-                counters.replyTime.increment();
                 ctx.close();
                 return;
             }

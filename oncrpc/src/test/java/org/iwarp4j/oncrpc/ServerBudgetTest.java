@@ -229,8 +229,8 @@ class ServerBudgetTest {
     }
 
     /**
-     * A client that sends calls and never reads: once a reply has waited {@code maxReplyWriteTime}
-     * for the socket, the connection is closed and everything it held is given back.
+     * A client that sends calls and never reads: once its replies have made no progress for {@code
+     * maxReplyWriteTime}, the connection is closed and everything it held is given back.
      */
     @Test
     void aReplyTheClientDoesNotTakeInTimeClosesTheConnectionAndFreesWhatItHeld() throws Exception {
