@@ -542,11 +542,14 @@ public final class RpcTcpServer implements AutoCloseable {
     }
 
     /**
-     * One connection: record -> dispatcher -> record. At most {@code maxOutstanding} calls are
-     * outstanding: in service, or answered with a reply not yet written to the socket (a client
-     * that does not read its replies stops the writes, not the server's memory from filling);
-     * records decoded beyond that (one read can hold many) wait in a queue that cannot grow
-     * further because reading stops until the connection is below the bound again.
+     * One connection: record -> dispatcher -> record. A call starts only while at most {@code
+     * maxOutstanding} calls are outstanding (in service, or answered with a reply not yet written
+     * to the socket), the unwritten replies hold less than {@code maxUnwrittenOctets}, and the
+     * server's {@link ServerCallBudget} has room (a client that does not read its replies stops
+     * the writes, not the server's memory from filling). Records decoded beyond that (one read can
+     * hold many) wait in a queue that cannot grow further because reading stops until a call can
+     * start again; when the server's budget is what stops it, the connection waits in the budget's
+     * queue and is woken on its event loop.
      */
     private static final class ServerHandler extends ChannelInboundHandlerAdapter
             implements ServerCallBudget.Waiter {
