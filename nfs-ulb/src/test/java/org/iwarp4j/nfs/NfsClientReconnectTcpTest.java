@@ -3,6 +3,7 @@ package org.iwarp4j.nfs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -114,7 +115,7 @@ class NfsClientReconnectTcpTest {
         private void pump(Socket from, Socket to, boolean calling) {
             try {
                 DataInputStream in = new DataInputStream(from.getInputStream());
-                DataOutputStream out = new DataOutputStream(to.getOutputStream());
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(to.getOutputStream()));
                 while (true) {
                     int mark = in.readInt();
                     byte[] record = new byte[mark & 0x7fff_ffff];

@@ -2,6 +2,7 @@ package org.iwarp4j.oncrpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -38,7 +39,7 @@ class TcpReconnectTest {
 
     /** An accepted SUCCESS reply to {@code xid} whose results are one int. */
     private static void reply(Socket socket, int xid, int result) throws IOException {
-        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
         out.writeInt(0x8000_0000 | 28);
         out.writeInt(xid);
         out.writeInt(1); // REPLY

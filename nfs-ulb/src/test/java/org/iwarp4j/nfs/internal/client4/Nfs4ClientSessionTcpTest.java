@@ -3,6 +3,7 @@ package org.iwarp4j.nfs.internal.client4;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -391,6 +392,9 @@ class Nfs4ClientSessionTcpTest {
         proxy.awaitQuiet(before + 6, Duration.ofSeconds(30));
         first.close();
         NfsServer restarted = server(90, stateDirectory);
+        // Closed before the restarted server (closeAll goes backwards): its DESTROY_SESSION then
+        // gets an answer instead of waiting out the call timeout.
+        toClose.add(nfs);
         proxy.retarget(new InetSocketAddress("127.0.0.1", restarted.tcpPort()));
         in.open.countDown();
         try {
@@ -716,7 +720,7 @@ class Nfs4ClientSessionTcpTest {
                     call(record);
                     Socket up = upstream();
                     try {
-                        DataOutputStream out = new DataOutputStream(up.getOutputStream());
+                        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(up.getOutputStream()));
                         out.writeInt(0x8000_0000 | record.length);
                         out.write(record);
                         out.flush();
@@ -766,7 +770,7 @@ class Nfs4ClientSessionTcpTest {
                     }
                     try {
                         synchronized (to) {
-                            DataOutputStream out = new DataOutputStream(to.getOutputStream());
+                            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(to.getOutputStream()));
                             out.writeInt(0x8000_0000 | record.length);
                             out.write(record);
                             out.flush();
