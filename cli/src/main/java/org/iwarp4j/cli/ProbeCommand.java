@@ -59,6 +59,12 @@ final class ProbeCommand implements Callable<Integer> {
         ProbeReport report = Probe.builder(address).timeout(Duration.ofMillis((long) (timeout * 1000)))
                 .startupWait(Duration.ofMillis((long) (startupWait * 1000))).build().run();
         PrintWriter out = spec.commandLine().getOut();
+        if (report.exitStatus() == 3 && !json) {
+            // Nothing was probed: one line, as the other commands say it, instead of a table of inconclusives.
+            err.println("iwarp probe: cannot connect to " + report.target() + ": "
+                    + report.observations().get(0).observed().substring("connection failed: ".length()));
+            return 3;
+        }
         out.print(json ? report.toJson() : report.toTable());
         out.flush();
         return report.exitStatus();

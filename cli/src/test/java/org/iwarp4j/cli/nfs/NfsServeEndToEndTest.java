@@ -189,7 +189,10 @@ class NfsServeEndToEndTest {
         assertThat(err.toString()).contains("MOUNT EXPORT at 127.0.0.1:" + closed);
         // MOUNT answers, but nothing listens for RPC-over-RDMA there
         assertThat(iwarp("nfs ls 127.0.0.1:/export --vers 3 --port " + tcpPort + " --rdma-port " + closed)).isEqualTo(3);
-        assertThat(err.toString()).contains("NFS over RPC-over-RDMA to 127.0.0.1:" + closed);
+        assertThat(err.toString()).contains("NFS over RPC-over-RDMA to 127.0.0.1:" + closed)
+                .contains(": Connection refused").doesNotContain("finishConnect");
+        assertThat(iwarp("nfs ls 127.0.0.1:/export --port " + tcpPort + " --rdma-port " + closed)).isEqualTo(3);
+        assertThat(err.toString()).contains("NFSv4 over RPC-over-RDMA to 127.0.0.1:" + closed + ": Connection refused");
         // NFSv4 (the default) has no MOUNT: the first connection is the NFS one
         assertThat(iwarp("nfs ls 127.0.0.1:/export --transport tcp --port " + closed)).isEqualTo(3);
         assertThat(err.toString()).contains("NFSv4 over TCP to 127.0.0.1:" + closed);

@@ -44,13 +44,27 @@ public final class CaptureDecoder {
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new UnreadableCaptureException(file + ": " + e.getMessage(), e);
+            throw new UnreadableCaptureException(file + ": " + reason(e), e);
         }
         try {
             return decode(bytes, options);
         } catch (UnreadableCaptureException e) {
             throw new UnreadableCaptureException(file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Why a file could not be read, in words: the file system exceptions' messages are only the path. */
+    private static String reason(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return String.valueOf(e.getMessage());
     }
 
     /** Decodes a capture held in memory. */

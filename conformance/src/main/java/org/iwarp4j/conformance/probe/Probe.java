@@ -96,7 +96,8 @@ public final class Probe {
         long start = System.nanoTime();
         ProbeRunner runner = new ProbeRunner(target, timeout, startupWait);
         var observations = runner.run();
-        return new ProbeReport(target.getHostString() + ":" + target.getPort(), started,
+        String host = target.getHostString();
+        return new ProbeReport((host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + target.getPort(), started,
                 (System.nanoTime() - start) / 1_000_000, runner.connections(), timeout.toMillis(),
                 startupWait.toMillis(), observations);
     }

@@ -9,6 +9,7 @@ import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.iwarp4j.tools.bench.ConnectFailedException;
+import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.nfs.NfsMountException;
 import org.iwarp4j.nfs.NfsStatusException;
 
@@ -27,7 +28,8 @@ public final class NfsFailures {
         for (Throwable t = root; t != null; t = t.getCause()) {
             if (t instanceof ConnectException || t instanceof ConnectTimeoutException || t instanceof UnknownHostException
                     || t instanceof NoRouteToHostException || t instanceof UnresolvedAddressException) {
-                return new ConnectFailedException(what + ": " + t.getMessage(), root);
+                // the operating system's words, not Netty's "finishConnect(..) failed with error(-111)"
+                return new ConnectFailedException(what + ": " + ConnectErrors.reason(t), root);
             }
         }
         if (root instanceof IOException io) {

@@ -94,6 +94,17 @@ public final class ProbeRunner {
         void run() throws IOException;
     }
 
+    /** The operating system's words for a failed connection ("Connection refused"), without Java's class name. */
+    private static String words(IOException e) {
+        if (e instanceof java.net.SocketTimeoutException) {
+            return "no answer within the timeout";
+        }
+        if (e instanceof java.net.UnknownHostException) {
+            return "no such host";
+        }
+        return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
     /** Runs one probe; a connection that cannot be opened or fails makes it inconclusive. */
     private void guard(String probe, String requirement, Step step) {
         int before = observations.size();
@@ -101,7 +112,7 @@ public final class ProbeRunner {
             step.run();
         } catch (IOException e) {
             if (observations.size() == before) {
-                add(probe, requirement, Verdict.INCONCLUSIVE, "connection failed: " + e, "", Map.of(), 0);
+                add(probe, requirement, Verdict.INCONCLUSIVE, "connection failed: " + words(e), "", Map.of(), 0);
             }
         } catch (RuntimeException e) {
             // Octets our decoders could not take apart: reported, and the next probe still runs.

@@ -1,0 +1,41 @@
+package org.iwarp4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.Test;
+
+/** {@code iwarp probe} when nothing can be probed: one line in words and exit status 3, as the other commands. */
+class ProbeCommandTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int iwarp(String... args) {
+        return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return free.getLocalPort();
+        }
+    }
+
+    @Test
+    void nobodyListeningIsOneLineAndExitThree() throws Exception {
+        int port = freePort();
+        assertThat(iwarp("probe", "127.0.0.1:" + port, "--timeout", "2", "--startup-wait", "1")).isEqualTo(3);
+        assertThat(err.toString()).isEqualTo("iwarp probe: cannot connect to 127.0.0.1:" + port
+                + ": Connection refused" + System.lineSeparator());
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void anIpv6TargetIsWrittenInBrackets() throws Exception {
+        int port = freePort();
+        assertThat(iwarp("probe", "[::1]:" + port, "--timeout", "2", "--startup-wait", "1", "--json")).isEqualTo(3);
+        assertThat(out.toString()).contains("\"target\":\"[0:0:0:0:0:0:0:1]:" + port + "\"");
+    }
+}
