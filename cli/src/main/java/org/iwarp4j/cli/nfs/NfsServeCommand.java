@@ -24,13 +24,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code iwarp nfs serve DIR}: iwarp4j's NFSv3 server exporting DIR, NFS and MOUNT over TCP and
+ * {@code iwarp nfs serve DIR}: iwarp4j's NFS server exporting DIR, NFS and MOUNT over TCP and
  * NFS over RPC-over-RDMA on a software RNIC, until stopped; prints the Linux mount lines.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Export DIR over NFSv3: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA (RFC 8267)",
-                "on iwarp4j's software iWARP RNIC. Serves until stopped (Ctrl-C or SIGTERM: it closes and exits 0);",
-                "prints the mount lines."},
+        description = {"Export DIR over NFSv3 and NFSv4.1/4.2: NFS and MOUNT v3 over TCP, NFS over RPC-over-RDMA",
+                "(RFC 8267) on iwarp4j's software iWARP RNIC, on the same ports. Serves until stopped (Ctrl-C or",
+                "SIGTERM: it closes and exits 0); prints the mount lines."},
         footer = {"", "Access control as knfsd's exports(5): read-only unless --rw; root squash unless",
                 "--no-root-squash; only loopback clients unless --client names others (--client '*' admits",
                 "everyone). Each call acts as its AUTH_SYS uid/gid after squashing (AUTH_NONE as --anonuid);",
@@ -192,9 +192,13 @@ final class NfsServeCommand implements Callable<Integer> {
     }
 
     private void printBanner(PrintWriter out, NfsServer server, InetAddress address, DuplicateRequestCacheLimits drc) {
-        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress() : localAddress();
-        int tcp = server.tcpPort();
         ExportOptions options = server.exportOptions();
+        boolean loopbackOnly = options.clients().equals(ExportOptions.defaults().clients());
+        // Lines a client can use as printed: with only loopback clients admitted, an interface's
+        // address would be refused (the client's source address is then that interface's too).
+        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress()
+                : loopbackOnly ? "127.0.0.1" : localAddress();
+        int tcp = server.tcpPort();
         // a read-only export mounted read-only: the client refuses writes itself, before any ROFS
         String ro = options.readOnly() ? ",ro" : "";
         out.printf("# iwarp nfs serve: exporting %s as %s%n", server.directory(), server.exportName());
@@ -203,8 +207,7 @@ final class NfsServeCommand implements Callable<Integer> {
                 + "file modes, owners and groups are checked for it");
         out.println(server.givesNewFilesToCallers() ? "# new files belong to their creator (after squashing)"
                 : "# new files belong to this server's user, not their creator: not running as root, it cannot chown");
-        if (options.clients().equals(ExportOptions.defaults().clients())
-                && (address == null || !address.isLoopbackAddress())) {
+        if (loopbackOnly && (address == null || !address.isLoopbackAddress())) {
             out.println("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others");
         }
         out.println(drc.entries() == 0 ? "# duplicate request cache: off (a retransmitted call is executed again)"

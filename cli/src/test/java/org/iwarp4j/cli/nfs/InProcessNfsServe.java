@@ -42,7 +42,10 @@ final class InProcessNfsServe {
      */
     static InProcessNfsServe start(Path exported, String... options) throws Exception {
         List<String> args = new ArrayList<>(List.of("nfs", "serve", exported.toString(), "--tcp-port", "0",
-                "--rdma-port", "0", "--bind", "127.0.0.1", "--threads", "2"));
+                "--rdma-port", "0", "--threads", "2"));
+        if (!List.of(options).contains("--bind")) {
+            args.addAll(List.of("--bind", "127.0.0.1"));
+        }
         args.addAll(List.of(options));
         InProcessNfsServe server = new InProcessNfsServe(args.toArray(String[]::new));
         server.thread.start();

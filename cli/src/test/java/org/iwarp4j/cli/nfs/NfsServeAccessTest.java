@@ -86,6 +86,28 @@ class NfsServeAccessTest {
         assertThat(exported.resolve("data.bin")).doesNotExist();
     }
 
+    /**
+     * Listening on every interface with only loopback clients admitted, the printed lines name
+     * 127.0.0.1: an interface's address would be refused (the client's source address would be
+     * that interface's too), so the iwarp4j client line works as printed.
+     */
+    @Test
+    void onEveryInterfaceWithLoopbackClientsOnlyThePrintedLinesNameLoopback() throws Exception {
+        Files.writeString(exported.resolve("readme.txt"), "hello");
+        Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rwxr-xr-x"));
+        serve("--bind", "0.0.0.0");
+        String output = server.output();
+        assertThat(output).contains("# only loopback clients are admitted: --client ADDR[/PREFIX] admits others")
+                .containsPattern("mount -t nfs -o proto=rdma,port=\\d+,ro 127\\.0\\.0\\.1:/ /mnt")
+                .containsPattern("mount -t nfs -o vers=3,proto=tcp,port=\\d+,mountport=\\d+,mountproto=tcp,nolock,ro "
+                        + "127\\.0\\.0\\.1:/export /mnt");
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile("# iwarp4j client: \\./iwarp (nfs ls 127\\.0\\.0\\.1:/export.*)")
+                .matcher(output);
+        assertThat(line.find()).as(output).isTrue();
+        assertThat(iwarp(line.group(1).strip())).as(err.toString()).isZero();
+        assertThat(out.toString().strip()).isEqualTo("readme.txt");
+    }
+
     @Test
     void aClientNotListedCannotMount() throws Exception {
         serve("--client", "192.0.2.0/24", "--client", "2001:db8::/32");

@@ -4,6 +4,7 @@ import org.iwarp4j.cli.UsageErrors;
 import org.iwarp4j.tools.rpc.EchoProcedure;
 import org.iwarp4j.tools.rpc.RpcBenchClient;
 import org.iwarp4j.tools.rpc.RpcBenchReport;
+import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.tools.rpc.RpcBenchServer;
 import org.iwarp4j.tools.rpc.RpcBenchSettings;
 import org.iwarp4j.tools.rpc.RpcRate;
@@ -170,7 +171,7 @@ public final class RpcBenchCommand implements Callable<Integer> {
         SimpleMeterRegistry serverMeters = metrics ? new SimpleMeterRegistry() : null;
         try {
             if (server) {
-                return serve(settings, new InetSocketAddress(port), new InetSocketAddress(tcp), out, serverMeters);
+                return serve(settings, new InetSocketAddress(port), new InetSocketAddress(tcp), out, err, serverMeters);
             }
             if (host != null) {
                 return run(settings, new InetSocketAddress(host, port), new InetSocketAddress(host, tcp),
@@ -245,14 +246,25 @@ public final class RpcBenchCommand implements Callable<Integer> {
      * this thread is interrupted; then prints what it served.
      */
     private int serve(RpcBenchSettings settings, InetSocketAddress rdmaAddress, InetSocketAddress tcpAddress,
-                      PrintWriter out, SimpleMeterRegistry meters) throws IOException {
-        try (UntilStopped stop = UntilStopped.onSignals("iwarp-bench-rpc-stop")) {
-            try (RpcBenchServer server = new RpcBenchServer(settings, rdmaAddress, tcpAddress, meters, line -> {
+                      PrintWriter out, PrintWriter err, SimpleMeterRegistry meters) throws IOException {
+        RpcBenchServer bound;
+        try {
+            bound = new RpcBenchServer(settings, rdmaAddress, tcpAddress, meters, line -> {
                 synchronized (out) {
                     out.println("# " + line);
                     out.flush();
                 }
-            })) {
+            });
+        } catch (IOException | RuntimeException e) {
+            // As bench --server: the port in words and exit 3; which of the two ports is not known.
+            String why = ConnectErrors.cannotListen(rdmaAddress, e);
+            err.println("iwarp bench rpc: " + (why.endsWith(" is already in use")
+                    ? why.replace(" is already in use", " or " + ConnectErrors.where(tcpAddress) + " is already in use")
+                    : why));
+            return EXIT_NO_CONNECTION;
+        }
+        try (UntilStopped stop = UntilStopped.onSignals("iwarp-bench-rpc-stop")) {
+            try (RpcBenchServer server = bound) {
                 synchronized (out) {
                     out.printf("# iwarp bench rpc --server: echo program on RPC-over-RDMA port %d and ONC RPC/TCP "
                             + "port %d; stop with Ctrl-C%n", server.rdmaAddress().getPort(),

@@ -43,6 +43,17 @@ class RpcBenchLoopbackTest {
         return lines.subList(first, last).stream().map(l -> l.trim().split("\\s+")).toList();
     }
 
+    /** A port in use is said in words and is exit status 3, as for bench --server (not Netty's bind(..) text). */
+    @Test
+    void aServerWhosePortIsInUseSaysSoAndExitsThree() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            int port = taken.getLocalPort();
+            assertThat(iwarp("bench rpc --server -p " + port + " --tcp-port " + port)).isEqualTo(3);
+            assertThat(err.toString().strip()).isEqualTo("iwarp bench rpc: 0.0.0.0:" + port + " or 0.0.0.0:" + port
+                    + " is already in use");
+        }
+    }
+
     @Test
     void everyProcedureAndSizeOverBothTransportsVerified() {
         assertThat(iwarp("bench rpc --max-size 4096 -n 24 --warmup 0 -t 8")).as(err.toString()).isZero();
