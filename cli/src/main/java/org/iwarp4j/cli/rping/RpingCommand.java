@@ -4,6 +4,8 @@ import org.iwarp4j.tools.rping.RpingClient;
 import org.iwarp4j.tools.rping.RpingConstants;
 import org.iwarp4j.tools.rping.RpingOptions;
 import org.iwarp4j.tools.rping.RpingResult;
+import org.iwarp4j.cli.UntilStopped;
+import org.iwarp4j.tools.rping.RpingPersistentServer;
 import org.iwarp4j.tools.rping.RpingServer;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -92,8 +94,8 @@ public final class RpingCommand implements Callable<Integer> {
             + " (connection, each completion); default 0 = wait for ever, as rping")
     double timeoutSeconds;
 
-    @Option(names = "-P", description = "persistent server: serve clients one after another until Ctrl-C (rping's"
-            + " -P; here one at a time)")
+    @Option(names = "-P", description = "persistent server: keep listening and serve every client, at the same time,"
+            + " until Ctrl-C or SIGTERM (rping's -P; here at most " + RpingPersistentServer.MAX_CLIENTS + " at once)")
     boolean persistent;
 
     @Option(names = "-I", paramLabel = "ADDR", description = "rping's source address for the client: accepted, not"
@@ -139,30 +141,54 @@ public final class RpingCommand implements Callable<Integer> {
         }
         notes(err);
         RpingResult result;
-        if (options.server()) {
-            do {
-                RpingServer server;
-                try {
-                    server = RpingServer.bind(options, out, err);
-                } catch (InterruptedException e) {
-                    throw e;
-                } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
-                    err.println("rdma_bind_addr: " + ConnectErrors.cannotListen(options.socketAddress(), e));
-                    err.flush();
-                    return 1;
-                }
-                try (server) {
-                    result = server.serve();
-                }
-                out.flush();
-                err.flush();
-            } while (persistent && !Thread.currentThread().isInterrupted());
+        if (options.server() && persistent) {
+            return servePersistently(options, out, err);
+        } else if (options.server()) {
+            RpingServer server;
+            try {
+                server = RpingServer.bind(options, out, err);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
+                return cannotBind(options, e, err);
+            }
+            try (server) {
+                result = server.serve();
+            }
         } else {
             result = new RpingClient(options, out, err).run();
         }
         out.flush();
         err.flush();
         return result.isSuccess() ? 0 : 1;
+    }
+
+    /** {@code -s -P}: every client until SIGINT or SIGTERM, then exit 0 (Linux's rping -P is only ever killed). */
+    private static int servePersistently(RpingOptions options, PrintWriter out, PrintWriter err)
+            throws InterruptedException {
+        try (UntilStopped stop = UntilStopped.onSignals("iwarp-rping-stop")) {
+            RpingPersistentServer server;
+            try {
+                server = RpingPersistentServer.bind(options, out, err);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
+                return cannotBind(options, e, err);
+            }
+            try (server) {
+                stop.await();
+            }
+        }
+        out.flush();
+        err.flush();
+        return 0;
+    }
+
+    /** rping's words for a port that cannot be bound, and its exit status 1. */
+    private static int cannotBind(RpingOptions options, Exception e, PrintWriter err) {
+        err.println("rdma_bind_addr: " + ConnectErrors.cannotListen(options.socketAddress(), e));
+        err.flush();
+        return 1;
     }
 
     /** What rping options change nothing here, said once so that nobody wonders. */

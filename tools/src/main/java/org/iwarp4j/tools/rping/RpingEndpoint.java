@@ -24,10 +24,11 @@ import org.iwarp4j.rdmap.WorkCompletionOpcode;
 
 /**
  * What one rping end owns ({@code rping_setup_qp} + {@code rping_setup_buffers}): an RNIC with one
- * event loop, a protection domain, one completion queue for both queues, a queue pair of rping's
- * depths, and rping's buffers, each registered with rping's rights: {@code recv_buf} (local
- * write), {@code send_buf} (none), {@code rdma_buf} (local write, remote read and write) and, on
- * the client, {@code start_buf} (the same). The buffers are ours: released by {@link #close()}.
+ * event loop (or, for each client of a persistent server, a share of the server's RNIC), a
+ * protection domain, one completion queue for both queues, a queue pair of rping's depths, and
+ * rping's buffers, each registered with rping's rights: {@code recv_buf} (local write), {@code
+ * send_buf} (none), {@code rdma_buf} (local write, remote read and write) and, on the client,
+ * {@code start_buf} (the same). The buffers are ours: released by {@link #close()}.
  */
 final class RpingEndpoint implements AutoCloseable {
 
@@ -49,16 +50,24 @@ final class RpingEndpoint implements AutoCloseable {
     private final MemoryRegion recvMr;
     private final ByteBuf sendBuf;
     private final MemoryRegion sendMr;
+    private final boolean ownsRnic;
     private boolean closed;
 
+    /** An end with an RNIC of its own, closed with it. */
     RpingEndpoint(RpingOptions options, RpingLog log) {
+        this(options, log, null);
+    }
+
+    /** An end on {@code shared} (left open by {@link #close()}), or on an RNIC of its own when null. */
+    RpingEndpoint(RpingOptions options, RpingLog log, Rnic shared) {
         this.log = log;
         recvBuf = zeroed(RpingRdmaInfo.LENGTH);
         sendBuf = zeroed(RpingRdmaInfo.LENGTH);
         rdmaBuf = zeroed(options.size());
         startBuf = options.server() ? null : zeroed(options.size());
+        ownsRnic = shared == null;
         try {
-            rnic = Rnic.builder().eventLoopThreads(1)
+            rnic = shared != null ? shared : Rnic.builder().eventLoopThreads(1)
                     .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(options.pcap())).build();
         } catch (RuntimeException e) {
             releaseBuffers();
@@ -137,7 +146,12 @@ final class RpingEndpoint implements AutoCloseable {
             return;
         }
         closed = true;
-        rnic.close();
+        if (ownsRnic) {
+            rnic.close();
+        } else {
+            // A share of a persistent server's RNIC: this client's connection goes, the RNIC stays.
+            queuePair.abort();
+        }
         recvMr.close();
         sendMr.close();
         rdmaMr.close();

@@ -1,0 +1,109 @@
+package org.iwarp4j.tools.rping;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code rping -s -P}: one listener that serves every client, several at once, each with its own
+ * queue pair; at most the bound at once (later Requests rejected); close ends every run.
+ */
+class RpingPersistentServerTest {
+
+    private final Rpings.Output serverOutput = new Rpings.Output();
+    private final ExecutorService clients = Executors.newCachedThreadPool();
+    private RpingPersistentServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+        clients.shutdownNow();
+    }
+
+    private void bind(int maxClients, int count) throws Exception {
+        server = RpingPersistentServer.bind(RpingOptions.serverBuilder().address(InetAddress.getLoopbackAddress())
+                .port(0).count(count).validate(true).timeout(Rpings.STEP_TIMEOUT).build(),
+                serverOutput.outWriter, serverOutput.errWriter, maxClients);
+    }
+
+    private RpingResult ping(int count) throws InterruptedException {
+        Rpings.Output out = new Rpings.Output();
+        RpingResult r = new RpingClient(Rpings.client(server.localAddress().getPort()).count(count).validate(true)
+                .build(), out.outWriter, out.errWriter).run();
+        assertThat(r.failure()).as(out.err.toString()).isNull();
+        return r;
+    }
+
+    @Test
+    void clientsAtTheSameTimeAreEachServedAndVerified() throws Exception {
+        bind(RpingPersistentServer.MAX_CLIENTS, 20);
+        List<Future<RpingResult>> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runs.add(clients.submit(() -> ping(20)));
+        }
+        for (Future<RpingResult> run : runs) {
+            RpingResult r = run.get(Rpings.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(r.completed()).isEqualTo(20);
+            assertThat(r.verified()).isEqualTo(20);
+        }
+        assertThat(server.awaitClientsEnded(3, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.clientsSucceeded()).as(serverOutput.err.toString()).isEqualTo(3);
+        assertThat(server.clientsFailed()).isZero();
+        assertThat(server.clientsRejected()).isZero();
+    }
+
+    /** The listener stays open between clients: one right after another is never refused (the old -P re-bound per client). */
+    @Test
+    void clientsOneAfterAnotherFindTheListenerOpen() throws Exception {
+        bind(RpingPersistentServer.MAX_CLIENTS, 2);
+        for (int i = 0; i < 5; i++) {
+            assertThat(ping(2).completed()).isEqualTo(2);
+        }
+        assertThat(server.awaitClientsEnded(5, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.clientsSucceeded()).as(serverOutput.err.toString()).isEqualTo(5);
+    }
+
+    @Test
+    void beyondTheBoundARequestIsRejectedAndTheNextAfterARunEndsIsServed() throws Exception {
+        bind(1, 0);
+        try (RawMpaPeer first = RawMpaPeer.connect(server.localAddress(),
+                RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
+            first.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+            Rpings.Output second = new Rpings.Output();
+            RpingResult rejected = new RpingClient(Rpings.client(server.localAddress().getPort()).count(1).build(),
+                    second.outWriter, second.errWriter).run();
+            assertThat(rejected.negotiated()).isNull();
+            assertThat(second.err.toString()).contains("the peer rejected the connection");
+            assertThat(serverOutput.err.toString()).contains("1 clients are being served, the most at once");
+            assertThat(server.clientsRejected()).isEqualTo(1);
+            first.disconnect();
+        }
+        assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(ping(3).completed()).isEqualTo(3);
+    }
+
+    @Test
+    void closeEndsTheRunOfAClientStillConnected() throws Exception {
+        bind(RpingPersistentServer.MAX_CLIENTS, 0);
+        try (RawMpaPeer idle = RawMpaPeer.connect(server.localAddress(),
+                RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
+            idle.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(server.clientsServed()).isEqualTo(1);
+            server.close();
+            assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(server.clientsFailed()).isEqualTo(1);
+            assertThat(server.clientsServed()).isZero();
+            assertThat(serverOutput.err.toString()).contains("rping server failed (client /127.0.0.1:").contains("the server was closed");
+        }
+    }
+}
