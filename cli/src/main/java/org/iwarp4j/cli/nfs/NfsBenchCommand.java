@@ -274,9 +274,10 @@ final class NfsBenchCommand implements Callable<Integer> {
                         sessions.isEmpty() ? options.version : sessions.get(0).version());
                 sessions.add(session);
                 if (sessions.size() == 1) {
-                    // the version is known once the first session is made (--vers, or what the server offers)
-                    NfsBenchReport.header(out, settings, where, "NFSv" + session.version().text());
+                    // refused before anything is printed; the version is known once the first session
+                    // is made (--vers, or what the server offers)
                     checkServerSpace(settings, session, target);
+                    NfsBenchReport.header(out, settings, where, "NFSv" + session.version().text());
                 }
                 targets.add(bench.create(session, name + "-" + transport.name().toLowerCase(Locale.ROOT),
                         serverDirectory));

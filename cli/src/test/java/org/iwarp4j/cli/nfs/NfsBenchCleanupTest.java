@@ -66,6 +66,7 @@ class NfsBenchCleanupTest {
             assertThat(status).as(err.toString()).isEqualTo(2);
             assertThat(err.toString()).startsWith("iwarp nfs bench: --file-size ")
                     .contains(" free on 127.0.0.1:/export (one file per transport), the server says ");
+            assertThat(out.toString()).as("refused before the header").isEmpty();
             // the same from NFSv3's FSSTAT
             err.getBuffer().setLength(0);
             assertThat(IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), "nfs", "bench",
