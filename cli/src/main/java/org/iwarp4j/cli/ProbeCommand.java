@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.iwarp4j.conformance.probe.Probe;
 import org.iwarp4j.conformance.probe.ProbeReport;
+import org.iwarp4j.conformance.probe.Verdict;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -59,11 +60,12 @@ final class ProbeCommand implements Callable<Integer> {
         ProbeReport report = Probe.builder(address).timeout(Duration.ofMillis((long) (timeout * 1000)))
                 .startupWait(Duration.ofMillis((long) (startupWait * 1000))).build().run();
         PrintWriter out = spec.commandLine().getOut();
-        if (report.exitStatus() == 3 && !json) {
+        if (!json && report.exitStatus() == 3
+                && report.observations().stream().allMatch(o -> o.verdict() == Verdict.INCONCLUSIVE)) {
             // Nothing was probed: one line, as the other commands say it, instead of a table of inconclusives.
             err.println("iwarp probe: cannot connect to " + report.target() + ": "
                     + report.observations().get(0).observed().substring("connection failed: ".length()));
-            return 3;
+            return report.exitStatus();
         }
         out.print(json ? report.toJson() : report.toTable());
         out.flush();

@@ -196,7 +196,8 @@ final class NfsServeCommand implements Callable<Integer> {
         boolean loopbackOnly = options.clients().equals(ExportOptions.defaults().clients());
         // Lines a client can use as printed: with only loopback clients admitted, an interface's
         // address would be refused (the client's source address is then that interface's too).
-        String host = address != null && !address.isAnyLocalAddress() ? address.getHostAddress()
+        String host = address != null && !address.isAnyLocalAddress()
+                ? (address instanceof java.net.Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress())
                 : loopbackOnly ? "127.0.0.1" : localAddress();
         int tcp = server.tcpPort();
         // a read-only export mounted read-only: the client refuses writes itself, before any ROFS

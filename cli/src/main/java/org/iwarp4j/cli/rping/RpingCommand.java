@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
                         + " with --markers or if the peer asks.", ""},
         footer = {"", "Exit status: 0 every iteration completed (and matched, with -V); 1 the connection failed or"
                 + " was rejected, a completion failed, the data did not match, or the peer disconnected too early"
-                + " (for a server with -C: before COUNT iterations); 2 bad command line."})
+                + " (for a server with -C: before COUNT iterations); 2 bad command line. A persistent server (-s -P)"
+                + " exits 0 when stopped (Ctrl-C or SIGTERM), 1 if it cannot listen."})
 public final class RpingCommand implements Callable<Integer> {
 
     @Spec

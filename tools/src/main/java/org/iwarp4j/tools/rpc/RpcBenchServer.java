@@ -50,7 +50,7 @@ public final class RpcBenchServer implements AutoCloseable {
             close();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while listening", e);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // a bind failure is Netty's undeclared checked BindException
             close();
             String words = org.iwarp4j.tools.net.ConnectErrors.cannotListen(rdmaAddress, e);
             throw new IOException(words.endsWith(" is already in use")

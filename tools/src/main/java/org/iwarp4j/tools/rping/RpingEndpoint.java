@@ -53,13 +53,16 @@ final class RpingEndpoint implements AutoCloseable {
     private final boolean ownsRnic;
     private boolean closed;
 
-    /** An end with an RNIC of its own, closed with it. */
+    /** An end with an RNIC of its own, closed with it; every wait bounded by the options' timeout, if any. */
     RpingEndpoint(RpingOptions options, RpingLog log) {
-        this(options, log, null);
+        this(options, log, null, options.timeout());
     }
 
-    /** An end on {@code shared} (left open by {@link #close()}), or on an RNIC of its own when null. */
-    RpingEndpoint(RpingOptions options, RpingLog log, Rnic shared) {
+    /**
+     * An end on {@code shared} (left open by {@link #close()}), or on an RNIC of its own when null;
+     * {@code waitLimit} bounds each wait for a completion ({@code null}: for ever, as rping).
+     */
+    RpingEndpoint(RpingOptions options, RpingLog log, Rnic shared, java.time.Duration waitLimit) {
         this.log = log;
         recvBuf = zeroed(RpingRdmaInfo.LENGTH);
         sendBuf = zeroed(RpingRdmaInfo.LENGTH);
@@ -73,23 +76,31 @@ final class RpingEndpoint implements AutoCloseable {
             releaseBuffers();
             throw e;
         }
-        ProtectionDomain pd = rnic.allocateProtectionDomain();
-        log.debug("created pd %d", pd.id());
-        CompletionQueue cq = rnic.createCompletionQueue(RpingConstants.COMPLETION_QUEUE_CAPACITY);
-        log.debug("created cq of %d entries", cq.capacity());
-        queuePair = rnic.createQueuePair(QueuePairSettings.builder(pd, cq)
-                .sendQueueDepth(RpingConstants.SEND_QUEUE_DEPTH)
-                .receiveQueueDepth(RpingConstants.RECEIVE_QUEUE_DEPTH)
-                .mpa(options.mpaSettings())
-                .build());
-        log.debug("created qp %d", queuePair.number());
-        recvMr = pd.register(recvBuf, EnumSet.of(Access.LOCAL_WRITE));
-        sendMr = pd.register(sendBuf, EnumSet.noneOf(Access.class));
-        EnumSet<Access> rdmaAccess = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
-        rdmaMr = pd.register(rdmaBuf, rdmaAccess);
-        startMr = startBuf == null ? null : pd.register(startBuf, rdmaAccess);
-        log.debug("allocated & registered buffers...");
-        completions = new CompletionPoller(cq, options.timeout(), log);
+        try {
+            ProtectionDomain pd = rnic.allocateProtectionDomain();
+            log.debug("created pd %d", pd.id());
+            CompletionQueue cq = rnic.createCompletionQueue(RpingConstants.COMPLETION_QUEUE_CAPACITY);
+            log.debug("created cq of %d entries", cq.capacity());
+            queuePair = rnic.createQueuePair(QueuePairSettings.builder(pd, cq)
+                    .sendQueueDepth(RpingConstants.SEND_QUEUE_DEPTH)
+                    .receiveQueueDepth(RpingConstants.RECEIVE_QUEUE_DEPTH)
+                    .mpa(options.mpaSettings())
+                    .build());
+            log.debug("created qp %d", queuePair.number());
+            recvMr = pd.register(recvBuf, EnumSet.of(Access.LOCAL_WRITE));
+            sendMr = pd.register(sendBuf, EnumSet.noneOf(Access.class));
+            EnumSet<Access> rdmaAccess = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
+            rdmaMr = pd.register(rdmaBuf, rdmaAccess);
+            startMr = startBuf == null ? null : pd.register(startBuf, rdmaAccess);
+            log.debug("allocated & registered buffers...");
+            completions = new CompletionPoller(cq, waitLimit, log);
+        } catch (RuntimeException e) {
+            if (ownsRnic) {
+                rnic.close();
+            }
+            releaseBuffers();
+            throw e;
+        }
     }
 
     private static ByteBuf zeroed(int length) {
@@ -149,8 +160,14 @@ final class RpingEndpoint implements AutoCloseable {
         if (ownsRnic) {
             rnic.close();
         } else {
-            // A share of a persistent server's RNIC: this client's connection goes, the RNIC stays.
-            queuePair.abort();
+            // A share of a persistent server's RNIC: this client's connection goes, the RNIC stays
+            // (or is already closed, when the server gave up waiting for this client: then its
+            // event loop refuses the abort, and the connection went with it).
+            try {
+                queuePair.abort();
+            } catch (RuntimeException alreadyClosed) {
+                log.debug("abort after the RNIC closed: %s", alreadyClosed);
+            }
         }
         recvMr.close();
         sendMr.close();

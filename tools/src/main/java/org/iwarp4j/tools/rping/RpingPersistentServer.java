@@ -2,10 +2,11 @@ package org.iwarp4j.tools.rping;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,36 +21,50 @@ import org.iwarp4j.tools.rping.internal.RpingLog;
 /**
  * {@code rping -s -P}: Linux rping's persistent server, which keeps listening and serves every
  * client that connects, each on its own queue pair, buffers and thread, at the same time (rping's
- * {@code rping_run_persistent_server}). Unlike Linux's, it serves at most {@link
- * #MAX_CLIENTS} clients at once and rejects a Request beyond that, so that no peer can make it hold
- * unbounded memory and threads. Each client's run is reported as {@link RpingServer}'s is, with
- * its address, on the error stream when it fails; the server itself runs until {@link #close()}.
+ * {@code rping_run_persistent_server}). Unlike Linux's it is bounded, so that no peer can make it
+ * hold unbounded memory and threads: at most {@link #MAX_CLIENTS} clients at once (a Request beyond
+ * is rejected), and a client's run ends when it lets {@link #CLIENT_WAIT_LIMIT} pass without the
+ * next step of a ping (or the options' {@code --timeout}, if shorter): a client that vanishes
+ * without closing its connection gives its place back. Each client's run is reported as {@link
+ * RpingServer}'s is, named by the client's address, on the error stream when it fails; the server
+ * itself runs until {@link #close()}.
  */
 public final class RpingPersistentServer implements AutoCloseable {
 
     /** Clients served at once; a Request beyond is rejected (MPA Reply with R=1). */
     public static final int MAX_CLIENTS = 64;
 
+    /**
+     * The longest a client may take over one step of a ping (its connection coming up, its next
+     * Send, our RDMA Read or Write completing): rping's client sends each message as soon as the
+     * previous one is answered, so a minute is a client that is gone.
+     */
+    public static final Duration CLIENT_WAIT_LIMIT = Duration.ofSeconds(60);
+
     private static final long CLOSE_WAIT_SECONDS = 10;
 
     private final RpingOptions options;
     private final RpingLog log;
     private final int maxClients;
+    private final Duration waitLimit;
     private final Rnic rnic;
     private final Listener listener;
-    private final Set<Client> clients = ConcurrentHashMap.newKeySet();
+    /** Guards {@link #clients} against {@link #closed}: no client is added once close has begun. */
+    private final Object lock = new Object();
+    private final Set<Client> clients = new HashSet<>();
     private final AtomicInteger accepted = new AtomicInteger();
-    private final AtomicInteger succeeded = new AtomicInteger();
-    private final AtomicInteger failed = new AtomicInteger();
+    private int succeeded;
+    private int failed;
     private final AtomicInteger rejected = new AtomicInteger();
-    /** Notified whenever a client's run ends. */
-    private final Object ended = new Object();
-    private volatile boolean closed;
+    private boolean closed;
 
-    private RpingPersistentServer(RpingOptions options, RpingLog log, int maxClients) throws InterruptedException {
+    private RpingPersistentServer(RpingOptions options, RpingLog log, int maxClients, Duration waitLimit)
+            throws InterruptedException {
         this.options = options;
         this.log = log;
         this.maxClients = maxClients;
+        this.waitLimit = options.timeout() != null && options.timeout().compareTo(waitLimit) < 0
+                ? options.timeout() : waitLimit;
         rnic = Rnic.builder().eventLoopThreads(1)
                 .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(options.pcap())).build();
         try {
@@ -70,19 +85,19 @@ public final class RpingPersistentServer implements AutoCloseable {
      */
     public static RpingPersistentServer bind(RpingOptions options, PrintWriter out, PrintWriter err)
             throws InterruptedException {
-        return bind(options, out, err, MAX_CLIENTS);
+        return bind(options, out, err, MAX_CLIENTS, CLIENT_WAIT_LIMIT);
     }
 
-    /** As {@link #bind(RpingOptions, PrintWriter, PrintWriter)}, with another bound on clients served at once. */
-    static RpingPersistentServer bind(RpingOptions options, PrintWriter out, PrintWriter err, int maxClients)
-            throws InterruptedException {
+    /** As {@link #bind(RpingOptions, PrintWriter, PrintWriter)}, with other bounds (tests). */
+    static RpingPersistentServer bind(RpingOptions options, PrintWriter out, PrintWriter err, int maxClients,
+                                      Duration waitLimit) throws InterruptedException {
         if (!options.server()) {
             throw new IllegalArgumentException("client options given to the server");
         }
         if (maxClients < 1) {
             throw new IllegalArgumentException("maxClients " + maxClients + " < 1");
         }
-        return new RpingPersistentServer(options, new RpingLog(out, err, options.debug()), maxClients);
+        return new RpingPersistentServer(options, new RpingLog(out, err, options.debug()), maxClients, waitLimit);
     }
 
     /** The bound address (the port is the one chosen when the options asked for port 0). */
@@ -92,37 +107,46 @@ public final class RpingPersistentServer implements AutoCloseable {
 
     /** Clients whose runs ended as asked (disconnected after {@code -C} iterations, or any without it). */
     public int clientsSucceeded() {
-        return succeeded.get();
+        synchronized (lock) {
+            return succeeded;
+        }
     }
 
     /** Clients whose runs failed (or were cut by {@link #close()}). */
     public int clientsFailed() {
-        return failed.get();
+        synchronized (lock) {
+            return failed;
+        }
     }
 
-    /** Requests rejected because {@link #MAX_CLIENTS} were being served. */
+    /** Requests rejected: {@link #MAX_CLIENTS} were being served, the server was closing, or a client could not be set up. */
     public int clientsRejected() {
         return rejected.get();
     }
 
-    /** Waits until {@code count} clients' runs have ended (succeeded or failed); false if the time ran out first. */
+    /** Clients being served now. */
+    public int clientsServed() {
+        synchronized (lock) {
+            return clients.size();
+        }
+    }
+
+    /**
+     * Waits until {@code count} clients' runs have ended (succeeded or failed, and their places
+     * given back); false if the time ran out first.
+     */
     boolean awaitClientsEnded(int count, long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (ended) {
-            while (succeeded.get() + failed.get() < count) {
+        synchronized (lock) {
+            while (succeeded + failed < count) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                TimeUnit.NANOSECONDS.timedWait(ended, left);
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
             }
         }
         return true;
-    }
-
-    /** Clients being served now. */
-    public int clientsServed() {
-        return clients.size();
     }
 
     /**
@@ -130,30 +154,36 @@ public final class RpingPersistentServer implements AutoCloseable {
      * serves it once the connection is up; or a reject when the server is full or closing.
      */
     private ConnectionDecision connectRequest(ConnectionRequest request) {
-        if (closed || clients.size() >= maxClients) {
-            rejected.incrementAndGet();
-            log.error("rejecting a connection request from " + request.remoteAddress() + ": "
-                    + (closed ? "the server is closing" : maxClients + " clients are being served, the most at once"));
-            return request.reject(new byte[0]);
-        }
-        log.debug("cma_event type RDMA_CM_EVENT_CONNECT_REQUEST from %s", request.remoteAddress());
-        RpingEndpoint endpoint = null;
-        try {
-            endpoint = new RpingEndpoint(options, log, rnic);
-            endpoint.postReceive();
-        } catch (RuntimeException e) {
-            if (endpoint != null) {
-                endpoint.close();
+        String peer = String.valueOf(request.remoteAddress());
+        synchronized (lock) {
+            if (closed || clients.size() >= maxClients) {
+                return reject(request, closed ? "the server is closing"
+                        : maxClients + " clients are being served, the most at once");
             }
-            rejected.incrementAndGet();
-            log.error("rejecting a connection request from " + request.remoteAddress() + ": " + e.getMessage());
-            return request.reject(new byte[0]);
+            log.debug("cma_event type RDMA_CM_EVENT_CONNECT_REQUEST from %s", peer);
+            RpingEndpoint endpoint = null;
+            Client client;
+            try {
+                endpoint = new RpingEndpoint(options, log, rnic, waitLimit);
+                endpoint.postReceive();
+                client = new Client(endpoint, peer, accepted.incrementAndGet());
+                client.thread.start();
+            } catch (RuntimeException | Error e) { // Error: no thread could be created
+                if (endpoint != null) {
+                    endpoint.close();
+                }
+                return reject(request, "cannot serve it: " + e);
+            }
+            clients.add(client);
+            log.debug("accepting client connection request");
+            return request.accept(endpoint.queuePair);
         }
-        Client client = new Client(endpoint, String.valueOf(request.remoteAddress()), accepted.incrementAndGet());
-        clients.add(client);
-        client.thread.start();
-        log.debug("accepting client connection request");
-        return request.accept(endpoint.queuePair);
+    }
+
+    private ConnectionDecision reject(ConnectionRequest request, String why) {
+        rejected.incrementAndGet();
+        log.error("rejecting a connection request from " + request.remoteAddress() + ": " + why);
+        return request.reject(new byte[0]);
     }
 
     /** One client: its endpoint on the shared RNIC and the thread that serves it (rping's {@code persistent_server_thread}). */
@@ -171,16 +201,27 @@ public final class RpingPersistentServer implements AutoCloseable {
 
         @Override
         public void run() {
+            boolean success = false;
             try {
-                RpingResult result = serve();
-                (result.isSuccess() ? succeeded : failed).incrementAndGet();
+                success = serve().isSuccess();
             } catch (InterruptedException e) {
-                failed.incrementAndGet();
+                log.error("rping server failed (client " + peer + "): interrupted");
+            } catch (RuntimeException e) {
+                // e.g. a post refused because the connection went down between two steps
+                log.error("rping server failed (client " + peer + "): " + e);
             } finally {
-                endpoint.close();
-                clients.remove(this);
-                synchronized (ended) {
-                    ended.notifyAll();
+                try {
+                    endpoint.close();
+                } finally {
+                    synchronized (lock) {
+                        clients.remove(this);
+                        if (success) {
+                            succeeded++;
+                        } else {
+                            failed++;
+                        }
+                        lock.notifyAll();
+                    }
                 }
             }
         }
@@ -188,46 +229,72 @@ public final class RpingPersistentServer implements AutoCloseable {
         private RpingResult serve() throws InterruptedException {
             NegotiatedParameters negotiated;
             try {
-                if (options.timeout() == null) {
-                    endpoint.queuePair.established().get();
-                } else {
-                    endpoint.queuePair.established().get(options.timeout().toNanos(), TimeUnit.NANOSECONDS);
-                }
+                endpoint.queuePair.established().get(waitLimit.toNanos(), TimeUnit.NANOSECONDS);
                 negotiated = endpoint.queuePair.negotiated();
             } catch (TimeoutException | ExecutionException e) {
-                String failure = "connect error (client " + peer + "): " + (e instanceof TimeoutException
-                        ? "not established within " + options.timeout().toMillis() + " ms" : e.getCause().getMessage());
+                String failure = "connect error (client " + peer + "): " + (isClosed() ? "the server was closed"
+                        : e instanceof TimeoutException ? "not established within " + waitLimit.toMillis() + " ms"
+                        : ConnectFailures.describe(e.getCause(), localAddress(), options.mpaSettings()));
                 log.error(failure);
                 return new RpingResult(0, 0, null, failure);
             }
             log.debug("ESTABLISHED: %s", negotiated);
-            return new ServerPingLoop(options, log, endpoint, () -> closed, peer).run(negotiated);
+            return new ServerPingLoop(options, log, endpoint, RpingPersistentServer.this::isClosed, peer)
+                    .run(negotiated);
         }
     }
 
-    /** Stops listening, cuts every client's connection and waits (10 s at most) for their threads; then frees the RNIC. */
+    private boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    /**
+     * Stops listening, cuts every client's connection and waits (10 s at most, even if this thread
+     * is interrupted) for their threads to give their places back; then frees the RNIC. A client
+     * still running then ends within its wait limit and frees what it holds itself.
+     */
     @Override
     public void close() {
-        synchronized (ended) {
+        List<Client> serving;
+        synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
+            serving = new ArrayList<>(clients);
         }
         listener.close();
-        List<Client> serving = new ArrayList<>(clients);
-        for (Client c : serving) {
-            c.endpoint.queuePair.abort();
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS);
         for (Client c : serving) {
             try {
-                c.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+                c.endpoint.queuePair.abort();
+            } catch (RuntimeException e) {
+                log.debug("abort of %s: %s", c.peer, e);
             }
         }
-        rnic.close();
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS);
+        try {
+            synchronized (lock) {
+                while (!clients.isEmpty()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        log.debug("%d client(s) still ending after %d s", clients.size(), CLOSE_WAIT_SECONDS);
+                        break;
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(lock, left);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+        } finally {
+            rnic.close();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

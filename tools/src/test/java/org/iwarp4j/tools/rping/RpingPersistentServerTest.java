@@ -31,9 +31,20 @@ class RpingPersistentServerTest {
     }
 
     private void bind(int maxClients, int count) throws Exception {
+        bind(maxClients, count, Rpings.STEP_TIMEOUT);
+    }
+
+    private void bind(int maxClients, int count, java.time.Duration waitLimit) throws Exception {
         server = RpingPersistentServer.bind(RpingOptions.serverBuilder().address(InetAddress.getLoopbackAddress())
-                .port(0).count(count).validate(true).timeout(Rpings.STEP_TIMEOUT).build(),
-                serverOutput.outWriter, serverOutput.errWriter, maxClients);
+                .port(0).count(count).validate(true).build(), serverOutput.outWriter, serverOutput.errWriter,
+                maxClients, waitLimit);
+    }
+
+    private RawMpaPeer rawClient() throws Exception {
+        RawMpaPeer peer = RawMpaPeer.connect(server.localAddress(),
+                RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24);
+        peer.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+        return peer;
     }
 
     private RpingResult ping(int count) throws InterruptedException {
@@ -47,6 +58,14 @@ class RpingPersistentServerTest {
     @Test
     void clientsAtTheSameTimeAreEachServedAndVerified() throws Exception {
         bind(RpingPersistentServer.MAX_CLIENTS, 20);
+        // three connections held at once: each has its own queue pair and run
+        try (RawMpaPeer a = rawClient(); RawMpaPeer b = rawClient(); RawMpaPeer c = rawClient()) {
+            assertThat(server.clientsServed()).isEqualTo(3);
+            a.disconnect();
+            b.disconnect();
+            c.disconnect();
+        }
+        assertThat(server.awaitClientsEnded(3, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         List<Future<RpingResult>> runs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             runs.add(clients.submit(() -> ping(20)));
@@ -56,9 +75,10 @@ class RpingPersistentServerTest {
             assertThat(r.completed()).isEqualTo(20);
             assertThat(r.verified()).isEqualTo(20);
         }
-        assertThat(server.awaitClientsEnded(3, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.awaitClientsEnded(6, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // the three raw clients left before their first ping, with -C 20 asked: failed runs
         assertThat(server.clientsSucceeded()).as(serverOutput.err.toString()).isEqualTo(3);
-        assertThat(server.clientsFailed()).isZero();
+        assertThat(server.clientsFailed()).isEqualTo(3);
         assertThat(server.clientsRejected()).isZero();
     }
 
@@ -76,9 +96,7 @@ class RpingPersistentServerTest {
     @Test
     void beyondTheBoundARequestIsRejectedAndTheNextAfterARunEndsIsServed() throws Exception {
         bind(1, 0);
-        try (RawMpaPeer first = RawMpaPeer.connect(server.localAddress(),
-                RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
-            first.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+        try (RawMpaPeer first = rawClient()) {
             Rpings.Output second = new Rpings.Output();
             RpingResult rejected = new RpingClient(Rpings.client(server.localAddress().getPort()).count(1).build(),
                     second.outWriter, second.errWriter).run();
@@ -95,9 +113,7 @@ class RpingPersistentServerTest {
     @Test
     void closeEndsTheRunOfAClientStillConnected() throws Exception {
         bind(RpingPersistentServer.MAX_CLIENTS, 0);
-        try (RawMpaPeer idle = RawMpaPeer.connect(server.localAddress(),
-                RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
-            idle.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+        try (RawMpaPeer idle = rawClient()) {
             assertThat(server.clientsServed()).isEqualTo(1);
             server.close();
             assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -105,5 +121,19 @@ class RpingPersistentServerTest {
             assertThat(server.clientsServed()).isZero();
             assertThat(serverOutput.err.toString()).contains("rping server failed (client /127.0.0.1:").contains("the server was closed");
         }
+    }
+
+    /** A client that connects and then says nothing gives its place back after the wait limit (here 1 s). */
+    @Test
+    void aSilentClientGivesItsPlaceBackAfterTheWaitLimit() throws Exception {
+        bind(1, 0, java.time.Duration.ofSeconds(1));
+        try (RawMpaPeer silent = rawClient()) {
+            assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(server.clientsFailed()).isEqualTo(1);
+            assertThat(server.clientsServed()).isZero();
+            assertThat(serverOutput.err.toString()).contains("rping server failed (client /127.0.0.1:")
+                    .contains("no completion within 1000 ms");
+        }
+        assertThat(ping(2).completed()).as("the place is free again").isEqualTo(2);
     }
 }

@@ -4,7 +4,6 @@ import org.iwarp4j.cli.UsageErrors;
 import org.iwarp4j.tools.rpc.EchoProcedure;
 import org.iwarp4j.tools.rpc.RpcBenchClient;
 import org.iwarp4j.tools.rpc.RpcBenchReport;
-import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.tools.rpc.RpcBenchServer;
 import org.iwarp4j.tools.rpc.RpcBenchSettings;
 import org.iwarp4j.tools.rpc.RpcRate;
@@ -255,12 +254,9 @@ public final class RpcBenchCommand implements Callable<Integer> {
                     out.flush();
                 }
             });
-        } catch (IOException | RuntimeException e) {
-            // As bench --server: the port in words and exit 3; which of the two ports is not known.
-            String why = ConnectErrors.cannotListen(rdmaAddress, e);
-            err.println("iwarp bench rpc: " + (why.endsWith(" is already in use")
-                    ? why.replace(" is already in use", " or " + ConnectErrors.where(tcpAddress) + " is already in use")
-                    : why));
+        } catch (IOException e) {
+            // cannot listen, in words (RpcBenchServer names both ports); exit 3 as bench --server
+            err.println("iwarp bench rpc: " + e.getMessage());
             return EXIT_NO_CONNECTION;
         }
         try (UntilStopped stop = UntilStopped.onSignals("iwarp-bench-rpc-stop")) {

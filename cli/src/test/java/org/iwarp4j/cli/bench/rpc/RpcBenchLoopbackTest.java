@@ -48,9 +48,9 @@ class RpcBenchLoopbackTest {
     void aServerWhosePortIsInUseSaysSoAndExitsThree() throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
             int port = taken.getLocalPort();
-            assertThat(iwarp("bench rpc --server -p " + port + " --tcp-port " + port)).isEqualTo(3);
-            assertThat(err.toString().strip()).isEqualTo("iwarp bench rpc: 0.0.0.0:" + port + " or 0.0.0.0:" + port
-                    + " is already in use");
+            assertThat(iwarp("bench rpc --server -p " + port)).isEqualTo(3);
+            assertThat(err.toString().strip()).isEqualTo("iwarp bench rpc: 0.0.0.0:" + port + " (RDMA) or 0.0.0.0:"
+                    + (port + 1) + " (TCP) is already in use");
         }
     }
 
