@@ -58,7 +58,8 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * gid, size, fileid, times; fsid is the export's id), WRITE UNSTABLE/DATA_SYNC/FILE_SYNC with a write
  * verifier and COMMIT, READDIR/READDIRPLUS with cookies that survive changes (a listing reads the
  * directory once; later pages cost only themselves while {@link Builder#maxListedNames} holds its
- * snapshot), and errors mapped
+ * snapshot, and so does a new listing of an unchanged directory: {@link
+ * Builder#reuseUnchangedListings}), and errors mapped
  * from the operating system's. No path ever leaves the export: names are single components,
  * ".." stops at the root, the server never follows a symbolic link, and a handle whose path no
  * longer lies in the export is stale. NLM and NSM are not provided: clients mount with
@@ -85,7 +86,7 @@ public final class NfsServer implements AutoCloseable {
     private NfsServer(Builder b) throws IOException {
         Export export = new Export(b.directory, b.exportName);
         this.context = new Nfs3Context(export, b.exportOptions, b.limits, new FileHandles(export, b.maxKnownHandles),
-                new DirectoryListings(b.maxListedNames));
+                new DirectoryListings(b.maxListedNames, b.reuseUnchangedListings));
         this.workers = workerPool(b.workerThreads);
         this.dispatcher = new RpcDispatcher(b.meterRegistry, b.duplicateRequestCache)
                 .register(new Nfs3Program(context, workers).toRpcProgram())
@@ -278,6 +279,7 @@ public final class NfsServer implements AutoCloseable {
         private int workerThreads = 4;
         private int maxKnownHandles = FileHandles.DEFAULT_MAX_KNOWN;
         private int maxListedNames = DirectoryListings.DEFAULT_MAX_NAMES;
+        private boolean reuseUnchangedListings = true;
         private SocketAddress rdmaAddress;
         private Rnic rnic;
         private io.micrometer.core.instrument.MeterRegistry meterRegistry;
@@ -395,6 +397,21 @@ public final class NfsServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxListedNames < 0: " + names);
             }
             this.maxListedNames = names;
+            return this;
+        }
+
+        /**
+         * Whether a new listing (READDIR or READDIRPLUS with cookie 0, or with a verifier whose
+         * snapshot is gone) of a directory that has not changed since its snapshot was read is
+         * answered from that snapshot (default true), so that it costs a stat and its page rather
+         * than a read of the whole directory. "Not changed" means the same mtime and ctime, read
+         * when they were already 3 seconds old (a change within the clock tick of a read is not
+         * missed); it assumes the file system stamps times from this machine's clock, as local
+         * file systems do. Turn it off for an export on a network file system whose server's clock
+         * may run behind; every new listing then reads the directory. See docs/limits.md.
+         */
+        public Builder reuseUnchangedListings(boolean reuse) {
+            this.reuseUnchangedListings = reuse;
             return this;
         }
 

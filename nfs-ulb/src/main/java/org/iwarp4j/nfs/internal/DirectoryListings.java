@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,7 +14,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Snapshots of directories in cookie order, shared by NFSv3 READDIR/READDIRPLUS (RFC 1813
@@ -28,26 +31,37 @@ import java.util.concurrent.atomic.AtomicLong;
  * <em>any</em> version of the directory, and a listing can continue in another snapshot than the
  * one it began in.
  *
- * <p>The cookie verifier names the snapshot a listing reads: a call with cookie 0 (a new
- * listing) always reads the directory afresh, as the only reliable sign of change a Java server has
- * (mtime) is too coarse — a file created within the same clock tick as a listing must appear in
- * the next one; when the fresh read equals the newest snapshot of that directory, that snapshot
- * and its verifier are kept. A call with another cookie and the verifier of a snapshot still held
- * continues in that snapshot, even when the directory has changed since: POSIX leaves it open
- * whether entries added or removed after opendir are returned, and entries that vanished are left
- * out by the callers, which stat each entry they return. A verifier no snapshot has (evicted, or
- * from before a restart) gets the directory read again once and the listing continues after the
- * cookie there; the server never answers NFS3ERR_BAD_COOKIE or NFS4ERR_BAD_COOKIE for a changed
- * directory, since a name-hash cookie stays meaningful (RFC 1813 §3.3.16 and RFC 8881 §18.23.4
- * allow but do not require it; knfsd never compares a verifier with the directory either: its
- * NFSv4 READDIR answers zero, its NFSv3 READDIR echoes the client's).
+ * <p>The cookie verifier names the snapshot a listing reads. A call with another cookie than 0 and
+ * the verifier of a snapshot still held continues in that snapshot, even when the directory has
+ * changed since: POSIX leaves it open whether entries added or removed after opendir are returned,
+ * and entries that vanished are left out by the callers, which stat each entry they return. A new
+ * listing (cookie 0), or a verifier no snapshot has (evicted, from before a restart, or made up),
+ * gets the directory's newest snapshot if the directory has not changed since it was read, else
+ * the directory is read again and the listing continues after the cookie there. The server never
+ * answers NFS3ERR_BAD_COOKIE or NFS4ERR_BAD_COOKIE for a changed directory, since a name-hash
+ * cookie stays meaningful (RFC 1813 §3.3.16 and RFC 8881 §18.23.4 allow but do not require it;
+ * knfsd never compares a verifier with the directory either: its NFSv4 READDIR answers zero, its
+ * NFSv3 READDIR echoes the client's).
+ *
+ * <p>"Not changed" is decided as git decides that an indexed file is clean: adding, removing or
+ * renaming a name sets the directory's mtime and ctime to the clock's time, so a snapshot read
+ * after the directory's times were already {@link #SETTLED_AFTER} old, and whose directory still
+ * shows the same times (and device and inode), lists the names the directory has now. A snapshot
+ * read while the times were younger may have missed a change made within the same clock tick
+ * (coarse kernel clocks, file systems with 2-second times), so it is not reused for a new listing:
+ * the directory is read again, and that read, once the times have settled, is. The assumption is
+ * that the file system stamps times from this machine's clock, which local file systems do; an
+ * export on a network file system whose server's clock runs behind can turn the reuse off
+ * ({@code reuseUnchanged} false), and then every new listing reads the directory.
  *
  * <p>Bounds: snapshots are evicted least recently used while more than {@code maxNames} names
  * are held in all of them together; a directory with more names than that is never cached, and
  * each of its pages reads it whole. A call that finds more than {@link #MAX_VANISHED} entries of its
  * snapshot gone reads the directory again ({@link #reread}), so a page never stats more than that
- * many names it cannot return. What stays unbounded is the first page: reading a directory
- * costs time and transient memory proportional to its size, as any design without seekdir must.
+ * many names it cannot return. A new listing of an unchanged directory whose snapshot is held costs
+ * a stat and its page; what stays unbounded is a listing of a directory that changed (or has no
+ * snapshot): reading a directory costs time and transient memory proportional to its size, as any
+ * design without seekdir must.
  */
 public final class DirectoryListings {
 
@@ -57,7 +71,16 @@ public final class DirectoryListings {
     /** Entries of a snapshot found gone in one call past which the directory is read again. */
     public static final int MAX_VANISHED = 128;
 
+    /**
+     * How old a directory's mtime and ctime must be when a snapshot is read for the snapshot to
+     * stand for the directory while they stay the same: above the coarsest time stamps in use (FAT
+     * keeps mtime in 2-second steps) plus a kernel clock tick.
+     */
+    public static final long SETTLED_AFTER = TimeUnit.SECONDS.toNanos(3);
+
     private final int maxNames;
+    private final boolean reuseUnchanged;
+    private final LongSupplier wallClockNanos;
     /** Access-ordered, so that the eldest is the least recently used; guarded by {@code this}. */
     private final LinkedHashMap<Key, Listing> snapshots = new LinkedHashMap<>(16, 0.75f, true);
     /** The latest snapshot read of each directory still in {@link #snapshots}; guarded by {@code this}. */
@@ -68,6 +91,7 @@ public final class DirectoryListings {
     private long nextVerifier = new SecureRandom().nextLong();
     private final AtomicLong namesRead = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
+    private final AtomicLong reuses = new AtomicLong();
 
     public DirectoryListings() {
         this(DEFAULT_MAX_NAMES);
@@ -75,13 +99,44 @@ public final class DirectoryListings {
 
     /** @param maxNames names held in all snapshots together at most (0: no snapshot is kept) */
     public DirectoryListings(int maxNames) {
+        this(maxNames, true);
+    }
+
+    /**
+     * @param maxNames names held in all snapshots together at most (0: no snapshot is kept)
+     * @param reuseUnchanged whether a new listing of a directory whose times have not changed since
+     *        its snapshot was read reuses the snapshot (else every new listing reads the directory)
+     */
+    public DirectoryListings(int maxNames, boolean reuseUnchanged) {
+        this(maxNames, reuseUnchanged, DirectoryListings::wallClockNanos);
+    }
+
+    /**
+     * As above, with the clock that file times are compared with, in nanoseconds since the epoch
+     * (a test seam: a clock ahead makes every directory's times settled).
+     */
+    public DirectoryListings(int maxNames, boolean reuseUnchanged, LongSupplier wallClockNanos) {
         if (maxNames < 0) {
             throw new IllegalArgumentException("maxNames < 0: " + maxNames);
         }
         this.maxNames = maxNames;
+        this.reuseUnchanged = reuseUnchanged;
+        this.wallClockNanos = wallClockNanos;
+    }
+
+    private static long wallClockNanos() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     private record DirKey(long dev, long ino) {
+    }
+
+    /** The directory's times when a snapshot was read: a name added, removed or renamed changes both. */
+    private record Stamp(long mtime, long ctime) {
+        static Stamp of(FileStat stat) {
+            return new Stamp(stat.mtime(), stat.ctime());
+        }
     }
 
     private record Key(DirKey dir, long verifier) {
@@ -93,6 +148,12 @@ public final class DirectoryListings {
         private final long verifier;
         private final String[] names;
         private final long[] cookies;
+        /**
+         * The directory's times before the latest read that found these names, if they were
+         * {@link #SETTLED_AFTER} old then; null if not (or unknown). Guarded by the enclosing
+         * {@code DirectoryListings}.
+         */
+        private Stamp settled;
 
         private Listing(DirKey dir, long verifier, String[] names, long[] cookies) {
             this.dir = dir;
@@ -138,24 +199,25 @@ public final class DirectoryListings {
     }
 
     /**
-     * The snapshot a READDIR with {@code cookie} and {@code verifier} reads: for cookie 0 the
-     * directory as it is now; otherwise the snapshot the verifier names if it is still held, else
-     * the directory as it is now.
+     * The snapshot a READDIR with {@code cookie} and {@code verifier} reads: the snapshot the
+     * verifier names if it is still held and the cookie is not 0; else the directory's newest
+     * snapshot if the directory has not changed since it was read; else the directory as it is now.
      *
      * @param dir the directory
-     * @param stat its attributes (device and inode identify it)
+     * @param stat its attributes as the call resolved it (device and inode identify it); a new
+     *        listing stats the directory again, since an earlier operation of the same COMPOUND may
+     *        have changed it
      */
     public Listing listing(Path dir, FileStat stat, long cookie, long verifier) throws IOException {
-        DirKey key = new DirKey(stat.dev(), stat.ino());
         if (cookie != 0) {
             synchronized (this) {
-                Listing held = snapshots.get(new Key(key, verifier));
+                Listing held = snapshots.get(new Key(new DirKey(stat.dev(), stat.ino()), verifier));
                 if (held != null) {
                     return held;
                 }
             }
         }
-        return read(dir, key);
+        return current(dir);
     }
 
     /**
@@ -163,7 +225,7 @@ public final class DirectoryListings {
      * snapshot is dropped, so that a listing still holding its verifier is moved to the new one
      * (once) rather than skipping the same vanished names on every call.
      */
-    public Listing reread(Path dir, FileStat stat, Listing stale) throws IOException {
+    public Listing reread(Path dir, Listing stale) throws IOException {
         synchronized (this) {
             Key k = new Key(stale.dir, stale.verifier);
             if (snapshots.remove(k, stale)) {
@@ -171,10 +233,31 @@ public final class DirectoryListings {
                 newest.remove(stale.dir, stale);
             }
         }
-        return read(dir, new DirKey(stat.dev(), stat.ino()));
+        return current(dir);
     }
 
-    private Listing read(Path dir, DirKey key) throws IOException {
+    /** The newest snapshot if the directory's times say it has not changed since, else a new read. */
+    private Listing current(Path dir) throws IOException {
+        // the clock before the stat and the stat before the read: a change after either shows as new times
+        long now = wallClockNanos.getAsLong();
+        FileStat stat = FileStat.of(dir);
+        DirKey key = new DirKey(stat.dev(), stat.ino());
+        Stamp stamp = Stamp.of(stat);
+        if (reuseUnchanged) {
+            synchronized (this) {
+                Listing latest = newest.get(key);
+                if (latest != null && stamp.equals(latest.settled)) {
+                    snapshots.get(new Key(key, latest.verifier)); // now the most recently used
+                    reuses.incrementAndGet();
+                    return latest;
+                }
+            }
+        }
+        boolean settled = reuseUnchanged && Math.max(stamp.mtime(), stamp.ctime()) <= now - SETTLED_AFTER;
+        return read(dir, key, settled ? stamp : null);
+    }
+
+    private Listing read(Path dir, DirKey key, Stamp settled) throws IOException {
         reads.incrementAndGet();
         List<String> read = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
@@ -205,6 +288,7 @@ public final class DirectoryListings {
             Listing latest = newest.get(key);
             if (latest != null && Arrays.equals(latest.names, names)) {
                 snapshots.get(new Key(key, latest.verifier)); // now the most recently used
+                latest.settled = settled;
                 return latest;
             }
             long verifier = nextVerifier++;
@@ -213,6 +297,7 @@ public final class DirectoryListings {
             }
             Listing l = new Listing(key, verifier, names, cookies);
             if (names.length <= maxNames) {
+                l.settled = settled;
                 snapshots.put(new Key(key, verifier), l);
                 newest.put(key, l);
                 held += names.length;
@@ -235,6 +320,11 @@ public final class DirectoryListings {
     /** Names read from directories so far (a test seam: the work done is counted, not timed). */
     public long namesRead() {
         return namesRead.get();
+    }
+
+    /** New listings answered from an unchanged directory's snapshot without reading it (a test seam). */
+    public long reuses() {
+        return reuses.get();
     }
 
     /** Directories read so far (a test seam). */

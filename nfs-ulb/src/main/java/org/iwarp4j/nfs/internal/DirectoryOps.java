@@ -21,9 +21,9 @@ import org.iwarp4j.nfs.v3.Readdirplus3Res;
  * meaningful while the directory changes and across server restarts: a listing continues after
  * the cookie's position in hash order, whatever was added or removed meanwhile. "." and ".." come
  * first with cookies 1 and 2. The names come from a {@link DirectoryListings} snapshot, which the
- * cookie verifier names: the directory is read at a listing's first page and each further page
- * costs only itself; a verifier whose snapshot is gone gets the directory read again, never
- * NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out (past
+ * cookie verifier names: the directory is read at a listing's first page, unless it is unchanged
+ * since its snapshot, and each further page costs only itself; a verifier whose snapshot is gone
+ * gets the directory's current names, never NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out (past
  * {@link DirectoryListings#MAX_VANISHED} of them in one call, the directory is read again). (Two names with the
  * same 63-bit hash would confuse a listing that is split between them.)
  */
@@ -79,7 +79,7 @@ public final class DirectoryOps {
                     return true;
                 }
                 if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
-                    listing = ctx.listings().reread(dir.path(), dir.stat(), listing);
+                    listing = ctx.listings().reread(dir.path(), listing);
                     next = position(cookie);
                 }
             }

@@ -6,10 +6,14 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.v3.Entry3;
 import org.iwarp4j.nfs.v3.EntryPlus3;
@@ -41,6 +45,17 @@ class DirectoryListingsTest {
         Export export = new Export(dir, "/export");
         return new Nfs3Context(export, RW, Nfs3Limits.defaults(), new FileHandles(export),
                 new DirectoryListings(maxNames));
+    }
+
+    /**
+     * A context whose listings compare directory times with a clock {@code ahead} nanoseconds ahead
+     * of the real one (an hour: every directory's times are settled; 0: a directory just made is not).
+     */
+    private Nfs3Context context(boolean reuse, AtomicLong ahead) throws IOException {
+        Export export = new Export(dir, "/export");
+        return new Nfs3Context(export, RW, Nfs3Limits.defaults(), new FileHandles(export),
+                new DirectoryListings(DirectoryListings.DEFAULT_MAX_NAMES, reuse,
+                        () -> Instant.now().getEpochSecond() * 1_000_000_000L + Instant.now().getNano() + ahead.get()));
     }
 
     private NfsFh3 directory(Nfs3Context ctx, String name, int entries) throws IOException {
@@ -301,6 +316,118 @@ class DirectoryListingsTest {
             assertThat(ctx.listings().reads()).as("read again once, not skipping 900 names per page").isEqualTo(2);
             assertThat(rest.verifier()).isNotEqualTo(first.cookieverf());
             assertThat(ctx.listings().namesHeld()).as("the stale snapshot is dropped").isEqualTo(1000 - 900);
+        }
+    }
+
+    private static final long AN_HOUR = TimeUnit.HOURS.toNanos(1);
+
+    /**
+     * A client that starts listing a large directory over and over (cookie 0, or a verifier the
+     * server never issued) costs the server a stat and the page while the directory is unchanged:
+     * no name is read from the file system after the first listing.
+     */
+    @Test
+    void aNewListingOfAnUnchangedDirectoryReadsNoName() throws Exception {
+        try (Nfs3Context ctx = context(true, new AtomicLong(AN_HOUR))) {
+            NfsFh3 d = directory(ctx, "big", 2000);
+            DirectoryOps ops = new DirectoryOps(ctx);
+            DirectoryListings listings = ctx.listings();
+            Listed first = readdir(ops, d, 0, 0, 8192);
+            assertThat(first.names()).containsExactlyInAnyOrderElementsOf(expected(2000));
+            assertThat(listings.reads()).isEqualTo(1);
+
+            for (int i = 0; i < 20; i++) {
+                Readdir3Res r = ops.readdir(new Readdir3Args(d, 0, 0, 1024), ROOT);
+                assertThat(r.status()).isEqualTo(Nfs3Status.NFS3_OK);
+                assertThat(r.cookieverf()).isEqualTo(first.verifier());
+                Readdirplus3Res p = ops.readdirplus(new Readdirplus3Args(d, 0, 0, 1024, 8192), ROOT);
+                assertThat(p.status()).isEqualTo(Nfs3Status.NFS3_OK);
+                // a made-up verifier: the unchanged directory's snapshot, not a new read
+                Readdir3Res made = ops.readdir(new Readdir3Args(d, 3 + i, 0x5555_0000L + i, 1024), ROOT);
+                assertThat(made.status()).isEqualTo(Nfs3Status.NFS3_OK);
+            }
+            assertThat(listings.reads()).as("the directory read once").isEqualTo(1);
+            assertThat(listings.namesRead()).isEqualTo(2000);
+            assertThat(listings.reuses()).isEqualTo(60);
+
+            Listed again = readdir(ops, d, 0, 0, 8192);
+            assertThat(again.names()).isEqualTo(first.names());
+            assertThat(again.verifier()).isEqualTo(first.verifier());
+        }
+    }
+
+    /**
+     * Before each listing the directory's mtime is set to an old value of its own, which no change
+     * can give it: so that two changes within one clock tick of this fast test cannot leave the
+     * times as they were (the settling rule, with a real clock, is what rules that out in use).
+     */
+    @Test
+    void aNameAddedRemovedOrRenamedAfterASettledSnapshotIsInTheNextListing() throws Exception {
+        try (Nfs3Context ctx = context(true, new AtomicLong(AN_HOUR))) {
+            NfsFh3 d = directory(ctx, "c", 300);
+            DirectoryOps ops = new DirectoryOps(ctx);
+            Path c = dir.resolve("c");
+            List<String> now = expected(300);
+            Files.setLastModifiedTime(c, FileTime.fromMillis(1_000_000));
+            assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(now);
+
+            Files.createFile(c.resolve("added"));
+            now.add("added");
+            assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(now);
+            Files.setLastModifiedTime(c, FileTime.fromMillis(2_000_000));
+            readdir(ops, d, 0, 0, 8192);
+            Files.delete(c.resolve("entry-7"));
+            now.remove("entry-7");
+            assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(now);
+            Files.setLastModifiedTime(c, FileTime.fromMillis(3_000_000));
+            readdir(ops, d, 0, 0, 8192);
+            Files.move(c.resolve("entry-8"), c.resolve("renamed"));
+            now.remove("entry-8");
+            now.add("renamed");
+            assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(now);
+            long reads = ctx.listings().reads();
+            assertThat(reads).as("every listing after a change read the directory").isEqualTo(6);
+            assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(now);
+            assertThat(ctx.listings().reads()).as("and none without one").isEqualTo(reads);
+        }
+    }
+
+    /**
+     * A snapshot read while the directory's times were younger than {@link
+     * DirectoryListings#SETTLED_AFTER} may have missed a change made in the same clock tick, so the
+     * next new listing reads the directory again; a read made once the times have settled is reused.
+     */
+    @Test
+    void aSnapshotReadWhileTheDirectorysTimesWereFreshIsNotReused() throws Exception {
+        AtomicLong ahead = new AtomicLong(0);
+        try (Nfs3Context ctx = context(true, ahead)) {
+            NfsFh3 d = directory(ctx, "fresh", 100);
+            DirectoryOps ops = new DirectoryOps(ctx);
+            Listed first = readdir(ops, d, 0, 0, 8192);
+            Listed second = readdir(ops, d, 0, 0, 8192);
+            assertThat(ctx.listings().reads()).as("times just set: read again").isEqualTo(2);
+            assertThat(second.verifier()).as("the same names keep their snapshot").isEqualTo(first.verifier());
+
+            ahead.set(AN_HOUR);
+            readdir(ops, d, 0, 0, 8192);
+            assertThat(ctx.listings().reads()).as("the unsettled snapshot is not trusted later either").isEqualTo(3);
+            Listed fourth = readdir(ops, d, 0, 0, 8192);
+            assertThat(ctx.listings().reads()).as("the settled read is").isEqualTo(3);
+            assertThat(fourth.names()).containsExactlyInAnyOrderElementsOf(expected(100));
+            assertThat(fourth.verifier()).isEqualTo(first.verifier());
+        }
+    }
+
+    @Test
+    void withReuseOffEveryNewListingReadsTheDirectory() throws Exception {
+        try (Nfs3Context ctx = context(false, new AtomicLong(AN_HOUR))) {
+            NfsFh3 d = directory(ctx, "off", 100);
+            DirectoryOps ops = new DirectoryOps(ctx);
+            for (int i = 0; i < 3; i++) {
+                assertThat(readdir(ops, d, 0, 0, 8192).names()).containsExactlyInAnyOrderElementsOf(expected(100));
+            }
+            assertThat(ctx.listings().reads()).isEqualTo(3);
+            assertThat(ctx.listings().reuses()).isZero();
         }
     }
 }

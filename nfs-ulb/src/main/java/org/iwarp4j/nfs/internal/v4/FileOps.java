@@ -357,10 +357,10 @@ final class FileOps {
 
     /**
      * READDIR (RFC 8881 §18.23): the NFSv3 server's name-hash cookies and directory snapshots
-     * ({@link DirectoryListings}: the directory is read at a listing's first page, each further page
-     * costs only itself; the cookie verifier names the snapshot, and one no longer held gets the
-     * directory read again rather than NFS4ERR_BAD_COOKIE, since a name-hash cookie stays
-     * meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
+     * ({@link DirectoryListings}: the directory is read at a listing's first page unless it is
+     * unchanged since its snapshot, each further page costs only itself; the cookie verifier names
+     * the snapshot, and one no longer held gets the directory's current names rather than
+     * NFS4ERR_BAD_COOKIE, since a name-hash cookie stays meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
      * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
      * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
      * asked for, and only for the entries answered (an entry is sized with
@@ -411,7 +411,7 @@ final class FileOps {
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
                     // a snapshot with many gone entries is read again, so a call skips few of them
                     if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
-                        listing = ctx.base().listings().reread(dir.path(), dir.stat(), listing);
+                        listing = ctx.base().listings().reread(dir.path(), listing);
                         i = (last == 0 ? 0 : listing.after(last)) - 1;
                     }
                     continue;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.iwarp4j.nfs.ExportOptions;
+import org.iwarp4j.nfs.internal.DirectoryListings;
 import org.iwarp4j.nfs.internal.Export;
 import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.Nfs3Context;
@@ -65,9 +66,16 @@ final class Nfs4Harness implements AutoCloseable {
     /** A server whose file handles {@code handles} makes for the export (tests count their file-system calls). */
     Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory,
                 java.util.function.Function<Export, FileHandles> handles) throws IOException {
+        this(dir, settings, stateDirectory, handles, new DirectoryListings());
+    }
+
+    /** A server whose directory snapshots {@code listings} keeps (tests give it a clock). */
+    Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory,
+                java.util.function.Function<Export, FileHandles> handles, DirectoryListings listings)
+            throws IOException {
         this.dir = dir;
         Export export = new Export(dir, "/export");
-        this.base = new Nfs3Context(export, TRUSTED_ROOT, Nfs3Limits.defaults(), handles.apply(export));
+        this.base = new Nfs3Context(export, TRUSTED_ROOT, Nfs3Limits.defaults(), handles.apply(export), listings);
         this.ctx = new Nfs4Context(base, settings, clock::get, stateDirectory);
         this.processor = new CompoundProcessor(ctx);
     }

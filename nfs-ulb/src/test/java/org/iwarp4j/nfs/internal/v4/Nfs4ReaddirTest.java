@@ -7,10 +7,13 @@ import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.iwarp4j.nfs.internal.DirectoryListings;
+import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v4.Bitmap4;
 import org.iwarp4j.oncrpc.XdrDecoder;
@@ -248,6 +251,51 @@ class Nfs4ReaddirTest {
             verifier = p.verifier();
         }
         assertThat(seen).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kept);
+        assertThat(h.base.listings().reads()).isEqualTo(2);
+    }
+
+    /**
+     * A new listing stats the directory itself rather than trusting the attributes the COMPOUND's
+     * current file handle was resolved with: a RENAME earlier in the same COMPOUND changed the
+     * directory, and the READDIR after it lists the new name, although the directory's snapshot
+     * was settled (a clock an hour ahead) and would otherwise be reused.
+     */
+    @Test
+    void aReaddirAfterARenameInTheSameCompoundListsTheNewName() throws Exception {
+        h.close();
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults(), null, FileHandles::new,
+                new DirectoryListings(DirectoryListings.DEFAULT_MAX_NAMES, true,
+                        () -> System.currentTimeMillis() * 1_000_000L + TimeUnit.HOURS.toNanos(1)));
+        h.session();
+        // an mtime no change can give the directory, so that the rename cannot leave its times as they were
+        Files.setLastModifiedTime(dir, FileTime.fromMillis(1_000_000));
+        Page first = readdir(0, 0, 64 * 1024, FATTR4_FILEID);
+        assertThat(first.names()).contains("entry-0").doesNotContain("renamed-0");
+        readdir(0, 0, 64 * 1024, FATTR4_FILEID);
+        assertThat(h.base.listings().reuses()).as("unchanged: the snapshot reused").isEqualTo(1);
+
+        Reply r = h.sequenced(putrootfh(), op(OP_SAVEFH),
+                e -> e.writeInt(OP_RENAME).writeString("entry-0", 1024).writeString("renamed-0", 1024),
+                e -> {
+                    e.writeInt(OP_READDIR).writeHyper(0).writeHyper(0).writeUnsignedInt(64 * 1024)
+                            .writeUnsignedInt(64 * 1024);
+                    Bitmap4.of(FATTR4_FILEID).encode(e);
+                });
+        r.skipSequence();
+        assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4_OK);
+        assertThat(r.op(OP_SAVEFH)).isEqualTo(NFS4_OK);
+        assertThat(r.op(OP_RENAME)).isEqualTo(NFS4_OK);
+        r.in.skip(2 * (4 + 8 + 8)); // source_cinfo, target_cinfo
+        assertThat(r.op(OP_READDIR)).isEqualTo(NFS4_OK);
+        r.in.readHyper();
+        List<String> names = new ArrayList<>();
+        while (r.in.readBoolean()) {
+            r.in.readHyper();
+            names.add(r.in.readString(255));
+            Bitmap4.decode(r.in);
+            r.in.readOpaque(4096);
+        }
+        assertThat(names).contains("renamed-0").doesNotContain("entry-0");
         assertThat(h.base.listings().reads()).isEqualTo(2);
     }
 }
