@@ -390,10 +390,19 @@ final class BenchCommand {
             int status;
             try (StopOnInterrupt stop = StopOnInterrupt.install();
                  ProgressLine progress = new ProgressLine(out, table && ProgressLine.stdoutIsTerminal())) {
-                if (table) {
-                    BenchReport.header(out, settings, where, reportGbits, cpu);
-                }
                 BenchListener listener = new BenchListener() {
+                    private boolean headed;
+
+                    @Override
+                    public void connected(String peerVersion) {
+                        // only a run that reached its server gets a table: a refused one is one line on stderr
+                        if (table && !headed) {
+                            headed = true;
+                            progress.clear();
+                            BenchReport.header(out, settings, where, reportGbits, cpu);
+                        }
+                    }
+
                     @Override
                     public void progress(String what) {
                         progress.set(what);

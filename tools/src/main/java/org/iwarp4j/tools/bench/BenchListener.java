@@ -12,6 +12,16 @@ public interface BenchListener {
     /** A listener that wants nothing and never stops the run. */
     BenchListener NONE = new BenchListener() { };
 
+    /**
+     * The client end reached the server and exchanged perftest's versions with it: called once the
+     * peer answers (so a caller can print its header only for a run that has a peer), before any
+     * measurement; again on each pass of a run repeated in one call.
+     *
+     * @param peerVersion the server's version string (iwarp4j's, or a perftest release's)
+     */
+    default void connected(String peerVersion) {
+    }
+
     /** The step now running, e.g. {@code RDMA Write 65536 octets}. */
     default void progress(String what) {
     }

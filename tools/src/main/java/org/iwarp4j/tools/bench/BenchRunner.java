@@ -279,7 +279,10 @@ public final class BenchRunner {
                                 figures.cpu(), figures.copyCpu(), windows);
                 rows.add(row);
                 listener.row(row);
-            }, windowDone, version -> peer[0] = version, cpuClock);
+            }, windowDone, version -> {
+                peer[0] = version;
+                listener.connected(version);
+            }, cpuClock);
             if (!settings.compareTcp()) {
                 return new ClientResult(rdma, List.of(), List.of(), "TCP comparison skipped (--no-tcp)", rows);
             }
