@@ -2,10 +2,12 @@ package org.iwarp4j.nfs.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.nfs.v3.DirOpArgs3;
 import org.iwarp4j.nfs.v3.Fattr3;
 import org.iwarp4j.nfs.v3.Nfs3Status;
@@ -44,6 +46,9 @@ public final class Nfs3Context implements AutoCloseable {
     private final org.iwarp4j.rpcrdma.internal.ReadSinks readBuffers = new org.iwarp4j.rpcrdma.internal.ReadSinks(
             org.iwarp4j.rpcrdma.internal.DataMemory.ALLOCATOR, KEPT_READ_BUFFERS, 1 << 20);
     private final long writeVerifier = new SecureRandom().nextLong();
+    /** The export root's file store, looked up once: see {@link #exportStore()}. */
+    private volatile FileStore exportStore;
+    private final AtomicInteger exportStoreLookups = new AtomicInteger();
 
     /**
      * READ buffers a server keeps (16 MiB at most, whatever its clients do): twice the 8 READs
@@ -77,6 +82,28 @@ public final class Nfs3Context implements AutoCloseable {
 
     public Export export() {
         return export;
+    }
+
+    /**
+     * The file store of the export's root, for NFSv4's space attributes. Looked up once: on Linux
+     * {@code Files.getFileStore} resolves the path and parses the mount table, and READDIR asks for
+     * the attributes of every entry, so a per-entry lookup let one reply cost tens of thousands
+     * of mount-table reads. Its figures ({@code getUsableSpace} and the like) are read afresh
+     * at each call, one statvfs each.
+     */
+    public FileStore exportStore() throws IOException {
+        FileStore store = exportStore;
+        if (store == null) {
+            exportStoreLookups.incrementAndGet();
+            store = Files.getFileStore(export.root());
+            exportStore = store;
+        }
+        return store;
+    }
+
+    /** How often the export's file store was looked up (a test seam: once, whatever the calls). */
+    public int exportStoreLookups() {
+        return exportStoreLookups.get();
     }
 
     public ExportOptions options() {

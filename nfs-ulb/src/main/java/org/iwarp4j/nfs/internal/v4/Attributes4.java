@@ -7,7 +7,6 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
-import java.nio.file.Files;
 import org.iwarp4j.nfs.internal.FileStat;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.v3.NfsFh3;
@@ -97,7 +96,7 @@ final class Attributes4 {
                 case FATTR4_RAWDEV -> v.writeInt(major(st.rdev())).writeInt(minor(st.rdev()));
                 case FATTR4_SPACE_AVAIL, FATTR4_SPACE_FREE, FATTR4_SPACE_TOTAL -> {
                     if (store == null) {
-                        store = Files.getFileStore(ctx.base().export().root());
+                        store = ctx.base().exportStore();
                     }
                     v.writeLong(bit == FATTR4_SPACE_AVAIL ? store.getUsableSpace()
                             : bit == FATTR4_SPACE_FREE ? store.getUnallocatedSpace() : store.getTotalSpace());

@@ -3,6 +3,7 @@ package org.iwarp4j.nfs.internal.v4;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
@@ -17,7 +18,7 @@ final class SessionTable {
 
     private final Nfs4Context ctx;
     private final Map<ByteBuffer, Session> byId = new HashMap<>();
-    private int counter;
+    private final SecureRandom random = new SecureRandom();
 
     SessionTable(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -98,8 +99,13 @@ final class SessionTable {
         if (byId.size() >= ctx.settings().maxSessions()) {
             throw new Nfs4Exception(NFS4ERR_NOSPC, "server has " + byId.size() + " sessions");
         }
-        byte[] id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putInt(ctx.bootId())
-                .putInt(++counter).array();
+        // the client's id, then 8 random octets: another host cannot guess a session's id from its
+        // own (a boot id and a counter could be), so cannot name it in DESTROY_SESSION,
+        // BIND_CONN_TO_SESSION or SEQUENCE without having seen it
+        byte[] id;
+        do {
+            id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putLong(random.nextLong()).array();
+        } while (byId.containsKey(ByteBuffer.wrap(id)));
         Session s = new Session(id, client, fore, back, flags, cbProgram);
         byId.put(ByteBuffer.wrap(id), s);
         client.sessions.add(s);

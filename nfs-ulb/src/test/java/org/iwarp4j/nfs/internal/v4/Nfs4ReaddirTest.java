@@ -298,4 +298,19 @@ class Nfs4ReaddirTest {
         assertThat(names).contains("renamed-0").doesNotContain("entry-0");
         assertThat(h.base.listings().reads()).isEqualTo(2);
     }
+
+    /**
+     * The space attributes of every entry come from the export's file store, looked up once per
+     * server: on Linux a lookup parses the mount table, and a READDIR reply holds thousands of
+     * entries.
+     */
+    @Test
+    void spaceAttributesOfEveryEntryCostOneFileStoreLookupPerServer() {
+        for (int i = 0; i < 2; i++) {
+            Page p = readdir(0, 0, 256 * 1024, FATTR4_SPACE_AVAIL, FATTR4_SPACE_TOTAL);
+            assertThat(p.names()).hasSize(ENTRIES);
+            assertThat(p.values()).allSatisfy(v -> assertThat(v).hasSize(16));
+        }
+        assertThat(h.base.exportStoreLookups()).isEqualTo(1);
+    }
 }

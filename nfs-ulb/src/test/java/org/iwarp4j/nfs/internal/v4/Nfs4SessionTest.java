@@ -459,4 +459,26 @@ class Nfs4SessionTest {
         o3.op(OP_PUTROOTFH);
         assertThat(o3.op(OP_OPEN)).as("two owners per client").isEqualTo(NFS4ERR_NOSPC);
     }
+
+    /**
+     * A session id is the client's id and 8 random octets: another host, which learns the boot
+     * id from its own client id, cannot work out a session's id (the boot id and a counter, as
+     * before, could be) and so cannot name it in DESTROY_SESSION or BIND_CONN_TO_SESSION.
+     */
+    @Test
+    void sessionIdsAreTheClientIdAndRandomOctets() {
+        h.session();
+        byte[] first = h.sessionId;
+        h.session();
+        byte[] second = h.sessionId;
+        java.util.Set<Long> tails = new java.util.HashSet<>();
+        for (byte[] id : List.of(first, second)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(id);
+            assertThat(b.getLong()).isEqualTo(h.clientId);
+            long tail = b.getLong();
+            assertThat((int) (tail >>> 32)).as("not the boot id and a counter").isNotEqualTo(h.ctx.bootId());
+            tails.add(tail);
+        }
+        assertThat(tails).as("two sessions of one client").hasSize(2);
+    }
 }
