@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -55,7 +54,7 @@ class DirectoryListingsTest {
         Export export = new Export(dir, "/export");
         return new Nfs3Context(export, RW, Nfs3Limits.defaults(), new FileHandles(export),
                 new DirectoryListings(DirectoryListings.DEFAULT_MAX_NAMES, reuse,
-                        () -> Instant.now().getEpochSecond() * 1_000_000_000L + Instant.now().getNano() + ahead.get()));
+                        () -> System.currentTimeMillis() * 1_000_000L + ahead.get()));
     }
 
     private NfsFh3 directory(Nfs3Context ctx, String name, int entries) throws IOException {
