@@ -16,6 +16,7 @@ import org.iwarp4j.rpcrdma.internal.FailedXids;
 import org.iwarp4j.rpcrdma.internal.IdleTimeout;
 import org.iwarp4j.rpcrdma.internal.KeptBufferQuota;
 import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
+import org.iwarp4j.rpcrdma.internal.ReplySendTimeout;
 import org.iwarp4j.rpcrdma.internal.ResponderEngine;
 import org.iwarp4j.rpcrdma.internal.ResponderMeters;
 
@@ -27,7 +28,9 @@ import org.iwarp4j.rpcrdma.internal.ResponderMeters;
  * <p>Limits: the connection caps of the {@link Rnic} ({@link Rnic.Builder#maxConnectionsPerListener},
  * {@link Rnic.Builder#maxConnectionsPerAddress}); a connection idle for
  * {@link RpcRdmaSettings#idleTimeout()} is closed; an RDMA Read the Requester does not answer within
- * {@link RpcRdmaSettings#rdmaReadTimeout()} fails its Call and aborts the connection.
+ * {@link RpcRdmaSettings#rdmaReadTimeout()} fails its Call and aborts the connection; a connection
+ * whose Replies make no progress for {@link RpcRdmaSettings#maxReplySendTime()} (its Requester
+ * reads nothing) is aborted, which gives back the places in service its Calls held.
  *
  * <pre>{@code
  * RpcDispatcher dispatcher = new RpcDispatcher().register(EchoProgram.create());
@@ -43,6 +46,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final List<RpcRdmaResponder> responders = new CopyOnWriteArrayList<>();
     private volatile Consumer<RpcRdmaResponder> onConnection = r -> { };
     private final java.util.concurrent.atomic.AtomicLong idleClosed = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong replySendTimedOut = new java.util.concurrent.atomic.AtomicLong();
     /** Calls in service on all connections together ({@link RpcRdmaSettings#serverCallsInService()}). */
     private final ServerCallBudget budget;
     /** Kept data buffers of all connections together ({@link RpcRdmaSettings#serverKeptDataBuffers()}). */
@@ -76,6 +80,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 IdleTimeout.watch(endpoint, () -> engine.callsInService() > 0 || engine.callsWaiting() > 0,
                         settings.idleTimeout(),
                         idleClosed::incrementAndGet);
+                ReplySendTimeout.watch(endpoint, settings.maxReplySendTime(), replySendTimedOut::incrementAndGet);
                 onConnection.accept(responder);
             });
             return request.accept(endpoint.queuePair(), endpoint.localPrivateData());
@@ -107,6 +112,11 @@ public final class RpcRdmaServer implements AutoCloseable {
     /** Connections closed by the idle timeout ({@link RpcRdmaSettings#idleTimeout()}). */
     public long idleClosedConnections() {
         return idleClosed.get();
+    }
+
+    /** Connections aborted because their Replies made no progress ({@link RpcRdmaSettings#maxReplySendTime()}). */
+    public long replyTimeoutClosedConnections() {
+        return replySendTimedOut.get();
     }
 
     /** Calls in service on all connections now: taken up and not yet answered. */

@@ -30,6 +30,10 @@ import org.iwarp4j.mpa.MpaSettings;
  *       received nothing for this long. Default 6 minutes; {@link Duration#ZERO} never.</li>
  *   <li>{@link #rdmaReadTimeout()}: an RDMA Read this end posted (pulling a Read chunk) that the
  *       peer has not answered in this time fails its RPC and ends the connection. Default 30 s.</li>
+ *   <li>{@link #maxReplySendTime()}: a Responder aborts a connection whose posted Sends and RDMA
+ *       Writes make no progress (none completes) for this long, so that a Requester that stops
+ *       reading gives back its Calls' places in service. Default 30 s; {@link Duration#ZERO}
+ *       never.</li>
  *   <li>{@link #keptDataBuffers()}: buffers of up to 1 MiB a connection keeps for RDMA data to land
  *       in (a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets), made as
  *       Calls in flight need them and lent again and again, so that a steady stream of large
@@ -63,6 +67,7 @@ public final class RpcRdmaSettings {
     private final boolean reconnect;
     private final Duration idleTimeout;
     private final Duration rdmaReadTimeout;
+    private final Duration maxReplySendTime;
     private final int keptDataBuffers;
     private final int serverCallsInService;
     private final int serverKeptDataBuffers;
@@ -80,6 +85,13 @@ public final class RpcRdmaSettings {
      * serving Read Requests, and RFC 8166 has no way to ask again on the same connection.
      */
     public static final Duration DEFAULT_RDMA_READ_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * Default bound of a Responder's work making no progress: 30 seconds, as ONC RPC over TCP's
+     * {@code maxReplyWriteTime}. A 1 MiB RDMA Write leaves in milliseconds to a Requester that
+     * reads; a Requester that let none of this end's work complete for 30 s reads nothing.
+     */
+    public static final Duration DEFAULT_MAX_REPLY_SEND_TIME = Duration.ofSeconds(30);
 
     private RpcRdmaSettings(Builder b) {
         this.credits = b.credits;
@@ -100,6 +112,7 @@ public final class RpcRdmaSettings {
         this.reconnect = b.reconnect;
         this.idleTimeout = b.idleTimeout;
         this.rdmaReadTimeout = b.rdmaReadTimeout;
+        this.maxReplySendTime = b.maxReplySendTime;
         this.keptDataBuffers = b.keptDataBuffers;
         this.serverCallsInService = b.serverCallsInService;
         this.serverKeptDataBuffers = b.serverKeptDataBuffers;
@@ -135,6 +148,7 @@ public final class RpcRdmaSettings {
         b.reconnect = reconnect;
         b.idleTimeout = idleTimeout;
         b.rdmaReadTimeout = rdmaReadTimeout;
+        b.maxReplySendTime = maxReplySendTime;
         b.keptDataBuffers = keptDataBuffers;
         b.serverCallsInService = serverCallsInService;
         b.serverKeptDataBuffers = serverKeptDataBuffers;
@@ -238,6 +252,17 @@ public final class RpcRdmaSettings {
     }
 
     /**
+     * How long a Responder's posted Sends and RDMA Writes (Replies, their Write and Reply chunks)
+     * may make no progress, none of them completing, before the connection is aborted. Each
+     * completes once the socket took all its octets, so a Requester that reads keeps its
+     * connection as long as it takes one work request (at most {@link #maxSegmentSize()} octets)
+     * within the bound: 35 KB/s at the defaults. {@link Duration#ZERO}: never.
+     */
+    public Duration maxReplySendTime() {
+        return maxReplySendTime;
+    }
+
+    /**
      * Buffers (of up to 1 MiB each) one connection keeps for RDMA data to land in; at most
      * {@link #credits()} of them are ever made, since no more Calls are in flight at once.
      */
@@ -285,6 +310,7 @@ public final class RpcRdmaSettings {
         private boolean reconnect = true;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration rdmaReadTimeout = DEFAULT_RDMA_READ_TIMEOUT;
+        private Duration maxReplySendTime = DEFAULT_MAX_REPLY_SEND_TIME;
         private int keptDataBuffers = 8;
         private int serverCallsInService = 256;
         private int serverKeptDataBuffers = 64;
@@ -438,6 +464,15 @@ public final class RpcRdmaSettings {
                 throw new IllegalArgumentException("RDMA Read timeout must be positive: " + timeout);
             }
             this.rdmaReadTimeout = timeout;
+            return this;
+        }
+
+        /** Default 30 s ({@link RpcRdmaSettings#DEFAULT_MAX_REPLY_SEND_TIME}); {@link Duration#ZERO} turns it off. */
+        public Builder maxReplySendTime(Duration time) {
+            if (time.isNegative()) {
+                throw new IllegalArgumentException("max reply send time must not be negative: " + time);
+            }
+            this.maxReplySendTime = time;
             return this;
         }
 

@@ -106,11 +106,59 @@ class RpcRdmaLimitsTest {
         // The idle timer runs from establishment, so the timeout must exceed the time our first Send
         // takes to arrive even on a loaded machine (200 ms did not: the connection was closed as idle
         // before the call came); the call is then in service for three timeouts.
-        serve(RpcRdmaSettings.builder().idleTimeout(Duration.ofMillis(SLOW_CALL_MILLIS / 3)));
+        // A Call in service is no work outstanding either: the reply send bound does not count it.
+        serve(RpcRdmaSettings.builder().idleTimeout(Duration.ofMillis(SLOW_CALL_MILLIS / 3))
+                .maxReplySendTime(Duration.ofMillis(SLOW_CALL_MILLIS / 3)));
         peer.send(concat(fixed(0x41, 1, 1, 0), words(0, 0, 0), call(0x41, SLOW_PROGRAM, 1, 1, new byte[0])));
         byte[] reply = peer.receive(); // 3 s later; a close while serving would flush the Receive instead
         assertThat(reply).startsWith(words(0x41, 1));
         assertThat(server.idleClosedConnections()).isZero();
+        assertThat(server.replyTimeoutClosedConnections()).isZero();
+    }
+
+    /**
+     * A Requester that stops reading its TCP connection after sending a Call whose result is RDMA
+     * Written into an 8 MiB Write chunk (more than the sockets between them hold): the Writes stop
+     * completing, and {@link RpcRdmaSettings#maxReplySendTime()} after the last one completed the
+     * connection is aborted, which answers the Call and gives its place in service back. Without the
+     * bound the place was held for as long as the Requester stayed connected, the idle timeout
+     * never firing while work is outstanding.
+     */
+    @Test
+    void aRequesterThatReadsNothingLosesItsConnectionAndItsPlaceInService() throws Exception {
+        int segments = 8;
+        int segment = 1 << 20;
+        serve(RpcRdmaSettings.builder().idleTimeout(Duration.ZERO).maxReplySendTime(Duration.ofMillis(300)));
+        RpcRdmaResponder responder = server.responders().get(0);
+        ByteBuf memory = Unpooled.directBuffer(segments * segment).writeZero(segments * segment);
+        try (MemoryRegion sink = peer.qp.register(memory, EnumSet.of(Access.REMOTE_WRITE))) {
+            Channel channel = peerChannel.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            channel.eventLoop().submit(() -> channel.config().setAutoRead(false)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            // One Write chunk of 8 segments of 1 MiB (RFC 8166 §3.4.6), then no Reply chunk.
+            int[] writeList = new int[3 + 4 * segments + 2];
+            writeList[0] = 0; // no Read list
+            writeList[1] = 1; // a Write chunk follows
+            writeList[2] = segments;
+            for (int i = 0; i < segments; i++) {
+                long offset = sink.baseTaggedOffset() + (long) i * segment;
+                writeList[3 + 4 * i] = sink.stag();
+                writeList[4 + 4 * i] = segment;
+                writeList[5 + 4 * i] = (int) (offset >>> 32);
+                writeList[6 + 4 * i] = (int) offset;
+            }
+            peer.send(concat(fixed(0x71, 1, 1, 0), words(writeList),
+                    echoCall(0x71, EchoProgram.PROC_SOURCE, words(segments * segment))));
+            responder.closeFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(server.replyTimeoutClosedConnections()).isEqualTo(1);
+            assertThat(responder.queuePair().state()).as("aborted").isEqualTo(QueuePairState.ERROR);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (server.callsInService() != 0) {
+                assertThat(System.nanoTime()).as("the Call's place given back").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+        } finally {
+            memory.release();
+        }
     }
 
     @Test

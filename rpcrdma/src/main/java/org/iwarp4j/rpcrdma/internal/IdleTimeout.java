@@ -1,6 +1,5 @@
 package org.iwarp4j.rpcrdma.internal;
 
-import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -15,18 +14,16 @@ import org.slf4j.LoggerFactory;
  * once); the Requester sees its connection end and may connect again (RFC 8166 §4.5.5 when it has
  * work to do).
  */
-public final class IdleTimeout {
+public final class IdleTimeout extends EndpointWatch {
 
     private static final Logger log = LoggerFactory.getLogger(IdleTimeout.class);
 
-    private final RdmaEndpoint endpoint;
     private final BooleanSupplier busy;
     private final long idleNanos;
     private final Runnable onIdle;
-    private volatile Timeout timeout;
 
     private IdleTimeout(RdmaEndpoint endpoint, BooleanSupplier busy, long idleNanos, Runnable onIdle) {
-        this.endpoint = endpoint;
+        super(endpoint);
         this.busy = busy;
         this.idleNanos = idleNanos;
         this.onIdle = onIdle;
@@ -41,32 +38,23 @@ public final class IdleTimeout {
         if (idle.isZero()) {
             return;
         }
-        IdleTimeout watch = new IdleTimeout(endpoint, busy, idle.toNanos(), onIdle);
         endpoint.active();
-        watch.schedule(watch.idleNanos);
-        endpoint.closeFuture().whenComplete((q, e) -> watch.timeout.cancel());
+        new IdleTimeout(endpoint, busy, idle.toNanos(), onIdle).start(idle.toNanos());
     }
 
-    private void schedule(long delayNanos) {
-        timeout = LimitTimers.TIMER.newTimeout(x -> check(), delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private void check() {
-        if (!endpoint.isOpen()) {
-            return;
-        }
+    @Override
+    long check() {
         if (busy.getAsBoolean() || endpoint.outstandingWork() > 0) {
-            schedule(idleNanos);
-            return;
+            return idleNanos;
         }
         long quiet = System.nanoTime() - endpoint.lastActivityNanos();
         if (quiet < idleNanos) {
-            schedule(idleNanos - quiet);
-            return;
+            return idleNanos - quiet;
         }
         log.debug("RPC-over-RDMA connection {} idle for {} ms; closing it", endpoint.queuePair(),
                 TimeUnit.NANOSECONDS.toMillis(quiet));
         onIdle.run();
         endpoint.close();
+        return DONE;
     }
 }

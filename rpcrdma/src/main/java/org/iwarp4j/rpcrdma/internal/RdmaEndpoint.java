@@ -93,6 +93,8 @@ public final class RdmaEndpoint {
     private final long readTimeoutNanos;
     private final AtomicLong readsTimedOut = new AtomicLong();
     private volatile long lastActivityNanos = System.nanoTime();
+    /** When a posted work request last completed, or work was posted with none outstanding. */
+    private volatile long sendProgressNanos = System.nanoTime();
     private volatile Consumer<Received> handler = m -> m.message().release();
     private volatile Consumer<Tapped> tap;
     private volatile InlineThresholds thresholds = InlineThresholds.DEFAULT;
@@ -449,6 +451,16 @@ public final class RdmaEndpoint {
         return lastActivityNanos;
     }
 
+    /**
+     * When this end's posted work last made progress ({@link System#nanoTime()}): a work request
+     * completed, or one was posted while none was outstanding. A Send or RDMA Write completes once
+     * the connection's socket took all its octets, so with work outstanding an old value means the
+     * peer reads nothing (or its Read Responses stopped).
+     */
+    public long sendProgressNanos() {
+        return sendProgressNanos;
+    }
+
     /** Counts as activity now (e.g. the connection was just established). */
     void active() {
         lastActivityNanos = System.nanoTime();
@@ -467,6 +479,9 @@ public final class RdmaEndpoint {
 
     private CompletableFuture<Void> post(long id, SendWorkRequest wr) {
         CompletableFuture<WorkCompletion> done = new CompletableFuture<>();
+        if (pending.isEmpty()) {
+            sendProgressNanos = System.nanoTime(); // nothing was waiting: the clock starts now
+        }
         pending.put(id, done);
         if (closed.get()) {
             pending.remove(id);
@@ -489,7 +504,9 @@ public final class RdmaEndpoint {
     }
 
     private void sendCompleted(WorkCompletion c) {
-        lastActivityNanos = System.nanoTime();
+        long now = System.nanoTime();
+        lastActivityNanos = now;
+        sendProgressNanos = now;
         CompletableFuture<WorkCompletion> f = pending.remove(c.workRequestId());
         if (f != null) {
             f.complete(c);
