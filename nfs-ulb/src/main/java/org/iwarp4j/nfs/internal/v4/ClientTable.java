@@ -2,6 +2,8 @@ package org.iwarp4j.nfs.internal.v4;
 
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * the first CREATE_SESSION, renewed by every SEQUENCE (§8.3) and dropped with all its state once
  * its lease has run out. At most {@link Nfs4Settings#maxClients()} records exist; when the table
  * is full an unconfirmed record is evicted first, then expired ones; otherwise EXCHANGE_ID answers
- * NFS4ERR_DELAY. Callers hold {@link Nfs4Context#lock()}.
+ * NFS4ERR_DELAY. One IP address makes at most {@link Nfs4Settings#maxClientsPerAddress()} of them
+ * (the same rule: its own oldest unconfirmed record is evicted, else NFS4ERR_DELAY), so that one
+ * host cannot take the table from the others; the new incarnation of a client the host has a
+ * confirmed record of is not refused for it (it replaces that record at its CREATE_SESSION), so a
+ * host holds at most twice the cap. Callers hold {@link Nfs4Context#lock()}.
  */
 final class ClientTable {
 
@@ -34,6 +40,8 @@ final class ClientTable {
     private final Map<ByteBuffer, List<Client>> byOwner = new HashMap<>();
     /** Unconfirmed records, oldest first (they never renew), for the eviction when the table is full. */
     private final Set<Client> unconfirmedByAge = new LinkedHashSet<>();
+    /** Records made from each host (its IP address), for {@link Nfs4Settings#maxClientsPerAddress()}. */
+    private final Map<Object, Integer> byHost = new HashMap<>();
     static final long REAP_INTERVAL_MILLIS = 1000;
     private static final long NEVER = Long.MIN_VALUE;
     private long reapedAtMillis = NEVER;
@@ -54,6 +62,8 @@ final class ClientTable {
         final byte[] owner;
         final byte[] verifier;
         final int principal;
+        /** The IP address whose EXCHANGE_ID made the record (what the per-address cap counts). */
+        final Object host;
         boolean confirmed;
         /** The last CREATE_SESSION sequenceid served (RFC 8881 §18.36.4): the next must be one more. */
         int createSessionSeq;
@@ -63,11 +73,12 @@ final class ClientTable {
         boolean reclaimComplete;
         final List<SessionTable.Session> sessions = new ArrayList<>();
 
-        Client(long clientId, byte[] owner, byte[] verifier, int principal, long now) {
+        Client(long clientId, byte[] owner, byte[] verifier, int principal, Object host, long now) {
             this.clientId = clientId;
             this.owner = owner;
             this.verifier = verifier;
             this.principal = principal;
+            this.host = host;
             this.lastRenewMillis = now;
         }
 
@@ -91,7 +102,7 @@ final class ClientTable {
      * have that client's record dropped with all its state. Without state it is replaced, as
      * for a new owner.
      */
-    Exchanged exchange(byte[] owner, byte[] verifier, int principal, boolean update) {
+    Exchanged exchange(byte[] owner, byte[] verifier, int principal, SocketAddress from, boolean update) {
         reapExpired();
         Client confirmed = null;
         Client unconfirmed = null;
@@ -126,10 +137,15 @@ final class ClientTable {
         if (unconfirmed != null) {
             remove(unconfirmed);
         }
+        Object host = hostOf(from);
+        if (confirmed == null) {
+            makeRoomFor(host);
+        }
         makeRoom();
         Client c = new Client(((long) ctx.bootId() << 32) | (++counter & 0xFFFF_FFFFL), owner.clone(), verifier.clone(),
-                principal, ctx.now());
+                principal, host, ctx.now());
         byId.put(c.clientId, c);
+        byHost.merge(host, 1, Integer::sum);
         byOwner.computeIfAbsent(ByteBuffer.wrap(c.owner), k -> new ArrayList<>(2)).add(c);
         unconfirmedByAge.add(c);
         return new Exchanged(c, false);
@@ -144,6 +160,7 @@ final class ClientTable {
     /** Takes {@code c} out of the indexes beside {@link #byId}. */
     private void unindex(Client c) {
         unconfirmedByAge.remove(c);
+        byHost.computeIfPresent(c.host, (h, n) -> n == 1 ? null : n - 1);
         ByteBuffer key = ByteBuffer.wrap(c.owner);
         List<Client> same = byOwner.get(key);
         if (same != null && same.remove(c) && same.isEmpty()) {
@@ -153,6 +170,35 @@ final class ClientTable {
 
     private boolean hasState(Client c) {
         return !c.sessions.isEmpty() || ctx.states().hasState(c.clientId);
+    }
+
+    /** What the per-address cap counts a client by: its IP address (whatever the port). */
+    private static Object hostOf(SocketAddress from) {
+        if (from instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            return inet.getAddress();
+        }
+        return from == null ? NO_ADDRESS : from;
+    }
+
+    /** The host of calls from no socket address (in-process tests): one host. */
+    private static final Object NO_ADDRESS = new Object();
+
+    /**
+     * Keeps {@code host} under its cap of records: at the cap its own oldest unconfirmed record
+     * goes (at most {@code maxClients} looked at), and without one EXCHANGE_ID is NFS4ERR_DELAY.
+     */
+    private void makeRoomFor(Object host) {
+        int cap = ctx.settings().maxClientsPerAddress();
+        if (byHost.getOrDefault(host, 0) < cap) {
+            return;
+        }
+        for (Client c : unconfirmedByAge) {
+            if (c.host.equals(host)) {
+                remove(c);
+                return;
+            }
+        }
+        throw new Nfs4Exception(NFS4ERR_DELAY, "client records of " + host + " at its cap (" + cap + ")");
     }
 
     private void makeRoom() {
@@ -261,6 +307,11 @@ final class ClientTable {
 
     int size() {
         return byId.size();
+    }
+
+    /** Records made from {@code from}'s IP address now (a test seam). */
+    int recordsOf(SocketAddress from) {
+        return byHost.getOrDefault(hostOf(from), 0);
     }
 
     long reaps() {

@@ -8,6 +8,8 @@ package org.iwarp4j.nfs.internal.v4;
  * @param leaseSeconds lease_time (RFC 8881 §8.3): a client that sends nothing for this long loses its state
  * @param graceSeconds the grace period after start (RFC 8881 §8.4.2) during which only reclaims may open or lock
  * @param maxClients client records (confirmed or not) on the server
+ * @param maxClientsPerAddress client records made from one IP address, besides the new incarnation
+ *        of a client it already has a confirmed record of
  * @param maxSessionsPerClient sessions one client may have
  * @param maxSessions sessions on the server
  * @param maxSlots fore channel slots granted per session (ca_maxrequests)
@@ -20,13 +22,15 @@ package org.iwarp4j.nfs.internal.v4;
  * @param maxStates open and lock stateids on the server
  * @param maxLocks byte-range locks on the server
  */
-public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxSessionsPerClient,
+public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxClientsPerAddress,
+                           int maxSessionsPerClient,
                            int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
                            int maxOwnersPerClient, int maxStatesPerClient, int maxLocksPerClient,
                            int maxOwners, int maxStates, int maxLocks) {
 
     public Nfs4Settings {
-        if (leaseSeconds < 1 || graceSeconds < 0 || maxClients < 1 || maxSessionsPerClient < 1 || maxSessions < 1
+        if (leaseSeconds < 1 || graceSeconds < 0 || maxClients < 1 || maxClientsPerAddress < 1
+                || maxSessionsPerClient < 1 || maxSessions < 1
                 || maxSlots < 1 || maxOperations < 2 || maxCachedReply < 512 || maxOwnersPerClient < 1
                 || maxStatesPerClient < 1 || maxLocksPerClient < 1 || maxOwners < 1 || maxStates < 1
                 || maxLocks < 2) {
@@ -36,39 +40,48 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
 
     /**
      * Defaults: a 90 s lease (knfsd's), no grace period (the server keeps no client records across
-     * restarts, so no client can have state to reclaim, RFC 8881 §8.4.2.1), 1024 clients, 4
-     * sessions per client and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's
+     * restarts, so no client can have state to reclaim, RFC 8881 §8.4.2.1), 1024 clients of which
+     * 64 from one address (as the connection caps per address: a few hosts behind one NAT address
+     * or a host's containers, while one host alone cannot take the table), 4 sessions per client and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's
      * longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
      * per client, and on the server 65,536 owners, 262,144 stateids and 262,144 locks (an owner's
      * name is at most 1 KiB: at most some 140 MiB of owners, 40 MiB of stateids, 16 MiB of locks,
      * where the per-client caps alone allowed 1024 times the per-client amounts).
      */
     public static Nfs4Settings defaults() {
-        return new Nfs4Settings(90, 0, 1024, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144);
+        return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144);
     }
 
     public Nfs4Settings withLease(int seconds) {
-        return new Nfs4Settings(seconds, graceSeconds, maxClients, maxSessionsPerClient, maxSessions, maxSlots,
-                maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient, maxLocksPerClient, maxOwners,
-                maxStates, maxLocks);
+        return new Nfs4Settings(seconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
+                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
+                maxLocksPerClient, maxOwners, maxStates, maxLocks);
     }
 
     public Nfs4Settings withGrace(int seconds) {
-        return new Nfs4Settings(leaseSeconds, seconds, maxClients, maxSessionsPerClient, maxSessions, maxSlots,
-                maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient, maxLocksPerClient, maxOwners,
-                maxStates, maxLocks);
+        return new Nfs4Settings(leaseSeconds, seconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
+                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
+                maxLocksPerClient, maxOwners, maxStates, maxLocks);
     }
 
     public Nfs4Settings withTables(int clients, int sessionsPerClient, int sessions, int slots, int owners,
                                    int states, int locks) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, clients, sessionsPerClient, sessions, slots,
-                maxOperations, maxCachedReply, owners, states, locks, maxOwners, maxStates, maxLocks);
+        return new Nfs4Settings(leaseSeconds, graceSeconds, clients, maxClientsPerAddress, sessionsPerClient,
+                sessions, slots, maxOperations, maxCachedReply, owners, states, locks, maxOwners, maxStates,
+                maxLocks);
+    }
+
+    /** These settings with the cap on client records made from one address given. */
+    public Nfs4Settings withClientsPerAddress(int clients) {
+        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, clients, maxSessionsPerClient,
+                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
+                maxLocksPerClient, maxOwners, maxStates, maxLocks);
     }
 
     /** These settings with the server-wide caps on owners, stateids and locks given. */
     public Nfs4Settings withServerTables(int owners, int states, int locks) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxSessionsPerClient, maxSessions, maxSlots,
-                maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient, maxLocksPerClient, owners,
-                states, locks);
+        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress,
+                maxSessionsPerClient, maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient,
+                maxStatesPerClient, maxLocksPerClient, owners, states, locks);
     }
 }

@@ -68,7 +68,7 @@ final class SessionOps {
         }
         ClientTable.Exchanged x;
         synchronized (ctx.lock()) {
-            x = ctx.clients().exchange(owner, verifier, st.caller.uid(),
+            x = ctx.clients().exchange(owner, verifier, st.caller.uid(), st.caller.address(),
                     (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) != 0);
         }
         ClientTable.Client c = x.client();

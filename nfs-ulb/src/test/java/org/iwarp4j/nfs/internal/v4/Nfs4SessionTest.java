@@ -206,6 +206,60 @@ class Nfs4SessionTest {
     }
 
     /**
+     * One address makes at most {@code maxClientsPerAddress} client records (here 3 of a table of
+     * 10): past it its own oldest unconfirmed record is evicted, and with all of them confirmed
+     * EXCHANGE_ID is NFS4ERR_DELAY for it while another host still gets a record; a confirmed
+     * client's new incarnation is not refused (it replaces the record at its CREATE_SESSION).
+     * Before the cap one host could confirm every record of the table and keep them renewed.
+     */
+    @Test
+    void oneAddressMakesAtMostItsCapOfClientRecords() throws Exception {
+        h.close();
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults().withTables(10, 1, 10, 4, 2, 100, 100)
+                .withClientsPerAddress(3));
+        java.net.InetSocketAddress host = new java.net.InetSocketAddress("127.0.0.1", 700);
+        java.net.InetSocketAddress otherPort = new java.net.InetSocketAddress("127.0.0.1", 701);
+        long[] ids = new long[4];
+        int[] seqs = new int[4];
+        for (int i = 0; i < 4; i++) {
+            h.from = i % 2 == 0 ? host : otherPort; // the port does not matter: one host
+            Reply x = h.compound(exchangeId("host-" + i, 1));
+            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            ids[i] = x.in.readHyper();
+            seqs[i] = x.in.readInt();
+        }
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.clients().recordsOf(host)).isEqualTo(3);
+        }
+        assertThat(h.compound(createSession(ids[0], seqs[0])).op(OP_CREATE_SESSION))
+                .as("its oldest unconfirmed record, evicted for its fourth").isEqualTo(NFS4ERR_STALE_CLIENTID);
+        for (int i = 1; i < 4; i++) {
+            assertThat(h.compound(createSession(ids[i], seqs[i])).op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        }
+        assertThat(h.compound(exchangeId("host-4", 1)).op(OP_EXCHANGE_ID)).as("three confirmed: no room")
+                .isEqualTo(NFS4ERR_DELAY);
+
+        Reply rebooted = h.compound(exchangeId("host-3", 2));
+        assertThat(rebooted.op(OP_EXCHANGE_ID)).as("a new incarnation of its own client").isEqualTo(NFS4_OK);
+        long newId = rebooted.in.readHyper();
+        assertThat(h.compound(createSession(newId, rebooted.in.readInt())).op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.clients().recordsOf(host)).as("the old incarnation dropped").isEqualTo(3);
+        }
+
+        h.from = new java.net.InetSocketAddress("127.0.0.2", 700);
+        assertThat(h.compound(exchangeId("elsewhere", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+
+        h.from = host;
+        h.clock.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 1));
+        assertThat(h.compound(exchangeId("host-4", 1)).op(OP_EXCHANGE_ID)).as("its records expired: room again")
+                .isEqualTo(NFS4_OK);
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.clients().recordsOf(host)).isEqualTo(1);
+        }
+    }
+
+    /**
      * A full table evicts its oldest unconfirmed record; each owner's records are found by owner
      * through evictions and through a new incarnation's confirmation, which drops the old one.
      */
