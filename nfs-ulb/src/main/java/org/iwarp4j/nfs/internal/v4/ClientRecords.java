@@ -24,14 +24,24 @@ import org.slf4j.LoggerFactory;
  * knows which clients may reclaim during the grace period and refuses reclaims from any other.
  *
  * <p>The file {@value #FILE_NAME} is a text log: a header line, then one change per line, {@code
- * +owner} or {@code -owner} with the owner in hex. A change appends its one line and forces it to
- * disk, so what a client's request costs does not depend on how many other clients are recorded.
- * When the log holds more than {@link #compactionThreshold} changes since it was last rewritten, it
- * is rewritten as the live records alone (written beside, forced, renamed over): an amortised cost
- * of at most one line per change. The file is also rewritten at every start, so the log never
- * carries more than one start's changes. A crash leaves a complete log or one whose last line is
- * torn; a torn or malformed line is ignored at load (its change was not yet acknowledged: the reply
+ * +owner} or {@code -owner} with the owner in hex. A change appends its one line, so what a
+ * client's request costs does not depend on how many other clients are recorded. When the log
+ * holds more than {@link #compactionThreshold} changes since it was last rewritten, it is
+ * rewritten as the live records alone (written beside, forced, renamed over): an amortised cost of
+ * at most one line per change. The file is also rewritten at every start, so the log never carries
+ * more than one start's changes. A crash leaves a complete log or one whose last line is torn; a
+ * torn or malformed line is ignored at load (its change was not yet acknowledged: the reply
  * follows the write).
+ *
+ * <p>Writing is a group commit, apart from the changes. {@link #add}, {@link #remove} and {@link
+ * #removeAll} change the records in memory and queue their line, under the server's state lock
+ * and without any file-system call; {@link #commit()}, called with no lock held before the reply
+ * of the COMPOUND that made the changes, writes them. One thread writes at a time, and it writes
+ * and forces every line queued so far at once: a COMPOUND whose changes a writer before it took
+ * along returns without writing; the expiry of many clients within one SEQUENCE is one write and
+ * one force. So no request waits for the disk while holding the state lock that every other
+ * request needs. The changes a thread must see on disk are kept per thread, as a COMPOUND runs
+ * on one thread from its first operation to its reply.
  *
  * <p>At most {@code cap} owners are kept (one more is not recorded and cannot reclaim after a
  * restart; a warning says so); an owner is at most NFS4_OPAQUE_LIMIT (1024) octets. A file larger
@@ -40,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * before the log ({@value #LIST_HEADER}: one owner a line) is still read.
  *
  * <p>Without a directory nothing is stored ({@link #none()}): no client can reclaim after a
- * restart, and no grace period is needed. Callers hold {@link Nfs4Context#lock()}.
+ * restart, and no grace period is needed.
  */
 final class ClientRecords {
 
@@ -52,8 +62,30 @@ final class ClientRecords {
     /** Changes the log always tolerates before a rewrite, however few records are live. */
     private static final int MIN_LOG = 64;
 
+    /** How a written file is made durable ({@link FileChannel#force}); tests watch or hold it up. */
+    interface Forcing {
+        Forcing FILE_SYSTEM = FileChannel::force;
+
+        void force(FileChannel channel, boolean metaData) throws IOException;
+    }
+
     private final Path file;
     private final int cap;
+    /** Guards the records in memory and the queue; held for no file-system call. */
+    private final Object state = new Object();
+    /** One writer at a time; taken before {@link #state}, never while a caller holds the state lock of the server. */
+    private final Object writer = new Object();
+    /** Lines queued and not yet written; guarded by {@link #state}. */
+    private final List<String> queued = new ArrayList<>();
+    /** Changes queued since the start, each change's ticket its number; guarded by {@link #state}. */
+    private long changes;
+    /** Changes written (or given up on, with a warning) so far. */
+    private volatile long written;
+    /** The last change this thread made, for its {@link #commit()}. */
+    private final ThreadLocal<long[]> madeByThread = ThreadLocal.withInitial(() -> new long[1]);
+    private volatile Forcing forcing = Forcing.FILE_SYSTEM;
+    /** Forces of the file, for tests. */
+    private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
     /**
      * Warnings that clients can make the records give in a loop: a client left out because they
      * are full, a change not written (each new or departing client writes the file).
@@ -63,12 +95,15 @@ final class ClientRecords {
     private final Set<ByteBuffer> previous;
     /** What this incarnation has recorded (starts as the previous list, so an early restart loses nothing). */
     private final Set<ByteBuffer> current;
-    /** Changes appended since the last rewrite. */
+    /** Changes appended since the last rewrite; guarded by {@link #state}. */
     private int logged;
-    /** A change failed to reach the file: the next change rewrites it whole instead of appending. */
+    /**
+     * The next write rewrites the file whole instead of appending: a change failed to reach it,
+     * or {@link #removeAll} changed many at once; guarded by {@link #state}.
+     */
     private boolean stale;
     /** Rewrites so far, for tests. */
-    private int rewrites;
+    private volatile int rewrites;
 
     private ClientRecords(Path file, int cap, Set<ByteBuffer> previous, LogRateLimit warningLog) {
         this.file = file;
@@ -92,7 +127,7 @@ final class ClientRecords {
         Files.createDirectories(directory);
         Path file = directory.resolve(FILE_NAME);
         ClientRecords records = new ClientRecords(file, cap, load(file, cap), warningLog);
-        records.rewrite();
+        records.rewrite(records.snapshot());
         return records;
     }
 
@@ -175,39 +210,121 @@ final class ClientRecords {
         return previous.contains(ByteBuffer.wrap(owner));
     }
 
-    /** Records {@code owner} (on disk before this returns) unless it is recorded already or the cap is reached. */
+    /**
+     * Records {@code owner} unless it is recorded already or the cap is reached; on disk once
+     * this thread's {@link #commit()} returned.
+     */
     void add(byte[] owner) {
-        if (file == null || current.contains(ByteBuffer.wrap(owner))) {
+        if (file == null) {
             return;
         }
-        if (current.size() >= cap) {
-            long held = warningLog.admit();
-            if (held >= 0) {
-                log.warn("NFSv4 client records full ({}): a client is not recorded and cannot reclaim after a"
-                        + " restart{}", cap, held == 0 ? "" : " (" + held + " more warnings not given since the last message)");
+        synchronized (state) {
+            if (current.contains(ByteBuffer.wrap(owner))) {
+                return;
             }
+            if (current.size() >= cap) {
+                long held = warningLog.admit();
+                if (held >= 0) {
+                    log.warn("NFSv4 client records full ({}): a client is not recorded and cannot reclaim after a"
+                            + " restart{}", cap, held == 0 ? "" : " (" + held + " more warnings not given since the"
+                            + " last message)");
+                }
+                return;
+            }
+            current.add(ByteBuffer.wrap(owner.clone()));
+            queue('+' + HexFormat.of().formatHex(owner) + '\n');
+        }
+    }
+
+    /** Forgets {@code owner} (its client lost its state: expired or destroyed); on disk as {@link #add}. */
+    void remove(byte[] owner) {
+        if (file == null) {
             return;
         }
-        current.add(ByteBuffer.wrap(owner.clone()));
-        append('+', owner);
-    }
-
-    /** Forgets {@code owner} (its client lost its state: expired or destroyed). */
-    void remove(byte[] owner) {
-        if (file != null && current.remove(ByteBuffer.wrap(owner))) {
-            append('-', owner);
+        synchronized (state) {
+            if (current.remove(ByteBuffer.wrap(owner))) {
+                queue('-' + HexFormat.of().formatHex(owner) + '\n');
+            }
         }
     }
 
-    /** Forgets these owners at once (the clients that did not reclaim within the grace period; once a start). */
+    /**
+     * Forgets these owners at once (the clients that did not reclaim within the grace period; once
+     * a start): the next write rewrites the file.
+     */
     void removeAll(Set<ByteBuffer> owners) {
-        if (file != null && current.removeAll(owners)) {
-            rewrite();
+        if (file == null) {
+            return;
+        }
+        synchronized (state) {
+            if (current.removeAll(owners)) {
+                stale = true;
+                queue(null);
+            }
+        }
+    }
+
+    /** Queues one change ({@code line} null: only a rewrite) as this thread's; under {@link #state}. */
+    private void queue(String line) {
+        if (line != null) {
+            queued.add(line);
+        }
+        madeByThread.get()[0] = ++changes;
+    }
+
+    /**
+     * Writes the changes this thread made, and every other change queued by then, unless a
+     * writer already did; returns once they are on disk (or failed to get there, with a warning).
+     * Never called with the server's state lock held: it waits for the file system.
+     */
+    void commit() {
+        long[] made = madeByThread.get();
+        long mine = made[0];
+        made[0] = 0;
+        if (mine == 0 || mine <= written) {
+            return;
+        }
+        synchronized (writer) {
+            if (mine <= written) {
+                return; // a writer before this one took it along
+            }
+            List<String> lines;
+            long upTo;
+            String whole = null;
+            synchronized (state) {
+                lines = new ArrayList<>(queued);
+                queued.clear();
+                upTo = changes;
+                if (stale || logged + lines.size() > compactionThreshold(current.size())) {
+                    // cleared now, not once written: a removeAll meanwhile sets it for the next writer
+                    whole = snapshot();
+                    stale = false;
+                    logged = 0;
+                }
+            }
+            if (whole != null) {
+                rewrite(whole);
+            } else {
+                append(lines);
+            }
+            written = upTo;
         }
     }
 
     int size() {
-        return current.size();
+        synchronized (state) {
+            return current.size();
+        }
+    }
+
+    /** Forces of the file since the start (a test seam: a group commit forces once for many changes). */
+    long forces() {
+        return forces.get();
+    }
+
+    /** How the file is forced from now on (a test seam). */
+    void forcing(Forcing forcing) {
+        this.forcing = forcing;
     }
 
     /** Warnings held back since the start. */
@@ -220,42 +337,52 @@ final class ClientRecords {
         return rewrites;
     }
 
-    private void append(char change, byte[] owner) {
-        if (stale || logged >= compactionThreshold(current.size())) {
-            rewrite();
+    /** Appends {@code lines} and forces them once; by the one writer. */
+    private void append(List<String> lines) {
+        if (lines.isEmpty()) {
             return;
         }
-        String line = change + HexFormat.of().formatHex(owner) + '\n';
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-            writeFully(ch, line);
-            ch.force(false);
-            logged++;
+            writeFully(ch, String.join("", lines));
+            force(ch, false);
+            synchronized (state) {
+                logged += lines.size();
+            }
         } catch (IOException e) {
             failed(e);
         }
     }
 
-    private void rewrite() {
+    /** The file's text with the live records alone; under {@link #state} (or before anyone else sees this). */
+    private String snapshot() {
         StringBuilder s = new StringBuilder(HEADER).append('\n');
         for (ByteBuffer owner : current) {
             s.append('+').append(HexFormat.of().formatHex(owner.array(), owner.arrayOffset(),
                     owner.arrayOffset() + owner.limit())).append('\n');
         }
+        return s.toString();
+    }
+
+    /** Replaces the file with {@code text} (a {@link #snapshot()}); by the one writer, or at {@link #open}. */
+    private void rewrite(String text) {
         Path tmp = file.resolveSibling(FILE_NAME + ".new");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                writeFully(ch, s);
-                ch.force(true);
+                writeFully(ch, text);
+                force(ch, true);
             }
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             forceDirectory();
-            logged = 0;
-            stale = false;
             rewrites++;
         } catch (IOException e) {
             failed(e);
         }
+    }
+
+    private void force(FileChannel ch, boolean metaData) throws IOException {
+        forces.incrementAndGet();
+        forcing.force(ch, metaData);
     }
 
     /** The rename is durable only once the directory is; some platforms cannot open one, and then it stays to chance. */
@@ -276,7 +403,9 @@ final class ClientRecords {
 
     private void failed(IOException e) {
         // the clients keep their state; only a restart's reclaims are at risk until a rewrite succeeds
-        stale = true;
+        synchronized (state) {
+            stale = true;
+        }
         long held = warningLog == null ? 0 : warningLog.admit();
         if (held >= 0) {
             log.warn("NFSv4 client records {} not written: {}{}", file, e.toString(),

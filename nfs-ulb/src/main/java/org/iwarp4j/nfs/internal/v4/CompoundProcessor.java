@@ -206,6 +206,9 @@ public final class CompoundProcessor {
                 results.discard();
             }
             release(st);
+            // Before the reply leaves, outside the state lock: the client records this COMPOUND
+            // changed (a first OPEN, RECLAIM_COMPLETE, clients it found expired) reach the disk.
+            ctx.records().commit();
         }
     }
 

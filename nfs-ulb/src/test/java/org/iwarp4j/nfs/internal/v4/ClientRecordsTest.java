@@ -40,6 +40,17 @@ class ClientRecordsTest {
         return ("client-" + i).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** A change as a COMPOUND makes it: in memory, then committed before the reply. */
+    private static void add(ClientRecords records, byte[] owner) {
+        records.add(owner);
+        records.commit();
+    }
+
+    private static void remove(ClientRecords records, byte[] owner) {
+        records.remove(owner);
+        records.commit();
+    }
+
     private static String hex(byte[] owner) {
         return HexFormat.of().formatHex(owner);
     }
@@ -57,36 +68,36 @@ class ClientRecordsTest {
     void aChangeAppendsItsOneLineAndLeavesTheRestOfTheFileAlone() throws Exception {
         ClientRecords records = open(1024);
         for (int i = 0; i < 500; i++) {
-            records.add(owner(i));
+            add(records, owner(i));
         }
         byte[] before = fileBytes();
-        records.add(owner(500));
+        add(records, owner(500));
         byte[] added = fileBytes();
         assertThat(added).startsWith(before);
         assertThat(new String(added, before.length, added.length - before.length, StandardCharsets.US_ASCII))
                 .isEqualTo("+" + hex(owner(500)) + "\n");
 
-        records.remove(owner(7));
+        remove(records, owner(7));
         byte[] removed = fileBytes();
         assertThat(removed).startsWith(added);
         assertThat(new String(removed, added.length, removed.length - added.length, StandardCharsets.US_ASCII))
                 .isEqualTo("-" + hex(owner(7)) + "\n");
         assertThat(records.rewrites()).as("only the one at open").isEqualTo(1);
 
-        records.remove(owner(7));
-        records.add(owner(8));
+        remove(records, owner(7));
+        add(records, owner(8));
         assertThat(fileBytes()).as("no change, nothing written").isEqualTo(removed);
     }
 
     @Test
     void theLogIsRewrittenAsTheLiveRecordsOnceItHoldsTwiceAsManyChangesAsRecords() throws Exception {
         ClientRecords records = open(16);
-        records.add(owner(1));
-        records.add(owner(2));
+        add(records, owner(1));
+        add(records, owner(2));
         int maxLines = 0;
         for (int i = 0; i < 1000; i++) {
-            records.add(owner(3));
-            records.remove(owner(3));
+            add(records, owner(3));
+            remove(records, owner(3));
             maxLines = Math.max(maxLines, fileLines().size());
         }
         int threshold = ClientRecords.compactionThreshold(3);
@@ -141,15 +152,76 @@ class ClientRecordsTest {
     @Test
     void aChangeThatCouldNotBeWrittenIsRepairedByTheNextOne() throws Exception {
         ClientRecords records = open(16);
-        records.add(owner(1));
+        add(records, owner(1));
         Files.delete(dir.resolve(ClientRecords.FILE_NAME));
-        records.add(owner(2));
+        add(records, owner(2));
         assertThat(dir.resolve(ClientRecords.FILE_NAME)).as("an append does not create the file").doesNotExist();
-        records.add(owner(3));
+        add(records, owner(3));
         assertThat(records.rewrites()).isEqualTo(2);
         assertThat(fileLines()).containsExactly(ClientRecords.HEADER, "+" + hex(owner(1)), "+" + hex(owner(2)),
                 "+" + hex(owner(3)));
-        records.remove(owner(2));
+        remove(records, owner(2));
         assertThat(fileLines()).as("appending again").hasSize(5).endsWith("-" + hex(owner(2)));
+    }
+    /**
+     * Group commit: changes two threads made are written and forced once, by whichever commits
+     * first; the other's commit finds its change on disk and forces nothing.
+     */
+    @Test
+    void changesOfSeveralThreadsAreWrittenWithOneForce() throws Exception {
+        ClientRecords records = open(16);
+        long forces = records.forces();
+        records.add(owner(1)); // this thread's change, not yet committed
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            other.submit(() -> {
+                records.add(owner(2));
+                records.remove(owner(9)); // never recorded: no change
+                records.commit();
+            }).get(10, TimeUnit.SECONDS);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(records.forces() - forces).isEqualTo(1);
+        assertThat(fileLines()).containsExactly(ClientRecords.HEADER, "+" + hex(owner(1)), "+" + hex(owner(2)));
+        records.commit();
+        assertThat(records.forces() - forces).as("taken along by the other thread's commit").isEqualTo(1);
+    }
+
+    /**
+     * While a commit waits for the disk, other threads change the records in memory: the write
+     * holds no lock a change needs (a COMPOUND makes its changes under the server's state lock).
+     */
+    @Test
+    void aChangeDoesNotWaitForAWriteInProgress() throws Exception {
+        ClientRecords records = open(16);
+        java.util.concurrent.CountDownLatch forcing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        records.forcing((channel, metaData) -> {
+            forcing.countDown();
+            try {
+                assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            channel.force(metaData);
+        });
+        java.util.concurrent.ExecutorService writer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<?> commit = writer.submit(() -> add(records, owner(1)));
+            assertThat(forcing.await(10, TimeUnit.SECONDS)).isTrue();
+            records.add(owner(2));
+            records.remove(owner(1));
+            assertThat(records.size()).isEqualTo(1);
+            assertThat(commit.isDone()).as("still forcing").isFalse();
+            release.countDown();
+            commit.get(10, TimeUnit.SECONDS);
+            records.commit();
+        } finally {
+            release.countDown();
+            writer.shutdownNow();
+        }
+        assertThat(fileLines()).containsExactly(ClientRecords.HEADER, "+" + hex(owner(1)), "+" + hex(owner(2)),
+                "-" + hex(owner(1)));
     }
 }

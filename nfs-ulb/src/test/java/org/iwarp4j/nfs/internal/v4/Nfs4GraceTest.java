@@ -131,6 +131,40 @@ class Nfs4GraceTest {
         return HexFormat.of().formatHex(owner.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A client's first OPEN records it; the record reaches the disk before the reply, and without
+     * the server's state lock held (which every other request needs) while the file is forced. The
+     * expiry of many recorded clients, found by another client's request, is one force.
+     */
+    @Test
+    void clientRecordsAreForcedOutsideTheStateLockBeforeTheReply() throws Exception {
+        Nfs4Harness h = start();
+        java.util.concurrent.atomic.AtomicInteger underLock = new java.util.concurrent.atomic.AtomicInteger();
+        h.ctx.records().forcing((channel, metaData) -> {
+            if (Thread.holdsLock(h.ctx.lock())) {
+                underLock.incrementAndGet();
+            }
+            channel.force(metaData);
+        });
+        List<Client> clients = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Client c = new Client(h, "client-" + i);
+            long forces = h.ctx.records().forces();
+            assertThat(c.open("f" + i).op(OP_OPEN)).isEqualTo(NFS4_OK);
+            assertThat(h.ctx.records().forces() - forces).as("forced before the reply").isEqualTo(1);
+            assertThat(recordLines()).contains(hex("client-" + i));
+            clients.add(c);
+        }
+        h.clock.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 1));
+        long forces = h.ctx.records().forces();
+        Client late = new Client(h, "late"); // its EXCHANGE_ID finds the five expired
+        assertThat(h.ctx.records().forces() - forces).as("five removals, one force").isEqualTo(1);
+        assertThat(recordLines()).isEmpty();
+        assertThat(late.reclaimComplete()).isEqualTo(NFS4_OK);
+        assertThat(recordLines()).containsExactly(hex("late"));
+        assertThat(underLock).as("forces under the state lock").hasValue(0);
+    }
+
     @Test
     void aRecordedClientReclaimsItsOpenAndLockWhileOthersWaitUntilItsReclaimComplete() throws Exception {
         Nfs4Harness first = start();
