@@ -21,19 +21,20 @@ package org.iwarp4j.nfs.internal.v4;
  * @param maxOwners open owners plus lock owners on the server
  * @param maxStates open and lock stateids on the server
  * @param maxLocks byte-range locks on the server
+ * @param maxLocksPerFile byte-range locks on one file, of all its clients
  */
 public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxClientsPerAddress,
                            int maxSessionsPerClient,
                            int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
                            int maxOwnersPerClient, int maxStatesPerClient, int maxLocksPerClient,
-                           int maxOwners, int maxStates, int maxLocks) {
+                           int maxOwners, int maxStates, int maxLocks, int maxLocksPerFile) {
 
     public Nfs4Settings {
         if (leaseSeconds < 1 || graceSeconds < 0 || maxClients < 1 || maxClientsPerAddress < 1
                 || maxSessionsPerClient < 1 || maxSessions < 1
                 || maxSlots < 1 || maxOperations < 2 || maxCachedReply < 512 || maxOwnersPerClient < 1
                 || maxStatesPerClient < 1 || maxLocksPerClient < 1 || maxOwners < 1 || maxStates < 1
-                || maxLocks < 2) {
+                || maxLocks < 2 || maxLocksPerFile < 2) {
             throw new IllegalArgumentException("NFSv4 settings out of range: " + this);
         }
     }
@@ -46,42 +47,51 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
      * longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
      * per client, and on the server 65,536 owners, 262,144 stateids and 262,144 locks (an owner's
      * name is at most 1 KiB: at most some 140 MiB of owners, 40 MiB of stateids, 16 MiB of locks,
-     * where the per-client caps alone allowed 1024 times the per-client amounts).
+     * where the per-client caps alone allowed 1024 times the per-client amounts), and 4096 locks on
+     * one file (what a LOCK on it tests for conflicts; as one client may hold).
      */
     public static Nfs4Settings defaults() {
-        return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144);
+        return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144,
+                4096);
     }
 
     public Nfs4Settings withLease(int seconds) {
         return new Nfs4Settings(seconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
                 maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks);
+                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
     }
 
     public Nfs4Settings withGrace(int seconds) {
         return new Nfs4Settings(leaseSeconds, seconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
                 maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks);
+                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
     }
 
     public Nfs4Settings withTables(int clients, int sessionsPerClient, int sessions, int slots, int owners,
                                    int states, int locks) {
         return new Nfs4Settings(leaseSeconds, graceSeconds, clients, maxClientsPerAddress, sessionsPerClient,
                 sessions, slots, maxOperations, maxCachedReply, owners, states, locks, maxOwners, maxStates,
-                maxLocks);
+                maxLocks, maxLocksPerFile);
     }
 
     /** These settings with the cap on client records made from one address given. */
     public Nfs4Settings withClientsPerAddress(int clients) {
         return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, clients, maxSessionsPerClient,
                 maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks);
+                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+    }
+
+    /** These settings with the cap on locks of one file given. */
+    public Nfs4Settings withLocksPerFile(int locksPerFile) {
+        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
+                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
+                maxLocksPerClient, maxOwners, maxStates, maxLocks, locksPerFile);
     }
 
     /** These settings with the server-wide caps on owners, stateids and locks given. */
     public Nfs4Settings withServerTables(int owners, int states, int locks) {
         return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress,
                 maxSessionsPerClient, maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient,
-                maxStatesPerClient, maxLocksPerClient, owners, states, locks);
+                maxStatesPerClient, maxLocksPerClient, owners, states, locks, maxLocksPerFile);
     }
 }

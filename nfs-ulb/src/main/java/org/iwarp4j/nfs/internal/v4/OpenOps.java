@@ -433,10 +433,8 @@ final class OpenOps {
                     throw new Nfs4Exception(NFS4ERR_GRACE, "special stateid in the grace period");
                 }
                 int denyBit = write ? OPEN4_SHARE_DENY_WRITE : OPEN4_SHARE_DENY_READ;
-                for (StateTable.State s : ctx.states().opens(key)) {
-                    if ((s.deny & denyBit) != 0) {
-                        throw new Nfs4Exception(NFS4ERR_LOCKED, "share reservation denies anonymous access");
-                    }
+                if (ctx.states().shareDenies(key, denyBit)) {
+                    throw new Nfs4Exception(NFS4ERR_LOCKED, "share reservation denies anonymous access");
                 }
                 return;
             }

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +20,12 @@ import org.iwarp4j.nfs.v4.Stateid4;
  * advisory towards local processes, as with knfsd on Linux.
  *
  * <p>Every table is bounded per client ({@link Nfs4Settings#maxOwnersPerClient()},
- * {@link Nfs4Settings#maxStatesPerClient()}, {@link Nfs4Settings#maxLocksPerClient()}); beyond a
- * cap the operation answers NFS4ERR_NOSPC. Callers hold {@link Nfs4Context#lock()}.
+ * {@link Nfs4Settings#maxStatesPerClient()}, {@link Nfs4Settings#maxLocksPerClient()}), per server,
+ * and a file's locks per file ({@link Nfs4Settings#maxLocksPerFile()}); beyond a cap the operation
+ * answers NFS4ERR_NOSPC. What one file holds is a {@link FileState}; an operation on a file costs
+ * the caller's own opens and locks there and, to test a lock for conflicts, the file's other locks
+ * (at most the per-file cap), never a walk of every open or lock the server holds. Callers hold
+ * {@link Nfs4Context#lock()}.
  */
 final class StateTable {
 
@@ -96,19 +99,23 @@ final class StateTable {
         }
     }
 
+    /** A lock owner's lock state on one file: there is at most one (RFC 8881 §8.2.1). */
+    private record LockStateKey(Owner owner, FileKey file) {
+    }
+
     /** What one client holds, for its caps. */
     private static final class Held {
         final Map<OwnerKey, Owner> owners = new HashMap<>();
         final Set<State> states = new HashSet<>();
+        /** Its lock states by owner and file (LOCK finds its own without a walk). */
+        final Map<LockStateKey, State> lockStates = new HashMap<>();
         int locks;
-        /** Files it has held locks on: where to look when it goes, instead of every file with locks. */
-        final Set<FileKey> lockedFiles = new HashSet<>();
     }
 
     private final Nfs4Context ctx;
     private final Map<ByteBuffer, State> byOther = new HashMap<>();
-    private final Map<FileKey, List<State>> opensByFile = new HashMap<>();
-    private final Map<FileKey, List<RangeLock>> locksByFile = new HashMap<>();
+    /** The opens and locks of every file that has any. */
+    private final Map<FileKey, FileState> files = new HashMap<>();
     private final Map<Long, Held> byClient = new HashMap<>();
     private long counter;
     /** Owners and locks held by all clients (the stateids are {@link #byOther}'s size). */
@@ -131,6 +138,17 @@ final class StateTable {
 
     private Held held(long clientId) {
         return byClient.computeIfAbsent(clientId, c -> new Held());
+    }
+
+    private FileState file(FileKey key) {
+        return files.computeIfAbsent(key, k -> new FileState());
+    }
+
+    /** Forgets a file's entry once nothing is held on it. */
+    private void tidy(FileKey key, FileState f) {
+        if (f.isEmpty()) {
+            files.remove(key);
+        }
     }
 
     /**
@@ -173,6 +191,7 @@ final class StateTable {
         byOther.put(ByteBuffer.wrap(other), s);
         if (open != null) {
             open.lockStates.add(s);
+            h.lockStates.put(new LockStateKey(owner, file), s);
         }
         h.states.add(s);
         return s;
@@ -186,13 +205,14 @@ final class StateTable {
         }
         if (s.isLock()) {
             s.open.lockStates.remove(s);
+            if (h != null) {
+                h.lockStates.remove(new LockStateKey(s.owner, s.file), s);
+            }
         } else {
-            List<State> opens = opensByFile.get(s.file);
-            if (opens != null) {
-                opens.remove(s);
-                if (opens.isEmpty()) {
-                    opensByFile.remove(s.file);
-                }
+            FileState f = files.get(s.file);
+            if (f != null) {
+                f.removeOpen(s);
+                tidy(s.file, f);
             }
         }
     }
@@ -239,23 +259,19 @@ final class StateTable {
      * conflict with another owner's access or deny is NFS4ERR_SHARE_DENIED.
      */
     State open(Owner owner, FileKey file, int access, int deny) {
-        List<State> opens = opensByFile.getOrDefault(file, List.of());
-        State mine = null;
-        for (State s : opens) {
-            if (s.owner == owner) {
-                mine = s;
-            } else if ((s.deny & access) != 0 || (s.access & deny) != 0) {
-                throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "share conflict with another open");
-            }
+        FileState f = files.get(file);
+        State mine = f == null ? null : f.openOf(owner);
+        if (f != null && f.shareConflict(mine, access, deny)) {
+            throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "share conflict with another open");
         }
         if (mine == null) {
             mine = newState(owner, file, null);
-            opensByFile.computeIfAbsent(file, f -> new ArrayList<>()).add(mine);
+            f = file(file);
+            f.addOpen(mine);
         } else {
             mine.bump();
         }
-        mine.access |= access;
-        mine.deny |= deny;
+        f.share(mine, mine.access | access, mine.deny | deny);
         return mine;
     }
 
@@ -267,8 +283,7 @@ final class StateTable {
         if ((access & ~s.access) != 0 || (deny & ~s.deny) != 0 || access == 0) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade is no subset");
         }
-        s.access = access;
-        s.deny = deny;
+        files.get(s.file).share(s, access, deny);
         s.bump();
     }
 
@@ -287,12 +302,8 @@ final class StateTable {
     }
 
     private boolean holdsLocks(State lockState) {
-        for (RangeLock l : locksByFile.getOrDefault(lockState.file, List.of())) {
-            if (l.owner == lockState.owner) {
-                return true;
-            }
-        }
-        return false;
+        FileState f = files.get(lockState.file);
+        return f != null && f.holdsLocks(lockState.owner);
     }
 
     /** FREE_STATEID (RFC 8881 §18.38): a lock state without locks; anything else is NFS4ERR_LOCKS_HELD. */
@@ -305,30 +316,26 @@ final class StateTable {
 
     /** The lock state of a lock owner on the file of {@code open}, made if needed. */
     State lockState(Owner lockOwner, State open) {
-        for (State s : held(lockOwner.clientId).states) {
-            if (s.owner == lockOwner && s.file.equals(open.file)) {
-                return s;
-            }
-        }
-        return newState(lockOwner, open.file, open);
+        State s = held(lockOwner.clientId).lockStates.get(new LockStateKey(lockOwner, open.file));
+        return s != null ? s : newState(lockOwner, open.file, open);
     }
 
-    /** The first lock of another owner that conflicts with this range, or null. */
     /** A lock of another owner than {@code owner} (null: no owner of the caller's) that the range and type conflict with. */
     RangeLock conflict(FileKey file, Owner owner, int type, long offset, long last) {
-        boolean write = type == WRITE_LT || type == WRITEW_LT;
-        for (RangeLock l : locksByFile.getOrDefault(file, List.of())) {
-            if (l.owner != owner && l.overlaps(offset, last) && (write || l.isWrite())) {
-                return l;
-            }
-        }
-        return null;
+        FileState f = files.get(file);
+        return f == null ? null : f.conflict(owner, type, offset, last);
+    }
+
+    /** Whether a share reservation on the file denies the access of {@code denyBit} (I/O with a special stateid). */
+    boolean shareDenies(FileKey file, int denyBit) {
+        FileState f = files.get(file);
+        return f != null && f.denies(denyBit);
     }
 
     /**
      * Sets a lock for {@code owner}: its own locks in the range are replaced (POSIX semantics).
      * Setting one lock adds at most two (the new one and the far part of a lock it splits), so the
-     * cap is checked against that before anything changes.
+     * caps (the client's, the file's, the server's) are checked against that before anything changes.
      */
     void lock(FileKey file, Owner owner, int type, long offset, long last) {
         Held h = held(owner.clientId);
@@ -338,95 +345,58 @@ final class StateTable {
         if (locks + 2 > ctx.settings().maxLocks()) {
             throw new Nfs4Exception(NFS4ERR_NOSPC, "the server holds " + locks + " locks");
         }
-        List<RangeLock> fileLocks = locksByFile.computeIfAbsent(file, f -> new ArrayList<>());
-        int before = countOf(fileLocks, owner);
-        carve(fileLocks, owner, offset, last);
-        fileLocks.add(new RangeLock(owner, type, offset, last));
-        int added = countOf(fileLocks, owner) - before;
+        FileState f = file(file);
+        if (f.lockCount() + 2 > ctx.settings().maxLocksPerFile()) {
+            throw new Nfs4Exception(NFS4ERR_NOSPC, "the file has " + f.lockCount() + " locks");
+        }
+        int added = f.lock(owner, type, offset, last);
         h.locks += added;
         locks += added;
-        h.lockedFiles.add(file);
     }
 
     /** Releases the range for {@code owner} (LOCKU, RFC 8881 §18.12). */
     void unlock(FileKey file, Owner owner, long offset, long last) {
-        List<RangeLock> locks = locksByFile.get(file);
-        if (locks == null) {
+        FileState f = files.get(file);
+        if (f == null) {
             return;
         }
-        int before = countOf(locks, owner);
-        carve(locks, owner, offset, last);
-        int added = countOf(locks, owner) - before;
-        Held h = held(owner.clientId);
-        h.locks += added;
-        this.locks += added;
-        if (locks.stream().noneMatch(l -> l.owner.clientId == owner.clientId)) {
-            h.lockedFiles.remove(file);
-        }
-        if (locks.isEmpty()) {
-            locksByFile.remove(file);
-        }
+        int added = f.unlock(owner, offset, last);
+        held(owner.clientId).locks += added;
+        locks += added;
+        tidy(file, f);
     }
 
-    private static int countOf(List<RangeLock> locks, Owner owner) {
-        int n = 0;
-        for (RangeLock l : locks) {
-            if (l.owner == owner) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** Removes [offset, last] from the owner's locks, splitting those that extend beyond it. */
-    private static void carve(List<RangeLock> locks, Owner owner, long offset, long last) {
-        List<RangeLock> keep = new ArrayList<>();
-        for (Iterator<RangeLock> it = locks.iterator(); it.hasNext(); ) {
-            RangeLock l = it.next();
-            if (l.owner != owner || !l.overlaps(offset, last)) {
-                continue;
-            }
-            it.remove();
-            if (Long.compareUnsigned(l.offset, offset) < 0) {
-                keep.add(new RangeLock(owner, l.type, l.offset, offset - 1));
-            }
-            if (Long.compareUnsigned(l.last, last) > 0) {
-                keep.add(new RangeLock(owner, l.type, last + 1, l.last));
-            }
-        }
-        locks.addAll(keep);
-    }
-
-    /** The opens of a file (for anonymous I/O and REMOVE checks). */
-    List<State> opens(FileKey file) {
-        return opensByFile.getOrDefault(file, List.of());
-    }
-
-    /** Everything a client held goes (lease expiry, a new incarnation confirmed). */
+    /**
+     * Everything a client held goes (lease expiry, a new incarnation confirmed): its locks through
+     * its lock states (every owner with locks on a file has its one lock state there), so the cost
+     * is what the client held, not what others hold on the same files.
+     */
     void dropClient(long clientId) {
         Held h = byClient.remove(clientId);
         if (h == null) {
             return;
         }
+        for (State s : h.lockStates.values()) {
+            FileState f = files.get(s.file);
+            if (f != null) {
+                locks -= f.dropLocks(s.owner);
+                tidy(s.file, f);
+            }
+        }
         for (State s : List.copyOf(h.states)) {
             removeState(s);
         }
-        for (FileKey file : h.lockedFiles) {
-            List<RangeLock> fileLocks = locksByFile.get(file);
-            if (fileLocks != null) {
-                fileLocks.removeIf(l -> l.owner.clientId == clientId);
-                if (fileLocks.isEmpty()) {
-                    locksByFile.remove(file);
-                }
-            }
-        }
         owners -= h.owners.size();
-        locks -= h.locks;
     }
 
     /** Locks held on the server, for tests. */
     int locksHeld() {
         return locks;
+    }
+
+    /** Files with opens or locks held on them, for tests. */
+    int fileCount() {
+        return files.size();
     }
 
     int stateCount() {

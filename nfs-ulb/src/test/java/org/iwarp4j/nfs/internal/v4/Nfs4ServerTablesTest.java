@@ -84,4 +84,44 @@ class Nfs4ServerTablesTest {
             assertThat(h.ctx.states().locksHeld()).isEqualTo(3);
         }
     }
+    /**
+     * A file's locks are capped (Nfs4Settings.maxLocksPerFile), as a LOCK on it tests the other
+     * owners' locks there for conflicts: past the cap LOCK is NFS4ERR_NOSPC on that file and only
+     * there; a client's expiry takes its locks off the file through its own lock states.
+     */
+    @Test
+    void locksPastTheFilesCapAreNospcOnThatFileAlone() throws Exception {
+        try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withLocksPerFile(4))) {
+            h.session();
+            Reply of = open(h, "owner", "f");
+            assertThat(of.op(OP_OPEN)).isEqualTo(NFS4_OK);
+            Stateid4 openF = of.openBody();
+            Reply og = open(h, "owner", "g");
+            assertThat(og.op(OP_OPEN)).isEqualTo(NFS4_OK);
+            Stateid4 openG = og.openBody();
+            byte[] f = h.fhOf("f");
+            for (int i = 0; i < 4; i++) {
+                Reply r = h.sequenced(putfh(f), lockNew(openF, "locker-" + i, READ_LT, 10L * i, 5));
+                r.skipSequence();
+                r.op(OP_PUTFH);
+                int status = r.op(OP_LOCK);
+                if (i < 3) {
+                    assertThat(status).as("lock owner %d", i).isEqualTo(NFS4_OK);
+                } else {
+                    assertThat(status).as("three held, a cap of four: one more may add two").isEqualTo(NFS4ERR_NOSPC);
+                }
+            }
+            byte[] g = h.fhOf("g");
+            Reply other = h.sequenced(putfh(g), lockNew(openG, "locker-g", WRITE_LT, 0, 5));
+            other.skipSequence();
+            other.op(OP_PUTFH);
+            assertThat(other.op(OP_LOCK)).as("another file").isEqualTo(NFS4_OK);
+            assertThat(h.ctx.states().locksHeld()).isEqualTo(4);
+
+            h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 2));
+            h.session(); // the first client expired with its locks
+            assertThat(h.ctx.states().locksHeld()).isZero();
+            assertThat(h.ctx.states().fileCount()).as("no file entry left behind").isZero();
+        }
+    }
 }
