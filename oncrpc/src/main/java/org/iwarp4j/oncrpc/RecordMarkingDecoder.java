@@ -5,12 +5,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import org.iwarp4j.oncrpc.internal.AssemblyBudget;
 import org.iwarp4j.oncrpc.internal.SliceSafeCumulator;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Reassembles records from a TCP byte stream with record marking (RFC 5531 §11): every
@@ -34,8 +37,19 @@ import java.util.concurrent.TimeUnit;
  * connection is closed and a {@link RecordTimeoutException} is fired. Without it a peer could keep
  * a connection and its partial record alive forever by sending one octet now and then, which no
  * idle timeout notices. The clock restarts with every record that completes.
+ *
+ * <p>A server's decoders may share an {@link AssemblyBudget} (the server's bound on the octets of
+ * all records not yet taken up): a record longer than {@value #SMALL_RECORD} octets reserves its
+ * octets when its record mark announces them, before they are buffered, and gives them back once
+ * the server took the record up ({@link #takenUp}: its call started, or it was a reply to a
+ * backward call), not when it was emitted, so that a record decoded and waiting for the server's
+ * budget of calls still counts. A reservation that must wait stops the connection's reading until
+ * it is granted.
  */
-public final class RecordMarkingDecoder extends ByteToMessageDecoder {
+public final class RecordMarkingDecoder extends ByteToMessageDecoder implements AssemblyBudget.Account {
+
+    /** Records up to this long reserve nothing: each connection holds at most one being assembled. */
+    static final int SMALL_RECORD = 64 * 1024;
 
     private final int maxRecordSize;
     private final long maxRecordNanos;
@@ -43,6 +57,17 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     private ByteBuf record;
     private boolean failed;
     private ScheduledFuture<?> recordTimer;
+    private final AssemblyBudget assembly;
+    /** Told whether the assembly budget lets the connection be read; on the event loop. */
+    private final Consumer<Boolean> reading;
+    private ChannelHandlerContext context;
+    /** Octets reserved for the record being assembled. */
+    private long reserved;
+    /** Octets reserved for records emitted and not yet taken up, by record (identity). */
+    private final java.util.Map<ByteBuf, Long> emitted = new java.util.IdentityHashMap<>();
+    /** Octets of a reservation that waits; 0 if none does. */
+    private long asked;
+    private boolean removed;
 
     /** @param maxRecordSize largest record accepted, in octets (excluding record marks); no time bound */
     public RecordMarkingDecoder(int maxRecordSize) {
@@ -54,6 +79,18 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
      * @param maxRecordTime longest time from a record's first octet to its last; zero for no bound
      */
     public RecordMarkingDecoder(int maxRecordSize, Duration maxRecordTime) {
+        this(maxRecordSize, maxRecordTime, null, r -> { });
+    }
+
+    /**
+     * A server's decoder whose records longer than {@value #SMALL_RECORD} octets reserve their
+     * octets in {@code assembly}; {@code reading} is told (on the event loop) whether the
+     * connection may be read as far as the reservations go.
+     */
+    RecordMarkingDecoder(int maxRecordSize, Duration maxRecordTime, AssemblyBudget assembly,
+                         Consumer<Boolean> reading) {
+        this.assembly = assembly;
+        this.reading = reading;
         if (maxRecordSize < 0) {
             throw new IllegalArgumentException("maxRecordSize < 0");
         }
@@ -81,6 +118,53 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         RecordTimeoutException(String message) {
             super(message);
         }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.context = ctx;
+        super.handlerAdded(ctx);
+    }
+
+    /**
+     * The server took {@code record}, one this decoder emitted, up (on the event loop): its
+     * reservation, if it had one, is given back.
+     */
+    void takenUp(ByteBuf record) {
+        Long octets = emitted.remove(record);
+        if (octets != null) {
+            assembly.release(octets);
+        }
+    }
+
+    /** The reservation that waited was granted: on the event loop, the connection is read again. */
+    @Override
+    public void reservationGranted() {
+        try {
+            context.executor().execute(this::granted);
+        } catch (RejectedExecutionException e) {
+            assembly.release(takeAsked()); // the event loop is gone with the server
+        }
+    }
+
+    private void granted() {
+        if (removed) {
+            assembly.release(takeAsked());
+            return;
+        }
+        reserved += takeAsked();
+        reading.accept(true);
+    }
+
+    private long takeAsked() {
+        long a = asked;
+        asked = 0;
+        return a;
+    }
+
+    /** Octets reserved in the server's assembly budget now (diagnostics, tests). */
+    long reservedOctets() {
+        return reserved + emitted.values().stream().mapToLong(Long::longValue).sum();
     }
 
     @Override
@@ -113,14 +197,20 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                 return completed;
             }
             if (in.readableBytes() < RpcConstants.RECORD_MARK_LENGTH + length) {
+                if (!reserve(recordSoFar + length)) {
+                    return completed; // not read meanwhile: nothing more is buffered
+                }
                 cumulator.expect(RpcConstants.RECORD_MARK_LENGTH + length);
                 return completed;
             }
+            counted(recordSoFar + length);
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
                 // No copy: the record shares the input's memory, which SliceSafeCumulator never
                 // writes into again while the record (or anything derived from it) is alive.
-                out.add(in.readRetainedSlice(length));
+                ByteBuf whole = in.readRetainedSlice(length);
+                out.add(whole);
+                recordEmitted(whole);
                 completed = true;
                 continue;
             }
@@ -130,11 +220,54 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             record.writeBytes(in, length);
             if (last) {
                 out.add(record);
+                recordEmitted(record);
                 record = null;
                 completed = true;
             }
         }
         return completed;
+    }
+
+    /**
+     * Reserves a record of {@code octets} so far in the assembly budget before they are buffered;
+     * false if the reservation waits (the connection is then not read until it is granted).
+     */
+    private boolean reserve(long octets) {
+        if (assembly == null || octets <= SMALL_RECORD) {
+            return true;
+        }
+        if (asked > 0) {
+            return false;
+        }
+        if (octets > reserved) {
+            long more = octets - reserved;
+            if (!assembly.reserve(this, more)) {
+                asked = more;
+                reading.accept(false);
+                return false;
+            }
+            reserved = octets;
+        }
+        return true;
+    }
+
+    /**
+     * Counts a record of {@code octets} so far whose fragment is here whole: its octets are in
+     * memory already, so they are counted without waiting (what one read brings is bounded by the
+     * connection), and a server that stops reading a connection whose calls wait stops there.
+     */
+    private void counted(long octets) {
+        if (assembly != null && octets > SMALL_RECORD && octets > reserved) {
+            assembly.take(octets - reserved);
+            reserved = octets;
+        }
+    }
+
+    private void recordEmitted(ByteBuf whole) {
+        if (reserved > 0) {
+            emitted.put(whole, reserved);
+            reserved = 0;
+        }
     }
 
     /**
@@ -190,6 +323,15 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             record.release();
             record = null;
         }
+        long given = reserved;
+        for (long octets : emitted.values()) {
+            given += octets;
+        }
+        reserved = 0;
+        emitted.clear();
+        if (given > 0) {
+            assembly.release(given);
+        }
     }
 
     @Override
@@ -202,5 +344,9 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         cancelTimer();
         releaseRecord();
+        removed = true;
+        if (assembly != null && asked > 0) {
+            assembly.forget(this); // a grant that raced with this comes to granted(), which gives it back
+        }
     }
 }

@@ -23,6 +23,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import org.iwarp4j.oncrpc.internal.AssemblyBudget;
 import org.iwarp4j.oncrpc.internal.ConnectionLimits;
 import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.iwarp4j.oncrpc.internal.ServerCallBudget;
@@ -54,7 +55,10 @@ import java.util.function.LongSupplier;
  * past either the server stops reading the connection. Per server ({@link Builder#serverBudget}):
  * at most {@code maxCallsInService} calls are in service on all connections together, and no call
  * starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
- * start wait in turn, first come first served. A connection whose unwritten replies make no
+ * start wait in turn, first come first served; call records longer than 64 KiB that have not
+ * started (being reassembled, or decoded and waiting) hold at most {@code maxPendingRecordOctets}
+ * together, a record reserving its octets when its record mark announces them (a connection
+ * whose reservation waits is not read). A connection whose unwritten replies make no
  * progress (the socket takes none of their octets) for {@code maxReplyWriteTime} is closed, so a
  * client that reads nothing holds its share for no longer than that; one that reads slowly keeps
  * its connection.
@@ -99,10 +103,12 @@ public final class RpcTcpServer implements AutoCloseable {
     private final Limits counters;
 
     private final ServerCallBudget budget;
+    private final AssemblyBudget records;
 
     private RpcTcpServer(Channel serverChannel, ChannelGroup connections, EventLoopGroup ownGroup,
-                         ConnectionLimits limits, Limits counters, ServerCallBudget budget) {
+                         ConnectionLimits limits, Limits counters, ServerCallBudget budget, AssemblyBudget records) {
         this.budget = budget;
+        this.records = records;
         this.serverChannel = serverChannel;
         this.connections = connections;
         this.ownGroup = ownGroup;
@@ -182,6 +188,16 @@ public final class RpcTcpServer implements AutoCloseable {
     /** Connections now waiting for room in the server's budget of calls and reply octets. */
     public int connectionsWaitingForBudget() {
         return budget.waiting();
+    }
+
+    /** Octets reserved now by call records not yet started, on all connections ({@link Builder#maxPendingRecordOctets}). */
+    public long pendingRecordOctets() {
+        return records.held();
+    }
+
+    /** Connections now waiting to reserve the octets of a record ({@link Builder#maxPendingRecordOctets}). */
+    public int connectionsWaitingForRecordOctets() {
+        return records.waiting();
     }
 
     /** Connections closed because they failed (a read or write error, typically a reset by the client). */
@@ -319,6 +335,7 @@ public final class RpcTcpServer implements AutoCloseable {
         private Duration maxReplyWriteTime = DEFAULT_MAX_REPLY_WRITE_TIME;
         private int maxCallsInService = DEFAULT_MAX_CALLS_IN_SERVICE;
         private long maxUnwrittenReplyOctets = defaultMaxUnwrittenReplyOctets();
+        private long maxPendingRecordOctets = defaultMaxUnwrittenReplyOctets();
         private long maxUnwrittenReplyOctetsPerConnection = DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION;
         private MeterRegistry meterRegistry;
         private int maxBackwardCalls = DEFAULT_MAX_BACKWARD_CALLS;
@@ -411,6 +428,22 @@ public final class RpcTcpServer implements AutoCloseable {
         }
 
         /**
+         * Octets of call records longer than 64 KiB that all connections together may hold
+         * before their calls start: being reassembled, or decoded and waiting for the server's
+         * budget (default a quarter of the heap, at most 256 MiB, as the reply octets). A record
+         * reserves its octets when its record mark announces them; one that does not fit waits,
+         * first come first served, and its connection is not read meanwhile. Without it the
+         * connections together could hold one record of {@code maxRecordSize} each.
+         */
+        public Builder maxPendingRecordOctets(long octets) {
+            if (octets < 1) {
+                throw new IllegalArgumentException("maxPendingRecordOctets < 1");
+            }
+            this.maxPendingRecordOctets = octets;
+            return this;
+        }
+
+        /**
          * Octets of one connection's replies made and not yet written past which it starts no
          * call and is not read (default 16 MiB, {@link #DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION}).
          */
@@ -488,6 +521,7 @@ public final class RpcTcpServer implements AutoCloseable {
             long replyNanos = maxReplyWriteTime.toNanos();
             long unwrittenPerConnection = maxUnwrittenReplyOctetsPerConnection;
             ServerCallBudget budget = new ServerCallBudget(maxCallsInService, maxUnwrittenReplyOctets);
+            AssemblyBudget records = new AssemblyBudget(maxPendingRecordOctets);
             int backwardCalls = maxBackwardCalls;
             Duration backwardWait = backwardTimeout;
             ServerBootstrap bootstrap = new ServerBootstrap().group(runOn).channel(channelClass)
@@ -504,15 +538,18 @@ public final class RpcTcpServer implements AutoCloseable {
                                 ch.pipeline().addLast(new IdleStateHandler(true, idleNanos, replyNanos, 0,
                                         TimeUnit.NANOSECONDS));
                             }
-                            ch.pipeline().addLast(new RecordMarkingDecoder(maxRecordSize, maxRecordTime),
-                                    new RecordMarkingEncoder(maxFragmentSize),
-                                    new ServerHandler(dispatcher, maxOutstandingCalls, unwrittenPerConnection, budget,
-                                            server, counters, new TcpBackwardCalls(ch, backwardCalls, backwardWait)));
+                            ServerHandler handler = new ServerHandler(dispatcher, maxOutstandingCalls,
+                                    unwrittenPerConnection, budget, server, counters,
+                                    new TcpBackwardCalls(ch, backwardCalls, backwardWait));
+                            RecordMarkingDecoder decoder = new RecordMarkingDecoder(maxRecordSize, maxRecordTime,
+                                    records, handler::assemblyReading);
+                            handler.decoder = decoder;
+                            ch.pipeline().addLast(decoder, new RecordMarkingEncoder(maxFragmentSize), handler);
                         }
                     });
             try {
                 Channel channel = bootstrap.bind(address).syncUninterruptibly().channel();
-                server[0] = new RpcTcpServer(channel, connections, ownGroup, limits, counters, budget);
+                server[0] = new RpcTcpServer(channel, connections, ownGroup, limits, counters, budget, records);
                 return server[0];
             } catch (RuntimeException e) {
                 if (ownGroup != null) {
@@ -539,6 +576,20 @@ public final class RpcTcpServer implements AutoCloseable {
                                                            Channel channel) {
         return new ServerHandler(dispatcher, maxOutstandingCalls, maxUnwrittenOctets, budget, new RpcTcpServer[1],
                 new Limits(null, System::nanoTime), new TcpBackwardCalls(channel, 1, Duration.ofSeconds(30)));
+    }
+
+    /**
+     * Adds a connection's decoder and handler as the server does, sharing these budgets (tests:
+     * the records reach the handler through the decoder, which reserves their octets).
+     */
+    static void addConnectionHandlers(Channel channel, RpcDispatcher dispatcher, int maxRecordSize,
+                                      ServerCallBudget budget, AssemblyBudget records) {
+        ServerHandler handler = new ServerHandler(dispatcher, 128, Long.MAX_VALUE, budget, new RpcTcpServer[1],
+                new Limits(null, System::nanoTime), new TcpBackwardCalls(channel, 1, Duration.ofSeconds(30)));
+        RecordMarkingDecoder decoder = new RecordMarkingDecoder(maxRecordSize, Duration.ZERO, records,
+                handler::assemblyReading);
+        handler.decoder = decoder;
+        channel.pipeline().addLast(decoder, handler);
     }
 
     /**
@@ -569,6 +620,10 @@ public final class RpcTcpServer implements AutoCloseable {
         private int inService;
         /** Octets of this connection's replies made and not yet taken by the socket. */
         private long unwrittenOctets;
+        /** The connection's decoder, told when a record it reserved octets for was taken up (null: none). */
+        RecordMarkingDecoder decoder;
+        /** Whether the server's budget of pending record octets lets the connection be read. */
+        private boolean assemblyAllows = true;
 
         ServerHandler(RpcDispatcher dispatcher, int maxOutstanding, long maxUnwrittenOctets, ServerCallBudget budget,
                       RpcTcpServer[] server, Limits counters, TcpBackwardCalls backward) {
@@ -632,6 +687,7 @@ public final class RpcTcpServer implements AutoCloseable {
                 return;
             }
             if (record.readableBytes() >= 8 && record.getInt(record.readerIndex() + 4) == RpcConstants.REPLY) {
+                takenUp(record);
                 backward.reply(record); // the client answering one of our backward calls
                 return;
             }
@@ -640,6 +696,18 @@ public final class RpcTcpServer implements AutoCloseable {
                         ctx.channel().remoteAddress(), ctx.alloc());
             }
             waiting.add(record);
+            serveWaiting(ctx);
+        }
+
+        private void takenUp(ByteBuf record) {
+            if (decoder != null) {
+                decoder.takenUp(record);
+            }
+        }
+
+        /** The decoder's reservation of record octets waits ({@code false}) or was granted: on the event loop. */
+        void assemblyReading(boolean allows) {
+            assemblyAllows = allows;
             serveWaiting(ctx);
         }
 
@@ -711,9 +779,11 @@ public final class RpcTcpServer implements AutoCloseable {
                 if (!budget.tryStart(this)) {
                     break;
                 }
-                dispatch(ctx, waiting.poll());
+                ByteBuf next = waiting.poll();
+                takenUp(next);
+                dispatch(ctx, next);
             }
-            boolean readOn = waiting.isEmpty() && mayStart();
+            boolean readOn = waiting.isEmpty() && mayStart() && assemblyAllows;
             if (readOn != ctx.channel().config().isAutoRead() && ctx.channel().isActive()) {
                 ctx.channel().config().setAutoRead(readOn);
             }
@@ -723,6 +793,7 @@ public final class RpcTcpServer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             ByteBuf record;
             while ((record = waiting.poll()) != null) {
+                takenUp(record);
                 record.release();
             }
             budget.forget(this);

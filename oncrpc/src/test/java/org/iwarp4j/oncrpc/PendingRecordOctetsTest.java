@@ -1,0 +1,132 @@
+package org.iwarp4j.oncrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.iwarp4j.oncrpc.TcpTransportTest.PROG;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.iwarp4j.oncrpc.internal.AssemblyBudget;
+import org.iwarp4j.oncrpc.internal.ServerCallBudget;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The octets of call records not yet started, on all connections of an RPC/TCP server together
+ * ({@link RpcTcpServer.Builder#maxPendingRecordOctets}): a record longer than 64 KiB reserves its
+ * octets when its record mark announces them and keeps them until its call starts, so records
+ * being reassembled and records waiting for the server's budget of calls are bounded together,
+ * not one of {@code maxRecordSize} per connection. The connections run in EmbeddedChannels with
+ * the server's decoder and handler.
+ */
+class PendingRecordOctetsTest {
+
+    private static final int BIG = 200 * 1024;
+
+    private final List<CompletableFuture<XdrMessage>> pending = new ArrayList<>();
+    private final List<Integer> argumentLengths = new ArrayList<>();
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+    private final RpcDispatcher dispatcher = new RpcDispatcher().register(RpcProgram.builder(PROG, 1)
+            .procedure(1, (ctx, args) -> {
+                argumentLengths.add(args.readOpaque(1 << 20).length);
+                CompletableFuture<XdrMessage> later = new CompletableFuture<>();
+                pending.add(later);
+                return later;
+            })
+            .build());
+
+    private EmbeddedChannel connection(ServerCallBudget calls, AssemblyBudget records) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        RpcTcpServer.addConnectionHandlers(ch, dispatcher, 1 << 20, calls, records);
+        channels.add(ch);
+        return ch;
+    }
+
+    /** A call record of one fragment with an opaque argument of {@code length} octets, record mark first. */
+    private static ByteBuf call(int xid, int length) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeInt(0).writeInt(xid).writeInt(0).writeInt(2).writeInt(PROG).writeInt(1).writeInt(1)
+                .writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+        b.writeInt(length).writeZero(length + ((4 - length % 4) % 4));
+        b.setInt(0, RpcConstants.LAST_FRAGMENT | (b.readableBytes() - 4));
+        return b;
+    }
+
+    @AfterEach
+    void tearDown() {
+        pending.forEach(f -> f.complete(XdrEncoder.create().toMessage()));
+        channels.forEach(ch -> {
+            ch.runPendingTasks();
+            ch.finishAndReleaseAll();
+        });
+    }
+
+    @Test
+    void recordsNotYetStartedShareTheServersOctetsAndWaitInTurn() {
+        ServerCallBudget calls = new ServerCallBudget(1, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(300 * 1024);
+        EmbeddedChannel a = connection(calls, records);
+        EmbeddedChannel b = connection(calls, records);
+        EmbeddedChannel c = connection(calls, records);
+
+        a.writeInbound(call(1, 100)); // small: reserves nothing, and takes the one place in service
+        assertThat(pending).hasSize(1);
+        assertThat(records.held()).isZero();
+
+        b.writeInbound(call(2, BIG)); // decoded whole, waits for the place in service: still counted
+        assertThat(pending).hasSize(1);
+        long bOctets = records.held();
+        assertThat(bOctets).isGreaterThan(BIG);
+
+        ByteBuf cCall = call(3, BIG);
+        int cRecord = cCall.readableBytes() - 4;
+        c.writeInbound(cCall.readRetainedSlice(1000)); // its mark announces more than is left
+        assertThat(records.waiting()).as("c's reservation waits").isEqualTo(1);
+        assertThat(c.config().isAutoRead()).as("c is not read meanwhile").isFalse();
+        assertThat(records.held()).isEqualTo(bOctets);
+
+        pending.get(0).complete(XdrEncoder.create().toMessage()); // a's call ends: b's starts
+        a.runPendingTasks();
+        b.runPendingTasks();
+        assertThat(argumentLengths).containsExactly(100, BIG);
+        c.runPendingTasks(); // the grant reaches c on its event loop
+        assertThat(records.waiting()).isZero();
+        assertThat(c.config().isAutoRead()).isTrue();
+        assertThat(records.held()).as("b's given back, c's reserved").isEqualTo(cRecord);
+
+        c.writeInbound(cCall); // the rest
+        assertThat(argumentLengths).as("c waits for the place in service").hasSize(2);
+        pending.get(1).complete(XdrEncoder.create().toMessage());
+        b.runPendingTasks();
+        c.runPendingTasks();
+        assertThat(argumentLengths).containsExactly(100, BIG, BIG);
+        assertThat(records.held()).as("every call started").isZero();
+    }
+
+    @Test
+    void aClosedConnectionGivesItsReservationsBack() {
+        ServerCallBudget calls = new ServerCallBudget(1, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(300 * 1024);
+        EmbeddedChannel a = connection(calls, records);
+        EmbeddedChannel b = connection(calls, records);
+        ByteBuf aCall = call(1, BIG);
+        a.writeInbound(aCall.readRetainedSlice(1000));
+        aCall.release();
+        assertThat(records.held()).isGreaterThan(BIG);
+        ByteBuf bCall = call(2, BIG);
+        int bRecord = bCall.readableBytes() - 4;
+        b.writeInbound(bCall.readRetainedSlice(1000));
+        assertThat(records.waiting()).isEqualTo(1);
+
+        a.close();
+        b.runPendingTasks();
+        assertThat(records.waiting()).isZero();
+        assertThat(records.held()).as("a's partial record given back, b's reserved").isEqualTo(bRecord);
+        b.close();
+        bCall.release();
+        assertThat(records.held()).isZero();
+    }
+}
