@@ -1,7 +1,9 @@
 package org.iwarp4j.oncrpc;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
@@ -154,12 +156,39 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
         }
         reserved += takeAsked();
         reading.accept(true);
+        if (actualReadableBytes() > 0) {
+            // What arrived while the reservation waited is decoded now, not at the next read,
+            // which may never come if the client has sent the whole record already.
+            try {
+                channelRead(context, Unpooled.EMPTY_BUFFER);
+            } catch (Exception e) {
+                context.fireExceptionCaught(e);
+            }
+        }
     }
 
     private long takeAsked() {
         long a = asked;
         asked = 0;
         return a;
+    }
+
+    /**
+     * The handler to put before this decoder (nearer the socket) in a server's pipeline: it holds
+     * back reads while a reservation waits. Turning auto-read off is not enough: a decoder that
+     * decoded nothing asks for the next read itself (Netty's {@code ByteToMessageDecoder} does, so
+     * that a connection without auto-read still completes its record), and the record would then
+     * be read whole, its octets in memory before its reservation was granted.
+     */
+    ChannelOutboundHandlerAdapter readGate() {
+        return new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void read(ChannelHandlerContext ctx) {
+                if (asked == 0) {
+                    ctx.read();
+                }
+            }
+        };
     }
 
     /** Octets reserved in the server's assembly budget now (diagnostics, tests). */
@@ -187,7 +216,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
     private boolean decodeRecords(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         boolean completed = false;
         cumulator.expect(0);
-        while (in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH) {
+        while (in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH && asked == 0) {
             int mark = in.getInt(in.readerIndex());
             boolean last = (mark & RpcConstants.LAST_FRAGMENT) != 0;
             int length = mark & RpcConstants.FRAGMENT_LENGTH_MASK;
@@ -241,7 +270,11 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
         }
         if (octets > reserved) {
             long more = octets - reserved;
-            if (!assembly.reserve(this, more)) {
+            if (reserved > 0) {
+                // A record's later fragments never wait: a connection that waits must hold nothing,
+                // or records holding part of their octets could wait on each other for good.
+                assembly.take(more);
+            } else if (!assembly.reserve(this, more)) {
                 asked = more;
                 reading.accept(false);
                 return false;

@@ -544,7 +544,8 @@ public final class RpcTcpServer implements AutoCloseable {
                             RecordMarkingDecoder decoder = new RecordMarkingDecoder(maxRecordSize, maxRecordTime,
                                     records, handler::assemblyReading);
                             handler.decoder = decoder;
-                            ch.pipeline().addLast(decoder, new RecordMarkingEncoder(maxFragmentSize), handler);
+                            ch.pipeline().addLast(decoder.readGate(), decoder,
+                                    new RecordMarkingEncoder(maxFragmentSize), handler);
                         }
                     });
             try {
@@ -589,7 +590,7 @@ public final class RpcTcpServer implements AutoCloseable {
         RecordMarkingDecoder decoder = new RecordMarkingDecoder(maxRecordSize, Duration.ZERO, records,
                 handler::assemblyReading);
         handler.decoder = decoder;
-        channel.pipeline().addLast(decoder, handler);
+        channel.pipeline().addLast(decoder.readGate(), decoder, handler);
     }
 
     /**

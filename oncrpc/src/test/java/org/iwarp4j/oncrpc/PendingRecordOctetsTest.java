@@ -38,10 +38,23 @@ class PendingRecordOctetsTest {
             })
             .build());
 
+    /** Reads asked of each connection's socket (by the handlers after this one). */
+    private final java.util.Map<EmbeddedChannel, java.util.concurrent.atomic.AtomicInteger> reads =
+            new java.util.HashMap<>();
+
     private EmbeddedChannel connection(ServerCallBudget calls, AssemblyBudget records) {
         EmbeddedChannel ch = new EmbeddedChannel();
+        java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+        ch.pipeline().addLast(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            @Override
+            public void read(io.netty.channel.ChannelHandlerContext ctx) {
+                count.incrementAndGet();
+                ctx.read();
+            }
+        });
         RpcTcpServer.addConnectionHandlers(ch, dispatcher, 1 << 20, calls, records);
         channels.add(ch);
+        reads.put(ch, count);
         return ch;
     }
 
@@ -83,9 +96,12 @@ class PendingRecordOctetsTest {
 
         ByteBuf cCall = call(3, BIG);
         int cRecord = cCall.readableBytes() - 4;
+        int readsBefore = reads.get(c).get();
         c.writeInbound(cCall.readRetainedSlice(1000)); // its mark announces more than is left
         assertThat(records.waiting()).as("c's reservation waits").isEqualTo(1);
         assertThat(c.config().isAutoRead()).as("c is not read meanwhile").isFalse();
+        // Not even the read a decoder that decoded nothing asks for itself.
+        assertThat(reads.get(c).get()).as("reads asked of c's socket").isEqualTo(readsBefore);
         assertThat(records.held()).isEqualTo(bOctets);
 
         pending.get(0).complete(XdrEncoder.create().toMessage()); // a's call ends: b's starts
@@ -95,6 +111,7 @@ class PendingRecordOctetsTest {
         c.runPendingTasks(); // the grant reaches c on its event loop
         assertThat(records.waiting()).isZero();
         assertThat(c.config().isAutoRead()).isTrue();
+        assertThat(reads.get(c).get()).as("read again").isGreaterThan(readsBefore);
         assertThat(records.held()).as("b's given back, c's reserved").isEqualTo(cRecord);
 
         c.writeInbound(cCall); // the rest
@@ -127,6 +144,43 @@ class PendingRecordOctetsTest {
         assertThat(records.held()).as("a's partial record given back, b's reserved").isEqualTo(bRecord);
         b.close();
         bCall.release();
+        assertThat(records.held()).isZero();
+    }
+    /**
+     * A record of two fragments: its second fragment never waits for its octets (it holds the
+     * first's already), so records holding part of their octets cannot wait on each other; the
+     * reservation of another connection that waits is granted once the record started.
+     */
+    @Test
+    void aRecordsLaterFragmentsNeverWait() {
+        ServerCallBudget calls = new ServerCallBudget(4, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(300 * 1024);
+        EmbeddedChannel a = connection(calls, records);
+        EmbeddedChannel b = connection(calls, records);
+        ByteBuf whole = call(1, 2 * BIG);
+        whole.skipBytes(4); // the record without its mark, cut in two fragments
+        int firstLength = whole.readableBytes() / 2;
+        ByteBuf fragments = Unpooled.buffer();
+        fragments.writeInt(firstLength).writeBytes(whole, firstLength);
+        fragments.writeInt(RpcConstants.LAST_FRAGMENT | whole.readableBytes()).writeBytes(whole);
+        whole.release();
+
+        a.writeInbound(fragments.readRetainedSlice(1000)); // the first fragment's octets are reserved
+        assertThat(records.held()).isEqualTo(firstLength);
+        ByteBuf bCall = call(2, BIG);
+        b.writeInbound(bCall.readRetainedSlice(1000));
+        assertThat(records.waiting()).as("b waits").isEqualTo(1);
+
+        a.writeInbound(fragments.readRetainedSlice(firstLength + 4 - 1000 + 4 + 1000)); // on into the second
+        assertThat(records.waiting()).as("a's second fragment did not queue behind b").isEqualTo(1);
+        assertThat(records.held()).as("past the bound: a holds its whole record").isGreaterThan(300 * 1024);
+        a.writeInbound(fragments); // the rest: the call starts, its octets go back, b's are granted
+        assertThat(argumentLengths).containsExactly(2 * BIG);
+        b.runPendingTasks();
+        assertThat(records.waiting()).isZero();
+        assertThat(records.held()).isEqualTo(bCall.readableBytes() + 1000 - 4);
+        b.writeInbound(bCall);
+        assertThat(argumentLengths).containsExactly(2 * BIG, BIG);
         assertThat(records.held()).isZero();
     }
 }

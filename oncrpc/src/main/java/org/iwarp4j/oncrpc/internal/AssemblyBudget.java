@@ -17,9 +17,10 @@ import java.util.Map;
  * mark in one read are counted without waiting ({@link #take}). A reservation that does not fit
  * waits, first come first served, and the connection is not read meanwhile; it is granted (and
  * the connection told, on any thread) as soon as the octets given back make room for it, never
- * overtaken by a later one. A reservation once granted is never taken back, so a record whose
- * octets were reserved can always complete: connections that wait hold nothing, and those that
- * hold can go on.
+ * overtaken by a later one. A reservation once granted is never taken back, and only a record's
+ * first reservation may wait (its later fragments {@link #take} theirs), so a record that has
+ * octets reserved can always complete: connections that wait hold nothing, and those that hold
+ * can go on.
  *
  * <p>Thread-safe: the connections of a server live on several event loops.
  */
