@@ -255,8 +255,9 @@ public final class RpcRdmaSettings {
      * How long a Responder's posted Sends and RDMA Writes (Replies, their Write and Reply chunks)
      * may make no progress, none of them completing, before the connection is aborted. Each
      * completes once the socket took all its octets, so a Requester that reads keeps its
-     * connection as long as it takes one work request (at most {@link #maxSegmentSize()} octets)
-     * within the bound: 35 KB/s at the defaults. {@link Duration#ZERO}: never.
+     * connection as long as it takes one work request within the bound (at most 1 MiB: an RDMA
+     * Write into a longer segment is posted in pieces of 1 MiB): 35 KB/s at the default. RDMA
+     * Reads do not count here ({@link #rdmaReadTimeout()} bounds them). {@link Duration#ZERO}: never.
      */
     public Duration maxReplySendTime() {
         return maxReplySendTime;

@@ -25,6 +25,7 @@ import org.iwarp4j.rdmap.ScatterGatherElement;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.WorkCompletion;
+import org.iwarp4j.rdmap.WorkCompletionOpcode;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
 import org.iwarp4j.rpcrdma.internal.wire.InlineThresholds;
 import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
@@ -93,8 +94,11 @@ public final class RdmaEndpoint {
     private final long readTimeoutNanos;
     private final AtomicLong readsTimedOut = new AtomicLong();
     private volatile long lastActivityNanos = System.nanoTime();
-    /** When a posted work request last completed, or work was posted with none outstanding. */
+    /** When a posted Send or RDMA Write last completed, or one was posted with none outstanding. */
     private volatile long sendProgressNanos = System.nanoTime();
+    /** Sends and RDMA Writes posted and not yet completed (what the peer's reading lets leave). */
+    private final java.util.concurrent.atomic.AtomicInteger sendsOutstanding =
+            new java.util.concurrent.atomic.AtomicInteger();
     private volatile Consumer<Received> handler = m -> m.message().release();
     private volatile Consumer<Tapped> tap;
     private volatile InlineThresholds thresholds = InlineThresholds.DEFAULT;
@@ -329,6 +333,9 @@ public final class RdmaEndpoint {
         return sendSlots.freeSlots();
     }
 
+    /** The most octets one RDMA Write work request carries: 1 MiB. */
+    static final int WRITE_PIECE = 1 << 20;
+
     /** RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s segments, in order. */
     public CompletableFuture<Void> write(MemoryRegion source, long offset, long length, List<RdmaSegment> target) {
         CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
@@ -340,8 +347,14 @@ public final class RdmaEndpoint {
             }
             int n = (int) Math.min(s.length(), length - done);
             tapped(Tapped.Kind.RDMA_WRITE, null, n, OptionalInt.of(s.handle()));
-            long id = nextId.getAndIncrement();
-            all.add(post(id, SendWorkRequest.rdmaWrite(id, s.handle(), s.offset(), source.sge(offset + done, n))));
+            // At most WRITE_PIECE octets a work request: the reply send bound counts completions,
+            // and a Requester's segment may be 16 MiB (the wire carries the same octets either way).
+            for (int at = 0; at < n; at += WRITE_PIECE) {
+                int piece = Math.min(WRITE_PIECE, n - at);
+                long id = nextId.getAndIncrement();
+                all.add(post(id, SendWorkRequest.rdmaWrite(id, s.handle(), s.offset() + at,
+                        source.sge(offset + done + at, piece))));
+            }
             done += n;
         }
         if (all.size() == 1) {
@@ -452,13 +465,18 @@ public final class RdmaEndpoint {
     }
 
     /**
-     * When this end's posted work last made progress ({@link System#nanoTime()}): a work request
-     * completed, or one was posted while none was outstanding. A Send or RDMA Write completes once
-     * the connection's socket took all its octets, so with work outstanding an old value means the
-     * peer reads nothing (or its Read Responses stopped).
+     * When this end's Sends and RDMA Writes last made progress ({@link System#nanoTime()}): one
+     * completed, or one was posted while none was outstanding. Each completes once the
+     * connection's socket took all its octets, so with some outstanding an old value means the
+     * peer reads nothing. RDMA Reads do not count (their bound is the RDMA Read timeout).
      */
     public long sendProgressNanos() {
         return sendProgressNanos;
+    }
+
+    /** Sends and RDMA Writes posted and not yet completed. */
+    public int sendsOutstanding() {
+        return sendsOutstanding.get();
     }
 
     /** Counts as activity now (e.g. the connection was just established). */
@@ -479,18 +497,25 @@ public final class RdmaEndpoint {
 
     private CompletableFuture<Void> post(long id, SendWorkRequest wr) {
         CompletableFuture<WorkCompletion> done = new CompletableFuture<>();
-        if (pending.isEmpty()) {
+        boolean carries = wr.kind() != SendWorkRequest.Kind.RDMA_READ && wr.kind() != SendWorkRequest.Kind.LOCAL_INVALIDATE;
+        if (carries && sendsOutstanding.getAndIncrement() == 0) {
             sendProgressNanos = System.nanoTime(); // nothing was waiting: the clock starts now
         }
         pending.put(id, done);
         if (closed.get()) {
             pending.remove(id);
+            if (carries) {
+                sendsOutstanding.decrementAndGet();
+            }
             return CompletableFuture.failedFuture(new RpcTransportException("connection closed"));
         }
         try {
             qp.postSend(wr);
         } catch (RuntimeException e) {
             pending.remove(id);
+            if (carries) {
+                sendsOutstanding.decrementAndGet();
+            }
             return CompletableFuture.failedFuture(new RpcTransportException("cannot post " + wr.kind() + ": "
                     + e.getMessage(), e));
         }
@@ -506,7 +531,10 @@ public final class RdmaEndpoint {
     private void sendCompleted(WorkCompletion c) {
         long now = System.nanoTime();
         lastActivityNanos = now;
-        sendProgressNanos = now;
+        if (c.opcode() == WorkCompletionOpcode.SEND || c.opcode() == WorkCompletionOpcode.RDMA_WRITE) {
+            sendProgressNanos = now;
+            sendsOutstanding.decrementAndGet();
+        }
         CompletableFuture<WorkCompletion> f = pending.remove(c.workRequestId());
         if (f != null) {
             f.complete(c);

@@ -7,7 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Aborts an RPC-over-RDMA connection whose posted work makes no progress for a bound of time:
- * Sends and RDMA Writes outstanding and none completed. A Responder's Call keeps its place in the
+ * Sends and RDMA Writes outstanding and none completed (RDMA Reads have their own bound, the RDMA
+ * Read timeout). A Responder's Call keeps its place in the
  * server's Calls in service until its Reply's Send completes, and a Send completes once the socket
  * took its octets; a Requester that stops reading its TCP connection would otherwise hold its
  * places (and the Replies' memory) for as long as it stays connected, and the idle timeout never
@@ -41,15 +42,15 @@ public final class ReplySendTimeout extends EndpointWatch {
 
     @Override
     long check() {
-        if (endpoint.outstandingWork() == 0) {
+        if (endpoint.sendsOutstanding() == 0) {
             return boundNanos;
         }
         long stalled = System.nanoTime() - endpoint.sendProgressNanos();
         if (stalled < boundNanos) {
             return boundNanos - stalled;
         }
-        log.debug("RPC-over-RDMA connection {}: {} work requests made no progress for {} ms; aborting it",
-                endpoint.queuePair(), endpoint.outstandingWork(), TimeUnit.NANOSECONDS.toMillis(stalled));
+        log.debug("RPC-over-RDMA connection {}: {} Sends and RDMA Writes made no progress for {} ms; aborting it",
+                endpoint.queuePair(), endpoint.sendsOutstanding(), TimeUnit.NANOSECONDS.toMillis(stalled));
         onTimeout.run();
         endpoint.abort();
         return DONE;
