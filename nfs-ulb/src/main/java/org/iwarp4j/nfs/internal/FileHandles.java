@@ -26,8 +26,8 @@ import org.iwarp4j.nfs.v3.NfsFh3;
  *
  * <p>Resolution does a bounded amount of file-system work whatever the export's size, so that a
  * forged handle costs the server no more than a real one: at most two candidate paths are
- * examined (a stat of the remembered one; a stat and a check of the parent directories of the
- * carried one), and nothing is searched.
+ * examined (a stat of the remembered one and of its directory; a stat and a check of the parent
+ * directories of the carried one), and nothing is searched.
  * The candidates are the path this server last saw the inode at and the path carried in the
  * handle. The object found must have the handle's device, inode and type; otherwise the handle
  * is NFS3ERR_STALE. Hence:
@@ -81,9 +81,11 @@ import org.iwarp4j.nfs.v3.NfsFh3;
  * saw as directories, a forged handle of an inode the server never saw in the export has none,
  * and a link put in place of a directory through the server is a RENAME or REMOVE it records. A
  * directory replaced behind the server's back by a link is followed only to the very inode the
- * handle names (one that was in the export when the server saw it), as Linux knfsd does with
- * {@code no_subtree_check}; a link to anywhere else makes the handle stale. So resolving a handle
- * costs one stat of its path however deep it lies, not a check of every prefix.
+ * handle names, in the very directory inode it was seen in (one that was in the export when the
+ * server saw it); a link to anywhere else makes the handle stale. (Linux knfsd with {@code
+ * no_subtree_check} checks no path either, and compares the file system's inode generation,
+ * which java.nio cannot read.) So resolving a handle costs two stats of its path however deep it
+ * lies, not a check of every prefix.
  */
 public final class FileHandles {
 
@@ -344,7 +346,7 @@ public final class FileHandles {
     }
 
     /**
-     * The object a handle names, checked to be the same inode and inside the export; at most two
+     * The object a handle names, checked to be the same inode and inside the export; at most four
      * stat calls and one parent-directory check, never a search (and, when the path the handle
      * carries is what finds it, a stat of each directory on that path to remember it).
      */
@@ -376,6 +378,7 @@ public final class FileHandles {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "handle of another export: " + fh);
         }
         Path remembered;
+        Inode rememberedParent = null;
         int current;
         if (inode.equals(root)) {
             remembered = export.root();
@@ -385,13 +388,14 @@ public final class FileHandles {
                 Known k = getOrNew(inode);
                 current = k.generation;
                 remembered = current == generation ? locate(k) : null;
+                rememberedParent = k.parent;
             }
         }
         if (generation != current) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "removed file: " + fh);
         }
         if (remembered != null) {
-            Resolved r = checkRemembered(remembered, type, inode);
+            Resolved r = checkRemembered(remembered, type, inode, rememberedParent);
             if (r != null) {
                 return r;
             }
@@ -544,16 +548,28 @@ public final class FileHandles {
     }
 
     /**
-     * The object at a remembered place, if it is the handle's: one stat. The directories on the
-     * way are not checked for symbolic links: each name in the chain was seen by this server as a
-     * directory's entry, not followed, and changes to those entries through the server update the
-     * chain. Checking them would be {@link Path#toRealPath}, which reads every prefix of the path:
-     * work in the square of the depth, 100 ms at 2,000 levels, for one GETATTR.
+     * The object at a remembered place, if it is the handle's and its directory is the one
+     * remembered: two stats. The directories on the way are not checked for symbolic links: each
+     * name in the chain was seen by this server as a directory's entry, not followed, and changes
+     * to those entries through the server update the chain. Checking them would be {@link
+     * Path#toRealPath}, which reads every prefix of the path: work in the square of the depth,
+     * 100 ms at 2,000 levels, for one GETATTR. The parent's inode is checked instead, as java.nio
+     * cannot read the file system's inode generation: a file found through a link planted behind
+     * the server's back must then also lie in the very directory it was seen in.
      */
-    private Resolved checkRemembered(Path path, Ftype3 type, Inode inode) {
+    private Resolved checkRemembered(Path path, Ftype3 type, Inode inode, Inode parent) {
         try {
             FileStat stat = probe.stat(path);
-            return isTheHandles(stat, type, inode) && export.contains(path) ? new Resolved(path, stat) : null;
+            if (!isTheHandles(stat, type, inode) || !export.contains(path)) {
+                return null;
+            }
+            if (parent != null && !path.equals(export.root())) {
+                FileStat dir = probe.stat(path.getParent());
+                if (dir.type() != Ftype3.NF3DIR || dir.dev() != parent.dev() || dir.ino() != parent.ino()) {
+                    return null;
+                }
+            }
+            return new Resolved(path, stat);
         } catch (IOException e) {
             return null;
         }

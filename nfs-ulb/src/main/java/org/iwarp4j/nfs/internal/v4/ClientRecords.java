@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * and forces every line queued so far at once: a COMPOUND whose changes a writer before it took
  * along returns without writing; the expiry of many clients within one SEQUENCE is one write and
  * one force. So no request waits for the disk while holding the state lock that every other
- * request needs. The changes a thread must see on disk are kept per thread, as a COMPOUND runs
+ * request needs. A request that finds an owner already recorded (or forgotten) by another
+ * request whose line is not written yet waits for that line too, so that no reply says more than
+ * the disk holds. The changes a thread must see on disk are kept per thread, as a COMPOUND runs
  * on one thread from its first operation to its reply.
  *
  * <p>At most {@code cap} owners are kept (one more is not recorded and cannot reclaim after a
@@ -77,6 +79,8 @@ final class ClientRecords {
     private final Object writer = new Object();
     /** Lines queued and not yet written; guarded by {@link #state}. */
     private final List<String> queued = new ArrayList<>();
+    /** The last change of each owner whose change is not written yet, by its number; guarded by {@link #state}. */
+    private final java.util.Map<ByteBuffer, Long> unwritten = new java.util.HashMap<>();
     /** Changes queued since the start, each change's ticket its number; guarded by {@link #state}. */
     private long changes;
     /** Changes written (or given up on, with a warning) so far. */
@@ -220,6 +224,7 @@ final class ClientRecords {
         }
         synchronized (state) {
             if (current.contains(ByteBuffer.wrap(owner))) {
+                awaitChange(owner); // recorded by another thread's request, maybe not on disk yet
                 return;
             }
             if (current.size() >= cap) {
@@ -231,8 +236,10 @@ final class ClientRecords {
                 }
                 return;
             }
-            current.add(ByteBuffer.wrap(owner.clone()));
+            ByteBuffer key = ByteBuffer.wrap(owner.clone());
+            current.add(key);
             queue('+' + HexFormat.of().formatHex(owner) + '\n');
+            unwritten.put(key, changes);
         }
     }
 
@@ -244,6 +251,9 @@ final class ClientRecords {
         synchronized (state) {
             if (current.remove(ByteBuffer.wrap(owner))) {
                 queue('-' + HexFormat.of().formatHex(owner) + '\n');
+                unwritten.put(ByteBuffer.wrap(owner.clone()), changes);
+            } else {
+                awaitChange(owner);
             }
         }
     }
@@ -261,6 +271,19 @@ final class ClientRecords {
                 stale = true;
                 queue(null);
             }
+        }
+    }
+
+    /**
+     * Makes this thread's commit wait for the owner's last change if it is not written yet: a
+     * request that finds the owner recorded (or forgotten) by another's must not reply before
+     * that change is on disk either. Under {@link #state}.
+     */
+    private void awaitChange(byte[] owner) {
+        Long change = unwritten.get(ByteBuffer.wrap(owner));
+        long[] made = madeByThread.get();
+        if (change != null && change > written && change > made[0]) {
+            made[0] = change;
         }
     }
 
@@ -308,6 +331,9 @@ final class ClientRecords {
                 append(lines);
             }
             written = upTo;
+            synchronized (state) {
+                unwritten.values().removeIf(change -> change <= upTo);
+            }
         }
     }
 

@@ -138,8 +138,8 @@ final class ClientTable {
             remove(unconfirmed);
         }
         Object host = hostOf(from);
-        if (confirmed == null) {
-            makeRoomFor(host);
+        if (confirmed == null || !confirmed.host.equals(host)) {
+            makeRoomFor(host); // only a host's own client's new incarnation goes past its cap
         }
         makeRoom();
         Client c = new Client(((long) ctx.bootId() << 32) | (++counter & 0xFFFF_FFFFL), owner.clone(), verifier.clone(),

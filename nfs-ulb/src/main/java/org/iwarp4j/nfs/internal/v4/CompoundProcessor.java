@@ -199,16 +199,18 @@ public final class CompoundProcessor {
             }
             XdrMessage reply = reply(rpc, status, tag, done, results);
             results = null;
+            // Before the reply is kept for a retransmission or leaves, outside the state lock: the
+            // client records this COMPOUND changed (a first OPEN, RECLAIM_COMPLETE, clients it
+            // found expired) reach the disk.
+            ctx.records().commit();
             keep(st, reply);
             return reply;
         } finally {
             if (results != null) {
                 results.discard();
             }
+            ctx.records().commit(); // nothing left unless an operation failed on the way
             release(st);
-            // Before the reply leaves, outside the state lock: the client records this COMPOUND
-            // changed (a first OPEN, RECLAIM_COMPLETE, clients it found expired) reach the disk.
-            ctx.records().commit();
         }
     }
 

@@ -133,6 +133,20 @@ final class FileState {
         return counted(owner, mine, before);
     }
 
+    /** Whether releasing the range would split one of {@code owner}'s locks in two (one lock more). */
+    boolean splits(StateTable.Owner owner, long offset, long last) {
+        List<StateTable.RangeLock> mine = locks.get(owner);
+        if (mine == null) {
+            return false;
+        }
+        for (StateTable.RangeLock l : mine) {
+            if (Long.compareUnsigned(l.offset(), offset) < 0 && Long.compareUnsigned(l.last(), last) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Removes every lock of {@code owner}; how many there were. */
     int dropLocks(StateTable.Owner owner) {
         List<StateTable.RangeLock> mine = locks.remove(owner);

@@ -47,12 +47,13 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
      * longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
      * per client, and on the server 65,536 owners, 262,144 stateids and 262,144 locks (an owner's
      * name is at most 1 KiB: at most some 140 MiB of owners, 40 MiB of stateids, 16 MiB of locks,
-     * where the per-client caps alone allowed 1024 times the per-client amounts), and 4096 locks on
-     * one file (what a LOCK on it tests for conflicts; as one client may hold).
+     * where the per-client caps alone allowed 1024 times the per-client amounts), and 16,384 locks
+     * on one file (what a LOCK on it tests for conflicts; four times what one client may hold, so
+     * that one client cannot fill a file's locks alone).
      */
     public static Nfs4Settings defaults() {
         return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144,
-                4096);
+                16_384);
     }
 
     public Nfs4Settings withLease(int seconds) {

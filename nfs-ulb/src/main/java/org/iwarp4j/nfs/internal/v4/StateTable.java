@@ -354,11 +354,23 @@ final class StateTable {
         locks += added;
     }
 
-    /** Releases the range for {@code owner} (LOCKU, RFC 8881 §18.12). */
+    /**
+     * Releases the range for {@code owner} (LOCKU, RFC 8881 §18.12). A release in the middle of a
+     * lock leaves two, one lock more: past a cap (the client's, the file's, the server's) it is
+     * NFS4ERR_LOCK_RANGE, the error LOCKU has for a range the server cannot release, so that
+     * LOCKUs cannot grow the locks where LOCKs may not.
+     */
     void unlock(FileKey file, Owner owner, long offset, long last) {
         FileState f = files.get(file);
         if (f == null) {
             return;
+        }
+        if (f.splits(owner, offset, last)) {
+            Held h = held(owner.clientId);
+            if (h.locks + 1 > ctx.settings().maxLocksPerClient() || locks + 1 > ctx.settings().maxLocks()
+                    || f.lockCount() + 1 > ctx.settings().maxLocksPerFile()) {
+                throw new Nfs4Exception(NFS4ERR_LOCK_RANGE, "releasing the middle of a lock would pass a lock cap");
+            }
         }
         int added = f.unlock(owner, offset, last);
         held(owner.clientId).locks += added;

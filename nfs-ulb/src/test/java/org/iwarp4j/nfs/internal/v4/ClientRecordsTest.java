@@ -224,4 +224,28 @@ class ClientRecordsTest {
         assertThat(fileLines()).containsExactly(ClientRecords.HEADER, "+" + hex(owner(1)), "+" + hex(owner(2)),
                 "-" + hex(owner(1)));
     }
+    /**
+     * A request that finds its client recorded by another request whose line is not written yet
+     * does not reply before it is: its commit writes that line (two OPENs of a new client on two
+     * slots at once).
+     */
+    @Test
+    void findingAnOwnerRecordedByAnotherRequestWaitsForItsLine() throws Exception {
+        ClientRecords records = open(16);
+        long forces = records.forces();
+        records.add(owner(1)); // this thread's first OPEN: queued, not yet committed
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            other.submit(() -> {
+                records.add(owner(1)); // the second OPEN finds the owner recorded
+                records.commit();
+            }).get(10, TimeUnit.SECONDS);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(records.forces() - forces).as("the second request's commit wrote the line").isEqualTo(1);
+        assertThat(fileLines()).containsExactly(ClientRecords.HEADER, "+" + hex(owner(1)));
+        records.commit();
+        assertThat(records.forces() - forces).isEqualTo(1);
+    }
 }

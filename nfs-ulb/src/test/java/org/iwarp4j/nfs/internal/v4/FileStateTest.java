@@ -58,6 +58,9 @@ class FileStateTest {
         StateTable.Owner x = owner("x", true);
         StateTable.Owner y = owner("y", true);
         assertThat(f.lock(x, WRITE_LT, 0, 99)).isEqualTo(1);
+        assertThat(f.splits(x, 40, 59)).isTrue();
+        assertThat(f.splits(x, 0, 59)).as("from its start: no split").isFalse();
+        assertThat(f.splits(y, 40, 59)).as("another owner's").isFalse();
         assertThat(f.unlock(x, 40, 59)).as("split in two").isEqualTo(1);
         assertThat(f.lockCount()).isEqualTo(2);
         assertThat(f.conflict(y, READ_LT, 45, 50)).as("the hole").isNull();

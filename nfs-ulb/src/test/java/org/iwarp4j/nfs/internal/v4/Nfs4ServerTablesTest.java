@@ -100,6 +100,7 @@ class Nfs4ServerTablesTest {
             assertThat(og.op(OP_OPEN)).isEqualTo(NFS4_OK);
             Stateid4 openG = og.openBody();
             byte[] f = h.fhOf("f");
+            Stateid4 first = null;
             for (int i = 0; i < 4; i++) {
                 Reply r = h.sequenced(putfh(f), lockNew(openF, "locker-" + i, READ_LT, 10L * i, 5));
                 r.skipSequence();
@@ -107,16 +108,35 @@ class Nfs4ServerTablesTest {
                 int status = r.op(OP_LOCK);
                 if (i < 3) {
                     assertThat(status).as("lock owner %d", i).isEqualTo(NFS4_OK);
+                    if (i == 0) {
+                        first = r.stateid();
+                    }
                 } else {
                     assertThat(status).as("three held, a cap of four: one more may add two").isEqualTo(NFS4ERR_NOSPC);
                 }
             }
+            // LOCKU in the middle of a lock leaves two: allowed up to the cap, then NFS4ERR_LOCK_RANGE.
+            Reply split = h.sequenced(putfh(f), locku(first, 1, 1));
+            split.skipSequence();
+            split.op(OP_PUTFH);
+            assertThat(split.op(OP_LOCKU)).as("the fourth lock of the file").isEqualTo(NFS4_OK);
+            Stateid4 afterSplit = split.stateid();
+            Reply again = h.sequenced(putfh(f), locku(afterSplit, 3, 1));
+            again.skipSequence();
+            again.op(OP_PUTFH);
+            assertThat(again.op(OP_LOCKU)).as("a fifth by splitting").isEqualTo(NFS4ERR_LOCK_RANGE);
+            Reply whole = h.sequenced(putfh(f), locku(afterSplit, 0, 5));
+            whole.skipSequence();
+            whole.op(OP_PUTFH);
+            assertThat(whole.op(OP_LOCKU)).as("releasing whole locks never passes a cap").isEqualTo(NFS4_OK);
+            assertThat(h.ctx.states().locksHeld()).isEqualTo(2);
+
             byte[] g = h.fhOf("g");
             Reply other = h.sequenced(putfh(g), lockNew(openG, "locker-g", WRITE_LT, 0, 5));
             other.skipSequence();
             other.op(OP_PUTFH);
             assertThat(other.op(OP_LOCK)).as("another file").isEqualTo(NFS4_OK);
-            assertThat(h.ctx.states().locksHeld()).isEqualTo(4);
+            assertThat(h.ctx.states().locksHeld()).isEqualTo(3);
 
             h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 2));
             h.session(); // the first client expired with its locks

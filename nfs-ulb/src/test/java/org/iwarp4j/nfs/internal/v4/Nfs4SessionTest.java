@@ -248,7 +248,13 @@ class Nfs4SessionTest {
         }
 
         h.from = new java.net.InetSocketAddress("127.0.0.2", 700);
-        assertThat(h.compound(exchangeId("elsewhere", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        Reply elsewhere = h.compound(exchangeId("elsewhere", 1));
+        assertThat(elsewhere.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        assertThat(h.compound(createSession(elsewhere.in.readHyper(), elsewhere.in.readInt())).op(OP_CREATE_SESSION))
+                .isEqualTo(NFS4_OK);
+        h.from = host;
+        assertThat(h.compound(exchangeId("elsewhere", 2)).op(OP_EXCHANGE_ID))
+                .as("another host's client's name is no way past the cap").isEqualTo(NFS4ERR_DELAY);
 
         h.from = host;
         h.clock.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 1));
