@@ -24,8 +24,7 @@ package org.iwarp4j.nfs.internal.v4;
  * @param maxLocksPerFile byte-range locks on one file, of all its clients
  */
 public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxClientsPerAddress,
-                           int maxSessionsPerClient,
-                           int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
+                           int maxSessionsPerClient, int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
                            int maxOwnersPerClient, int maxStatesPerClient, int maxLocksPerClient,
                            int maxOwners, int maxStates, int maxLocks, int maxLocksPerFile) {
 
@@ -43,8 +42,8 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
      * Defaults: a 90 s lease (knfsd's), no grace period (the server keeps no client records across
      * restarts, so no client can have state to reclaim, RFC 8881 §8.4.2.1), 1024 clients of which
      * 64 from one address (as the connection caps per address: a few hosts behind one NAT address
-     * or a host's containers, while one host alone cannot take the table), 4 sessions per client and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's
-     * longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
+     * or a host's containers, while one host alone cannot take the table), 4 sessions per client
+     * and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
      * per client, and on the server 65,536 owners, 262,144 stateids and 262,144 locks (an owner's
      * name is at most 1 KiB: at most some 140 MiB of owners, 40 MiB of stateids, 16 MiB of locks,
      * where the per-client caps alone allowed 1024 times the per-client amounts), and 16,384 locks
@@ -57,42 +56,95 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
     }
 
     public Nfs4Settings withLease(int seconds) {
-        return new Nfs4Settings(seconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
-                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+        Copy c = new Copy(this);
+        c.leaseSeconds = seconds;
+        return c.build();
     }
 
     public Nfs4Settings withGrace(int seconds) {
-        return new Nfs4Settings(leaseSeconds, seconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
-                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+        Copy c = new Copy(this);
+        c.graceSeconds = seconds;
+        return c.build();
     }
 
     public Nfs4Settings withTables(int clients, int sessionsPerClient, int sessions, int slots, int owners,
                                    int states, int locks) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, clients, maxClientsPerAddress, sessionsPerClient,
-                sessions, slots, maxOperations, maxCachedReply, owners, states, locks, maxOwners, maxStates,
-                maxLocks, maxLocksPerFile);
+        Copy c = new Copy(this);
+        c.maxClients = clients;
+        c.maxSessionsPerClient = sessionsPerClient;
+        c.maxSessions = sessions;
+        c.maxSlots = slots;
+        c.maxOwnersPerClient = owners;
+        c.maxStatesPerClient = states;
+        c.maxLocksPerClient = locks;
+        return c.build();
     }
 
     /** These settings with the cap on client records made from one address given. */
     public Nfs4Settings withClientsPerAddress(int clients) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, clients, maxSessionsPerClient,
-                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+        Copy c = new Copy(this);
+        c.maxClientsPerAddress = clients;
+        return c.build();
     }
 
     /** These settings with the cap on locks of one file given. */
     public Nfs4Settings withLocksPerFile(int locksPerFile) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
-                maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                maxLocksPerClient, maxOwners, maxStates, maxLocks, locksPerFile);
+        Copy c = new Copy(this);
+        c.maxLocksPerFile = locksPerFile;
+        return c.build();
     }
 
     /** These settings with the server-wide caps on owners, stateids and locks given. */
     public Nfs4Settings withServerTables(int owners, int states, int locks) {
-        return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress,
-                maxSessionsPerClient, maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient,
-                maxStatesPerClient, maxLocksPerClient, owners, states, locks, maxLocksPerFile);
+        Copy c = new Copy(this);
+        c.maxOwners = owners;
+        c.maxStates = states;
+        c.maxLocks = locks;
+        return c.build();
+    }
+
+    /** The fields of settings being changed: each wither names what it changes, not all sixteen. */
+    private static final class Copy {
+        int leaseSeconds;
+        int graceSeconds;
+        int maxClients;
+        int maxClientsPerAddress;
+        int maxSessionsPerClient;
+        int maxSessions;
+        int maxSlots;
+        int maxOperations;
+        int maxCachedReply;
+        int maxOwnersPerClient;
+        int maxStatesPerClient;
+        int maxLocksPerClient;
+        int maxOwners;
+        int maxStates;
+        int maxLocks;
+        int maxLocksPerFile;
+
+        Copy(Nfs4Settings s) {
+            leaseSeconds = s.leaseSeconds;
+            graceSeconds = s.graceSeconds;
+            maxClients = s.maxClients;
+            maxClientsPerAddress = s.maxClientsPerAddress;
+            maxSessionsPerClient = s.maxSessionsPerClient;
+            maxSessions = s.maxSessions;
+            maxSlots = s.maxSlots;
+            maxOperations = s.maxOperations;
+            maxCachedReply = s.maxCachedReply;
+            maxOwnersPerClient = s.maxOwnersPerClient;
+            maxStatesPerClient = s.maxStatesPerClient;
+            maxLocksPerClient = s.maxLocksPerClient;
+            maxOwners = s.maxOwners;
+            maxStates = s.maxStates;
+            maxLocks = s.maxLocks;
+            maxLocksPerFile = s.maxLocksPerFile;
+        }
+
+        Nfs4Settings build() {
+            return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
+                    maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
+                    maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+        }
     }
 }
