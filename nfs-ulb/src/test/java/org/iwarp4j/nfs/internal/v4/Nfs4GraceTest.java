@@ -165,6 +165,48 @@ class Nfs4GraceTest {
         assertThat(underLock).as("forces under the state lock").hasValue(0);
     }
 
+    /**
+     * The record is forced before the reply is kept in the session's slot: a retransmission that
+     * arrives while the force is held up finds the slot still in use (NFS4ERR_DELAY), not a
+     * cached reply for an OPEN whose record is not on disk; once forced, it gets the cached reply.
+     */
+    @Test
+    void aRetransmissionDuringTheForceIsNotAnsweredFromTheSlot() throws Exception {
+        Nfs4Harness h = start();
+        Client c = new Client(h, "client-r");
+        java.util.concurrent.CountDownLatch forcing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        h.ctx.records().forcing((channel, metaData) -> {
+            forcing.countDown();
+            try {
+                assertThat(release.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            channel.force(metaData);
+        });
+        List<Consumer<XdrEncoder>> ops = List.of(sequence(c.session, c.seq + 1, 0, true), putrootfh(),
+                Nfs4Harness.open("o", "r", OPEN4_SHARE_ACCESS_BOTH, 0, true));
+        java.util.concurrent.ExecutorService first = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<Reply> original = first.submit(() -> h.compound(1, ops));
+            assertThat(forcing.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(h.compound(1, ops).op(OP_SEQUENCE)).as("the retransmission, during the force")
+                    .isEqualTo(NFS4ERR_DELAY);
+            release.countDown();
+            Reply r = original.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(r.op(OP_SEQUENCE)).isEqualTo(NFS4_OK);
+            r.skipSequence();
+            r.op(OP_PUTROOTFH);
+            assertThat(r.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        } finally {
+            release.countDown();
+            first.shutdownNow();
+        }
+        assertThat(recordLines()).containsExactly(hex("client-r"));
+        assertThat(h.compound(1, ops).op(OP_SEQUENCE)).as("the retransmission, after it").isEqualTo(NFS4_OK);
+    }
+
     @Test
     void aRecordedClientReclaimsItsOpenAndLockWhileOthersWaitUntilItsReclaimComplete() throws Exception {
         Nfs4Harness first = start();
