@@ -191,11 +191,6 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
         };
     }
 
-    /** Octets reserved in the server's assembly budget now (diagnostics, tests). */
-    long reservedOctets() {
-        return reserved + emitted.values().stream().mapToLong(Long::longValue).sum();
-    }
-
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
