@@ -151,7 +151,7 @@ public final class AttributeOps {
         if (size < 0) {
             throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size " + Long.toUnsignedString(size));
         }
-        FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), true);
+        FileChannel channel = ctx.openFiles().channel(r, true);
         if (size < channel.size()) {
             channel.truncate(size);
         } else if (size > channel.size()) {

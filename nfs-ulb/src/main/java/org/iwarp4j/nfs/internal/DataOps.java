@@ -62,22 +62,22 @@ public final class DataOps {
                 if (offset < 0) {
                     throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
                 }
-                readFully(r, data, offset, count);
-                FileStat after = FileStat.of(r.path());
-                boolean eof = offset + data.readableBytes() >= after.size();
-                return new Read3Res(Nfs3Status.NFS3_OK, ctx.attributes(after), data.readableBytes(), eof, data);
+                long size = readFully(r, data, offset, count);
+                boolean eof = offset + data.readableBytes() >= size;
+                return new Read3Res(Nfs3Status.NFS3_OK, ctx.attributes(r), data.readableBytes(), eof, data);
             } catch (IOException | RuntimeException e) {
                 data.release();
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            return Read3Res.fail(NfsErrors.statusOf(e), ctx.attributes(r.path()));
+            return Read3Res.fail(NfsErrors.statusOf(e), ctx.attributes(r));
         }
     }
 
-    private void readFully(FileHandles.Resolved r, ByteBuf data, long offset, int count) throws IOException {
+    /** Reads into {@code data} and answers the file's size after (of the channel: the handle's inode). */
+    private long readFully(FileHandles.Resolved r, ByteBuf data, long offset, int count) throws IOException {
         for (int attempt = 0; ; attempt++) {
-            FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), false);
+            FileChannel channel = ctx.openFiles().channel(r, false);
             try {
                 while (data.readableBytes() < count) {
                     int n = data.writeBytes(channel, offset + data.readableBytes(), count - data.readableBytes());
@@ -85,7 +85,7 @@ public final class DataOps {
                         break;
                     }
                 }
-                return;
+                return channel.size();
             } catch (ClosedChannelException e) {
                 // another request evicted the channel: reopen once
                 if (attempt > 0) {
@@ -125,10 +125,10 @@ public final class DataOps {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
             }
             writeFully(r, args.data(), args.offset(), args.stable());
-            return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), args.count(), args.stable(),
+            return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), args.count(), args.stable(),
                     ctx.writeVerifier());
         } catch (IOException | RuntimeException e) {
-            return Write3Res.fail(NfsErrors.statusOf(e), ctx.wcc(before, r.path()));
+            return Write3Res.fail(NfsErrors.statusOf(e), ctx.wcc(before, r));
         } finally {
             args.release();
         }
@@ -136,7 +136,7 @@ public final class DataOps {
 
     private void writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable) throws IOException {
         for (int attempt = 0; ; attempt++) {
-            FileChannel channel = ctx.openFiles().channel(r.stat().ino(), r.path(), true);
+            FileChannel channel = ctx.openFiles().channel(r, true);
             try {
                 long position = offset;
                 for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
@@ -166,10 +166,10 @@ public final class DataOps {
             checkRegular(r);
             ctx.requireWritable();
             Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
-            ctx.openFiles().channel(r.stat().ino(), r.path(), false).force(true);
-            return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r.path()), ctx.writeVerifier());
+            ctx.openFiles().channel(r, false).force(true);
+            return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), ctx.writeVerifier());
         } catch (IOException | RuntimeException e) {
-            return new Commit3Res(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r.path()), 0);
+            return new Commit3Res(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r), 0);
         }
     }
 

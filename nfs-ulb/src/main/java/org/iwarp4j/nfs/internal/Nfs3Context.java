@@ -37,6 +37,8 @@ public final class Nfs3Context implements AutoCloseable {
     private final FileHandles handles;
     private final DirectoryListings listings;
     private final OpenFiles openFiles;
+    /** Orders path-based calls against changes of names (see {@link NamespaceLock}). */
+    private final NamespaceLock namespace = new NamespaceLock();
     private final Nfs3Limits limits;
     /**
      * The buffers READ data is read into, whatever the transport and NFS version: up to
@@ -76,7 +78,7 @@ public final class Nfs3Context implements AutoCloseable {
         this.options = options;
         this.handles = handles;
         this.listings = listings;
-        this.openFiles = new OpenFiles(64);
+        this.openFiles = new OpenFiles(64, namespace);
         this.limits = limits;
     }
 
@@ -131,6 +133,11 @@ public final class Nfs3Context implements AutoCloseable {
 
     public OpenFiles openFiles() {
         return openFiles;
+    }
+
+    /** The lock every operation on paths holds, shared or (to change names) exclusively. */
+    public NamespaceLock namespace() {
+        return namespace;
     }
 
     public Nfs3Limits limits() {
@@ -259,6 +266,25 @@ public final class Nfs3Context implements AutoCloseable {
 
     public WccData wcc(WccAttr before, Path path) {
         return new WccData(before, attributes(path));
+    }
+
+    /**
+     * The attributes of a resolved file read again by its path, for an operation that does not
+     * hold the {@link NamespaceLock} (READ, WRITE, COMMIT after their I/O): null if the path names
+     * another inode now, so that they never describe a file the handle does not name.
+     */
+    public Fattr3 attributes(FileHandles.Resolved file) {
+        try {
+            FileStat now = FileStat.of(file.path());
+            return now.ino() == file.stat().ino() && now.dev() == file.stat().dev() ? now.toFattr3(export.id()) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** wcc_data after an operation that does not hold the {@link NamespaceLock}: see {@link #attributes(FileHandles.Resolved)}. */
+    public WccData wcc(WccAttr before, FileHandles.Resolved file) {
+        return new WccData(before, attributes(file));
     }
 
     /**

@@ -63,36 +63,58 @@ public final class Nfs3Program {
         int maxWrite = ctx.limits().maxWrite();
         return RpcProgram.builder(PROGRAM, VERSION)
                 .procedure(NFSPROC3_NULL, RpcProcedure.nullProcedure())
-                .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, (a, c) -> attributes.getattr(a, c), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, (a, c) -> attributes.setattr(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, (a, c) -> names.lookup(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, (a, c) -> attributes.access(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, (a, c) -> names.readlink(a, c), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, shared((a, c) -> attributes.getattr(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, shared((a, c) -> attributes.setattr(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, shared((a, c) -> names.lookup(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, shared((a, c) -> attributes.access(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, shared((a, c) -> names.readlink(a, c)), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READ, proc(Read3Args::decode, (a, c) -> data.read(a, c),
                         (r, o) -> r.encode(o), a -> { }))
                 .nonIdempotentProcedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a, c),
                         (r, o) -> r.encode(o), Write3Args::release))
-                .nonIdempotentProcedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), (a, c) -> names.create(a, c),
+                .nonIdempotentProcedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), changingNames((a, c) -> names.create(a, c)),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), (a, c) -> names.mkdir(a, c),
+                .nonIdempotentProcedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), changingNames((a, c) -> names.mkdir(a, c)),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), (a, c) -> names.symlink(a, c),
+                .nonIdempotentProcedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), changingNames((a, c) -> names.symlink(a, c)),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), (a, c) -> names.mknod(a, c), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, (a, c) -> names.remove(a, c), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, (a, c) -> names.rmdir(a, c), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), (a, c) -> names.rename(a, c), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), (a, c) -> names.link(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, (a, c) -> directories.readdir(a, c),
+                .nonIdempotentProcedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), changingNames((a, c) -> names.mknod(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.remove(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.rmdir(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), changingNames((a, c) -> names.rename(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), changingNames((a, c) -> names.link(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, shared((a, c) -> directories.readdir(a, c)),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, (a, c) -> directories.readdirplus(a, c),
+                .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, shared((a, c) -> directories.readdirplus(a, c)),
                         (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_FSSTAT, proc(NfsFh3::decode, (a, c) -> attributes.fsstat(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_FSINFO, proc(NfsFh3::decode, (a, c) -> attributes.fsinfo(a, c), (r, o) -> r.encode(o)))
-                .procedure(NFSPROC3_PATHCONF, proc(NfsFh3::decode, (a, c) -> attributes.pathconf(a, c),
+                .procedure(NFSPROC3_FSSTAT, proc(NfsFh3::decode, shared((a, c) -> attributes.fsstat(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_FSINFO, proc(NfsFh3::decode, shared((a, c) -> attributes.fsinfo(a, c)), (r, o) -> r.encode(o)))
+                .procedure(NFSPROC3_PATHCONF, proc(NfsFh3::decode, shared((a, c) -> attributes.pathconf(a, c)),
                         (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_COMMIT, proc(Commit3Args::decode, (a, c) -> data.commit(a, c), (r, o) -> r.encode(o)))
                 .build();
+    }
+
+    /**
+     * An operation that resolves handles and acts on their paths, holding the namespace lock
+     * shared from the resolution to its last call on a path (see {@link NamespaceLock}). READ,
+     * WRITE and COMMIT are not wrapped: they hold it only to open their channel.
+     */
+    private <A, R> BiFunction<A, Caller, R> shared(BiFunction<A, Caller, R> op) {
+        return (a, c) -> {
+            try (NamespaceLock.Hold names = ctx.namespace().shared()) {
+                return op.apply(a, c);
+            }
+        };
+    }
+
+    /** An operation that adds, removes or moves names, holding the namespace lock exclusively. */
+    private <A, R> BiFunction<A, Caller, R> changingNames(BiFunction<A, Caller, R> op) {
+        return (a, c) -> {
+            try (NamespaceLock.Hold names = ctx.namespace().exclusive()) {
+                return op.apply(a, c);
+            }
+        };
     }
 
     private static DirOpArgs3 dirOpArgs(XdrDecoder in) {

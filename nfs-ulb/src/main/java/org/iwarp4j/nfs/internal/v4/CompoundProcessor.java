@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.iwarp4j.nfs.internal.Caller;
+import org.iwarp4j.nfs.internal.NamespaceLock;
 import org.iwarp4j.nfs.v4.Compound4Header;
 import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.XdrDecoder;
@@ -70,6 +71,23 @@ public final class CompoundProcessor {
             Map.entry(OP_REMOVE, 8 + 20), Map.entry(OP_LINK, 8 + 20), Map.entry(OP_RENAME, 8 + 40),
             Map.entry(OP_FREE_STATEID, 8), Map.entry(OP_DELEGRETURN, 8), Map.entry(OP_RECLAIM_COMPLETE, 8),
             Map.entry(OP_DESTROY_SESSION, 8), Map.entry(OP_BACKCHANNEL_CTL, 8));
+
+    /**
+     * Operations that add, remove or move names, run holding the namespace lock exclusively
+     * ({@link NamespaceLock}); OPEN, which may create its file, among them.
+     */
+    private static final Set<Integer> CHANGING_NAMES = Set.of(OP_CREATE, OP_LINK, OP_OPEN, OP_REMOVE, OP_RENAME);
+    /**
+     * Operations that run without the namespace lock: those that act on no path (sessions, client
+     * and lock state) and READ, WRITE and COMMIT, which hold it only to open their channel
+     * ({@link org.iwarp4j.nfs.internal.OpenFiles}), so that their I/O holds up no change of a name.
+     * Every other operation holds it shared.
+     */
+    private static final Set<Integer> NOT_ON_PATHS = Set.of(OP_SEQUENCE, OP_EXCHANGE_ID, OP_CREATE_SESSION,
+            OP_DESTROY_SESSION, OP_DESTROY_CLIENTID, OP_BIND_CONN_TO_SESSION, OP_BACKCHANNEL_CTL,
+            OP_RECLAIM_COMPLETE, OP_FREE_STATEID, OP_TEST_STATEID, OP_CLOSE, OP_OPEN_DOWNGRADE, OP_DELEGRETURN,
+            OP_LOCK, OP_LOCKT, OP_LOCKU, OP_READ, OP_WRITE, OP_COMMIT);
+    private static final NamespaceLock.Hold NO_HOLD = () -> { };
 
     private final Nfs4Context ctx;
     private final Map<Integer, Operation> operations = new HashMap<>();
@@ -242,7 +260,7 @@ public final class CompoundProcessor {
         if (op == null) {
             return Result.status(NFS4ERR_NOTSUPP);
         }
-        try {
+        try (NamespaceLock.Hold names = namespaceHold(opcode)) {
             return op.run(in, st);
         } catch (Exception e) {
             int status = Nfs4Errors.statusOf(e);
@@ -255,6 +273,12 @@ public final class CompoundProcessor {
             }
             return Result.status(status);
         }
+    }
+
+    private NamespaceLock.Hold namespaceHold(int opcode) {
+        NamespaceLock namespace = ctx.base().namespace();
+        return CHANGING_NAMES.contains(opcode) ? namespace.exclusive()
+                : NOT_ON_PATHS.contains(opcode) ? NO_HOLD : namespace.shared();
     }
 
     private static int encode(XdrEncoder results, int resop, Result r) {

@@ -43,6 +43,8 @@ final class CompoundState {
     private FileHandles.Resolved resolved;
     private NfsFh3 resolvedFh;
     private long resolvedAt;
+    /** The namespace lock's generation when {@link #resolved} was made: a name changed since makes it stale. */
+    private long resolvedGeneration;
 
     /**
      * The most the reply may hold (RFC 8881 §2.10.6.1.3, §18.46.3): ca_maxresponsesize_cached when
@@ -87,11 +89,13 @@ final class CompoundState {
      * READ or WRITE of a client's SEQUENCE, PUTFH, READ: nothing ran in between that could have
      * changed the file, so it is as fresh as an NFSv3 READ's single resolution. Any later
      * operation resolves again, since one before it (a WRITE, a SETATTR) may have changed what
-     * the stat says.
+     * the stat says; and none is used once a name changed since it was made (the path it holds may
+     * lead elsewhere now, {@link org.iwarp4j.nfs.internal.NamespaceLock}).
      */
     FileHandles.Resolved current() {
         NfsFh3 fh = currentFh();
-        if (resolved != null && resolvedFh == fh && operation <= resolvedAt + 1) {
+        if (resolved != null && resolvedFh == fh && operation <= resolvedAt + 1
+                && resolvedGeneration == ctx.base().namespace().generation()) {
             return resolved;
         }
         return ctx.base().resolve(fh, caller);
@@ -129,5 +133,6 @@ final class CompoundState {
         resolved = resolution;
         resolvedFh = fh;
         resolvedAt = operation;
+        resolvedGeneration = ctx.base().namespace().generation();
     }
 }
