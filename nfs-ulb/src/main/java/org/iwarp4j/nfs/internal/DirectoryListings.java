@@ -90,6 +90,7 @@ public final class DirectoryListings {
     /** Random per server start, so that a verifier from before a restart is unlikely to name a snapshot. */
     private long nextVerifier = new SecureRandom().nextLong();
     private final AtomicLong namesRead = new AtomicLong();
+    private final java.util.function.ToLongFunction<String> cookies;
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong reuses = new AtomicLong();
 
@@ -116,12 +117,22 @@ public final class DirectoryListings {
      * (a test seam: a clock ahead makes every directory's times settled).
      */
     public DirectoryListings(int maxNames, boolean reuseUnchanged, LongSupplier wallClockNanos) {
+        this(maxNames, reuseUnchanged, wallClockNanos, DirectoryListings::cookieOf);
+    }
+
+    /**
+     * As above, with the names' cookies made by {@code cookies} instead of {@link #cookieOf} (a
+     * test seam: names whose cookies collide, which a client would have to search for).
+     */
+    public DirectoryListings(int maxNames, boolean reuseUnchanged, LongSupplier wallClockNanos,
+                             java.util.function.ToLongFunction<String> cookies) {
         if (maxNames < 0) {
             throw new IllegalArgumentException("maxNames < 0: " + maxNames);
         }
         this.maxNames = maxNames;
         this.reuseUnchanged = reuseUnchanged;
         this.wallClockNanos = wallClockNanos;
+        this.cookies = cookies;
     }
 
     private static long wallClockNanos() {
@@ -268,7 +279,7 @@ public final class DirectoryListings {
         namesRead.addAndGet(read.size());
         long[] order = new long[read.size()];
         for (int i = 0; i < order.length; i++) {
-            order[i] = cookieOf(read.get(i));
+            order[i] = cookies.applyAsLong(read.get(i));
         }
         Integer[] index = new Integer[order.length];
         for (int i = 0; i < index.length; i++) {

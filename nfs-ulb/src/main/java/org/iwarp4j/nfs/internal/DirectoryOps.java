@@ -24,8 +24,9 @@ import org.iwarp4j.nfs.v3.Readdirplus3Res;
  * cookie verifier names: the directory is read at a listing's first page, unless it is unchanged
  * since its snapshot, and each further page costs only itself; a verifier whose snapshot is gone
  * gets the directory's current names, never NFS3ERR_BAD_COOKIE. Entries that vanished since the snapshot are left out (past
- * {@link DirectoryListings#MAX_VANISHED} of them in one call, the directory is read again). (Two names with the
- * same 63-bit hash would confuse a listing that is split between them.)
+ * {@link DirectoryListings#MAX_VANISHED} of them in one call, the directory is read again). Two names with the
+ * same 63-bit hash (a client can make such names on purpose) are never split between two pages
+ * ({@link #withoutTrailing}).
  */
 public final class DirectoryOps {
 
@@ -165,6 +166,7 @@ public final class DirectoryOps {
                 Entry3 e = new Entry3(page.stat().ino(), page.name(), page.cookie());
                 if (e.encodedLength() > budget) {
                     eof = false;
+                    withoutTrailing(out, e.cookie(), Entry3::cookie);
                     break;
                 }
                 budget -= e.encodedLength();
@@ -202,6 +204,7 @@ public final class DirectoryOps {
                 EntryPlus3 e = new EntryPlus3(stat.ino(), page.name(), page.cookie(), attrs, fh);
                 if (e.encodedLength() > budget || (!out.isEmpty() && e.directoryInfoLength() > dirBudget)) {
                     eof = false;
+                    withoutTrailing(out, e.cookie(), EntryPlus3::cookie);
                     break;
                 }
                 budget -= e.encodedLength();
@@ -215,6 +218,19 @@ public final class DirectoryOps {
                     eof);
         } catch (IOException | RuntimeException e) {
             return Readdirplus3Res.fail(NfsErrors.statusOf(e), dir == null ? null : ctx.attributes(dir.path()));
+        }
+    }
+
+    /**
+     * A page never ends between two entries with the same cookie (two names whose hashes collide,
+     * which a client can make on purpose): the next page starts after the page's last cookie, so
+     * the second would never be listed. The entries that share the cookie of the first one left out
+     * are left out too and start the next page, as ext4's readdir keeps a hash collision in one
+     * batch; a page left empty is NFS3ERR_TOOSMALL (NFS4ERR_TOOSMALL), a larger count lists them.
+     */
+    static <E> void withoutTrailing(List<E> page, long cookie, java.util.function.ToLongFunction<E> cookieOf) {
+        while (!page.isEmpty() && cookieOf.applyAsLong(page.get(page.size() - 1)) == cookie) {
+            page.remove(page.size() - 1);
         }
     }
 

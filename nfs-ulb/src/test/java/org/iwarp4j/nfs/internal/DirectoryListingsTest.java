@@ -136,6 +136,50 @@ class DirectoryListingsTest {
     }
 
     /**
+     * Two names whose cookies collide (a client can search for such names: the cookie is a 63-bit
+     * hash of the name) are never split between two pages, or the second, after the first's
+     * cookie, would never be listed: whatever the page size, READDIR and READDIRPLUS list every
+     * name once. Fails with a page ending between them.
+     */
+    @Test
+    void namesWhoseCookiesCollideAreListedWhateverThePageSize() throws Exception {
+        Export export = new Export(dir, "/export");
+        long twin = DirectoryListings.cookieOf("entry-20") + 1;
+        try (Nfs3Context ctx = new Nfs3Context(export, RW, Nfs3Limits.defaults(), new FileHandles(export),
+                new DirectoryListings(DirectoryListings.DEFAULT_MAX_NAMES, true, System::nanoTime,
+                        name -> name.startsWith("twin-") ? twin : DirectoryListings.cookieOf(name)))) {
+            NfsFh3 d = directory(ctx, "d", 40);
+            Files.createFile(dir.resolve("d/twin-a"));
+            Files.createFile(dir.resolve("d/twin-b"));
+            List<String> all = expected(40);
+            all.add("twin-a");
+            all.add("twin-b");
+            DirectoryOps ops = new DirectoryOps(ctx);
+            for (int count = 200; count <= 1200; count += 4) {
+                assertThat(readdir(ops, d, 0, 0, count).names()).as("count %d", count)
+                        .containsExactlyInAnyOrderElementsOf(all);
+            }
+            // READDIRPLUS from where a page holds the two twins with their attributes and handles
+            for (int count = 700; count <= 2400; count += 8) {
+                List<String> plus = new ArrayList<>();
+                long cookie = 0;
+                long verifier = 0;
+                while (true) {
+                    Readdirplus3Res r = ops.readdirplus(new Readdirplus3Args(d, cookie, verifier, count, count), ROOT);
+                    assertThat(r.status()).as("maxcount %d", count).isEqualTo(Nfs3Status.NFS3_OK);
+                    r.entries().forEach(e -> plus.add(e.name()));
+                    if (r.eof()) {
+                        break;
+                    }
+                    cookie = r.entries().get(r.entries().size() - 1).cookie();
+                    verifier = r.cookieverf();
+                }
+                assertThat(plus).as("READDIRPLUS, maxcount %d", count).containsExactlyInAnyOrderElementsOf(all);
+            }
+        }
+    }
+
+    /**
      * A client's count and maxcount are clamped to rtmax (as knfsd clamps them): a count of all
      * ones gets one reply of at most rtmax octets, eof false, not the whole directory.
      */

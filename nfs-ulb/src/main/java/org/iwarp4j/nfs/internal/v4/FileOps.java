@@ -254,6 +254,19 @@ final class FileOps {
         }
     }
 
+    /**
+     * A READDIR reply never ends between two entries with the same cookie (names whose hashes
+     * collide, which a client can make): the entries sharing the cookie of the first one left out
+     * are left out too and start the next reply, as in NFSv3 ({@code DirectoryOps.withoutTrailing}).
+     */
+    private static void leaveOutCollidingTail(List<byte[]> encoded, List<Long> cookies, long cookie) {
+        while (!cookies.isEmpty() && cookies.get(cookies.size() - 1) == cookie) {
+            cookies.remove(cookies.size() - 1);
+            encoded.remove(encoded.size() - 1);
+            encoded.remove(encoded.size() - 1);
+        }
+    }
+
     /** REMOVE (RFC 8881 §18.25): a file or an empty directory; NFS4ERR_GRACE in the grace period. */
     Result remove(XdrDecoder in, CompoundState st) throws IOException {
         String name = component(in);
@@ -392,6 +405,7 @@ final class FileOps {
         boolean handles = asked.isSet(FATTR4_FILEHANDLE);
         long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
         List<byte[]> encoded = new ArrayList<>();
+        List<Long> cookies = new ArrayList<>(); // of the entries in encoded, one per pair
         boolean eof = true;
         long last = cookie;
         int vanished = 0;
@@ -428,6 +442,7 @@ final class FileOps {
             });
             if (entry.length + attrs.length > budget) {
                 eof = false;
+                leaveOutCollidingTail(encoded, cookies, c);
                 break;
             }
             if (handle != null) {
@@ -436,6 +451,7 @@ final class FileOps {
                     attrs = attributes.encode(asked, new Attributes4.Subject(stat, made, NFS4_OK));
                     if (entry.length + attrs.length > budget) {
                         eof = false;
+                        leaveOutCollidingTail(encoded, cookies, c);
                         break;
                     }
                 }
@@ -443,6 +459,7 @@ final class FileOps {
             budget -= entry.length + attrs.length;
             encoded.add(entry);
             encoded.add(attrs);
+            cookies.add(c);
             last = c;
         }
         if (encoded.isEmpty() && !eof) {

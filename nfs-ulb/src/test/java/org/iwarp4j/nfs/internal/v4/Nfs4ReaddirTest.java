@@ -255,6 +255,51 @@ class Nfs4ReaddirTest {
     }
 
     /**
+     * Two names whose cookies collide are never split between two READDIR replies (the next reply
+     * starts after the last cookie, so the second would never be listed): listing from the name
+     * just before them in cookie order, every maxcount gets both or neither of them, or
+     * NFS4ERR_TOOSMALL where only one would fit; fails with a reply ending between them.
+     */
+    @Test
+    void namesWhoseCookiesCollideAreNeverSplitBetweenReplies() throws Exception {
+        h.close();
+        long before = DirectoryListings.cookieOf("entry-20");
+        h = new Nfs4Harness(dir, Nfs4Settings.defaults(), null, FileHandles::new,
+                new DirectoryListings(DirectoryListings.DEFAULT_MAX_NAMES, true, System::nanoTime,
+                        name -> name.startsWith("twin-") ? before + 1 : DirectoryListings.cookieOf(name)));
+        h.session();
+        Files.createFile(dir.resolve("twin-a"));
+        Files.createFile(dir.resolve("twin-b"));
+        int bothOrNeither = 0;
+        for (int maxcount = 16; maxcount <= 400; maxcount += 4) {
+            int m = maxcount;
+            Reply r = h.sequenced(putrootfh(), e -> {
+                e.writeInt(OP_READDIR).writeHyper(before).writeHyper(0).writeUnsignedInt(m).writeUnsignedInt(m);
+                Bitmap4.of(FATTR4_FILEID).encode(e);
+            });
+            r.skipSequence();
+            assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4_OK);
+            int status = r.op(OP_READDIR);
+            if (status == NFS4ERR_TOOSMALL) {
+                continue;
+            }
+            assertThat(status).isEqualTo(NFS4_OK);
+            r.in.readHyper();
+            List<String> names = new ArrayList<>();
+            while (r.in.readBoolean()) {
+                r.in.readHyper();
+                names.add(r.in.readString(255));
+                Bitmap4.decode(r.in);
+                r.in.readOpaque(4096);
+            }
+            long twins = names.stream().filter(n -> n.startsWith("twin-")).count();
+            assertThat(twins).as("maxcount %d: %s", maxcount, names).isIn(0L, 2L);
+            bothOrNeither++;
+        }
+        assertThat(bothOrNeither).as("replies that held entries").isGreaterThan(50);
+    }
+
+    /**
      * A new listing stats the directory itself rather than trusting the attributes the COMPOUND's
      * current file handle was resolved with: a RENAME earlier in the same COMPOUND changed the
      * directory, and the READDIR after it lists the new name, although the directory's snapshot
