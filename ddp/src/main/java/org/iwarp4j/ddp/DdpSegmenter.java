@@ -72,11 +72,35 @@ public final class DdpSegmenter {
      */
     public static DdpSegmenter tagged(int rsvdUlp, int stag, long initialTo, ByteBuf payload, int mulpdu) {
         int length = payload.readableBytes();
-        if (length > 0 && Long.compareUnsigned(initialTo + length, initialTo) < 0) {
+        if (wrapsTaggedOffset(initialTo, length)) {
             throw new IllegalArgumentException(String.format(
                     "a %d-octet tagged message at TO 0x%x would wrap 2^64", length, initialTo));
         }
+        return taggedModulo(rsvdUlp, stag, initialTo, payload, mulpdu);
+    }
+
+    /**
+     * {@link #tagged} for a message whose STag and TO the ULP passes on from its peer instead of
+     * choosing them: each segment's TO is {@code initialTo} plus its position modulo 2^64, and a
+     * range that wraps is sent as it is. RDMAP's Read Response is such a message: its Data Sink
+     * STag and TO are copied from the peer's Read Request (RFC 5040 §4.4, §5.2.1), and RFC 5040
+     * gives the Data Source no check of them and no error code for them; the Data Sink's DDP
+     * refuses a segment whose TO + length wraps (RFC 5041 §7.1, DDP-R-048). Linux siw builds its
+     * Read Response TOs the same way (64-bit sink TO plus octets sent).
+     *
+     * @throws IllegalArgumentException if MULPDU is not larger than the 14-octet header
+     */
+    public static DdpSegmenter taggedModulo(int rsvdUlp, int stag, long initialTo, ByteBuf payload, int mulpdu) {
         return new DdpSegmenter(new TaggedHeader(false, rsvdUlp, stag, initialTo), payload, mulpdu);
+    }
+
+    /**
+     * Whether a tagged message of {@code length} octets from {@code initialTo} would wrap 2^64: its
+     * last octet's TO + 1 does not fit 64 bits (the sum the Data Sink checks, RFC 5041 §7.1 check 5).
+     * A zero-length message never wraps.
+     */
+    public static boolean wrapsTaggedOffset(long initialTo, long length) {
+        return length > 0 && Long.compareUnsigned(initialTo + length, initialTo) < 0;
     }
 
     /**

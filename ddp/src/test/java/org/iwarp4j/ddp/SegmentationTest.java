@@ -191,6 +191,30 @@ class SegmentationTest {
     }
 
     @Test
+    void taggedModuloPassesOnAWrappingRangeAsGiven() throws Exception {
+        // DdpSegmenter.taggedModulo: 32 octets from TO 2^64 - 16, MULPDU 30 (16 octets a segment):
+        // TO 0xFFFFFFFFFFFFFFF0 with 16 octets, then TO 0 with 16 and L = 1, the octets in order.
+        byte[] message = Bufs.pattern(32, 5);
+        ByteBuf payload = Bufs.buf(message);
+        List<Seg> segs = segment(DdpSegmenter.taggedModulo(0x42, 7, 0xFFFF_FFFF_FFFF_FFF0L, payload, 30));
+        payload.release();
+        assertThat(segs).extracting(s -> ((TaggedHeader) s.header()).to()).containsExactly(0xFFFF_FFFF_FFFF_FFF0L, 0L);
+        assertThat(segs).extracting(s -> s.header().last()).containsExactly(false, true);
+        assertThat(segs).extracting(s -> ((TaggedHeader) s.header()).stag()).containsOnly(7);
+        assertThat(Bufs.concat(segs.get(0).payload(), segs.get(1).payload())).isEqualTo(message);
+    }
+
+    @Test
+    void wrapsTaggedOffsetIsTheSumTheDataSinkChecks() {
+        // RFC 5041 §7.1 check 5: TO + length must fit 64 bits; 2^64 itself does not; zero length never wraps.
+        assertThat(DdpSegmenter.wrapsTaggedOffset(0xFFFF_FFFF_FFFF_FFE0L, 31)).isFalse();
+        assertThat(DdpSegmenter.wrapsTaggedOffset(0xFFFF_FFFF_FFFF_FFE0L, 32)).isTrue();
+        assertThat(DdpSegmenter.wrapsTaggedOffset(0xFFFF_FFFF_FFFF_FF00L, 0xFFFF_FFFFL)).isTrue();
+        assertThat(DdpSegmenter.wrapsTaggedOffset(0xFFFF_FFFF_FFFF_FFFFL, 0)).isFalse();
+        assertThat(DdpSegmenter.wrapsTaggedOffset(0, 0xFFFF_FFFFL)).isFalse();
+    }
+
+    @Test
     void msnStartsAtOneAndWrapsToZero() {
         // DDP-R-025: first MSN 1, +1 per message; 0xFFFFFFFE, 0xFFFFFFFF, 0x00000000 across the wrap.
         MsnSequence send = new MsnSequence();

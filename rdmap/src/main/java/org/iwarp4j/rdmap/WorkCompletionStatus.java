@@ -4,7 +4,10 @@ package org.iwarp4j.rdmap;
 public enum WorkCompletionStatus {
     /** Done: for a Send or Write, the data was handed to TCP (RFC 5040 §5.5); for a Read, placed. */
     SUCCESS,
-    /** A local gather/scatter list was longer or shorter than the operation allows. */
+    /**
+     * A local gather/scatter list was longer or shorter than the operation allows, or an RDMA
+     * Write's remote tagged offset plus its length passes 2^64 (nothing is sent).
+     */
     LOCAL_LENGTH_ERROR,
     /** A local memory region does not grant the access, or is no longer valid. */
     LOCAL_PROTECTION_ERROR,

@@ -63,12 +63,12 @@ class TerminateOnTheWireTest {
 
 
     /** An RDMA Write segment (tagged, L=1, opcode 0x0). */
-    private static byte[] write(int stag, long to, String payloadHex) {
+    static byte[] write(int stag, long to, String payloadHex) {
         return Hex.decode(String.format("c140 %08x %016x", stag, to) + payloadHex);
     }
 
     /** An RDMA Read Request (untagged, L=1, QN 1, opcode 0x1). */
-    private static byte[] readRequest(int msn, int sinkStag, long sinkTo, int size, int sourceStag, long sourceTo) {
+    static byte[] readRequest(int msn, int sinkStag, long sinkTo, int size, int sourceStag, long sourceTo) {
         return Hex.decode(String.format("4141 00000000 00000001 %08x 00000000 %08x %016x %08x %08x %016x", msn,
                 sinkStag, sinkTo, size, sourceStag, sourceTo));
     }
@@ -81,7 +81,7 @@ class TerminateOnTheWireTest {
     // ------------------------------------------------------------------ expectations
 
     /** The Terminate ULPDU: our DDP header, {@code control}, and if {@code echoed > 0} the length and echo. */
-    private static String terminate(String control, byte[] offending, int echoed) {
+    static String terminate(String control, byte[] offending, int echoed) {
         String hex = TERMINATE_DDP_HEADER + control;
         if (echoed > 0) {
             hex += String.format("%04x", offending.length) + Hex.encode(Arrays.copyOf(offending, echoed));

@@ -68,7 +68,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         this.ctx = ctx;
         this.terminator = new Terminator(port, completions, ctx);
         this.transmitter = new Transmitter(port, completions, ctx, this::closeWhenIdle, this::firstMessageSent,
-                this::writeFailed);
+                this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
         port.workQueue().bind(ctx.executor(), this);

@@ -190,8 +190,10 @@ final class ReceivePath implements PlacementAdvisor {
             case RDMA_READ_RESPONSE: {
                 TaggedHeader tagged = (TaggedHeader) header;
                 if (check.opcode() == RdmapOpcode.RDMA_READ_RESPONSE) {
-                    Transmitter.OutstandingRead read = transmitter.currentRead();
-                    if (read == null || tagged.stag() != read.header.sinkStag()) {
+                    // The same comparison with the Read as readResponse() makes: a segment that does
+                    // not continue the response is not read into place (the ordinary path refuses it).
+                    OutstandingRead read = transmitter.currentRead();
+                    if (read == null || read.refusal(tagged, payload) != null) {
                         return null;
                     }
                 }
@@ -343,17 +345,25 @@ final class ReceivePath implements PlacementAdvisor {
         }
     }
 
+    /**
+     * A Read Response segment: compared with the outstanding Read it answers (RDMAP-R-018, see
+     * {@link OutstandingRead}) before DDP's tagged checks place it; one that does not continue the
+     * response fails that Read and draws a Terminate (DDP Tagged Invalid STag, or Base or Bounds).
+     */
     private void readResponse(DdpSegment segment) throws DdpException {
-        Transmitter.OutstandingRead read = transmitter.currentRead();
+        OutstandingRead read = transmitter.currentRead();
         if (read == null) {
             terminate(TerminateCause.UNSOLICITED_READ_RESPONSE);
             return;
         }
-        if (segment.payloadLength() > 0 && segment.taggedHeader().stag() != read.header.sinkStag()) {
-            terminate(TerminateCause.TAGGED_INVALID_STAG);
+        TerminateCause refused = read.refusal(segment.taggedHeader(), segment.payloadLength());
+        if (refused != null) {
+            transmitter.failCurrentRead(refused.reason());
+            terminate(refused);
             return;
         }
         receiver.placeTagged(segment, Access.LOCAL_WRITE);
+        read.placed(segment.payloadLength());
         if (segment.last()) {
             meters.received(RdmapOpcode.RDMA_READ_RESPONSE);
             transmitter.readResponseComplete();

@@ -59,6 +59,7 @@ final class Transmitter {
     private final Runnable onIdle;
     private final Runnable onFirstMessage;
     private final java.util.function.Consumer<Throwable> onWriteFailed;
+    private final java.util.function.Consumer<Throwable> onLocalFailure;
     private final EngineMeters meters;
     private NegotiatedParameters negotiated;
     private int mulpdu;
@@ -71,9 +72,12 @@ final class Transmitter {
      * @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that)
      * @param onFirstMessage runs once, when the first message of Full Operation is written
      * @param onWriteFailed told the cause when a message's write fails, before its request completes
+     * @param onLocalFailure fails the queue pair for an exception of this stack's while posting a
+     *     request (after that request has completed), as one from the pipeline would
      */
     Transmitter(QueuePairPort port, Completions completions, ChannelHandlerContext ctx, Runnable onIdle,
-                Runnable onFirstMessage, java.util.function.Consumer<Throwable> onWriteFailed) {
+                Runnable onFirstMessage, java.util.function.Consumer<Throwable> onWriteFailed,
+                java.util.function.Consumer<Throwable> onLocalFailure) {
         this.port = port;
         this.completions = completions;
         this.protectionDomain = port.settings().protectionDomain();
@@ -81,6 +85,7 @@ final class Transmitter {
         this.onIdle = onIdle;
         this.onFirstMessage = onFirstMessage;
         this.onWriteFailed = onWriteFailed;
+        this.onLocalFailure = onLocalFailure;
         this.meters = port.meters();
     }
 
@@ -124,26 +129,20 @@ final class Transmitter {
         }
         refreshMulpdu();
         SendEntry entry = new SendEntry(request);
+        // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
         inOrder.add(entry);
         try {
             switch (request.kind()) {
                 case SEND:
                 case SEND_WITH_SOLICITED_EVENT:
                 case SEND_WITH_INVALIDATE:
-                case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE: {
-                    ByteBuf payload = gather(request);
-                    RdmapOpcode opcode = sendOpcode(request.kind());
-                    write(opcode, DdpSegmenter.untagged(RdmapControl.encode(opcode),
-                            invalidates(request.kind()) ? request.remoteStag() : 0, 0, sendMsn.next(), payload,
-                            mulpdu), payload, entry);
+                case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE:
+                    sendMessage(entry, sendOpcode(request.kind()));
                     break;
-                }
-                case RDMA_WRITE: {
-                    ByteBuf payload = gather(request);
-                    write(RdmapOpcode.RDMA_WRITE, DdpSegmenter.tagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE),
-                            request.remoteStag(), request.remoteTaggedOffset(), payload, mulpdu), payload, entry);
+                case RDMA_WRITE:
+                    checkRemoteRange(request);
+                    sendMessage(entry, RdmapOpcode.RDMA_WRITE);
                     break;
-                }
                 case RDMA_READ:
                     startRead(entry);
                     break;
@@ -155,8 +154,48 @@ final class Transmitter {
             }
         } catch (LocalWorkError e) {
             entry.done(e.status, 0);
+        } catch (RuntimeException e) {
+            // A failure of this stack's, not of the request: the request completes (or the ones
+            // after it would wait for it forever, with its send queue slot), and the queue pair
+            // fails, since a message may be half written. The work queue's drain goes on.
+            entry.done(WorkCompletionStatus.FATAL, 0);
+            onLocalFailure.accept(e);
         }
         completeInOrder();
+    }
+
+    /**
+     * An RDMA Write must fit the peer's TO space: RFC 5041 §5.2 numbers a tagged message's octets
+     * from its TO up, and one that would pass 2^64 can only be refused at the Data Sink (TO wrap,
+     * RFC 5041 §7.1, which ends the stream). It is the local request that is wrong, so it completes
+     * in error here, before any memory is gathered, and the queue pair carries on. The TO can come
+     * from the peer (an RPC-over-RDMA Write or Reply chunk), so this is not a programming error to throw.
+     */
+    private static void checkRemoteRange(SendWorkRequest request) throws LocalWorkError {
+        if (DdpSegmenter.wrapsTaggedOffset(request.remoteTaggedOffset(), request.length())) {
+            throw new LocalWorkError(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
+        }
+    }
+
+    /**
+     * Gathers and writes the message of a Send or an RDMA Write; the last segment's write completes
+     * {@code entry}. {@link #write} releases the payload; should segmenting fail before it, it is released here.
+     */
+    private void sendMessage(SendEntry entry, RdmapOpcode opcode) throws LocalWorkError {
+        SendWorkRequest request = entry.request;
+        ByteBuf payload = gather(request);
+        DdpSegmenter segmenter;
+        try {
+            segmenter = opcode == RdmapOpcode.RDMA_WRITE
+                    ? DdpSegmenter.tagged(RdmapControl.encode(opcode), request.remoteStag(),
+                            request.remoteTaggedOffset(), payload, mulpdu)
+                    : DdpSegmenter.untagged(RdmapControl.encode(opcode),
+                            invalidates(request.kind()) ? request.remoteStag() : 0, 0, sendMsn.next(), payload, mulpdu);
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+        write(opcode, segmenter, payload, entry);
     }
 
     private void startRead(SendEntry entry) throws LocalWorkError {
@@ -203,7 +242,20 @@ final class Transmitter {
         return outstandingReads.peek();
     }
 
-    /** The last segment of the current Read Response was placed. */
+    /**
+     * The current Read's response was refused (a Terminate with {@code reason} follows): that Read
+     * completes with {@link WorkCompletionStatus#FATAL} and the reason, wherever it is in the send
+     * queue, instead of being flushed as one of the work requests behind the oldest.
+     */
+    void failCurrentRead(TerminateReason reason) {
+        OutstandingRead read = outstandingReads.peek();
+        if (read != null && read.entry != null && read.entry.status == null) {
+            read.entry.done(WorkCompletionStatus.FATAL, 0);
+            read.entry.reason = reason;
+        }
+    }
+
+    /** The last segment of the current Read Response was placed: all of the Read Message Size (RDMAP-R-019). */
     void readResponseComplete() {
         OutstandingRead read = outstandingReads.poll();
         if (read.entry != null) {
@@ -216,12 +268,24 @@ final class Transmitter {
         completeInOrder();
     }
 
-    /** Sends the Read Response for a validated Read Request; {@code source} is released after it is sent. */
+    /**
+     * Sends the Read Response for a validated Read Request; {@code source} is released after it is
+     * sent (or here, should segmenting fail). The Data Sink STag and TO are the peer's, passed on
+     * as they are (RFC 5040 §5.2.1, RDMAP-R-016): a sink TO + size that wraps 2^64 is the Data Sink's
+     * to refuse (RFC 5041 §7.1), as RFC 5040 gives the Data Source no check and no error code for
+     * it, and siw sends its TOs modulo 2^64 too ({@link DdpSegmenter#taggedModulo}).
+     */
     ChannelFuture respondToRead(ReadRequestHeader request, ByteBuf source) {
         refreshMulpdu();
-        return write(RdmapOpcode.RDMA_READ_RESPONSE, DdpSegmenter.tagged(
-                RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), request.sinkStag(), request.sinkTaggedOffset(),
-                source, mulpdu), source, null);
+        DdpSegmenter segmenter;
+        try {
+            segmenter = DdpSegmenter.taggedModulo(RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE),
+                    request.sinkStag(), request.sinkTaggedOffset(), source, mulpdu);
+        } catch (RuntimeException e) {
+            source.release();
+            throw e;
+        }
+        return write(RdmapOpcode.RDMA_READ_RESPONSE, segmenter, source, null);
     }
 
     /** DDP-R-001: segment to the LLP's current MULPDU, which grows with the TCP window when it follows the MSS. */
@@ -274,8 +338,8 @@ final class Transmitter {
                 checkLocal(sge, null);
                 payload.addComponent(true, sge.region().memory().retainedSlice((int) sge.offset(), sge.length()));
             }
-        } catch (LocalWorkError e) {
-            payload.release();
+        } catch (LocalWorkError | RuntimeException e) {
+            payload.release(); // and the slices added so far with it
             throw e;
         }
         return payload;
@@ -391,17 +455,6 @@ final class Transmitter {
                 status = s;
                 length = octets;
             }
-        }
-    }
-
-    /** An RDMA Read Request sent and not yet fully answered; {@code entry} is null for an RTR. */
-    static final class OutstandingRead {
-        final SendEntry entry;
-        final ReadRequestHeader header;
-
-        OutstandingRead(SendEntry entry, ReadRequestHeader header) {
-            this.entry = entry;
-            this.header = header;
         }
     }
 

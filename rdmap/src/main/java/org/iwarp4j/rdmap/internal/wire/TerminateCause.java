@@ -36,6 +36,21 @@ public enum TerminateCause {
      * choice: Unexpected OpCode, the message is one the stream did not expect.
      */
     UNSOLICITED_READ_RESPONSE(TerminateReason.RDMAP_UNEXPECTED_OPCODE),
+    /**
+     * A non-empty Read Response segment whose TO is not the next octet the outstanding Read
+     * expects (its Data Sink TO plus the octets already placed): out of order, or elsewhere in the
+     * sink region (RDMAP-R-018's comparison with the request, RDMAP-R-016). RFC 5040 names no code;
+     * choice as siw ({@code siw_rresp_check_ntoh}, "rresp off"): DDP Tagged Base or Bounds, for an
+     * STag that is valid but an offset that does not match the response expected.
+     */
+    READ_RESPONSE_WRONG_TO(TerminateReason.DDP_TAGGED_BASE_OR_BOUNDS_VIOLATION),
+    /**
+     * A Read Response carrying more octets than the Read asked for, or whose last segment (L = 1)
+     * ends it short of the Read Message Size, e.g. a lone zero-length segment with L = 1 answering
+     * a non-empty Read (RDMAP-R-016, RDMAP-R-018, RDMAP-R-019). Choice as siw ("rresp len"): DDP
+     * Tagged Base or Bounds.
+     */
+    READ_RESPONSE_WRONG_LENGTH(TerminateReason.DDP_TAGGED_BASE_OR_BOUNDS_VIOLATION),
 
     // ---- Incoming RDMA Read Request (RFC 5040 §5.2.1, §7.2; RDMAP-R-014) ----
 

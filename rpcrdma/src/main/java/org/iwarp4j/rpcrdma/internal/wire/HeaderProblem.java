@@ -16,7 +16,8 @@ public enum HeaderProblem {
     /**
      * An XDR error in a header of a known version (§4.5.2): an unknown rdma_proc, RDMA_NOMSG with no
      * chunk, an rdma_xid that differs from the RPC message's XID, a list that overruns the message or
-     * is not terminated, a Position that is not a multiple of 4.
+     * is not terminated, a Position that is not a multiple of 4, a segment whose offset + length
+     * wraps 2^64.
      */
     XDR_ERROR(Reaction.SEND_ERR_CHUNK, Reaction.DISCARD),
     /** Chunk lists more complex or chunks longer than this end accepts (§4.5.2, §8.1.4): ERR_CHUNK. */

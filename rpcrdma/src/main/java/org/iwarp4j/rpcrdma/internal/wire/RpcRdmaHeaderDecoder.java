@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.iwarp4j.ddp.DdpSegmenter;
 
 /**
  * Decodes the transport header at the start of a received RDMA Send (RFC 8166 §4.1.2) and checks
@@ -211,11 +212,22 @@ public final class RpcRdmaHeaderDecoder {
         return new WriteChunk(segments);
     }
 
+    /**
+     * One RDMA segment (RFC 8166 §4.1.2: handle, length, 64-bit offset). Its octets are numbered
+     * from the offset up, and the whole range must be addressable: a segment whose offset + length
+     * passes 2^64 can be neither read nor written (DDP would refuse the tagged message, RFC 5041
+     * §7.1), so it is an XDR error of the header (ERR_CHUNK from a Responder, discarded by a
+     * Requester, §4.5.2) rather than an RDMA operation that breaks the connection.
+     */
     private static RdmaSegment segment(Reader r) {
         r.need(SEGMENT_LENGTH, "segment");
         int handle = r.buf.getInt(r.index);
         long length = r.buf.getUnsignedInt(r.index + 4);
         long offset = r.buf.getLong(r.index + 8);
+        if (DdpSegmenter.wrapsTaggedOffset(offset, length)) {
+            throw r.fail(HeaderProblem.XDR_ERROR, String.format("segment of %d octets at offset 0x%x wraps 2^64",
+                    length, offset));
+        }
         r.index += SEGMENT_LENGTH;
         return new RdmaSegment(handle, length, offset);
     }

@@ -67,8 +67,10 @@ class HeaderCodecProperties {
     @Provide
     Arbitrary<RpcRdmaHeader> headers() {
         Arbitrary<Integer> ints = Arbitraries.integers();
+        // Any offset whose range stays below 2^64: the decoder refuses one that wraps (MalformedHeaderTest).
         Arbitrary<RdmaSegment> segment = Combinators.combine(ints, Arbitraries.longs().between(0, 0xFFFF_FFFFL),
-                Arbitraries.longs()).as(RdmaSegment::new);
+                Arbitraries.longs()).as(RdmaSegment::new)
+                .filter(s -> !org.iwarp4j.ddp.DdpSegmenter.wrapsTaggedOffset(s.offset(), s.length()));
         Arbitrary<ReadSegment> read = Combinators.combine(
                 Arbitraries.longs().between(0, 0x3FFF_FFFFL).map(p -> p * 4), segment).as(ReadSegment::new);
         Arbitrary<WriteChunk> chunk = segment.list().ofMaxSize(8).map(WriteChunk::new);

@@ -11,6 +11,8 @@ import java.util.Optional;
 import org.iwarp4j.testkit.Hex;
 import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Headers a peer could send to hurt us: truncated, unterminated, with absurd counts or lengths.
@@ -105,6 +107,38 @@ class MalformedHeaderTest {
         String seg = " 00000001 00000008 11223344 00080000 00007f00 00001000"; // 512 KiB each, Position 8
         assertThat(rejected(FIXED_NOMSG + seg.substring(1) + seg + seg + " 00000000 00000000 00000000").problem())
                 .isEqualTo(HeaderProblem.LIMIT_EXCEEDED);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        // Read list: Position 0, handle, length 0x100, offset 2^64 - 0x80; then no Write list, no Reply chunk
+        "Read segment, 00000001 00000000 11223344 00000100 ffffffff ffffff80 00000000 00000000 00000000",
+        // Write list: one chunk of one segment, length 0x100 at 2^64 - 0x100 (its end is 2^64 itself)
+        "Write chunk segment, 00000000 00000001 00000001 11223344 00000100 ffffffff ffffff00 00000000 00000000",
+        // Reply chunk: one segment, length 0x10 at 2^64 - 1
+        "Reply chunk segment, 00000000 00000000 00000001 00000001 11223344 00000010 ffffffff ffffffff"})
+    void aSegmentWhoseOffsetPlusLengthWrapsIsErrChunk(String what, String lists) { // RPC-R-065
+        // RdmaEndpoint would post an RDMA Read or Write at offset + length past 2^64, which no DDP
+        // can address: refused in the header, ERR_CHUNK from a Responder, discarded by a Requester.
+        HeaderDecodeResult.Rejected r = rejected(FIXED_NOMSG + lists);
+        assertThat(r.problem()).as(what).isEqualTo(HeaderProblem.XDR_ERROR);
+        assertThat(r.problem().atResponder()).isEqualTo(HeaderProblem.Reaction.SEND_ERR_CHUNK);
+        assertThat(r.problem().atRequester()).isEqualTo(HeaderProblem.Reaction.DISCARD);
+        assertThat(r.errorReply(8)).isEqualTo(RpcRdmaHeader.RdmaError.errChunk(0x6B8B4567, 1, 8));
+        assertThat(r.detail()).as(what).contains("wraps 2^64");
+    }
+
+    @Test
+    void aSegmentEndingAtTheLastAddressableOctetDecodes() {
+        // The boundary of the check above: the last octet at TO 2^64 - 1 is fine, as is an empty segment anywhere.
+        RpcRdmaHeader h = new RpcRdmaHeader.RdmaNomsg(1, 1, 1, new ChunkLists(List.of(),
+                List.of(WriteChunk.of(new RdmaSegment(5, 0xFF, 0xFFFF_FFFF_FFFF_FF00L),
+                        new RdmaSegment(6, 0, 0xFFFF_FFFF_FFFF_FFFFL))),
+                Optional.empty()));
+        ByteBuf out = Unpooled.buffer();
+        RpcRdmaHeaderEncoder.encode(h, out);
+        assertThat(decoder.decode(Unpooled.wrappedBuffer(ByteBufUtil.getBytes(out))))
+                .isEqualTo(new HeaderDecodeResult.Decoded(h));
     }
 
     @Test
