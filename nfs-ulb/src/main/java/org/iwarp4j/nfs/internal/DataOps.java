@@ -21,7 +21,8 @@ import org.iwarp4j.nfs.v3.Write3Res;
  * READ, WRITE and COMMIT (RFC 1813 §3.3.6, 3.3.7, 3.3.21) through positional I/O on cached file
  * channels. An UNSTABLE WRITE is left in the page cache and answered UNSTABLE; DATA_SYNC and
  * FILE_SYNC force the data (and for FILE_SYNC the metadata) before the reply; COMMIT forces the
- * file. Every reply carries the server's write verifier.
+ * file. Every reply carries the server's write verifier, which a failed write or force changes
+ * ({@link WriteVerifier}).
  */
 public final class DataOps {
 
@@ -76,18 +77,35 @@ public final class DataOps {
 
     /** Reads into {@code data} and answers the file's size after (of the channel: the handle's inode). */
     private long readFully(FileHandles.Resolved r, ByteBuf data, long offset, int count) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            FileChannel channel = ctx.openFiles().channel(r, false);
-            try {
-                while (data.readableBytes() < count) {
-                    int n = data.writeBytes(channel, offset + data.readableBytes(), count - data.readableBytes());
-                    if (n < 0) {
-                        break;
-                    }
+        return onChannel(r, false, channel -> {
+            // a second attempt goes on from what the first one read
+            while (data.readableBytes() < count) {
+                int n = data.writeBytes(channel, offset + data.readableBytes(), count - data.readableBytes());
+                if (n < 0) {
+                    break;
                 }
-                return channel.size();
+            }
+            return channel.size();
+        });
+    }
+
+    /** I/O on a file's channel; the channel may be closed under it ({@link #onChannel}). */
+    private interface ChannelIo<T> {
+        T run(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Runs {@code io} on the file's cached channel, and once more on a fresh one if another
+     * request closed that channel meanwhile ({@link OpenFiles} closes one to make room, or to
+     * reopen it writable, while other workers may be between {@code channel()} and their I/O). A
+     * second closure is an error: the channel cache is then turning over faster than one call.
+     */
+    private <T> T onChannel(FileHandles.Resolved r, boolean write, ChannelIo<T> io) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            FileChannel channel = ctx.openFiles().channel(r, write);
+            try {
+                return io.run(channel);
             } catch (ClosedChannelException e) {
-                // another request evicted the channel: reopen once
                 if (attempt > 0) {
                     throw e;
                 }
@@ -124,9 +142,9 @@ public final class DataOps {
             if (args.offset() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
             }
-            writeFully(r, args.data(), args.offset(), args.stable());
+            long verifier = writeFully(r, args.data(), args.offset(), args.stable());
             return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), args.count(), args.stable(),
-                    ctx.writeVerifier());
+                    verifier);
         } catch (IOException | RuntimeException e) {
             return Write3Res.fail(NfsErrors.statusOf(e), ctx.wcc(before, r));
         } finally {
@@ -134,29 +152,42 @@ public final class DataOps {
         }
     }
 
-    private void writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            FileChannel channel = ctx.openFiles().channel(r, true);
-            try {
-                long position = offset;
-                for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
-                    while (b.hasRemaining()) {
-                        position += channel.write(b, position);
-                    }
-                }
-                if (stable != StableHow.UNSTABLE) {
-                    channel.force(stable == StableHow.FILE_SYNC);
-                }
-                return;
-            } catch (ClosedChannelException e) {
-                if (attempt > 0) {
-                    throw e;
+    /**
+     * Writes the data and forces it as {@code stable} asks; returns the write verifier to answer,
+     * the one current before the data was written (a reset after that makes the client's COMMIT
+     * answer a verifier other than this one, so the client writes again).
+     */
+    private long writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable) throws IOException {
+        WriteVerifier verifier = ctx.verifier();
+        long ino = r.stat().ino();
+        return onChannel(r, true, channel -> {
+            long answer = verifier.current();
+            long failedForces = verifier.failedForces(ino);
+            long position = offset;
+            for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
+                while (b.hasRemaining()) {
+                    position += verifier.write(channel, b, position);
                 }
             }
-        }
+            if (stable != StableHow.UNSTABLE) {
+                verifier.force(channel, ino, stable == StableHow.FILE_SYNC);
+                if (verifier.failedForces(ino) != failedForces) {
+                    // another force of the file failed since this data was written: it may have
+                    // been this data's write-back, whose error this force then did not see
+                    throw new IOException("a force of " + r.path() + " failed during this stable WRITE");
+                }
+            }
+            return answer;
+        });
     }
 
-    /** COMMIT: as WRITE, a writable export and write permission (or ownership). */
+    /**
+     * COMMIT (RFC 1813 §3.3.21): as WRITE, a writable export and write permission (or ownership).
+     * Forces the whole file through its cached channel, through a fresh one if that was closed
+     * under it: fsync through any descriptor of the file writes all its dirty pages. The verifier
+     * answered is the one current when the force began, under the file's lock ({@link
+     * WriteVerifier#force}); a failed force answers NFS3ERR_IO and gives every later reply a new one.
+     */
     public Commit3Res commit(Commit3Args args, Caller caller) {
         FileHandles.Resolved r = null;
         WccAttr before = null;
@@ -166,8 +197,9 @@ public final class DataOps {
             checkRegular(r);
             ctx.requireWritable();
             Permissions.requireOrOwner(caller, r.stat(), Permissions.WRITE, r.path());
-            ctx.openFiles().channel(r, false).force(true);
-            return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), ctx.writeVerifier());
+            long ino = r.stat().ino();
+            long verifier = onChannel(r, false, channel -> ctx.verifier().force(channel, ino, true));
+            return new Commit3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), verifier);
         } catch (IOException | RuntimeException e) {
             return new Commit3Res(NfsErrors.statusOf(e), r == null ? WccData.EMPTY : ctx.wcc(before, r), 0);
         }

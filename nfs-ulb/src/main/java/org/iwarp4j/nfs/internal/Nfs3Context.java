@@ -6,7 +6,6 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.nfs.v3.DirOpArgs3;
 import org.iwarp4j.nfs.v3.Fattr3;
@@ -21,7 +20,8 @@ import org.iwarp4j.oncrpc.RpcGarbageArgsException;
 /**
  * What every NFSv3 operation of one export shares: the export, its access options, its file
  * handles, the open-file cache, the limits and the write verifier (RFC 1813 §3.3.7), which is
- * random per server start so that a client learns of a restart and resends uncommitted writes.
+ * random per server start, and new after any failed write or force of file data, so that a client
+ * learns of a restart or a lost write-back and resends uncommitted writes ({@link WriteVerifier}).
  *
  * <p>Access control follows knfsd's order: the handle is resolved and the client's address
  * checked first (an address the export does not admit gets NFS3ERR_ACCES for every call but NULL,
@@ -47,7 +47,7 @@ public final class Nfs3Context implements AutoCloseable {
      */
     private final org.iwarp4j.rpcrdma.internal.ReadSinks readBuffers = new org.iwarp4j.rpcrdma.internal.ReadSinks(
             org.iwarp4j.rpcrdma.internal.DataMemory.ALLOCATOR, KEPT_READ_BUFFERS, 1 << 20);
-    private final long writeVerifier = new SecureRandom().nextLong();
+    private final WriteVerifier writeVerifier = new WriteVerifier();
     /** The export root's file store, looked up once: see {@link #exportStore()}. */
     private volatile FileStore exportStore;
     private final AtomicInteger exportStoreLookups = new AtomicInteger();
@@ -144,7 +144,13 @@ public final class Nfs3Context implements AutoCloseable {
         return limits;
     }
 
+    /** The write verifier now (what a WRITE or COMMIT answers is decided by {@link #verifier()}). */
     public long writeVerifier() {
+        return writeVerifier.current();
+    }
+
+    /** The write verifier, and the writes and forces of file data that change it. */
+    public WriteVerifier verifier() {
         return writeVerifier;
     }
 

@@ -71,6 +71,48 @@ class Nfs4FileOpsTest {
         assertThat(r.in.isEmpty()).isTrue();
     }
 
+    /**
+     * NFSv4.1's WRITE and COMMIT answer the NFSv3 server's write verifier (RFC 8881 §18.32.3,
+     * §18.3.3), and a failed force changes it for every later reply, so that each client with
+     * unstable data writes it again, not only the one whose COMMIT met the error.
+     */
+    @Test
+    void aFailedCommitGivesLaterCommitsAndWritesANewVerifier() throws Exception {
+        Reply o = seq(putrootfh(), open("owner", "f", OPEN4_SHARE_ACCESS_BOTH, 0, true), op(OP_GETFH));
+        o.op(OP_PUTROOTFH);
+        assertThat(o.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        Stateid4 s = o.openBody();
+        o.op(OP_GETFH);
+        byte[] fh = o.in.readOpaque(128);
+        Reply w = seq(putfh(fh), write(s, 0, UNSTABLE4, new byte[] {1, 2, 3}));
+        w.op(OP_PUTFH);
+        assertThat(w.op(OP_WRITE)).isEqualTo(NFS4_OK);
+        w.in.skip(8);
+        long verifier = w.in.readHyper();
+        new org.iwarp4j.nfs.internal.FaultyFileIo() {
+            @Override
+            protected void beforeForce(int n, java.nio.channels.FileChannel channel) throws java.io.IOException {
+                if (n == 1) {
+                    throw new java.io.IOException("Input/output error (write-back failed)");
+                }
+            }
+        }.install(h.base);
+        java.util.function.Consumer<org.iwarp4j.oncrpc.XdrEncoder> commit = e -> e.writeInt(OP_COMMIT).writeHyper(0)
+                .writeInt(0);
+
+        assertThat(seq(putfh(fh), commit).status).isEqualTo(NFS4ERR_IO);
+        Reply c = seq(putfh(fh), commit);
+        c.op(OP_PUTFH);
+        assertThat(c.op(OP_COMMIT)).isEqualTo(NFS4_OK);
+        long after = c.in.readHyper();
+        assertThat(after).as("COMMIT after the failed one").isNotEqualTo(verifier);
+        Reply w2 = seq(putfh(fh), write(s, 0, UNSTABLE4, new byte[] {1, 2, 3}));
+        w2.op(OP_PUTFH);
+        assertThat(w2.op(OP_WRITE)).isEqualTo(NFS4_OK);
+        w2.in.skip(8);
+        assertThat(w2.in.readHyper()).as("WRITE after the failure").isEqualTo(after);
+    }
+
     @Test
     void lookupLookuppAndTheirErrors() throws Exception {
         Files.createDirectories(dir.resolve("a/b"));
