@@ -176,6 +176,11 @@ public final class Rnic implements AutoCloseable {
      * politer, but that bit answers the Request's Private Data, and sending it means reading and
      * checking a Request and waiting up to the startup timeout for it: work a flood of connections
      * would make this end do. Counted in {@code iwarp.rdmap.connections.refused}.
+     *
+     * <p>A connection whose MPA startup fails is closed once its MPA Reply (if any) has gone out:
+     * also after a reject, whether {@code handler} rejected the request or MPA did (the Initiator
+     * asks for CRC or markers that {@code mpa} turns off), which RFC 5044 §7.1.2 leaves to the ULP
+     * (MPA-R-056); see {@code FailedStartup}.
      */
     public Listener listen(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler)
             throws InterruptedException {
@@ -194,33 +199,30 @@ public final class Rnic implements AutoCloseable {
                         capture.accept(ch);
                         useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
-                        ch.pipeline().addLast(MpaStartupHandler.responder(withMeters(mpa), request -> {
+                        MpaStartupHandler startup = MpaStartupHandler.responder(withMeters(mpa), request -> {
                             ConnectionRequest connectionRequest = new ConnectionRequest(request);
                             ConnectionDecision decision = handler.onConnectionRequest(connectionRequest);
                             if (decision == null || !decision.isAccept()) {
-                                closeAfterReply(ch);
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
                             ch.pipeline().addLast(decision.queuePair().newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
                                     ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
-                        }));
+                        });
+                        ch.pipeline().addLast(startup);
+                        // Any failed startup, the ULP's reject and the Responder's own alike
+                        // (MPA-R-056): closed once the Reply is out, see FailedStartup.
+                        startup.startup().whenComplete((parameters, failure) -> {
+                            if (failure != null) {
+                                FailedStartup.ended(ch);
+                            }
+                        });
                     }
                 })
                 .bind(local).sync().channel();
         channels.add(server);
         return new Listener(server);
-    }
-
-    /**
-     * After a reject the TCP connection is the ULP's (RFC 5044 §7.1.2); a listener's ULP has no
-     * other use for it, so it is closed once the MPA Reply (R=1), written just before, has gone
-     * out, instead of staying open as long as the Initiator likes.
-     */
-    private static void closeAfterReply(Channel ch) {
-        ch.eventLoop().execute(() -> ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
-                .addListener(io.netty.channel.ChannelFutureListener.CLOSE));
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {

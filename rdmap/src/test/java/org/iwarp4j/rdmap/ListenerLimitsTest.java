@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaSettings;
+import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,22 @@ class ListenerLimitsTest {
         }
     }
 
+    /**
+     * The first octets a new connection from 127.0.0.1 gets, connecting again while they are none
+     * (refused at accept) for up to {@value #WAIT_MILLIS} ms: a place given back on a close comes
+     * back when the server's side of the connection is closed, which may follow its FIN by a moment.
+     */
+    private byte[] firstOctetsOnceAdmitted(Listener listener) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        byte[] octets = new byte[0];
+        while (octets.length == 0 && System.nanoTime() < deadline) {
+            Socket again = connect(listener, "127.0.0.1");
+            sendMpaRequest(again);
+            octets = firstOctets(again);
+        }
+        return octets;
+    }
+
     private double refused(String cap) {
         return meters.get("iwarp.rdmap.connections.refused").tag("cap", cap).counter().count();
     }
@@ -97,13 +114,7 @@ class ListenerLimitsTest {
 
         // Once the first is closed, its place comes back for a new one.
         first.close();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
-        byte[] later = new byte[0];
-        while (later.length == 0 && System.nanoTime() < deadline) {
-            Socket again = connect(listener, "127.0.0.1");
-            sendMpaRequest(again);
-            later = firstOctets(again);
-        }
+        byte[] later = firstOctetsOnceAdmitted(listener);
         assertThat(later).isEqualTo(REPLY_KEY);
     }
 
@@ -154,5 +165,34 @@ class ListenerLimitsTest {
         byte[] rest = s.getInputStream().readNBytes(4); // flags, revision, PD_Length: the rest of the Reply
         assertThat(rest[0] & 0x20).as("R bit").isNotZero();
         assertThat(s.getInputStream().read()).as("end of stream after the Reply").isEqualTo(-1);
+    }
+
+    /**
+     * MPA-R-056, docs/limits.md: a Responder that rejects a Request itself (the Initiator asks for CRC,
+     * which is off here: {@code iwarp rping -s --crc=off}) closes the connection once its Reply (R=1)
+     * has gone out, as after the ULP's reject, and the connection's place under the caps comes back.
+     * Before, such a connection stayed open for as long as the Initiator liked, holding its place.
+     */
+    @Test
+    void aRequestForCrcThatIsOffHereGetsARejectAndTheConnectionIsClosedGivingItsPlaceBack() throws Exception {
+        server = Rnic.builder().eventLoopThreads(1).maxConnectionsPerAddress(1).build();
+        Listener listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
+                MpaSettings.builder().crc(NegotiationMode.OFF).build(),
+                request -> { throw new AssertionError("MPA refuses the Request before the ULP sees it"); });
+        // Key, then flags R=1 M=0 C=0, revision 1, PD_Length 0 (RFC 5044 §7.1.1).
+        byte[] reject = new byte[REPLY_KEY.length + 4];
+        System.arraycopy(REPLY_KEY, 0, reject, 0, REPLY_KEY.length);
+        reject[REPLY_KEY.length] = 0x20;
+        reject[REPLY_KEY.length + 1] = 1;
+
+        Socket s = connect(listener, "127.0.0.1");
+        sendMpaRequest(s); // C=1
+        assertThat(s.getInputStream().readNBytes(reject.length)).isEqualTo(reject);
+        // Within the socket's timeout (5 s, far below the 10 s MPA startup timeout, which no longer applies)
+        assertThat(s.getInputStream().read()).as("end of stream after the Reply").isEqualTo(-1);
+
+        // The cap of one per address: a new connection is admitted (gets its Reply) again.
+        byte[] later = firstOctetsOnceAdmitted(listener);
+        assertThat(later).as("the first connection's place came back").isEqualTo(REPLY_KEY);
     }
 }

@@ -64,8 +64,9 @@ public final class RpcRdmaResponder implements AutoCloseable {
     }
 
     /**
-     * Whether the Requester had more than twice its credits of Calls unanswered, for which this
-     * connection was closed (RPC-R-003, RFC 8166 §3.3.1).
+     * Whether the Requester had more than twice its credits of messages unanswered (Calls, and
+     * messages answered with RDMA_ERROR whose Send has not completed), for which this connection
+     * was closed (RPC-R-003, RFC 8166 §3.3.1).
      */
     public boolean overCredits() {
         return engine.overCredits();

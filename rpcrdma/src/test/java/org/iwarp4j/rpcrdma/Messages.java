@@ -63,4 +63,24 @@ final class Messages {
     static byte[] fixed(int xid, int version, int credits, int procedure) {
         return words(xid, version, credits, procedure);
     }
+
+    /**
+     * The chunk lists of an RDMA_MSG Call with no Read list, one Write chunk of {@code segments}
+     * segments of {@code segment} octets each, one after the other in {@code sink}, and no Reply
+     * chunk (RFC 8166 §3.4.6).
+     */
+    static byte[] oneWriteChunk(org.iwarp4j.rdmap.MemoryRegion sink, int segments, int segment) {
+        int[] lists = new int[3 + 4 * segments + 2];
+        lists[0] = 0; // no Read list
+        lists[1] = 1; // a Write chunk follows
+        lists[2] = segments;
+        for (int i = 0; i < segments; i++) {
+            long offset = sink.baseTaggedOffset() + (long) i * segment;
+            lists[3 + 4 * i] = sink.stag();
+            lists[4 + 4 * i] = segment;
+            lists[5 + 4 * i] = (int) (offset >>> 32);
+            lists[6 + 4 * i] = (int) offset;
+        }
+        return words(lists);
+    }
 }

@@ -135,18 +135,7 @@ class RpcRdmaLimitsTest {
             Channel channel = peerChannel.get(WAIT_SECONDS, TimeUnit.SECONDS);
             channel.eventLoop().submit(() -> channel.config().setAutoRead(false)).get(WAIT_SECONDS, TimeUnit.SECONDS);
             // One Write chunk of 8 segments of 1 MiB (RFC 8166 §3.4.6), then no Reply chunk.
-            int[] writeList = new int[3 + 4 * segments + 2];
-            writeList[0] = 0; // no Read list
-            writeList[1] = 1; // a Write chunk follows
-            writeList[2] = segments;
-            for (int i = 0; i < segments; i++) {
-                long offset = sink.baseTaggedOffset() + (long) i * segment;
-                writeList[3 + 4 * i] = sink.stag();
-                writeList[4 + 4 * i] = segment;
-                writeList[5 + 4 * i] = (int) (offset >>> 32);
-                writeList[6 + 4 * i] = (int) offset;
-            }
-            peer.send(concat(fixed(0x71, 1, 1, 0), words(writeList),
+            peer.send(concat(fixed(0x71, 1, 1, 0), Messages.oneWriteChunk(sink, segments, segment),
                     echoCall(0x71, EchoProgram.PROC_SOURCE, words(segments * segment))));
             responder.closeFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(server.replyTimeoutClosedConnections()).isEqualTo(1);

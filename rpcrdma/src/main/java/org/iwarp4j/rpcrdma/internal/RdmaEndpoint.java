@@ -86,6 +86,9 @@ public final class RdmaEndpoint {
      */
     private final ReadSinks readSinks;
     private final AtomicLong sendsRegistered = new AtomicLong();
+    /** Sends registered on their own (no free slot) and not yet completed: each holds an STag. */
+    private final java.util.concurrent.atomic.AtomicInteger registeredSendsOutstanding =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final RpcRdmaPrivateData local;
     private final boolean client;
     private final AtomicLong nextId = new AtomicLong(1);
@@ -280,6 +283,14 @@ public final class RdmaEndpoint {
      * Sends {@code message} with plain Send, or with Send with Invalidate of {@code invalidateStag}
      * if that is not empty. {@code message} is released here: at once when it was copied into a
      * free Send slot, else (registered for this Send alone) when the Send has completed.
+     *
+     * <p>A Responder's endpoint has at most as many such registered Sends outstanding as it has
+     * slots; one more fails (its caller closes the connection). Every Send of a Responder answers a
+     * message counted against the credits until that Send completes (at most twice the grant,
+     * RPC-R-003) or is a backward Call within the backchannel credits, so the slots plus as many
+     * again never fail a Requester that keeps to its grant. The bound is a second line behind the
+     * credit check: each registration takes an STag from the RNIC's one table, shared by every
+     * connection, and a peer that reads nothing keeps them until its connection ends.
      */
     public CompletableFuture<Void> send(ByteBuf message, OptionalInt invalidateStag) {
         ScatterGatherElement slot = sendSlots.take(message);
@@ -287,6 +298,11 @@ public final class RdmaEndpoint {
             tapped(Tapped.Kind.SEND, message, message.readableBytes(), invalidateStag);
             message.release();
             return post(invalidateStag, slot).whenComplete((c, e) -> sendSlots.give(slot));
+        }
+        if (!client && registeredSendsOutstanding.get() >= receiveCount) {
+            message.release();
+            return CompletableFuture.failedFuture(new RpcTransportException(receiveCount
+                    + " Sends registered on their own are waiting to go out; the peer reads nothing"));
         }
         MemoryRegion region;
         try {
@@ -296,8 +312,10 @@ public final class RdmaEndpoint {
             return CompletableFuture.failedFuture(e);
         }
         sendsRegistered.incrementAndGet();
+        registeredSendsOutstanding.incrementAndGet();
         tapped(Tapped.Kind.SEND, message, message.readableBytes(), invalidateStag);
         return post(invalidateStag, region.sge()).whenComplete((c, e) -> {
+            registeredSendsOutstanding.decrementAndGet();
             region.close();
             message.release();
         });
@@ -326,6 +344,11 @@ public final class RdmaEndpoint {
     /** Buffers this connection keeps for RDMA data to land in (diagnostics, tests). */
     public int keptDataBuffers() {
         return readSinks.kept();
+    }
+
+    /** Sends registered on their own and not yet completed (diagnostics, tests). */
+    public int registeredSendsOutstanding() {
+        return registeredSendsOutstanding.get();
     }
 
     /** Send slots free now (diagnostics, tests). */

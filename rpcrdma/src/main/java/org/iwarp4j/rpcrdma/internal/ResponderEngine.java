@@ -66,7 +66,11 @@ public final class ResponderEngine {
     private final java.util.ArrayDeque<AtRisk> atRisk = new java.util.ArrayDeque<>();
     private final AtomicLong calls = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger inService = new java.util.concurrent.atomic.AtomicInteger();
-    /** Calls received (they reached {@link #serve}) and not yet answered: the credits in use as this end sees them. */
+    /**
+     * Messages received that get an answer (Calls that reached {@link #serve}, messages answered
+     * with RDMA_ERROR) and whose answer's Send has not completed: the credits in use as this end
+     * sees them.
+     */
     private final java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
     private final ResponderMeters meters;
     private final AtomicLong discarded = new AtomicLong();
@@ -141,7 +145,7 @@ public final class ResponderEngine {
                 if (error == null) {
                     discarded.incrementAndGet();
                 } else {
-                    sendError(error);
+                    answerWithError(error);
                 }
                 return;
             }
@@ -153,7 +157,7 @@ public final class ResponderEngine {
                     discarded.incrementAndGet(); // RPC-R-071, RRC-R-009
                 }
             } else if (h instanceof RpcRdmaHeader.RdmaMsgp) {
-                sendError(RpcRdmaHeader.RdmaError.errChunk(h.xid(), h.version(), settings.credits())); // RPC-R-070
+                answerWithError(RpcRdmaHeader.RdmaError.errChunk(h.xid(), h.version(), settings.credits())); // RPC-R-070
             } else if (h instanceof RpcRdmaHeader.RdmaMsg msg && RpcMessages.messageType(m) == RpcMessages.REPLY) {
                 handedOn = true;
                 backward.reply(msg, m);
@@ -209,24 +213,50 @@ public final class ResponderEngine {
     private void serve(RpcRdmaHeader h, ChunkLists lists, ByteBuf message) {
         int inUse = unanswered.incrementAndGet();
         meters.callReceived(inUse);
-        if (inUse > CREDIT_SLACK * settings.credits()) {
-            // RPC-R-003: a Requester never has more Calls unanswered than the grant; RFC 8166
-            // §3.3.1 lets the transport end the connection when it does. Our Receives are posted
-            // again as they are taken, so nothing below would stop such a Requester: every Call
-            // would be pulled, assembled and queued for service. The count of a Call drops only once
-            // its Reply's Send completed, which can be after the Requester saw the Reply and sent
-            // the next Call: hence twice the grant before this end gives up.
+        if (pastCredits(inUse)) {
             message.release();
-            unanswered.decrementAndGet(); // not taken into service: no place in the server to give back
-            if (!overCredits) {
-                overCredits = true;
-                log.debug("Requester {} has {} Calls unanswered, over the {} credits granted; closing the connection",
-                        remote, inUse, settings.credits());
-            }
-            endpoint.close();
             return;
         }
         admission.offer(new Taken(h, lists, message));
+    }
+
+    /**
+     * Answers a received message that is no Call in service (a header rejected with ERR_VERS or
+     * ERR_CHUNK, an RDMA_MSGP) with {@code error}. It counts against the credits like a Call until
+     * the error's Send completes: each answer is a Send the Requester's reading lets leave, and one
+     * that no slot holds takes an STag from the RNIC's table until then, so a Requester sending
+     * such messages without reading the answers must meet the same line as one sending Calls.
+     */
+    private void answerWithError(RpcRdmaHeader.RdmaError error) {
+        if (pastCredits(unanswered.incrementAndGet())) {
+            return;
+        }
+        sendError(error).whenComplete((v, e) -> unanswered.decrementAndGet());
+    }
+
+    /**
+     * Whether {@code inUse}, the count just taken for a received message, is over the line; if so
+     * the count is given back and the connection closed.
+     */
+    private boolean pastCredits(int inUse) {
+        if (inUse <= CREDIT_SLACK * settings.credits()) {
+            return false;
+        }
+        // RPC-R-003: a Requester never has more Calls unanswered than the grant; RFC 8166
+        // §3.3.1 lets the transport end the connection when it does. Our Receives are posted
+        // again as they are taken, so nothing below would stop such a Requester: every Call
+        // would be pulled, assembled and queued for service, every error answer sent. The count
+        // of a message drops only once its answer's Send completed, which can be after the
+        // Requester saw the answer and sent the next message: hence twice the grant before this
+        // end gives up.
+        unanswered.decrementAndGet(); // not taken into service: no place in the server to give back
+        if (!overCredits) {
+            overCredits = true;
+            log.debug("Requester {} has {} messages unanswered, over the {} credits granted; closing the connection",
+                    remote, inUse, settings.credits());
+        }
+        endpoint.close();
+        return true;
     }
 
     /**
@@ -465,20 +495,24 @@ public final class ResponderEngine {
         admission.ended();
     }
 
-    /** Answers a Call taken into service by {@link #start} with ERR_CHUNK. */
+    /**
+     * Answers a Call taken into service by {@link #start} with ERR_CHUNK; the Call is answered once
+     * that Send completed, as a Reply's is (RPC-R-003).
+     */
     private void errorFor(int xid, String why) {
-        answered();
         log.debug("ERR_CHUNK for xid 0x{}: {}", Integer.toHexString(xid), why);
-        sendError(RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, settings.credits()));
+        sendError(RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, settings.credits())).whenComplete((v, e) -> answered());
     }
 
-    private void sendError(RpcRdmaHeader.RdmaError error) {
+    /** Sends {@code error}; the future completes (also on failure, which closes the connection) when the Send did. */
+    private CompletableFuture<Void> sendError(RpcRdmaHeader.RdmaError error) {
         (error.error() == org.iwarp4j.rpcrdma.internal.wire.RdmaErrorCode.ERR_VERS ? errVers : errChunk)
                 .incrementAndGet();
-        ReplyMarshaller.sendHeader(endpoint, error, alloc).whenComplete((v, e) -> {
+        return ReplyMarshaller.sendHeader(endpoint, error, alloc).handle((v, e) -> {
             if (e != null) {
                 endpoint.close(); // RPC-R-069
             }
+            return null;
         });
     }
 
@@ -486,7 +520,10 @@ public final class ResponderEngine {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
-    /** Calls received and not yet answered (Reply or RDMA_ERROR sent): the credits the Requester uses. */
+    /**
+     * Messages received that get an answer (Calls, and those answered with RDMA_ERROR) whose answer's
+     * Send has not completed: the credits the Requester uses, as this end sees them.
+     */
     public int callsUnanswered() {
         return unanswered.get();
     }
