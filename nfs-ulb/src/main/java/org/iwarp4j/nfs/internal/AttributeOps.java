@@ -82,6 +82,7 @@ public final class AttributeOps {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard");
             }
             apply(r, args.newAttributes(), caller, false);
+            ctx.metadata().changed(path);
             return new WccRes3(Nfs3Status.NFS3_OK, ctx.wcc(before, path));
         } catch (IOException | RuntimeException e) {
             return new WccRes3(NfsErrors.statusOf(e), path == null ? WccData.EMPTY : ctx.wcc(before, path));

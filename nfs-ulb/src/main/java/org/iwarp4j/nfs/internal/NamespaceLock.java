@@ -52,6 +52,11 @@ public final class NamespaceLock {
         return generation;
     }
 
+    /** Whether any thread holds the lock, shared or exclusively (for tests). */
+    public boolean held() {
+        return lock.isWriteLocked() || lock.getReadLockCount() > 0;
+    }
+
     /** Threads waiting for the lock (for tests: an operation that changes names waits). */
     public int waiting() {
         return lock.getQueueLength();

@@ -186,6 +186,8 @@ public final class NamespaceOps {
             ctx.requireDirectoryChange(dir, caller);
             Path path = ctx.child(dir, where.name(), Nfs3Status.NFS3ERR_EXIST);
             FileStat stat = creator.create(path, dir);
+            ctx.metadata().changed(dir.path()); // the new entry
+            ctx.metadata().changed(path); // the new object and its attributes
             return new Create3Res(Nfs3Status.NFS3_OK, ctx.handles().handleOf(path, stat, dir), ctx.attributes(stat),
                     ctx.wcc(before, dir.path()));
         } catch (IOException | RuntimeException e) {
@@ -224,6 +226,7 @@ public final class NamespaceOps {
                 throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "a directory: " + path);
             }
             Files.delete(path);
+            ctx.metadata().changed(dir.path());
             forgetIfLastLink(stat);
             return new WccRes3(Nfs3Status.NFS3_OK, ctx.wcc(before, dir.path()));
         } catch (IOException | RuntimeException e) {
@@ -276,6 +279,8 @@ public final class NamespaceOps {
                     Permissions.require(caller, moving, Permissions.WRITE, from);
                 }
                 Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+                ctx.metadata().changed(fromDir.path());
+                ctx.metadata().changed(toDir.path());
                 if (replaced != null && replaced.ino() != moving.ino()) {
                     forgetIfLastLink(replaced);
                 }
@@ -310,6 +315,8 @@ public final class NamespaceOps {
             Permissions.requireMayLink(caller, file.stat(), file.path());
             Path link = ctx.child(dir, args.link().name(), Nfs3Status.NFS3ERR_EXIST);
             Files.createLink(link, file.path());
+            ctx.metadata().changed(dir.path());
+            ctx.metadata().changed(link); // its link count
             return new Link3Res(Nfs3Status.NFS3_OK, ctx.attributes(file.path()), ctx.wcc(before, dir.path()));
         } catch (IOException | RuntimeException e) {
             return new Link3Res(NfsErrors.statusOf(e), file == null ? null : ctx.attributes(file.path()),

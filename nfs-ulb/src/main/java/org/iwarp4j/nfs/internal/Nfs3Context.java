@@ -39,6 +39,8 @@ public final class Nfs3Context implements AutoCloseable {
     private final OpenFiles openFiles;
     /** Orders path-based calls against changes of names (see {@link NamespaceLock}). */
     private final NamespaceLock namespace = new NamespaceLock();
+    /** Makes changed names and attributes stable before the reply (see {@link MetadataCommits}). */
+    private final MetadataCommits metadata = new MetadataCommits();
     private final Nfs3Limits limits;
     /**
      * The buffers READ data is read into, whatever the transport and NFS version: up to
@@ -133,6 +135,11 @@ public final class Nfs3Context implements AutoCloseable {
 
     public OpenFiles openFiles() {
         return openFiles;
+    }
+
+    /** What an operation changed, forced before its reply. */
+    public MetadataCommits metadata() {
+        return metadata;
     }
 
     /** The lock every operation on paths holds, shared or (to change names) exclusively. */

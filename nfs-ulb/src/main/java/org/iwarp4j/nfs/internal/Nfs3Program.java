@@ -2,6 +2,7 @@ package org.iwarp4j.nfs.internal;
 
 import static org.iwarp4j.nfs.v3.Nfs3Constants.*;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
@@ -11,22 +12,30 @@ import java.util.function.Function;
 import org.iwarp4j.nfs.v3.Access3Args;
 import org.iwarp4j.nfs.v3.Commit3Args;
 import org.iwarp4j.nfs.v3.Create3Args;
+import org.iwarp4j.nfs.v3.Create3Res;
 import org.iwarp4j.nfs.v3.DirOpArgs3;
 import org.iwarp4j.nfs.v3.Link3Args;
+import org.iwarp4j.nfs.v3.Link3Res;
 import org.iwarp4j.nfs.v3.Mkdir3Args;
 import org.iwarp4j.nfs.v3.Mknod3Args;
+import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v3.Read3Args;
 import org.iwarp4j.nfs.v3.Readdir3Args;
 import org.iwarp4j.nfs.v3.Readdirplus3Args;
 import org.iwarp4j.nfs.v3.Rename3Args;
+import org.iwarp4j.nfs.v3.Rename3Res;
 import org.iwarp4j.nfs.v3.Setattr3Args;
 import org.iwarp4j.nfs.v3.Symlink3Args;
+import org.iwarp4j.nfs.v3.WccRes3;
 import org.iwarp4j.nfs.v3.Write3Args;
 import org.iwarp4j.oncrpc.RpcProcedure;
 import org.iwarp4j.oncrpc.RpcProgram;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.oncrpc.internal.LogRateLimit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * NFS version 3 as an ONC RPC program (RFC 1813 §3.3): each procedure decodes its arguments on the
@@ -36,6 +45,11 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * whether its address is admitted), which the operations check.
  */
 public final class Nfs3Program {
+
+    private static final Logger log = LoggerFactory.getLogger(Nfs3Program.class);
+    /** A failing disk fails every operation's force: a few warnings per interval (Linux's net_ratelimit numbers). */
+    private final LogRateLimit commitFailureLog = new LogRateLimit(10, 5, java.util.concurrent.TimeUnit.SECONDS,
+            System::nanoTime);
 
     private final Executor workers;
     private final Nfs3Context ctx;
@@ -64,7 +78,7 @@ public final class Nfs3Program {
         return RpcProgram.builder(PROGRAM, VERSION)
                 .procedure(NFSPROC3_NULL, RpcProcedure.nullProcedure())
                 .procedure(NFSPROC3_GETATTR, proc(NfsFh3::decode, shared((a, c) -> attributes.getattr(a, c)), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, shared((a, c) -> attributes.setattr(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_SETATTR, proc(Setattr3Args::decode, sharedThenCommitted((a, c) -> attributes.setattr(a, c), (r, st) -> new WccRes3(st, r.wcc())), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_LOOKUP, proc(Nfs3Program::dirOpArgs, shared((a, c) -> names.lookup(a, c)), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_ACCESS, proc(Access3Args::decode, shared((a, c) -> attributes.access(a, c)), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READLINK, proc(NfsFh3::decode, shared((a, c) -> names.readlink(a, c)), (r, o) -> r.encode(o)))
@@ -72,17 +86,17 @@ public final class Nfs3Program {
                         (r, o) -> r.encode(o), a -> { }))
                 .nonIdempotentProcedure(NFSPROC3_WRITE, proc(in -> Write3Args.decode(in, maxWrite), (a, c) -> data.write(a, c),
                         (r, o) -> r.encode(o), Write3Args::release))
-                .nonIdempotentProcedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), changingNames((a, c) -> names.create(a, c)),
+                .nonIdempotentProcedure(NFSPROC3_CREATE, proc(in -> checked(Create3Args.decode(in), Create3Args::where), changingNames((a, c) -> names.create(a, c), (r, st) -> Create3Res.fail(st, r.dirWcc())),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), changingNames((a, c) -> names.mkdir(a, c)),
+                .nonIdempotentProcedure(NFSPROC3_MKDIR, proc(in -> checked(Mkdir3Args.decode(in), Mkdir3Args::where), changingNames((a, c) -> names.mkdir(a, c), (r, st) -> Create3Res.fail(st, r.dirWcc())),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), changingNames((a, c) -> names.symlink(a, c)),
+                .nonIdempotentProcedure(NFSPROC3_SYMLINK, proc(in -> checked(Symlink3Args.decode(in), Symlink3Args::where), changingNames((a, c) -> names.symlink(a, c), (r, st) -> Create3Res.fail(st, r.dirWcc())),
                         (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), changingNames((a, c) -> names.mknod(a, c)), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.remove(a, c)), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.rmdir(a, c)), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), changingNames((a, c) -> names.rename(a, c)), (r, o) -> r.encode(o)))
-                .nonIdempotentProcedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), changingNames((a, c) -> names.link(a, c)), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_MKNOD, proc(in -> checked(Mknod3Args.decode(in), Mknod3Args::where), changingNames((a, c) -> names.mknod(a, c), (r, st) -> Create3Res.fail(st, r.dirWcc())), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_REMOVE, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.remove(a, c), (r, st) -> new WccRes3(st, r.wcc())), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RMDIR, proc(Nfs3Program::dirOpArgs, changingNames((a, c) -> names.rmdir(a, c), (r, st) -> new WccRes3(st, r.wcc())), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_RENAME, proc(in -> checked(checked(Rename3Args.decode(in), Rename3Args::from), Rename3Args::to), changingNames((a, c) -> names.rename(a, c), (r, st) -> new Rename3Res(st, r.fromdirWcc(), r.todirWcc())), (r, o) -> r.encode(o)))
+                .nonIdempotentProcedure(NFSPROC3_LINK, proc(in -> checked(Link3Args.decode(in), Link3Args::link), changingNames((a, c) -> names.link(a, c), (r, st) -> new Link3Res(st, r.fileAttributes(), r.linkdirWcc())), (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READDIR, proc(Readdir3Args::decode, shared((a, c) -> directories.readdir(a, c)),
                         (r, o) -> r.encode(o)))
                 .procedure(NFSPROC3_READDIRPLUS, proc(Readdirplus3Args::decode, shared((a, c) -> directories.readdirplus(a, c)),
@@ -108,11 +122,41 @@ public final class Nfs3Program {
         };
     }
 
-    /** An operation that adds, removes or moves names, holding the namespace lock exclusively. */
-    private <A, R> BiFunction<A, Caller, R> changingNames(BiFunction<A, Caller, R> op) {
+    /**
+     * An operation that adds, removes or moves names, holding the namespace lock exclusively; what
+     * it changed is made stable after the lock is released and before the reply
+     * ({@link MetadataCommits}), a failure to do so answered as {@code failed} with NFS3ERR_IO.
+     */
+    private <A, R> BiFunction<A, Caller, R> changingNames(BiFunction<A, Caller, R> op,
+                                                          BiFunction<R, Nfs3Status, R> failed) {
+        return committed(op, failed, true);
+    }
+
+    /** SETATTR: the namespace lock shared, what it changed made stable as for {@link #changingNames}. */
+    private <A, R> BiFunction<A, Caller, R> sharedThenCommitted(BiFunction<A, Caller, R> op,
+                                                                BiFunction<R, Nfs3Status, R> failed) {
+        return committed(op, failed, false);
+    }
+
+    private <A, R> BiFunction<A, Caller, R> committed(BiFunction<A, Caller, R> op, BiFunction<R, Nfs3Status, R> failed,
+                                                      boolean exclusive) {
         return (a, c) -> {
-            try (NamespaceLock.Hold names = ctx.namespace().exclusive()) {
-                return op.apply(a, c);
+            try (MetadataCommits.Scope changes = ctx.metadata().begin()) {
+                R result;
+                try (NamespaceLock.Hold names = exclusive ? ctx.namespace().exclusive() : ctx.namespace().shared()) {
+                    result = op.apply(a, c);
+                }
+                try {
+                    changes.commit();
+                    return result;
+                } catch (IOException e) {
+                    long held = commitFailureLog.admit();
+                    if (held >= 0) {
+                        log.warn("NFSv3: what an operation changed could not be made stable ({} more not warned of): {}",
+                                held, e.toString());
+                    }
+                    return failed.apply(result, Nfs3Status.NFS3ERR_IO);
+                }
             }
         };
     }

@@ -4,26 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v3.Sattr3;
 import org.iwarp4j.nfs.v3.Setattr3Args;
 import org.iwarp4j.nfs.v3.StableHow;
-import org.iwarp4j.oncrpc.RpcDispatcher;
-import org.iwarp4j.oncrpc.RpcTcpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NamespaceRaceTest {
 
-    private static final long WAIT_MILLIS = 10_000;
+    private static final long WAIT_MILLIS = Nfs3OverTcp.WAIT_MILLIS;
 
     @TempDir
     Path tmp;
@@ -47,9 +41,8 @@ class NamespaceRaceTest {
     private Path export;
     private Path outside;
     private final AtomicReference<Runnable> onStatOfVictimsDirectory = new AtomicReference<>();
-    private final ExecutorService workers = Executors.newFixedThreadPool(4);
+    private Nfs3OverTcp nfs;
     private Nfs3Context ctx;
-    private RpcTcpServer server;
     private NfsClient client;
     private NfsFh3 u;
     private NfsFh3 victim;
@@ -83,13 +76,9 @@ class NamespaceRaceTest {
                 return path.toRealPath();
             }
         });
-        ctx = new Nfs3Context(e, ExportOptions.builder().readWrite().rootSquash(false).build(),
-                Nfs3Limits.defaults(), handles);
-        RpcDispatcher dispatcher = new RpcDispatcher().register(new Nfs3Program(ctx, workers).toRpcProgram())
-                .register(new MountProgram(ctx).toRpcProgram());
-        server = RpcTcpServer.builder(dispatcher).bind(new InetSocketAddress("127.0.0.1", 0));
-        client = NfsClient.builder(new InetSocketAddress("127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort()))
-                .export("/export").connect();
+        nfs = Nfs3OverTcp.start(e, handles);
+        ctx = nfs.ctx;
+        client = nfs.client;
         u = get(client.lookup(client.root(), "u")).object();
         NfsFh3 dHandle = get(client.lookup(u, "d")).object();
         victim = get(client.lookup(dHandle, "victim")).object();
@@ -97,24 +86,13 @@ class NamespaceRaceTest {
 
     @AfterEach
     void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-        workers.shutdownNow();
-        if (ctx != null) {
-            ctx.close();
+        if (nfs != null) {
+            nfs.close();
         }
     }
 
     private static <T> T get(CompletableFuture<T> f) {
-        try {
-            return f.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return Nfs3OverTcp.get(f);
     }
 
     /**

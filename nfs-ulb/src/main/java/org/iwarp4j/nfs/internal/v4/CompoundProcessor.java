@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.iwarp4j.nfs.internal.Caller;
+import org.iwarp4j.nfs.internal.MetadataCommits;
 import org.iwarp4j.nfs.internal.NamespaceLock;
 import org.iwarp4j.nfs.v4.Compound4Header;
 import org.iwarp4j.oncrpc.RpcCallContext;
@@ -260,8 +261,15 @@ public final class CompoundProcessor {
         if (op == null) {
             return Result.status(NFS4ERR_NOTSUPP);
         }
-        try (NamespaceLock.Hold names = namespaceHold(opcode)) {
-            return op.run(in, st);
+        // What the operation changed is made stable after it let go of the namespace lock and
+        // before its result is answered (MetadataCommits); a failure to is NFS4ERR_IO.
+        try (MetadataCommits.Scope changes = ctx.base().metadata().begin()) {
+            Result result;
+            try (NamespaceLock.Hold names = namespaceHold(opcode)) {
+                result = op.run(in, st);
+            }
+            changes.commit();
+            return result;
         } catch (Exception e) {
             int status = Nfs4Errors.statusOf(e);
             long held = status == NFS4ERR_SERVERFAULT ? serverFaultLog.admit() : -1;

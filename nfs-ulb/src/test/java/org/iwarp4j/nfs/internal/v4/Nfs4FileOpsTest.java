@@ -379,6 +379,41 @@ class Nfs4FileOpsTest {
         }).status).as("no delegations are granted").isEqualTo(NFS4ERR_BAD_STATEID);
     }
 
+    /**
+     * What an NFSv4.1 operation changed is forced before the COMPOUND answers it, outside the
+     * namespace lock, as in NFSv3 (MetadataCommitsTest); a force that fails is NFS4ERR_IO.
+     */
+    @Test
+    void namesAnOperationChangedAreForcedBeforeItsResultAndAFailedForceIsIo() throws Exception {
+        java.util.List<java.nio.file.Path> forced = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean underLock = new java.util.concurrent.atomic.AtomicBoolean();
+        h.base.metadata().forcing((path, channel) -> {
+            underLock.compareAndSet(false, h.base.namespace().held());
+            if (fail.get()) {
+                throw new java.io.IOException("a failing disk, for the test");
+            }
+            forced.add(path);
+        });
+        Reply mk = seq(putrootfh(), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub", 1024);
+            Bitmap4.of(FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(4).writeInt(0750);
+        });
+        assertThat(mk.status).isEqualTo(NFS4_OK);
+        java.nio.file.Path root = h.base.export().root();
+        assertThat(forced).containsExactly(root, root.resolve("sub"));
+        assertThat(underLock).as("forced outside the namespace lock").isFalse();
+
+        fail.set(true);
+        Reply failed = seq(putrootfh(), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub2", 1024);
+            Bitmap4.EMPTY.encode(e);
+            e.writeUnsignedInt(0);
+        });
+        assertThat(failed.status).isEqualTo(NFS4ERR_IO);
+    }
+
     @Test
     void namespaceOperations() throws Exception {
         Reply mk = seq(putrootfh(), e -> {
