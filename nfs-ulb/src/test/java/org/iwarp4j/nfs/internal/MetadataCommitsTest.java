@@ -113,6 +113,26 @@ class MetadataCommitsTest {
         assertThat(forcedUnderTheLock).as("no force while the namespace lock was held").isFalse();
     }
 
+    /**
+     * A file the server may not open once its mode is 0 (a server not running as root; the seam
+     * refuses the open, since the tests may run as root): the SETATTR that made it so succeeded,
+     * and its directory is forced in its place.
+     */
+    @Test
+    void aFileTheServerMayNotOpenHasItsDirectoryForcedInstead() throws IOException {
+        nfs.ctx.metadata().opening((path, how) -> {
+            if (path.endsWith("f")) {
+                throw new java.nio.file.AccessDeniedException(path.toString());
+            }
+            return java.nio.channels.FileChannel.open(path, how);
+        });
+        NfsFh3 f = handle(root, "f");
+        assertThat(get(client.setattr(new Setattr3Args(f, Sattr3.mode(0), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(Files.getPosixFilePermissions(export.resolve("f"))).isEmpty();
+        assertThat(forced).containsExactly(export);
+    }
+
     @Test
     void aChangeThatCannotBeMadeStableIsAnIoError() {
         failForces.set(true);
