@@ -94,7 +94,9 @@ class ReadResponseCheckTest {
                 byte[] fpdu = DirectPlacementTest.fpdu(bad, false);
                 int firstPart = Math.min(fpdu.length, 2 + 14 + 64);
                 peer.sendRaw(Arrays.copyOf(fpdu, firstPart));
-                peer.sendRaw(Arrays.copyOfRange(fpdu, firstPart, fpdu.length));
+                if (firstPart < fpdu.length) { // a short FPDU went whole: the RNIC may have closed already
+                    peer.sendRaw(Arrays.copyOfRange(fpdu, firstPart, fpdu.length));
+                }
 
                 assertThat(Hex.encode(peer.take())).isEqualTo(TerminateOnTheWireTest.terminate("1101c000", bad, 14));
                 assertThat(peer.takeAllUntilClosed()).as("RDMAP-R-027: nothing after the Terminate").isEmpty();
