@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.locks.StampedLock;
+import org.iwarp4j.mpa.PlacementGuard;
 
 /**
  * A buffer registered in a {@link StagTable}: the Tagged Buffer of RFC 5041 §2.3 and §5.1.1,
@@ -35,6 +36,23 @@ public final class TaggedBuffer {
     /** Read-held by a placement while it checks and copies; write-held to invalidate. */
     final StampedLock lock = new StampedLock();
     private volatile boolean valid = true;
+    /** The read lock, for placements made outside the table's checked accesses. */
+    private final PlacementGuard placementGuard = new PlacementGuard() {
+        @Override
+        public boolean enter() {
+            long stamp = lock.readLock();
+            if (valid) {
+                return true;
+            }
+            lock.unlockRead(stamp);
+            return false;
+        }
+
+        @Override
+        public void exit() {
+            lock.tryUnlockRead(); // a read lock's stamp is not needed to release it, on any thread
+        }
+    };
 
     TaggedBuffer(int stag, int protectionDomain, long streamId, long baseTo, int length, Set<Access> access,
                  ByteBuf memory) {
@@ -80,6 +98,16 @@ public final class TaggedBuffer {
     /** The registered memory; not owned by the table. */
     public ByteBuf memory() {
         return memory;
+    }
+
+    /**
+     * The guard of a placement into this buffer that does not go through {@link StagTable} (MPA's
+     * direct placement, whose socket read writes the memory): entered, it holds the buffer's read
+     * lock, so that {@link StagTable#invalidate} and {@link StagTable#deregister} wait for it as for
+     * the table's own placements (§8.3.1 #6); it refuses once the buffer is invalid.
+     */
+    public PlacementGuard placementGuard() {
+        return placementGuard;
     }
 
     /** {@code false} once invalidated or deregistered; never valid again under this STag. */

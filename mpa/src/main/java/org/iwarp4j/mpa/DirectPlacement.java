@@ -10,16 +10,14 @@ import java.util.function.BooleanSupplier;
  */
 public final class DirectPlacement {
 
-    private static final BooleanSupplier ALWAYS = () -> true;
-
     private final int headerLength;
     private final ByteBuf target;
-    private final BooleanSupplier valid;
+    private final PlacementGuard guard;
 
-    private DirectPlacement(int headerLength, ByteBuf target, BooleanSupplier valid) {
+    private DirectPlacement(int headerLength, ByteBuf target, PlacementGuard guard) {
         this.headerLength = headerLength;
         this.target = target;
-        this.valid = valid;
+        this.guard = guard;
     }
 
     /**
@@ -28,27 +26,46 @@ public final class DirectPlacement {
      *     ownership passes to the decoder, which releases it or hands it on inside the ULPDU
      */
     public static DirectPlacement of(int headerLength, ByteBuf target) {
-        return of(headerLength, target, ALWAYS);
+        return of(headerLength, target, PlacementGuard.ALWAYS);
     }
 
     /**
      * A placement into memory that may stop being a valid target before the FPDU is complete
-     * (registered memory whose STag the ULP may invalidate or deregister meanwhile): {@code valid}
-     * is asked before every read into the memory and before every copy into it; once it says
-     * {@code false}, the rest of the payload is only read, checked against the CRC and dropped, and
-     * the ULP's own checks at delivery find the error.
+     * (registered memory whose STag the ULP may invalidate or deregister meanwhile): {@code guard}
+     * is entered around every read into the memory and every copy into it; once it refuses, the
+     * rest of the payload is only read, checked against the CRC and dropped, and the ULP's own
+     * checks at delivery find the error.
      */
-    public static DirectPlacement of(int headerLength, ByteBuf target, BooleanSupplier valid) {
+    public static DirectPlacement of(int headerLength, ByteBuf target, PlacementGuard guard) {
         if (headerLength < 0 || headerLength > PlacementAdvisor.HEAD_LENGTH) {
             throw new IllegalArgumentException("header length " + headerLength);
         }
         return new DirectPlacement(headerLength, Objects.requireNonNull(target, "target"),
-                Objects.requireNonNull(valid, "valid"));
+                Objects.requireNonNull(guard, "guard"));
     }
 
-    /** Whether the memory may still be written (see {@link #of(int, ByteBuf, BooleanSupplier)}). */
-    public BooleanSupplier valid() {
-        return valid;
+    /**
+     * As {@link #of(int, ByteBuf, PlacementGuard)} with a guard that only asks {@code valid}: no
+     * hold, so an invalidation may return while a read into the memory is running. For tests and
+     * memory that no other thread invalidates.
+     */
+    public static DirectPlacement of(int headerLength, ByteBuf target, BooleanSupplier valid) {
+        Objects.requireNonNull(valid, "valid");
+        return of(headerLength, target, new PlacementGuard() {
+            @Override
+            public boolean enter() {
+                return valid.getAsBoolean();
+            }
+
+            @Override
+            public void exit() {
+            }
+        });
+    }
+
+    /** What keeps the memory a valid target (see {@link #of(int, ByteBuf, PlacementGuard)}). */
+    public PlacementGuard guard() {
+        return guard;
     }
 
     public int headerLength() {

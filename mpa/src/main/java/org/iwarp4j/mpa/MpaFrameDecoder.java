@@ -71,7 +71,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     /** While an FPDU is placed directly: its payload's memory (exactly its length), else null. */
     private ByteBuf placing;
     private ByteBuf placingHeader;
-    private java.util.function.BooleanSupplier placingValid;
+    private PlacementGuard placingGuard;
     private int placed;
     private int placingLength;
     private int placingPad;
@@ -274,7 +274,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             ByteBufCrc32c.update(crc, in, start, 2 + headerLength);
         }
         placing = target;
-        placingValid = placement.valid();
+        placingGuard = placement.guard();
         placingHeader = header;
         placed = 0;
         caughtUp = false;
@@ -299,10 +299,15 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             if (crcEnabled) {
                 ByteBufCrc32c.update(crc, placing, placed, n);
             }
-        } else if (n > 0 && placingValid.getAsBoolean()) {
-            // Through a fresh NIO view: the memory's cached one is not safe when other event loops
-            // place into the same registered buffer.
-            buf.getBytes(buf.readerIndex(), placing.nioBuffer(placed, n));
+        } else if (n > 0 && placingGuard.enter()) {
+            // Under the guard: an invalidation of the memory that returns has no copy still running.
+            try {
+                // Through a fresh NIO view: the memory's cached one is not safe when other event
+                // loops place into the same registered buffer.
+                buf.getBytes(buf.readerIndex(), placing.nioBuffer(placed, n));
+            } finally {
+                placingGuard.exit();
+            }
             if (crcEnabled) {
                 ByteBufCrc32c.update(crc, placing, placed, n);
             }
@@ -344,7 +349,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             }
         }
         if (placementReads != null) {
-            placementReads.placeInto(placing, placingValid, placed, placingLength - placed);
+            placementReads.placeInto(placing, placingGuard, placed, placingLength - placed);
         }
     }
 
@@ -406,7 +411,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
             placingHeader.release();
             placing = null;
             placingHeader = null;
-            placingValid = null;
+            placingGuard = null;
         }
         if (placementReads != null) {
             placementReads.stopPlacing();

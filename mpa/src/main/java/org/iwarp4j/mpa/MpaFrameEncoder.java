@@ -269,7 +269,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
                     "ULPDU of " + length + " octets is over the 64768 MPA allows (RFC 5044 §3)"));
             return;
         }
-        if (!markers && length >= CONTIGUOUS_LIMIT) {
+        if (!copies(markers, length)) {
             if (msg instanceof OutboundUlpdu) {
                 writeInPlace(ctx, (OutboundUlpdu) msg, promise);
                 return;
@@ -472,6 +472,16 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
         } finally {
             body.release();
         }
+    }
+
+    /**
+     * Whether a ULPDU of {@code ulpduLength} octets is copied, with its framing, into memory of
+     * this encoder's: always with markers (RFC 5044 §4.3 cuts the ULPDU), else under {@link
+     * #CONTIGUOUS_LIMIT}. A sender that can make its ULPDUs at leisure (RDMAP's Read Responses)
+     * asks this to know how much fresh memory what it queues costs.
+     */
+    public static boolean copies(boolean markers, int ulpduLength) {
+        return markers || ulpduLength < CONTIGUOUS_LIMIT;
     }
 
     /** PAD octets after a ULPDU of this length: (2 + length + pad) is a multiple of 4 (RFC 5044 §4.1). */

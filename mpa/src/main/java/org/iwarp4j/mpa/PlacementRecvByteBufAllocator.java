@@ -26,13 +26,26 @@ import java.util.Objects;
  * socket, and submits the receive before its event loop runs any task). A transport that posts
  * buffers to wait for data, or reads into provided buffers (an io_uring buffer ring), gains
  * nothing from it: a read that does not land in place is copied there by the decoder.
+ *
+ * <p>A read into the memory runs under the placement's {@link PlacementGuard}, entered when the
+ * read's buffer is allocated and exited when the read returned ({@link Handle#lastBytesRead(int)},
+ * else at the latest when the read loop completes or the decoder sees the buffer): an invalidation
+ * of the memory that returns has no read into it still running, and none starts after it. That
+ * holds only where the read follows the allocation within one call of the transport, with nothing
+ * else run on the event loop in between: NIO and epoll. Netty's io_uring channel completes a
+ * receive on a later turn of its event loop, after other tasks (an invalidation among them would
+ * wait for itself), so for it the allocator is built with {@code readsInPlace} false: the
+ * decoder places what ordinary reads bring, copying under the guard.
  */
 public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator {
 
     private final RecvByteBufAllocator delegate;
+    private final boolean inPlace;
     /** Where the next read goes while placing: target memory, its index and octets; null otherwise. */
     private ByteBuf target;
-    private java.util.function.BooleanSupplier valid;
+    private PlacementGuard guard;
+    /** The guard entered for the read into the target that has not returned yet, or null. */
+    private PlacementGuard held;
     private int index;
     private int length;
     /** The last slice handed to a read: the decoder recognises a read that landed in place by identity. */
@@ -43,7 +56,18 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
     /** @param delegate sizes and supplies every other read's buffer; its handle must be an {@link ExtendedHandle} */
     public PlacementRecvByteBufAllocator(RecvByteBufAllocator delegate) {
+        this(delegate, true);
+    }
+
+    /**
+     * @param delegate sizes and supplies every other read's buffer; its handle must be an {@link ExtendedHandle}
+     * @param readsInPlace whether reads go into the target memory: only for a transport that reads
+     *     right after it allocates, within the same call (NIO, epoll); else every read is an
+     *     ordinary one and the decoder copies it into place
+     */
+    public PlacementRecvByteBufAllocator(RecvByteBufAllocator delegate, boolean readsInPlace) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.inPlace = readsInPlace;
     }
 
     @Override
@@ -52,10 +76,10 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
     }
 
     /** Reads go to {@code target}'s octets {@code [index, index + length)} until {@link #stopPlacing()}. */
-    void placeInto(ByteBuf target, java.util.function.BooleanSupplier valid, int index, int length) {
+    void placeInto(ByteBuf target, PlacementGuard guard, int index, int length) {
         this.nextReadLimit = 0;
-        this.target = target;
-        this.valid = valid;
+        this.target = inPlace ? target : null;
+        this.guard = guard;
         this.index = index;
         this.length = length;
     }
@@ -63,6 +87,16 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
     void stopPlacing() {
         target = null;
         handedOut = null;
+        readReturned();
+    }
+
+    /** The read into the target returned (or none is running): its guard is exited. */
+    private void readReturned() {
+        PlacementGuard g = held;
+        if (g != null) {
+            held = null;
+            g.exit();
+        }
     }
 
     /**
@@ -76,6 +110,7 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
     /** Whether {@code buf} is the buffer a read into the target memory was given. */
     boolean isInPlace(ByteBuf buf) {
+        readReturned(); // a transport calls lastBytesRead first; a test's simulated read may not
         if (buf != handedOut) {
             return false;
         }
@@ -97,9 +132,18 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            if (target != null && valid.getAsBoolean()) {
-                // A fresh slice each time: a read that got nothing releases its buffer unread.
-                handedOut = target.retainedSlice(index, length).writerIndex(0);
+            readReturned();
+            if (target != null && guard.enter()) {
+                // Held until the read returned (lastBytesRead): an invalidation waits for it, and
+                // the check of validity is made under the hold, so none can slip in between.
+                held = guard;
+                try {
+                    // A fresh slice each time: a read that got nothing releases its buffer unread.
+                    handedOut = target.retainedSlice(index, length).writerIndex(0);
+                } catch (RuntimeException e) {
+                    readReturned();
+                    throw e;
+                }
                 return handedOut;
             }
             int limit = nextReadLimit;
@@ -127,6 +171,7 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
         @Override
         public void lastBytesRead(int bytes) {
+            readReturned(); // called right after the read, whatever it got
             delegate.lastBytesRead(bytes);
         }
 
@@ -157,6 +202,7 @@ public final class PlacementRecvByteBufAllocator implements RecvByteBufAllocator
 
         @Override
         public void readComplete() {
+            readReturned(); // also after a read that threw, which calls no lastBytesRead
             delegate.readComplete();
         }
     }

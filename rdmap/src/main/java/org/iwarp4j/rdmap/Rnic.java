@@ -267,9 +267,16 @@ public final class Rnic implements AutoCloseable {
      * buffer ring, which Rnic never configures) arms a poll first and allocates when it fires or
      * when the last read said the socket is not empty, and submits the receive before the event
      * loop runs any task, so the kernel copies at once instead of holding the buffer.
+     *
+     * <p>But only NIO and epoll read in place: a read into registered memory holds the region's
+     * placement guard until it returned, so that deregistering the region waits for it, and
+     * io_uring's receive returns on a later turn of the event loop, after tasks that may be that
+     * very deregistration (a Local Invalidate of a queue pair on the same loop would wait for
+     * itself). On io_uring the decoder copies into place what ordinary reads bring.
      */
     private void useReceiveBuffers(Channel ch) {
-        ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers()));
+        ch.config().setRecvByteBufAllocator(new PlacementRecvByteBufAllocator(receiveBuffers(),
+                transport != Transport.IO_URING));
     }
 
     private MpaSettings withMeters(MpaSettings mpa) {

@@ -30,9 +30,10 @@ public enum Transport {
      * Linux's io_uring (Netty 4.2's transport), opt-in: never chosen by {@link #best()}. Needs a
      * kernel that allows io_uring (5.9 or later; some container sandboxes forbid it) and Netty's
      * native library (the rdmap artifact brings the Linux x86_64 one). MULPDU follows the
-     * connection's MSS (read as TCP_MAXSEG) and direct placement works as on epoll: Netty's io_uring
-     * stream channel polls before it receives and allocates each receive's buffer when data is
-     * there ({@code PlacementRecvByteBufAllocator}).
+     * connection's MSS (read as TCP_MAXSEG). Direct placement copies each read into place instead
+     * of reading into the registered memory as on epoll: a receive returns on a later turn of the
+     * event loop, and a read into registered memory holds the region's guard until it returned,
+     * which a deregistration run on that loop meanwhile would wait for forever.
      */
     IO_URING;
 

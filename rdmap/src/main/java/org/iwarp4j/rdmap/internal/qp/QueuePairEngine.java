@@ -273,10 +273,30 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         }
     }
 
+    /**
+     * The socket took enough of what was queued: the next segments of a Read Response in
+     * progress are made now ({@link Transmitter#respondToRead}).
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable() && transmitter.writeUnsent()) {
+            ctx.flush();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        transmitter.dropUnsent(new ClosedChannelException());
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         cancelWakeUpWrite();
         terminator.cancelCloseTimer();
+        // Messages not yet written (a Read Response in progress, those given after it) fail as
+        // Netty failed the channel's own queued writes: first, with the closed channel's cause.
+        transmitter.dropUnsent(new ClosedChannelException());
         if (!closing && !terminator.isTerminated() && !transmitter.idle()) {
             // Flushed sends would otherwise carry no reason at all (a peer that closes between two
             // FPDUs leaves no error behind). Only with sends outstanding: a connection that ends

@@ -20,6 +20,7 @@ import org.iwarp4j.ddp.TaggedHeader;
 import org.iwarp4j.ddp.UntaggedMessage;
 import org.iwarp4j.ddp.UntaggedQueue;
 import org.iwarp4j.mpa.DirectPlacement;
+import org.iwarp4j.mpa.PlacementGuard;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.mpa.PlacementAdvisor;
 import org.iwarp4j.rdmap.MemoryRegion;
@@ -184,7 +185,7 @@ final class ReceivePath implements PlacementAdvisor {
             return null;
         }
         ByteBuf target;
-        java.util.function.BooleanSupplier valid = () -> true;
+        PlacementGuard guard = PlacementGuard.ALWAYS;
         switch (check.opcode()) {
             case RDMA_WRITE:
             case RDMA_READ_RESPONSE: {
@@ -203,9 +204,10 @@ final class ReceivePath implements PlacementAdvisor {
                 }
                 target = taggedTarget(buffer, tagged, check.opcode() == RdmapOpcode.RDMA_WRITE
                         ? Access.REMOTE_WRITE : Access.LOCAL_WRITE, payload);
-                // Asked before each read into the memory: an STag invalidated or deregistered
-                // meanwhile gets no more octets (the delivery's check then fails the segment).
-                valid = buffer::isValid;
+                // Entered around each read and copy into the memory: an STag invalidated or
+                // deregistered meanwhile gets no more octets (the delivery's check then fails the
+                // segment), and an invalidation waits for the read or copy that is running.
+                guard = buffer.placementGuard();
                 break;
             }
             case SEND:
@@ -224,7 +226,7 @@ final class ReceivePath implements PlacementAdvisor {
             target.release();
             return null;
         }
-        return DirectPlacement.of(header.length(), target, valid);
+        return DirectPlacement.of(header.length(), target, guard);
     }
 
     /** The registered octets a tagged payload goes to, if every check of its placement passes now. */

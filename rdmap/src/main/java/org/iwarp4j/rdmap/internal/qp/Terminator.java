@@ -115,7 +115,9 @@ final class Terminator {
             return;
         }
         meters.terminateSent(message.reason());
-        ctx.writeAndFlush(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
+        // After the messages already given, a Read Response in progress included (RDMAP-R-027).
+        transmitter.writeTerminate(message.encodeSegment(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
+        ctx.flush();
         long timeout = port.settings().terminateCloseTimeout().toNanos();
         if (timeout == 0) {
             ctx.close();

@@ -5,10 +5,12 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import java.util.ArrayDeque;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpSegmenter;
 import org.iwarp4j.ddp.MsnSequence;
+import org.iwarp4j.mpa.MpaFrameEncoder;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.mpa.OutboundUlpdu;
 import org.iwarp4j.mpa.RtrType;
@@ -56,6 +58,8 @@ final class Transmitter {
     private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    /** A Read Response made as the socket takes it, and whatever was given after it. */
+    private final UnsentMessages unsent;
     private final Runnable onIdle;
     private final Runnable onFirstMessage;
     private final java.util.function.Consumer<Throwable> onWriteFailed;
@@ -87,6 +91,7 @@ final class Transmitter {
         this.onWriteFailed = onWriteFailed;
         this.onLocalFailure = onLocalFailure;
         this.meters = port.meters();
+        this.unsent = new UnsentMessages(ctx);
     }
 
     /** Full Operation: sends the RTR (first FPDU, MPA2-R-009), then whatever was posted before. */
@@ -274,6 +279,11 @@ final class Transmitter {
      * as they are (RFC 5040 §5.2.1, RDMAP-R-016): a sink TO + size that wraps 2^64 is the Data Sink's
      * to refuse (RFC 5041 §7.1), as RFC 5040 gives the Data Source no check and no error code for
      * it, and siw sends its TOs modulo 2^64 too ({@link DdpSegmenter#taggedModulo}).
+     *
+     * <p>The segments are made as the socket takes them ({@link UnsentMessages}), not all at once:
+     * a peer asks for a region of any size with 52 octets, and what a response queues must not
+     * grow with it. The returned future completes once the last segment is written, which is when
+     * the Read Request's IRD slot is reposted (RDMAP-R-048).
      */
     ChannelFuture respondToRead(ReadRequestHeader request, ByteBuf source) {
         refreshMulpdu();
@@ -285,7 +295,44 @@ final class Transmitter {
             source.release();
             throw e;
         }
-        return write(RdmapOpcode.RDMA_READ_RESPONSE, segmenter, source, null);
+        meters.sent(RdmapOpcode.RDMA_READ_RESPONSE);
+        ChannelPromise written = ctx.newPromise();
+        // Copied FPDUs (small MULPDU, or markers) are fresh memory: no more than the high water
+        // mark's worth. Segments MPA sends in place are slices of the region: up to a MiB past
+        // the low water mark, so that loopback's 64 KiB segments still leave a MiB per write.
+        long limit = MpaFrameEncoder.copies(negotiated.markersToPeer(), mulpdu) ? 0 : UnsentMessages.UNCOPIED_LIMIT;
+        unsent.add(segmenter, source, written, limit);
+        unsent.writeWhatFits();
+        messageWritten();
+        return written;
+    }
+
+    /**
+     * Writes more of the unsent messages, the channel having become writable; returns whether
+     * anything was written (the caller flushes).
+     */
+    boolean writeUnsent() {
+        return unsent.writeWhatFits();
+    }
+
+    /**
+     * Writes {@code terminate}, a whole Terminate ULPDU, after every message already given (as
+     * before they were all written at once: a Read Response in progress ends before it); nothing
+     * is given after it (RDMAP-R-027).
+     */
+    ChannelFuture writeTerminate(ByteBuf terminate) {
+        if (unsent.isEmpty()) {
+            return ctx.write(terminate);
+        }
+        ChannelPromise written = ctx.newPromise();
+        unsent.add(terminate, written);
+        unsent.writeWhatFits();
+        return written;
+    }
+
+    /** The connection is gone: messages not yet written are released, their futures failed. */
+    void dropUnsent(Throwable cause) {
+        unsent.drop(cause);
     }
 
     /** DDP-R-001: segment to the LLP's current MULPDU, which grows with the TCP window when it follows the MSS. */
@@ -298,32 +345,44 @@ final class Transmitter {
 
     /**
      * Writes every segment of {@code payload}'s message and releases {@code payload} (the segments
-     * hold their own slices); the last segment's outcome completes {@code entry}.
+     * hold their own slices); the last segment's outcome completes {@code entry}. Behind a Read
+     * Response still in progress the message waits its turn, whole (RDMAP-R-044).
      */
     private ChannelFuture write(RdmapOpcode opcode, DdpSegmenter segmenter, ByteBuf payload, SendEntry entry) {
         meters.sent(opcode);
         ChannelFuture last = null;
-        try {
-            while (segmenter.hasNext()) {
-                OutboundUlpdu segment = segmenter.nextUlpdu();
-                if (segmenter.hasNext()) {
-                    ctx.write(segment, ctx.voidPromise());
-                } else {
-                    last = ctx.write(segment);
+        if (!unsent.isEmpty()) {
+            ChannelPromise written = ctx.newPromise();
+            unsent.add(segmenter, payload, written, -1);
+            unsent.writeWhatFits();
+            last = written;
+        } else {
+            try {
+                while (segmenter.hasNext()) {
+                    OutboundUlpdu segment = segmenter.nextUlpdu();
+                    if (segmenter.hasNext()) {
+                        ctx.write(segment, ctx.voidPromise());
+                    } else {
+                        last = ctx.write(segment);
+                    }
                 }
+            } finally {
+                payload.release();
             }
-        } finally {
-            payload.release();
         }
-        if (!sentAny) {
-            sentAny = true;
-            onFirstMessage.run();
-        }
+        messageWritten();
         if (entry != null) {
             entry.messageLength = segmenter.messageLength();
             last.addListener(entry);
         }
         return last;
+    }
+
+    private void messageWritten() {
+        if (!sentAny) {
+            sentAny = true;
+            onFirstMessage.run();
+        }
     }
 
     private ByteBuf gather(SendWorkRequest request) throws LocalWorkError {
