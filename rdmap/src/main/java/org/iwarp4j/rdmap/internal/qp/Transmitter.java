@@ -295,12 +295,17 @@ final class Transmitter {
             source.release();
             throw e;
         }
+        if (!MpaFrameEncoder.copies(negotiated.markersToPeer(), mulpdu)) {
+            // Segments MPA sends in place are slices of the region, no new memory: written at once
+            // as any message. Pacing them too (a MiB past the low water mark at a time) cost RDMA
+            // READ on loopback a fifth of its bandwidth (docs/performance-log.md, 2026-11-28).
+            return write(RdmapOpcode.RDMA_READ_RESPONSE, segmenter, source, null);
+        }
+        // Copied FPDUs (small MULPDU, or markers) are fresh memory: no more than the high water
+        // mark's worth.
         meters.sent(RdmapOpcode.RDMA_READ_RESPONSE);
         ChannelPromise written = ctx.newPromise();
-        // Copied FPDUs (small MULPDU, or markers) are fresh memory: no more than the high water
-        // mark's worth. Segments MPA sends in place are slices of the region: up to a MiB past
-        // the low water mark, so that loopback's 64 KiB segments still leave a MiB per write.
-        long limit = MpaFrameEncoder.copies(negotiated.markersToPeer(), mulpdu) ? 0 : UnsentMessages.UNCOPIED_LIMIT;
+        long limit = 0;
         unsent.add(segmenter, source, written, limit);
         unsent.writeWhatFits();
         messageWritten();

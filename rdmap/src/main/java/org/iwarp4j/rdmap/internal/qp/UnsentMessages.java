@@ -20,9 +20,10 @@ import org.iwarp4j.ddp.DdpSegmenter;
  * held for as long as a peer that stopped reading keeps the connection: IRD × 16 MiB per
  * connection for IRD × 52 octets of input; IRD bounds the Read Requests (RDMAP-R-048), not the
  * memory their responses take. Made one segment at a time, a Read
- * Response queues at most about the channel's high water mark plus one FPDU when MPA copies its
- * segments, and at most {@link #UNCOPIED_LIMIT} past the low water mark when it does not (the
- * segments are then slices of the registered region, no new memory).
+ * Response queues at most about the channel's high water mark plus one FPDU. Only a Read Response
+ * whose segments MPA copies is paced: segments MPA sends in place are slices of the registered
+ * region, no new memory, and are written at once as any message (pacing them cost RDMA READ on
+ * loopback a fifth of its bandwidth).
  *
  * <p>Event loop only. A message is either paced (a Read Response) or written whole as soon as it
  * reaches the head; nothing is paced while the queue is empty of paced messages, so Sends and
@@ -30,14 +31,6 @@ import org.iwarp4j.ddp.DdpSegmenter;
  * directly).
  */
 final class UnsentMessages {
-
-    /**
-     * Octets past the low water mark up to which the segments of a Read Response that MPA does not
-     * copy are queued: the same bound as MPA's marker path ({@code MpaFrameEncoder.MARKED_QUEUE_LIMIT}),
-     * so that one gathering write still carries up to a MiB and loopback's 64 KiB segments leave as
-     * before, not one high water mark at a time.
-     */
-    static final long UNCOPIED_LIMIT = 1 << 20;
 
     private final ChannelHandlerContext ctx;
     private final ArrayDeque<Message> queue = new ArrayDeque<>();
