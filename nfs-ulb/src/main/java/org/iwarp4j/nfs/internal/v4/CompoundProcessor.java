@@ -262,13 +262,17 @@ public final class CompoundProcessor {
             return Result.status(NFS4ERR_NOTSUPP);
         }
         // What the operation changed is made stable after it let go of the namespace lock and
-        // before its result is answered (MetadataCommits); a failure to is NFS4ERR_IO.
-        try (MetadataCommits.Scope changes = ctx.base().metadata().begin()) {
+        // before its result is answered (MetadataCommits); a failure to is NFS4ERR_IO. Operations
+        // on no path (READ, WRITE, sessions, state) change no name or attribute: no scope for them.
+        boolean onPaths = !NOT_ON_PATHS.contains(opcode);
+        try (MetadataCommits.Scope changes = onPaths ? ctx.base().metadata().begin() : null) {
             Result result;
             try (NamespaceLock.Hold names = namespaceHold(opcode)) {
                 result = op.run(in, st);
             }
-            changes.commit();
+            if (changes != null) {
+                changes.commit();
+            }
             return result;
         } catch (Exception e) {
             int status = Nfs4Errors.statusOf(e);
