@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.iwarp4j.nfs.NfsClient;
 import org.iwarp4j.nfs.v3.Nfs3Status;
@@ -40,7 +39,7 @@ class NamespaceRaceTest {
 
     private Path export;
     private Path outside;
-    private final AtomicReference<Runnable> onStatOfVictimsDirectory = new AtomicReference<>();
+    private HookedHandles hooked;
     private Nfs3OverTcp nfs;
     private Nfs3Context ctx;
     private NfsClient client;
@@ -58,25 +57,8 @@ class NamespaceRaceTest {
         Files.setPosixFilePermissions(d.resolve("victim"), PosixFilePermissions.fromString("rw-------"));
 
         Export e = new Export(export, "/export");
-        FileHandles handles = new FileHandles(e, new FileHandles.Probe() {
-            @Override
-            public FileStat stat(Path path) throws IOException {
-                FileStat st = FileStat.of(path);
-                if (path.endsWith(Path.of("u", "d"))) { // the last stat of the victim's resolution
-                    Runnable hook = onStatOfVictimsDirectory.getAndSet(null);
-                    if (hook != null) {
-                        hook.run();
-                    }
-                }
-                return st;
-            }
-
-            @Override
-            public Path realPath(Path path) throws IOException {
-                return path.toRealPath();
-            }
-        });
-        nfs = Nfs3OverTcp.start(e, handles);
+        hooked = new HookedHandles(e, Path.of("u", "d")); // the last stat of the victim's resolution
+        nfs = Nfs3OverTcp.start(e, hooked.handles);
         ctx = nfs.ctx;
         client = nfs.client;
         u = get(client.lookup(client.root(), "u")).object();
@@ -102,7 +84,7 @@ class NamespaceRaceTest {
      */
     private CompletableFuture<Void> armSwap() {
         CompletableFuture<Void> swapped = new CompletableFuture<>();
-        onStatOfVictimsDirectory.set(() -> {
+        hooked.atNextStat(() -> {
             CompletableFuture.runAsync(() -> {
                 assertThat(get(client.rename(u, "d", u, "d2")).status()).isEqualTo(Nfs3Status.NFS3_OK);
                 assertThat(get(client.symlink(u, "d", outside.toString())).status()).isEqualTo(Nfs3Status.NFS3_OK);
