@@ -17,6 +17,7 @@ import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.internal.client.DirectoryListing;
 import org.iwarp4j.nfs.internal.client.PipelinedDownload;
 import org.iwarp4j.nfs.internal.client.PipelinedUpload;
+import org.iwarp4j.nfs.internal.client.TransferSizes;
 import org.iwarp4j.nfs.mount.MountConstants;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.mount.Mountres3;
@@ -105,12 +106,12 @@ public final class NfsClient implements AutoCloseable {
         return root;
     }
 
-    /** Octets per READ (the server's rtpref, at most the client's limit). */
+    /** Octets per READ (the server's rtpref, at most its rtmax and the client's limit; 4096 for one under 1024). */
     public int readSize() {
         return readSize;
     }
 
-    /** Octets per WRITE (the server's wtpref, at most the client's limit). */
+    /** Octets per WRITE (the server's wtpref, at most its wtmax and the client's limit; 4096 for one under 1024). */
     public int writeSize() {
         return writeSize;
     }
@@ -373,13 +374,27 @@ public final class NfsClient implements AutoCloseable {
             try {
                 Fsinfo3Res info = await(rpc.call(PROGRAM, VERSION, NFSPROC3_FSINFO, root::encode, Fsinfo3Res::decode));
                 check(info.status(), "FSINFO");
-                int rsize = (int) Math.min(maxTransfer, info.rtpref() > 0 ? info.rtpref() : info.rtmax());
-                int wsize = (int) Math.min(maxTransfer, info.wtpref() > 0 ? info.wtpref() : info.wtmax());
+                int rsize = transferSize(maxTransfer, info.rtpref(), info.rtmax());
+                int wsize = transferSize(maxTransfer, info.wtpref(), info.wtmax());
                 return new NfsClient(rpc, root, rsize, wsize, window);
             } catch (RuntimeException e) {
                 rpc.close();
                 throw e;
             }
+        }
+
+        /**
+         * The READ or WRITE size from FSINFO (RFC 1813 §3.3.19): the preferred size, else the
+         * largest; no more than the largest if that is at least 512, as Linux's
+         * {@code nfs_server_set_fsinfo} (fs/nfs/client.c) ignores a smaller one; then
+         * {@link TransferSizes#of}, so that sizes of 0 become 4096.
+         */
+        static int transferSize(int limit, long preferred, long max) {
+            long size = preferred > 0 ? preferred : max;
+            if (max >= 512) {
+                size = Math.min(size, max);
+            }
+            return TransferSizes.of(limit, size);
         }
 
         private NfsFh3 mount() {

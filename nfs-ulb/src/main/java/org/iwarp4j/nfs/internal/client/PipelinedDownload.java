@@ -39,6 +39,9 @@ public final class PipelinedDownload {
 
     /** Reads the file into {@code out}; returns the octets read. */
     public static <R> long run(Reads<R> reads, int readSize, int window, OutputStream out) throws IOException {
+        if (readSize <= 0) {
+            throw new IllegalArgumentException("read size " + readSize); // no READ would ever reach the end
+        }
         Deque<CompletableFuture<R>> inFlight = new ArrayDeque<>();
         long next = 0;
         long total = 0;

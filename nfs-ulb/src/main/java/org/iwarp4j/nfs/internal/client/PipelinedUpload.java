@@ -57,6 +57,9 @@ public final class PipelinedUpload<W> {
     private boolean verifierChanged;
 
     private PipelinedUpload(Writes<W> writes, ByteBufAllocator alloc, int writeSize, int window) {
+        if (writeSize <= 0) {
+            throw new IllegalArgumentException("write size " + writeSize); // nothing would ever be written
+        }
         this.writes = writes;
         this.alloc = alloc;
         this.writeSize = writeSize;

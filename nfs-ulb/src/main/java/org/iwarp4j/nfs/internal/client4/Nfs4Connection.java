@@ -27,6 +27,7 @@ import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.internal.client.DirectoryListing;
 import org.iwarp4j.nfs.internal.client.PipelinedDownload;
 import org.iwarp4j.nfs.internal.client.PipelinedUpload;
+import org.iwarp4j.nfs.internal.client.TransferSizes;
 import org.iwarp4j.nfs.v4.ChannelAttrs4;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
@@ -303,11 +304,15 @@ public final class Nfs4Connection implements AutoCloseable {
                 created.fore().maxResponseSizeCached());
     }
 
-    /** The transfer size: the client's limit, the server's attribute, and what fits the channel, in 4 KiB units. */
-    private static int size(int mine, long attribute, int channel) {
+    /**
+     * The transfer size: the client's limit, the server's maxread or maxwrite ({@link
+     * TransferSizes#of}: 4096 for one under 1024, 0 included; none given, or one of 2^63 and more,
+     * leaves the limit), and what fits the channel, in 4 KiB units.
+     */
+    static int size(int mine, long attribute, int channel) {
         long s = mine;
-        if (attribute > 0) {
-            s = Math.min(s, attribute);
+        if (attribute >= 0) {
+            s = TransferSizes.of(mine, attribute);
         }
         if (channel > 0 && s > channel - 1024L) {
             s = Math.max(4096, (channel - 1024L) & ~4095L);

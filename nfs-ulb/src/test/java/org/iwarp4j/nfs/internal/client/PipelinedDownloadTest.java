@@ -2,10 +2,12 @@ package org.iwarp4j.nfs.internal.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -38,6 +40,10 @@ class PipelinedDownloadTest {
         @Override
         public CompletableFuture<Reply> read(long offset, int count) {
             offsets.add(offset);
+            if (offsets.size() > 100_000) {
+                // a client that would READ for ever fails here instead of filling the heap
+                return CompletableFuture.failedFuture(new IllegalStateException("READ after READ"));
+            }
             int from = (int) Math.min(offset, content.length);
             int n = Math.min(count, content.length - from);
             ByteBuf data = Unpooled.buffer(n).writeBytes(content, from, n); // a real buffer even when empty
@@ -101,5 +107,16 @@ class PipelinedDownloadTest {
                 .hasMessage("READ failed");
 
         assertThat(file.replies).hasSize(5).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+    }
+
+    /** A read size of 0 (a server's FSINFO of 0, taken as it was) would READ nothing for ever. */
+    @Test
+    void aReadSizeOfNothingIsRefused() {
+        ScriptedFile file = new ScriptedFile(READ_SIZE);
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            assertThatThrownBy(() -> PipelinedDownload.run(file, 0, 2, new ByteArrayOutputStream()))
+                    .isInstanceOf(IllegalArgumentException.class);
+        });
+        assertThat(file.replies).allSatisfy(b -> assertThat(b.refCnt()).isZero());
     }
 }

@@ -112,6 +112,12 @@ class PipelinedUploadTest {
     }
 
     @Test
+    void aWriteSizeOfNothingIsRefused() {
+        assertThatThrownBy(() -> PipelinedUpload.run(new ScriptedServer(), UnpooledByteBufAllocator.DEFAULT, 0, 2,
+                new ByteArrayInputStream(random(10)))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void anEmptyStreamWritesAndCommitsNothing() throws Exception {
         ScriptedServer server = new ScriptedServer();
 
