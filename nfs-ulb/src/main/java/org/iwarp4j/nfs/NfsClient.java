@@ -247,7 +247,7 @@ public final class NfsClient implements AutoCloseable {
             Readdirplus3Res r = await(readdirplus(new Readdirplus3Args(dir, cookie, verifier, 32 * 1024, 128 * 1024)));
             check(r.status(), "READDIRPLUS " + directory);
             return new DirectoryListing.Page<>(r.entries(), r.cookieverf(), r.eof());
-        }, EntryPlus3::name, EntryPlus3::cookie);
+        }, EntryPlus3::name, EntryPlus3::cookie, what -> protocolError("READDIRPLUS " + directory, what));
     }
 
     /** Creates (or truncates) {@code path} and writes everything from {@code in} to it; returns the octets written. */
@@ -328,6 +328,14 @@ public final class NfsClient implements AutoCloseable {
         if (!status.isOk()) {
             throw new NfsStatusException(status, operation);
         }
+    }
+
+    /**
+     * The error for replies to {@code operation} that break the protocol ({@code what} says how):
+     * NFS3ERR_IO, as Linux fails such calls with EIO.
+     */
+    private static NfsStatusException protocolError(String operation, String what) {
+        return new NfsStatusException(Nfs3Status.NFS3ERR_IO, operation + " (" + what + ")");
     }
 
     /** Unmounts nothing (MOUNT's list is advisory) and closes the NFS transport. */

@@ -1,6 +1,7 @@
 package org.iwarp4j.nfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.iwarp4j.nfs.v3.Nfs3Constants.*;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Our NFSv3 client against a scripted server (MOUNT and NFS on one TCP port, one file in memory)
- * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0.
+ * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0, a
+ * READDIRPLUS listing that loops.
  */
 class NfsClientScriptedServerTest {
 
@@ -140,5 +142,18 @@ class NfsClientScriptedServerTest {
         assertThat(NfsClient.Builder.transferSize(limit, 1023, 600)).isEqualTo(4096);
         assertThat(NfsClient.Builder.transferSize(limit, 1024, 4096)).isEqualTo(1024);
         assertThat(NfsClient.Builder.transferSize(8192, 0xFFFF_FFFFL, 0xFFFF_FFFFL)).isEqualTo(8192);
+    }
+
+    /** A READDIRPLUS listing whose every reply ends on cookie 7: the listing loops. */
+    @Test
+    void aListingThatLoopsFailsWithNfs3errIo() throws Exception {
+        try (NfsClient client = connect()) {
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                assertThatThrownBy(() -> client.list("/"))
+                        .isInstanceOfSatisfying(NfsStatusException.class,
+                                e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_IO))
+                        .hasMessage("READDIRPLUS / (cookie 7 again after 2 entries: the listing loops): NFS3ERR_IO");
+            });
+        }
     }
 }

@@ -832,7 +832,15 @@ public final class Nfs4Connection implements AutoCloseable {
             CompoundResult.Readdir d = call(List.of(Op.putfh(dir), Op.readdir(cookie, verifier, 8192, 32 * 1024,
                     FileAttributes4.REQUEST)), true).body(OP_READDIR);
             return new DirectoryListing.Page<>(d.entries(), d.verifier(), d.eof());
-        }, DirEntry4::name, DirEntry4::cookie);
+        }, DirEntry4::name, DirEntry4::cookie, what -> protocolError("READDIR " + directory, what));
+    }
+
+    /**
+     * The error for replies to {@code operation} that break the protocol ({@code what} says how):
+     * NFS4ERR_IO, as Linux fails such calls with EIO.
+     */
+    private static Nfs4StatusException protocolError(String operation, String what) {
+        return new Nfs4StatusException(NFS4ERR_IO, operation + " (" + what + ")");
     }
 
     /** REMOVE of a file or empty directory. */
