@@ -260,7 +260,7 @@ public final class NfsClient implements AutoCloseable {
                         org.iwarp4j.nfs.v3.SetTime3.DONT_CHANGE))));
         check(created.status(), "CREATE " + path);
         NfsFh3 file = created.obj() != null ? created.obj() : lookupPath(path);
-        return PipelinedUpload.run(writesTo(file), transport().alloc(), writeSize, window, in);
+        return PipelinedUpload.run(writesTo(file, path), transport().alloc(), writeSize, window, in);
     }
 
     /** Reads all of {@code path} into {@code out}; returns the octets read. */
@@ -296,7 +296,7 @@ public final class NfsClient implements AutoCloseable {
         };
     }
 
-    private PipelinedUpload.Writes<Write3Res> writesTo(NfsFh3 file) {
+    private PipelinedUpload.Writes<Write3Res> writesTo(NfsFh3 file, String path) {
         return new PipelinedUpload.Writes<>() {
             @Override
             public CompletableFuture<Write3Res> writeUnstable(long offset, ByteBuf data) {
@@ -304,9 +304,9 @@ public final class NfsClient implements AutoCloseable {
             }
 
             @Override
-            public long verifier(Write3Res reply) {
+            public PipelinedUpload.Written written(Write3Res reply) {
                 check(reply.status(), "WRITE");
-                return reply.verf();
+                return new PipelinedUpload.Written(reply.count(), reply.verf());
             }
 
             @Override
@@ -317,9 +317,15 @@ public final class NfsClient implements AutoCloseable {
             }
 
             @Override
-            public void writeFileSync(long offset, ByteBuf data) {
+            public long writeFileSync(long offset, ByteBuf data) {
                 Write3Res r = await(write(file, offset, data, StableHow.FILE_SYNC));
                 check(r.status(), "WRITE FILE_SYNC");
+                return r.count();
+            }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return NfsClient.protocolError("WRITE " + path, what);
             }
         };
     }

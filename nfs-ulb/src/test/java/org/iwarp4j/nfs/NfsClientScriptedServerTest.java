@@ -40,8 +40,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Our NFSv3 client against a scripted server (MOUNT and NFS on one TCP port, one file in memory)
- * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0, a
- * READDIRPLUS listing that loops.
+ * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0, a WRITE
+ * that writes nothing (RFC 1813 §3.3.7), a READDIRPLUS listing that loops.
  */
 class NfsClientScriptedServerTest {
 
@@ -142,6 +142,19 @@ class NfsClientScriptedServerTest {
         assertThat(NfsClient.Builder.transferSize(limit, 1023, 600)).isEqualTo(4096);
         assertThat(NfsClient.Builder.transferSize(limit, 1024, 4096)).isEqualTo(1024);
         assertThat(NfsClient.Builder.transferSize(8192, 0xFFFF_FFFFL, 0xFFFF_FFFFL)).isEqualTo(8192);
+    }
+
+    @Test
+    void aWriteOfNothingFailsTheUploadWithNfs3errIo() throws Exception {
+        moved = n -> 0;
+        try (NfsClient client = connect()) {
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                assertThatThrownBy(() -> client.upload(new ByteArrayInputStream(new byte[100]), "f"))
+                        .isInstanceOfSatisfying(NfsStatusException.class,
+                                e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_IO))
+                        .hasMessage("WRITE f (a WRITE of 100 octets at offset 0 answered count 0): NFS3ERR_IO");
+            });
+        }
     }
 
     /** A READDIRPLUS listing whose every reply ends on cookie 7: the listing loops. */

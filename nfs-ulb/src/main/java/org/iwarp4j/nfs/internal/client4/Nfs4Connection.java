@@ -947,8 +947,9 @@ public final class Nfs4Connection implements AutoCloseable {
             }
 
             @Override
-            public long verifier(CompoundResult reply) {
-                return reply.check().<CompoundResult.Write>body(OP_WRITE).verifier();
+            public PipelinedUpload.Written written(CompoundResult reply) {
+                CompoundResult.Write w = reply.check().body(OP_WRITE);
+                return new PipelinedUpload.Written(w.count(), w.verifier());
             }
 
             @Override
@@ -957,13 +958,19 @@ public final class Nfs4Connection implements AutoCloseable {
             }
 
             @Override
-            public void writeFileSync(long offset, ByteBuf data) {
+            public long writeFileSync(long offset, ByteBuf data) {
                 try {
-                    await(sequenced(() -> List.of(Op.putfh(f.fh),
-                            Op.write(f.stateid(), offset, FILE_SYNC4, data.retainedDuplicate())))).check();
+                    return await(sequenced(() -> List.of(Op.putfh(f.fh),
+                            Op.write(f.stateid(), offset, FILE_SYNC4, data.retainedDuplicate())))).check()
+                            .<CompoundResult.Write>body(OP_WRITE).count();
                 } finally {
                     data.release();
                 }
+            }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return Nfs4Connection.protocolError("WRITE " + f.path, what);
             }
         };
     }
