@@ -293,6 +293,11 @@ public final class NfsClient implements AutoCloseable {
             public void release(Read3Res reply) {
                 reply.release();
             }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return NfsClient.protocolError("READ " + path, what);
+            }
         };
     }
 

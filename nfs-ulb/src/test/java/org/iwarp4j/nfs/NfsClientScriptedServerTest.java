@@ -10,6 +10,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.IntUnaryOperator;
@@ -40,8 +41,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Our NFSv3 client against a scripted server (MOUNT and NFS on one TCP port, one file in memory)
- * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0, a WRITE
- * that writes nothing (RFC 1813 §3.3.7), a READDIRPLUS listing that loops.
+ * whose replies are legal but unkind, or break the protocol: FSINFO transfer sizes of 0, READs and
+ * WRITEs that move fewer octets than asked (RFC 1813 §3.3.6, §3.3.7), a READDIRPLUS listing that
+ * loops.
  */
 class NfsClientScriptedServerTest {
 
@@ -142,6 +144,21 @@ class NfsClientScriptedServerTest {
         assertThat(NfsClient.Builder.transferSize(limit, 1023, 600)).isEqualTo(4096);
         assertThat(NfsClient.Builder.transferSize(limit, 1024, 4096)).isEqualTo(1024);
         assertThat(NfsClient.Builder.transferSize(8192, 0xFFFF_FFFFL, 0xFFFF_FFFFL)).isEqualTo(8192);
+    }
+
+    /** Every READ and WRITE moves at most 1000 octets: the client goes on from where each stopped. */
+    @Test
+    void shortReadsAndWritesStillMoveTheWholeFile() throws Exception {
+        moved = n -> Math.min(n, 1000);
+        byte[] data = new byte[10_000];
+        new Random(4).nextBytes(data);
+        try (NfsClient client = connect()) {
+            assertThat(client.upload(new ByteArrayInputStream(data), "f")).isEqualTo(data.length);
+            assertThat(Arrays.copyOf(file, fileLength)).isEqualTo(data);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            assertThat(client.download("f", out)).isEqualTo(data.length);
+            assertThat(out.toByteArray()).isEqualTo(data);
+        }
     }
 
     @Test

@@ -918,6 +918,11 @@ public final class Nfs4Connection implements AutoCloseable {
             public void release(CompoundResult reply) {
                 reply.release();
             }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return Nfs4Connection.protocolError("READ " + f.path, what);
+            }
         };
     }
 
