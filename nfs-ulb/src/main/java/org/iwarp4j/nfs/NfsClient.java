@@ -72,7 +72,10 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * (errors are in its status). On top, path-based helpers throw {@link NfsStatusException}:
  * {@link #lookupPath}, {@link #list}, {@link #download} and {@link #upload} move whole files in
  * pipelined chunks of the server's preferred size (FSINFO), writing UNSTABLE and committing, and
- * writing again (FILE_SYNC) if the server's write verifier changed (RFC 1813 §3.3.7).
+ * writing again (FILE_SYNC) if the server's write verifier changed (RFC 1813 §3.3.7). They go on
+ * after a short READ or WRITE from where the server stopped; replies that would keep them going for
+ * ever (a WRITE of nothing, a READ of nothing before eof, a listing that loops) fail them with
+ * NFS3ERR_IO.
  *
  * <pre>{@code
  * try (NfsClient nfs = NfsClient.builder(new InetSocketAddress("server", 2049)).export("/export").connect()) {
