@@ -23,7 +23,9 @@ import org.iwarp4j.rpcrdma.RpcRdmaSettings;
  * <p>Connecting sets up a session: EXCHANGE_ID, CREATE_SESSION (no back channel: the client asks
  * for no delegations, so the server has nothing to call back about), RECLAIM_COMPLETE; every
  * later COMPOUND starts with SEQUENCE on a slot of the session. {@link #close()} sends
- * DESTROY_SESSION and DESTROY_CLIENTID. Failed operations throw {@link Nfs4StatusException}.
+ * DESTROY_SESSION and DESTROY_CLIENTID. Failed operations throw {@link Nfs4StatusException}, as
+ * do replies that break the protocol (NFS4ERR_IO: a WRITE of nothing, a READ of nothing before
+ * eof, a listing that loops, a COMPOUND that claims NFS4_OK without every result).
  *
  * <p>While idle the client renews its lease with a COMPOUND of SEQUENCE alone every third of the
  * server's lease_time (RFC 8881 §8.3), from one timer thread stopped by {@link #close()}. A call

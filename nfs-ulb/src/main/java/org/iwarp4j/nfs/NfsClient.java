@@ -17,6 +17,7 @@ import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.internal.client.DirectoryListing;
 import org.iwarp4j.nfs.internal.client.PipelinedDownload;
 import org.iwarp4j.nfs.internal.client.PipelinedUpload;
+import org.iwarp4j.nfs.internal.client.TransferSizes;
 import org.iwarp4j.nfs.mount.MountConstants;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.mount.Mountres3;
@@ -71,7 +72,10 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * (errors are in its status). On top, path-based helpers throw {@link NfsStatusException}:
  * {@link #lookupPath}, {@link #list}, {@link #download} and {@link #upload} move whole files in
  * pipelined chunks of the server's preferred size (FSINFO), writing UNSTABLE and committing, and
- * writing again (FILE_SYNC) if the server's write verifier changed (RFC 1813 §3.3.7).
+ * writing again (FILE_SYNC) if the server's write verifier changed (RFC 1813 §3.3.7). They go on
+ * after a short READ or WRITE from where the server stopped; replies that would keep them going for
+ * ever (a WRITE of nothing, a READ of nothing before eof, a listing that loops) fail them with
+ * NFS3ERR_IO.
  *
  * <pre>{@code
  * try (NfsClient nfs = NfsClient.builder(new InetSocketAddress("server", 2049)).export("/export").connect()) {
@@ -105,12 +109,12 @@ public final class NfsClient implements AutoCloseable {
         return root;
     }
 
-    /** Octets per READ (the server's rtpref, at most the client's limit). */
+    /** Octets per READ (the server's rtpref, at most its rtmax and the client's limit; 4096 for one under 1024). */
     public int readSize() {
         return readSize;
     }
 
-    /** Octets per WRITE (the server's wtpref, at most the client's limit). */
+    /** Octets per WRITE (the server's wtpref, at most its wtmax and the client's limit; 4096 for one under 1024). */
     public int writeSize() {
         return writeSize;
     }
@@ -246,7 +250,7 @@ public final class NfsClient implements AutoCloseable {
             Readdirplus3Res r = await(readdirplus(new Readdirplus3Args(dir, cookie, verifier, 32 * 1024, 128 * 1024)));
             check(r.status(), "READDIRPLUS " + directory);
             return new DirectoryListing.Page<>(r.entries(), r.cookieverf(), r.eof());
-        }, EntryPlus3::name, EntryPlus3::cookie);
+        }, EntryPlus3::name, EntryPlus3::cookie, what -> protocolError("READDIRPLUS " + directory, what));
     }
 
     /** Creates (or truncates) {@code path} and writes everything from {@code in} to it; returns the octets written. */
@@ -259,7 +263,7 @@ public final class NfsClient implements AutoCloseable {
                         org.iwarp4j.nfs.v3.SetTime3.DONT_CHANGE))));
         check(created.status(), "CREATE " + path);
         NfsFh3 file = created.obj() != null ? created.obj() : lookupPath(path);
-        return PipelinedUpload.run(writesTo(file), transport().alloc(), writeSize, window, in);
+        return PipelinedUpload.run(writesTo(file, path), transport().alloc(), writeSize, window, in);
     }
 
     /** Reads all of {@code path} into {@code out}; returns the octets read. */
@@ -292,10 +296,15 @@ public final class NfsClient implements AutoCloseable {
             public void release(Read3Res reply) {
                 reply.release();
             }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return NfsClient.protocolError("READ " + path, what);
+            }
         };
     }
 
-    private PipelinedUpload.Writes<Write3Res> writesTo(NfsFh3 file) {
+    private PipelinedUpload.Writes<Write3Res> writesTo(NfsFh3 file, String path) {
         return new PipelinedUpload.Writes<>() {
             @Override
             public CompletableFuture<Write3Res> writeUnstable(long offset, ByteBuf data) {
@@ -303,9 +312,9 @@ public final class NfsClient implements AutoCloseable {
             }
 
             @Override
-            public long verifier(Write3Res reply) {
+            public PipelinedUpload.Written written(Write3Res reply) {
                 check(reply.status(), "WRITE");
-                return reply.verf();
+                return new PipelinedUpload.Written(reply.count(), reply.verf());
             }
 
             @Override
@@ -316,9 +325,15 @@ public final class NfsClient implements AutoCloseable {
             }
 
             @Override
-            public void writeFileSync(long offset, ByteBuf data) {
+            public long writeFileSync(long offset, ByteBuf data) {
                 Write3Res r = await(write(file, offset, data, StableHow.FILE_SYNC));
                 check(r.status(), "WRITE FILE_SYNC");
+                return r.count();
+            }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return NfsClient.protocolError("WRITE " + path, what);
             }
         };
     }
@@ -327,6 +342,14 @@ public final class NfsClient implements AutoCloseable {
         if (!status.isOk()) {
             throw new NfsStatusException(status, operation);
         }
+    }
+
+    /**
+     * The error for replies to {@code operation} that break the protocol ({@code what} says how):
+     * NFS3ERR_IO, as Linux fails such calls with EIO.
+     */
+    private static NfsStatusException protocolError(String operation, String what) {
+        return new NfsStatusException(Nfs3Status.NFS3ERR_IO, operation + " (" + what + ")");
     }
 
     /** Unmounts nothing (MOUNT's list is advisory) and closes the NFS transport. */
@@ -373,13 +396,27 @@ public final class NfsClient implements AutoCloseable {
             try {
                 Fsinfo3Res info = await(rpc.call(PROGRAM, VERSION, NFSPROC3_FSINFO, root::encode, Fsinfo3Res::decode));
                 check(info.status(), "FSINFO");
-                int rsize = (int) Math.min(maxTransfer, info.rtpref() > 0 ? info.rtpref() : info.rtmax());
-                int wsize = (int) Math.min(maxTransfer, info.wtpref() > 0 ? info.wtpref() : info.wtmax());
+                int rsize = transferSize(maxTransfer, info.rtpref(), info.rtmax());
+                int wsize = transferSize(maxTransfer, info.wtpref(), info.wtmax());
                 return new NfsClient(rpc, root, rsize, wsize, window);
             } catch (RuntimeException e) {
                 rpc.close();
                 throw e;
             }
+        }
+
+        /**
+         * The READ or WRITE size from FSINFO (RFC 1813 §3.3.19): the preferred size, else the
+         * largest; no more than the largest if that is at least 512, as Linux's
+         * {@code nfs_server_set_fsinfo} (fs/nfs/client.c) ignores a smaller one; then
+         * {@link TransferSizes#of}, so that sizes of 0 become 4096.
+         */
+        static int transferSize(int limit, long preferred, long max) {
+            long size = preferred > 0 ? preferred : max;
+            if (max >= 512) {
+                size = Math.min(size, max);
+            }
+            return TransferSizes.of(limit, size);
         }
 
         private NfsFh3 mount() {

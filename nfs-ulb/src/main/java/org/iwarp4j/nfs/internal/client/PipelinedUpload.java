@@ -23,6 +23,15 @@ import java.util.concurrent.CompletionException;
  * write verifier differs from the one before means the server restarted and may have lost
  * uncommitted data, so those octets are written again FILE_SYNC (RFC 1813 §3.3.7, RFC 8881
  * §18.32.3).
+ *
+ * <p>A server may write fewer octets than a WRITE carried (RFC 1813 §3.3.7, RFC 8881 §18.32.3:
+ * count is what it wrote): the rest of the chunk is sent again from where it stopped, as Linux does
+ * ({@code nfs_writeback_result}), until the chunk is written. The rest goes UNSTABLE like the
+ * chunk (Linux sends it FILE_SYNC): it stays among the uncommitted octets, so the COMMIT and the
+ * verifier check cover it. A WRITE that wrote nothing, or claims more than it was sent, is a
+ * protocol error ({@link Writes#protocolError}), as Linux fails a zero-octet write with EIO: a
+ * server answering 0 for ever cannot keep the client sending, and every WRITE sent again writes
+ * at least one octet more.
  */
 public final class PipelinedUpload<W> {
 
@@ -35,14 +44,34 @@ public final class PipelinedUpload<W> {
         /** Sends an UNSTABLE WRITE of {@code data} (which it consumes) at {@code offset}. */
         CompletableFuture<W> writeUnstable(long offset, ByteBuf data);
 
-        /** The write verifier of a WRITE's reply; a failed reply throws its status. */
-        long verifier(W reply);
+        /** The octets a WRITE's reply says were written and its write verifier; a failed reply throws its status. */
+        Written written(W reply);
 
         /** COMMITs everything from {@code offset} on and returns the verifier; a failure throws. */
         long commit(long offset);
 
-        /** WRITEs {@code data} (which it consumes) FILE_SYNC at {@code offset} and waits; a failure throws. */
-        void writeFileSync(long offset, ByteBuf data);
+        /**
+         * WRITEs {@code data} (which it consumes) FILE_SYNC at {@code offset} and waits; returns the
+         * octets the server wrote; a failure throws.
+         */
+        long writeFileSync(long offset, ByteBuf data);
+
+        /** The error thrown for a reply that breaks the protocol, {@code what} saying how. */
+        RuntimeException protocolError(String what);
+    }
+
+    /** What a WRITE's reply says: the octets written (its count) and the write verifier. */
+    public record Written(long count, long verifier) {
+    }
+
+    /** A WRITE sent and not yet collected: the chunk it carries, written at {@code offset}. */
+    private record Pending<W>(long offset, ByteBuf chunk, CompletableFuture<W> reply) {
+    }
+
+    /** One way to send a WRITE and wait for it; returns the octets written. */
+    @FunctionalInterface
+    private interface Write {
+        long write(long offset, ByteBuf data);
     }
 
     private final Writes<W> writes;
@@ -50,13 +79,16 @@ public final class PipelinedUpload<W> {
     private final int writeSize;
     private final int window;
     private final List<ByteBuf> uncommitted = new ArrayList<>();
-    private final Deque<CompletableFuture<W>> inFlight = new ArrayDeque<>();
+    private final Deque<Pending<W>> inFlight = new ArrayDeque<>();
     private long uncommittedStart;
     private long offset;
     private Long verifier;
     private boolean verifierChanged;
 
     private PipelinedUpload(Writes<W> writes, ByteBufAllocator alloc, int writeSize, int window) {
+        if (writeSize <= 0) {
+            throw new IllegalArgumentException("write size " + writeSize); // nothing would ever be written
+        }
         this.writes = writes;
         this.alloc = alloc;
         this.writeSize = writeSize;
@@ -86,7 +118,7 @@ public final class PipelinedUpload<W> {
                     break;
                 }
                 uncommitted.add(chunk);
-                inFlight.add(writes.writeUnstable(offset, chunk.retainedDuplicate()));
+                inFlight.add(new Pending<>(offset, chunk, writes.writeUnstable(offset, chunk.retainedDuplicate())));
                 offset += chunk.readableBytes();
                 while (inFlight.size() >= window) {
                     collect(inFlight.poll());
@@ -100,7 +132,7 @@ public final class PipelinedUpload<W> {
         } finally {
             while (!inFlight.isEmpty()) {
                 try {
-                    inFlight.poll().join();
+                    inFlight.poll().reply().join();
                 } catch (CompletionException | CancellationException e) {
                     // failing already
                 }
@@ -109,8 +141,37 @@ public final class PipelinedUpload<W> {
         }
     }
 
-    private void collect(CompletableFuture<W> f) {
-        note(writes.verifier(await(f)));
+    private void collect(Pending<W> p) {
+        long written = checked(unstableWritten(p.reply()), p.chunk().readableBytes(), p.offset());
+        writeFrom(p.offset(), p.chunk(), written, this::writeUnstable);
+    }
+
+    private long writeUnstable(long at, ByteBuf data) {
+        return unstableWritten(writes.writeUnstable(at, data));
+    }
+
+    private long unstableWritten(CompletableFuture<W> f) {
+        Written w = writes.written(await(f));
+        note(w.verifier());
+        return w.count();
+    }
+
+    /** Writes {@code chunk}, which goes at {@code at}, from its octet {@code done} on: what short WRITEs left. */
+    private void writeFrom(long at, ByteBuf chunk, long done, Write write) {
+        int length = chunk.readableBytes();
+        while (done < length) {
+            int rest = length - (int) done;
+            long from = at + done;
+            done += checked(write.write(from, chunk.retainedSlice(chunk.readerIndex() + (int) done, rest)), rest, from);
+        }
+    }
+
+    /** The count a WRITE of {@code sent} octets at {@code at} was answered with, unless it is 0 or more than sent. */
+    private long checked(long written, long sent, long at) {
+        if (written == 0 || written > sent) {
+            throw writes.protocolError("a WRITE of " + sent + " octets at offset " + at + " answered count " + written);
+        }
+        return written;
     }
 
     private void note(long v) {
@@ -131,7 +192,7 @@ public final class PipelinedUpload<W> {
         if (verifierChanged) {
             long at = uncommittedStart;
             for (ByteBuf chunk : uncommitted) {
-                writes.writeFileSync(at, chunk.retainedDuplicate());
+                writeFrom(at, chunk, 0, writes::writeFileSync);
                 at += chunk.readableBytes();
             }
             verifierChanged = false;

@@ -20,6 +20,13 @@ import org.iwarp4j.oncrpc.XdrException;
  * status and one {@link Result} per operation the server evaluated (it stops at the first that
  * fails, RFC 8881 §15.2). A READ result holds its data (from the Write chunk over RPC-over-RDMA);
  * {@link #release()} drops what is left.
+ *
+ * <p>The COMPOUND's status is the status of the last operation evaluated, and with NFS4_OK every
+ * operation was evaluated and succeeded (RFC 8881 §16.2.3). A reply that says NFS4_OK otherwise is
+ * not taken at its word, so that an NFS4_OK {@link #status} always means every result is there
+ * with its body: one whose last result failed has that result's status; one with fewer results
+ * than operations sent has NFS4ERR_IO, and {@link #check()} names what the server did. A result
+ * for OP_ILLEGAL that claims NFS4_OK is undecodable.
  */
 final class CompoundResult {
 
@@ -51,14 +58,28 @@ final class CompoundResult {
     /** The longest symbolic link target accepted (Linux's PATH_MAX). */
     static final int READLINK_LIMIT = 4096;
 
+    /** The COMPOUND's status, made consistent with the results (see above). */
     final int status;
     final List<Result> results;
     final List<Op> sent;
+    /** What was wrong with a reply that said NFS4_OK without a result for every operation, or null. */
+    private final String missing;
 
     private CompoundResult(int status, List<Result> results, List<Op> sent) {
-        this.status = status;
         this.results = results;
         this.sent = sent;
+        int last = results.isEmpty() ? NFS4_OK : results.get(results.size() - 1).status();
+        if (status == NFS4_OK && last != NFS4_OK) {
+            this.status = last;
+            this.missing = null;
+        } else if (status == NFS4_OK && results.size() < sent.size()) {
+            this.status = NFS4ERR_IO;
+            this.missing = "the server answered NFS4_OK with " + results.size() + " results for " + sent.size()
+                    + " operations";
+        } else {
+            this.status = status;
+            this.missing = null;
+        }
     }
 
     /** Decodes COMPOUND4res; {@code maxRead} bounds READ data. */
@@ -78,6 +99,9 @@ final class CompoundResult {
                             + sent.get(i).opcode());
                 }
                 int opStatus = in.readInt();
+                if (opcode == OP_ILLEGAL && opStatus == NFS4_OK) {
+                    throw new XdrException("result " + i + " is OP_ILLEGAL with NFS4_OK");
+                }
                 Object body = opStatus == NFS4_OK ? body(opcode, in, maxRead) : null;
                 results.add(new Result(opcode, opStatus, body));
                 if (opStatus != NFS4_OK) {
@@ -211,22 +235,31 @@ final class CompoundResult {
         return out;
     }
 
-    /** The failing operation's status, or NFS4_OK. */
+    /** The failing operation's status (the COMPOUND's if no result failed), or NFS4_OK. */
     int failedStatus() {
         if (status == NFS4_OK) {
             return NFS4_OK;
         }
-        return results.isEmpty() ? status : results.get(results.size() - 1).status();
+        int last = results.isEmpty() ? NFS4_OK : results.get(results.size() - 1).status();
+        return last != NFS4_OK ? last : status;
     }
 
     /** Throws {@link Nfs4StatusException} naming the failing operation if the COMPOUND failed; releases first. */
     CompoundResult check() {
         if (status != NFS4_OK) {
             release();
-            String what = results.isEmpty() ? "COMPOUND" : sent.get(results.size() - 1).what();
-            throw new Nfs4StatusException(failedStatus(), what);
+            throw new Nfs4StatusException(failedStatus(), failed());
         }
         return this;
+    }
+
+    /** What failed: the operation whose result failed, else the COMPOUND (and why, if results are missing). */
+    private String failed() {
+        if (missing != null) {
+            return "COMPOUND (" + missing + ")";
+        }
+        boolean lastFailed = !results.isEmpty() && results.get(results.size() - 1).status() != NFS4_OK;
+        return lastFailed ? sent.get(results.size() - 1).what() : "COMPOUND";
     }
 
     /** Releases READ data not taken. */

@@ -27,6 +27,7 @@ import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.internal.client.DirectoryListing;
 import org.iwarp4j.nfs.internal.client.PipelinedDownload;
 import org.iwarp4j.nfs.internal.client.PipelinedUpload;
+import org.iwarp4j.nfs.internal.client.TransferSizes;
 import org.iwarp4j.nfs.v4.ChannelAttrs4;
 import org.iwarp4j.nfs.v4.DirEntry4;
 import org.iwarp4j.nfs.v4.FileAttributes4;
@@ -303,11 +304,15 @@ public final class Nfs4Connection implements AutoCloseable {
                 created.fore().maxResponseSizeCached());
     }
 
-    /** The transfer size: the client's limit, the server's attribute, and what fits the channel, in 4 KiB units. */
-    private static int size(int mine, long attribute, int channel) {
+    /**
+     * The transfer size: the client's limit, the server's maxread or maxwrite ({@link
+     * TransferSizes#of}: 4096 for one under 1024, 0 included; none given, or one of 2^63 and more,
+     * leaves the limit), and what fits the channel, in 4 KiB units.
+     */
+    static int size(int mine, long attribute, int channel) {
         long s = mine;
-        if (attribute > 0) {
-            s = Math.min(s, attribute);
+        if (attribute >= 0) {
+            s = TransferSizes.of(mine, attribute);
         }
         if (channel > 0 && s > channel - 1024L) {
             s = Math.max(4096, (channel - 1024L) & ~4095L);
@@ -827,7 +832,15 @@ public final class Nfs4Connection implements AutoCloseable {
             CompoundResult.Readdir d = call(List.of(Op.putfh(dir), Op.readdir(cookie, verifier, 8192, 32 * 1024,
                     FileAttributes4.REQUEST)), true).body(OP_READDIR);
             return new DirectoryListing.Page<>(d.entries(), d.verifier(), d.eof());
-        }, DirEntry4::name, DirEntry4::cookie);
+        }, DirEntry4::name, DirEntry4::cookie, what -> protocolError("READDIR " + directory, what));
+    }
+
+    /**
+     * The error for replies to {@code operation} that break the protocol ({@code what} says how):
+     * NFS4ERR_IO, as Linux fails such calls with EIO.
+     */
+    private static Nfs4StatusException protocolError(String operation, String what) {
+        return new Nfs4StatusException(NFS4ERR_IO, operation + " (" + what + ")");
     }
 
     /** REMOVE of a file or empty directory. */
@@ -905,6 +918,11 @@ public final class Nfs4Connection implements AutoCloseable {
             public void release(CompoundResult reply) {
                 reply.release();
             }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return Nfs4Connection.protocolError("READ " + f.path, what);
+            }
         };
     }
 
@@ -934,8 +952,9 @@ public final class Nfs4Connection implements AutoCloseable {
             }
 
             @Override
-            public long verifier(CompoundResult reply) {
-                return reply.check().<CompoundResult.Write>body(OP_WRITE).verifier();
+            public PipelinedUpload.Written written(CompoundResult reply) {
+                CompoundResult.Write w = reply.check().body(OP_WRITE);
+                return new PipelinedUpload.Written(w.count(), w.verifier());
             }
 
             @Override
@@ -944,13 +963,19 @@ public final class Nfs4Connection implements AutoCloseable {
             }
 
             @Override
-            public void writeFileSync(long offset, ByteBuf data) {
+            public long writeFileSync(long offset, ByteBuf data) {
                 try {
-                    await(sequenced(() -> List.of(Op.putfh(f.fh),
-                            Op.write(f.stateid(), offset, FILE_SYNC4, data.retainedDuplicate())))).check();
+                    return await(sequenced(() -> List.of(Op.putfh(f.fh),
+                            Op.write(f.stateid(), offset, FILE_SYNC4, data.retainedDuplicate())))).check()
+                            .<CompoundResult.Write>body(OP_WRITE).count();
                 } finally {
                     data.release();
                 }
+            }
+
+            @Override
+            public RuntimeException protocolError(String what) {
+                return Nfs4Connection.protocolError("WRITE " + f.path, what);
             }
         };
     }

@@ -24,6 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.iwarp4j.nfs.ExportOptions;
@@ -404,6 +406,30 @@ class Nfs4ClientSessionTcpTest {
         }
     }
 
+    /**
+     * RFC 8881 §18.32.3: a WRITE's count may be less than the octets it carried; the client writes
+     * the rest. A count of 0 fails the upload instead of having it send the same octets for ever.
+     */
+    @Test
+    void aShortWriteIsFollowedByAWriteOfTheRestAndAWriteOfNothingFailsTheUpload() throws Exception {
+        NfsServer server = server(90);
+        Proxy proxy = proxy(server);
+        Nfs4Connection nfs = connect(proxy, Duration.ofSeconds(10));
+        byte[] data = new byte[3 * 64 * 1024];
+        new Random(5).nextBytes(data);
+
+        proxy.nextWriteCount.set(count -> count / 2);
+        assertThat(nfs.upload(new ByteArrayInputStream(data), "f")).isEqualTo(data.length);
+        assertThat(proxy.writeCalls()).as("three chunks and the rest of the one answered short").isEqualTo(4);
+        assertThat(Files.readAllBytes(dir.resolve("f"))).isEqualTo(data);
+
+        proxy.nextWriteCount.set(count -> 0);
+        assertThatThrownBy(() -> nfs.upload(new ByteArrayInputStream(data), "g"))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Constants.NFS4ERR_IO))
+                .hasMessageContaining("WRITE g (a WRITE of 65536 octets at offset ").hasMessageContaining("count 0)");
+    }
+
     /** RFC 8881 §8.4.2.1, §9.11: after a server restart the client gets a new client ID and reclaims its open. */
     @Test
     void aServerRestartMidUploadIsRecoveredByReclaimingTheOpen() throws Exception {
@@ -582,6 +608,9 @@ class Nfs4ClientSessionTcpTest {
         private final List<Socket> sockets = new ArrayList<>();
         volatile int targetHighestSlot = -1;
         final AtomicInteger flagsNext = new AtomicInteger();
+        /** Rewrites the count of the next successful WRITE result (SEQUENCE, PUTFH, WRITE), once. */
+        final AtomicReference<IntUnaryOperator> nextWriteCount = new AtomicReference<>();
+        private int writeCalls;
         private boolean dropNext;
         private Integer dropXid;
         private Call dropped;
@@ -686,6 +715,11 @@ class Nfs4ClientSessionTcpTest {
 
         synchronized int connections() {
             return connections;
+        }
+
+        /** COMPOUNDs of SEQUENCE, PUTFH and WRITE seen. */
+        synchronized int writeCalls() {
+            return writeCalls;
         }
 
         /**
@@ -820,7 +854,12 @@ class Nfs4ClientSessionTcpTest {
             } else {
                 c = new Call(b.getInt(0), count, first, null, -1, -1, -1, false);
             }
+            boolean write = first == OP_SEQUENCE && count >= 3 && b.getInt(at + 40) == Nfs4Constants.OP_PUTFH
+                    && b.getInt(at + 48 + ((b.getInt(at + 44) + 3) & ~3)) == Nfs4Constants.OP_WRITE;
             synchronized (this) {
+                if (write) {
+                    writeCalls++;
+                }
                 if (corruptNextSession && first == OP_SEQUENCE) {
                     corruptNextSession = false;
                     b.put(at + 8, (byte) ~b.get(at + 8));
@@ -873,6 +912,14 @@ class Nfs4ClientSessionTcpTest {
             int flags = flagsNext.getAndSet(0);
             if (flags != 0) {
                 b.putInt(seq + 32, b.getInt(seq + 32) | flags);
+            }
+            int putfh = seq + 36;
+            if (b.getInt(at) == 3 && b.getInt(putfh) == Nfs4Constants.OP_PUTFH && b.getInt(putfh + 8)
+                    == Nfs4Constants.OP_WRITE && b.getInt(putfh + 12) == 0) {
+                IntUnaryOperator count = nextWriteCount.getAndSet(null);
+                if (count != null) {
+                    b.putInt(putfh + 16, count.applyAsInt(b.getInt(putfh + 16)));
+                }
             }
             return true;
         }
