@@ -267,6 +267,14 @@ final class FileOps {
         }
     }
 
+    /** An entry's fattr4 that holds only rdattr_error (RFC 8881 §5.8.1.12). */
+    private static byte[] rdattrError(int status) {
+        return SessionOps.encode(out -> {
+            Bitmap4.of(FATTR4_RDATTR_ERROR).encode(out);
+            out.writeUnsignedInt(4).writeInt(status);
+        });
+    }
+
     /** REMOVE (RFC 8881 §18.25): a file or an empty directory; NFS4ERR_GRACE in the grace period. */
     Result remove(XdrDecoder in, CompoundState st) throws IOException {
         String name = component(in);
@@ -375,10 +383,13 @@ final class FileOps {
      * the snapshot, and one no longer held gets the directory's current names rather than
      * NFS4ERR_BAD_COOKIE, since a name-hash cookie stays meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
      * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
-     * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
-     * asked for, and only for the entries answered (an entry is sized with
-     * {@link FileHandles#preview}): a handle makes the server remember the object, which a plain
-     * listing, or an entry that did not fit, need not.
+     * directory is read again). Listing needs read permission on the directory; attributes and
+     * handles also search permission, without which each entry carries only rdattr_error
+     * NFS4ERR_ACCESS, or the READDIR fails with NFS4ERR_ACCESS if rdattr_error was not asked for
+     * (§18.23.3, as knfsd); a READDIR asking for no attribute needs no search permission. A file
+     * handle is made only when FATTR4_FILEHANDLE is asked for, and only for the entries answered
+     * (an entry is sized with {@link FileHandles#preview}): a handle makes the server remember the
+     * object, which a plain listing, or an entry that did not fit, need not.
      * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
      * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL. Cookies 1 and 2, and cookie 0
      * with a verifier other than 0, are NFS4ERR_BAD_COOKIE (RFC 8881 §18.23.3: 1 and 2 are
@@ -401,6 +412,10 @@ final class FileOps {
         }
         FileHandles.Resolved dir = st.currentDirectory();
         Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());
+        // an entry's attributes and handle are what a LOOKUP of its name would give, so they need
+        // search permission on the directory as LOOKUP does (knfsd looks every entry up); the
+        // names alone need only read permission, as readdir(2) and NFSv3's READDIR
+        boolean search = asked.isEmpty() || Permissions.permits(st.caller, dir.stat(), Permissions.EXECUTE);
         DirectoryListings.Listing listing = ctx.base().listings().listing(dir.path(), dir.stat(), cookie, verifier);
         boolean handles = asked.isSet(FATTR4_FILEHANDLE);
         long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
@@ -415,25 +430,31 @@ final class FileOps {
             byte[] attrs;
             FileStat stat = null;
             NfsFh3 handle = null;
-            try {
-                stat = FileStat.of(path);
-                // sized with the handle the entry would get, which is made only once the entry fits
-                handle = handles ? ctx.base().handles().preview(path, stat) : null;
-                attrs = attributes.encode(asked, new Attributes4.Subject(stat, handle, NFS4_OK));
-            } catch (IOException gone) {
-                handle = null;
+            if (!search) {
+                // RFC 8881 §18.23.3: an entry whose attributes cannot be had carries the error in
+                // rdattr_error if the client asked for that attribute; if not, the READDIR fails
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
-                    // a snapshot with many gone entries is read again, so a call skips few of them
-                    if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
-                        listing = ctx.base().listings().reread(dir.path(), listing);
-                        i = (last == 0 ? 0 : listing.after(last)) - 1;
-                    }
-                    continue;
+                    throw new Nfs4Exception(NFS4ERR_ACCESS, st.caller + " may not search " + dir.path());
                 }
-                attrs = SessionOps.encode(out -> {
-                    Bitmap4.of(FATTR4_RDATTR_ERROR).encode(out);
-                    out.writeUnsignedInt(4).writeInt(NFS4ERR_NOENT);
-                });
+                attrs = rdattrError(NFS4ERR_ACCESS);
+            } else {
+                try {
+                    stat = FileStat.of(path);
+                    // sized with the handle the entry would get, which is made only once the entry fits
+                    handle = handles ? ctx.base().handles().preview(path, stat) : null;
+                    attrs = attributes.encode(asked, new Attributes4.Subject(stat, handle, NFS4_OK));
+                } catch (IOException gone) {
+                    handle = null;
+                    if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
+                        // a snapshot with many gone entries is read again, so a call skips few of them
+                        if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
+                            listing = ctx.base().listings().reread(dir.path(), listing);
+                            i = (last == 0 ? 0 : listing.after(last)) - 1;
+                        }
+                        continue;
+                    }
+                    attrs = rdattrError(NFS4ERR_NOENT);
+                }
             }
             byte[] name = n.getBytes(StandardCharsets.UTF_8);
             long c = listing.cookie(i);
