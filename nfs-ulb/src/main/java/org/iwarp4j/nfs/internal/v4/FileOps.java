@@ -2,6 +2,7 @@ package org.iwarp4j.nfs.internal.v4;
 
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -49,6 +50,9 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * is the root of the server's namespace (PUTROOTFH and PUTPUBFH): clients mount {@code host:/}.
  */
 final class FileOps {
+
+    /** The longest link text CREATE takes and READLINK answers (Linux's PATH_MAX). */
+    private static final int LINK_TEXT_MAX = 4096;
 
     private final Nfs4Context ctx;
     private final Attributes4 attributes;
@@ -200,12 +204,25 @@ final class FileOps {
         return Result.ok(given::encode);
     }
 
-    /** CREATE (RFC 8881 §18.4): directories and symbolic links; devices, sockets and FIFOs NFS4ERR_NOTSUPP (java.nio cannot make them). */
+    /**
+     * CREATE (RFC 8881 §18.4): directories and symbolic links; devices, sockets and FIFOs
+     * NFS4ERR_NOTSUPP (java.nio cannot make them). A link's text is taken from a Read chunk when
+     * the client sent it in one, as NFSv3 SYMLINK's.
+     */
     Result create(XdrDecoder in, CompoundState st) throws IOException {
         int type = in.readEnum();
         String link = null;
         switch (type) {
-            case NF4LNK -> link = new String(in.readOpaque(4096), StandardCharsets.UTF_8);
+            case NF4LNK -> {
+                // DDP-eligible (RFC 8267 §6.1): the text may come in a Read chunk, the stream then
+                // holding only its length word
+                ByteBuf text = in.readDdpEligibleOpaque(LINK_TEXT_MAX);
+                try {
+                    link = text.toString(StandardCharsets.UTF_8);
+                } finally {
+                    text.release();
+                }
+            }
             case NF4BLK, NF4CHR -> {
                 in.readInt();
                 in.readInt();
@@ -346,7 +363,7 @@ final class FileOps {
         Readlink3Res res = ctx.names3().readlink(st.currentFh(), st.caller);
         check(res.status());
         byte[] text = res.data().getBytes(StandardCharsets.UTF_8);
-        return Result.ok(out -> out.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(text), 4096));
+        return Result.ok(out -> out.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(text), LINK_TEXT_MAX));
     }
 
     /** SECINFO and SECINFO_NO_NAME (RFC 8881 §18.29, §18.45): AUTH_SYS; both consume the current handle. */
