@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.iwarp4j.nfs.v4.Bitmap4;
 import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.XdrEncoder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -275,6 +278,63 @@ class Nfs4FileOpsTest {
                     .isEqualTo(NFS4_OK);
         }
         assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
+    }
+
+    /** OPEN by name in the current directory, creating with {@code how} and these createattrs. */
+    private static Consumer<XdrEncoder> openCreating(String owner, String name, int access, int deny, int how,
+                                                     Bitmap4 attributes, byte[] values) {
+        return e -> {
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(access).writeInt(deny).writeHyper(0)
+                    .writeOpaque(owner.getBytes(StandardCharsets.UTF_8), 1024).writeEnum(OPEN4_CREATE).writeEnum(how);
+            attributes.encode(e);
+            e.writeOpaque(values, 4096).writeEnum(CLAIM_NULL).writeString(name, 1024);
+        };
+    }
+
+    /** An XDR string's octets (its length word, its UTF-8, padding). */
+    private static byte[] string(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + ((b.length + 3) & ~3)).putInt(b.length).put(b).array();
+    }
+
+    /** SETATTR with the anonymous stateid of these attributes ({@code values}: their attrlist4). */
+    private static Consumer<XdrEncoder> setattr(Bitmap4 attributes, byte[] values) {
+        return e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            attributes.encode(e);
+            e.writeOpaque(values, 4096);
+        };
+    }
+
+    /**
+     * owner and owner_group are taken as ids only in the numeric form of RFC 8881 §5.9 — decimal,
+     * no leading zeros — and within a uid_t other than (uid_t) -1; anything else is
+     * NFS4ERR_BADOWNER, in SETATTR and in OPEN's createattrs, and changes nothing.
+     */
+    @Test
+    void ownerStringsAreDecimalIdsWithoutSignOrLeadingZeros() throws Exception {
+        Path f = Files.writeString(dir.resolve("f"), "x");
+        Files.setAttribute(f, "unix:uid", 1000);
+        Files.setAttribute(f, "unix:gid", 1000);
+        byte[] fh = fhOf("f");
+        for (String bad : List.of("4294967296", "4294967295", "-1", "+5", "007", "00", "", " 5", "5 ", "1e3",
+                "99999999999999999999", "bob@x", "٣")) {
+            for (int attribute : new int[] {FATTR4_OWNER, FATTR4_OWNER_GROUP}) {
+                assertThat(seq(putfh(fh), setattr(Bitmap4.of(attribute), string(bad))).status).as("attribute %d '%s'", attribute, bad).isEqualTo(NFS4ERR_BADOWNER);
+            }
+        }
+        assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(1000);
+        assertThat(Files.getAttribute(f, "unix:gid")).isEqualTo(1000);
+
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER, FATTR4_OWNER_GROUP),
+                ByteBuffer.allocate(16).put(string("0")).put(string("2000")).array())).status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(0);
+        assertThat(Files.getAttribute(f, "unix:gid")).isEqualTo(2000);
+
+        assertThat(seq(putrootfh(), openCreating("o", "g", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
+                Bitmap4.of(FATTR4_OWNER), string("-1"))).status).isEqualTo(NFS4ERR_BADOWNER);
+        assertThat(dir.resolve("g")).doesNotExist();
     }
 
     /** LOCKT only tests (RFC 8881 §18.11): a lock owner it names is not made, so a loop of LOCKTs leaves nothing. */
