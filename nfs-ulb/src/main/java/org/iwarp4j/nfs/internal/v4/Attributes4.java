@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
+import org.iwarp4j.nfs.internal.Caller;
 import org.iwarp4j.nfs.internal.FileStat;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.v3.NfsFh3;
@@ -152,6 +153,14 @@ final class Attributes4 {
     /** Attributes to set: as sattr3 for the NFSv3 machinery, and which were given. */
     record ToSet(Sattr3 sattr, Bitmap4 given) {
         static final ToSet NONE = new ToSet(Sattr3.NONE, Bitmap4.EMPTY);
+
+        /**
+         * What of {@link #given} is set on an object {@code caller} has just made: owner and
+         * owner_group only for root ({@code AttributeOps.apply} drops others', as knfsd does).
+         */
+        Bitmap4 setOnCreation(Caller caller) {
+            return caller.isRoot() ? given : given.andNot(Bitmap4.of(FATTR4_OWNER, FATTR4_OWNER_GROUP));
+        }
     }
 
     /** Decodes an fattr4 of attributes to set (SETATTR, CREATE, OPEN). */
