@@ -120,14 +120,22 @@ public final class NamespaceOps {
                 return FileStat.of(path);
             }
             case EXCLUSIVE -> {
-                long stored = (stat.mtime() / 1_000_000_000L) << 32 | (stat.atime() / 1_000_000_000L & 0xFFFF_FFFFL);
-                if (stat.type() == Ftype3.NF3REG && stored == args.verf()) {
+                if (madeExclusively(stat, args.verf())) {
                     return stat;
                 }
                 throw new NfsException(Nfs3Status.NFS3ERR_EXIST, "exists: " + path);
             }
             default -> throw new NfsException(Nfs3Status.NFS3ERR_EXIST, "exists: " + path);
         }
+    }
+
+    /**
+     * Whether {@code stat} is of the regular file an EXCLUSIVE create with {@code verifier} made:
+     * its times still hold the verifier, so the create is a retransmission of that one.
+     */
+    public static boolean madeExclusively(FileStat stat, long verifier) {
+        long stored = (stat.mtime() / 1_000_000_000L) << 32 | (stat.atime() / 1_000_000_000L & 0xFFFF_FFFFL);
+        return stat.type() == Ftype3.NF3REG && stored == verifier;
     }
 
     public Create3Res mkdir(Mkdir3Args args, Caller caller) {

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
+import org.iwarp4j.nfs.internal.Caller;
 import org.iwarp4j.nfs.internal.FileStat;
 import org.iwarp4j.nfs.internal.Nfs3Limits;
 import org.iwarp4j.nfs.v3.NfsFh3;
@@ -21,7 +22,8 @@ import org.iwarp4j.oncrpc.XdrException;
  * fattr4 (RFC 8881 §5): the attributes the server reports and sets. GETATTR and READDIR answer
  * the attributes asked for that are in {@link #SUPPORTED}, in ascending order, and say which in
  * the returned bitmap (§5.1: an unsupported one is simply left out). owner and owner_group are
- * numeric strings (§5.9: what Linux clients send and accept for AUTH_SYS). fs_locations, ACLs and
+ * numeric strings (§5.9: what Linux clients send and accept for AUTH_SYS); a name@domain to
+ * set is NFS4ERR_BADOWNER. fs_locations, ACLs and
  * named attributes are not supported, so a client never sees a referral.
  *
  * <p>Settable (SETATTR, OPEN and CREATE): size, mode, owner, owner_group, time_access_set,
@@ -151,6 +153,14 @@ final class Attributes4 {
     /** Attributes to set: as sattr3 for the NFSv3 machinery, and which were given. */
     record ToSet(Sattr3 sattr, Bitmap4 given) {
         static final ToSet NONE = new ToSet(Sattr3.NONE, Bitmap4.EMPTY);
+
+        /**
+         * What of {@link #given} is set on an object {@code caller} has just made: owner and
+         * owner_group only for root ({@code AttributeOps.apply} drops others', as knfsd does).
+         */
+        Bitmap4 setOnCreation(Caller caller) {
+            return caller.isRoot() ? given : given.andNot(Bitmap4.of(FATTR4_OWNER, FATTR4_OWNER_GROUP));
+        }
     }
 
     /** Decodes an fattr4 of attributes to set (SETATTR, CREATE, OPEN). */
@@ -208,13 +218,23 @@ final class Attributes4 {
         return SetTime3.client(new NfsTime3(seconds, nanos));
     }
 
-    /** A numeric owner or group string; names need an id mapper this server does not have (NFS4ERR_BADOWNER). */
+    /**
+     * An owner or owner_group string as a uid or gid: only RFC 8881 §5.9's numeric form — decimal
+     * digits, no sign, no leading zero — is an id. Anything else is NFS4ERR_BADOWNER: a
+     * user@domain name needs an id mapper this server does not have, and a string of digits
+     * beyond 32 bits, or 4294967295 ((uid_t) -1, which chown(2) takes as "leave unchanged" and
+     * knfsd refuses as an invalid id), names no id.
+     */
     private static int id(byte[] utf8) {
-        String s = new String(utf8, StandardCharsets.UTF_8);
-        try {
-            return (int) Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            throw new Nfs4Exception(NFS4ERR_BADOWNER, "not a numeric id: " + s);
+        boolean numeric = utf8.length > 0 && utf8.length <= 10 && (utf8[0] != '0' || utf8.length == 1);
+        long id = 0;
+        for (int i = 0; numeric && i < utf8.length; i++) {
+            numeric = utf8[i] >= '0' && utf8[i] <= '9';
+            id = id * 10 + (utf8[i] - '0');
         }
+        if (!numeric || id >= 0xFFFF_FFFFL) {
+            throw new Nfs4Exception(NFS4ERR_BADOWNER, "not a numeric id: " + new String(utf8, StandardCharsets.UTF_8));
+        }
+        return (int) id;
     }
 }

@@ -2,6 +2,7 @@ package org.iwarp4j.nfs.internal.v4;
 
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -49,6 +50,9 @@ import org.iwarp4j.oncrpc.XdrEncoder;
  * is the root of the server's namespace (PUTROOTFH and PUTPUBFH): clients mount {@code host:/}.
  */
 final class FileOps {
+
+    /** The longest link text CREATE takes and READLINK answers (Linux's PATH_MAX). */
+    private static final int LINK_TEXT_MAX = 4096;
 
     private final Nfs4Context ctx;
     private final Attributes4 attributes;
@@ -200,12 +204,25 @@ final class FileOps {
         return Result.ok(given::encode);
     }
 
-    /** CREATE (RFC 8881 §18.4): directories and symbolic links; devices, sockets and FIFOs NFS4ERR_NOTSUPP (java.nio cannot make them). */
+    /**
+     * CREATE (RFC 8881 §18.4): directories and symbolic links; devices, sockets and FIFOs
+     * NFS4ERR_NOTSUPP (java.nio cannot make them). A link's text is taken from a Read chunk when
+     * the client sent it in one, as NFSv3 SYMLINK's.
+     */
     Result create(XdrDecoder in, CompoundState st) throws IOException {
         int type = in.readEnum();
         String link = null;
         switch (type) {
-            case NF4LNK -> link = new String(in.readOpaque(4096), StandardCharsets.UTF_8);
+            case NF4LNK -> {
+                // DDP-eligible (RFC 8267 §6.1): the text may come in a Read chunk, the stream then
+                // holding only its length word
+                ByteBuf text = in.readDdpEligibleOpaque(LINK_TEXT_MAX);
+                try {
+                    link = text.toString(StandardCharsets.UTF_8);
+                } finally {
+                    text.release();
+                }
+            }
             case NF4BLK, NF4CHR -> {
                 in.readInt();
                 in.readInt();
@@ -265,6 +282,14 @@ final class FileOps {
             encoded.remove(encoded.size() - 1);
             encoded.remove(encoded.size() - 1);
         }
+    }
+
+    /** An entry's fattr4 that holds only rdattr_error (RFC 8881 §5.8.1.12). */
+    private static byte[] rdattrError(int status) {
+        return SessionOps.encode(out -> {
+            Bitmap4.of(FATTR4_RDATTR_ERROR).encode(out);
+            out.writeUnsignedInt(4).writeInt(status);
+        });
     }
 
     /** REMOVE (RFC 8881 §18.25): a file or an empty directory; NFS4ERR_GRACE in the grace period. */
@@ -338,7 +363,7 @@ final class FileOps {
         Readlink3Res res = ctx.names3().readlink(st.currentFh(), st.caller);
         check(res.status());
         byte[] text = res.data().getBytes(StandardCharsets.UTF_8);
-        return Result.ok(out -> out.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(text), 4096));
+        return Result.ok(out -> out.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(text), LINK_TEXT_MAX));
     }
 
     /** SECINFO and SECINFO_NO_NAME (RFC 8881 §18.29, §18.45): AUTH_SYS; both consume the current handle. */
@@ -375,10 +400,13 @@ final class FileOps {
      * the snapshot, and one no longer held gets the directory's current names rather than
      * NFS4ERR_BAD_COOKIE, since a name-hash cookie stays meaningful), no "." or "..", the asked attributes per entry (rdattr_error if an entry vanished
      * meanwhile, else the entry is left out, and past DirectoryListings.MAX_VANISHED such the
-     * directory is read again). A file handle is made only when FATTR4_FILEHANDLE is
-     * asked for, and only for the entries answered (an entry is sized with
-     * {@link FileHandles#preview}): a handle makes the server remember the object, which a plain
-     * listing, or an entry that did not fit, need not.
+     * directory is read again). Listing needs read permission on the directory; attributes and
+     * handles also search permission, without which each entry carries only rdattr_error
+     * NFS4ERR_ACCESS, or the READDIR fails with NFS4ERR_ACCESS if rdattr_error was not asked for
+     * (§18.23.3, as knfsd); a READDIR asking for no attribute needs no search permission. A file
+     * handle is made only when FATTR4_FILEHANDLE is asked for, and only for the entries answered
+     * (an entry is sized with {@link FileHandles#preview}): a handle makes the server remember the
+     * object, which a plain listing, or an entry that did not fit, need not.
      * maxcount bounds the whole result, and in a session also the room the reply limit leaves (RFC
      * 8881 §18.46.3); if not even one entry fits, NFS4ERR_TOOSMALL. Cookies 1 and 2, and cookie 0
      * with a verifier other than 0, are NFS4ERR_BAD_COOKIE (RFC 8881 §18.23.3: 1 and 2 are
@@ -401,6 +429,10 @@ final class FileOps {
         }
         FileHandles.Resolved dir = st.currentDirectory();
         Permissions.require(st.caller, dir.stat(), Permissions.READ, dir.path());
+        // an entry's attributes and handle are what a LOOKUP of its name would give, so they need
+        // search permission on the directory as LOOKUP does (knfsd looks every entry up); the
+        // names alone need only read permission, as readdir(2) and NFSv3's READDIR
+        boolean search = asked.isEmpty() || Permissions.permits(st.caller, dir.stat(), Permissions.EXECUTE);
         DirectoryListings.Listing listing = ctx.base().listings().listing(dir.path(), dir.stat(), cookie, verifier);
         boolean handles = asked.isSet(FATTR4_FILEHANDLE);
         long budget = maxcount - 8 - 4 - 4; // verifier, value_follows after the last entry, eof
@@ -415,25 +447,31 @@ final class FileOps {
             byte[] attrs;
             FileStat stat = null;
             NfsFh3 handle = null;
-            try {
-                stat = FileStat.of(path);
-                // sized with the handle the entry would get, which is made only once the entry fits
-                handle = handles ? ctx.base().handles().preview(path, stat) : null;
-                attrs = attributes.encode(asked, new Attributes4.Subject(stat, handle, NFS4_OK));
-            } catch (IOException gone) {
-                handle = null;
+            if (!search) {
+                // RFC 8881 §18.23.3: an entry whose attributes cannot be had carries the error in
+                // rdattr_error if the client asked for that attribute; if not, the READDIR fails
                 if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
-                    // a snapshot with many gone entries is read again, so a call skips few of them
-                    if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
-                        listing = ctx.base().listings().reread(dir.path(), listing);
-                        i = (last == 0 ? 0 : listing.after(last)) - 1;
-                    }
-                    continue;
+                    throw new Nfs4Exception(NFS4ERR_ACCESS, st.caller + " may not search " + dir.path());
                 }
-                attrs = SessionOps.encode(out -> {
-                    Bitmap4.of(FATTR4_RDATTR_ERROR).encode(out);
-                    out.writeUnsignedInt(4).writeInt(NFS4ERR_NOENT);
-                });
+                attrs = rdattrError(NFS4ERR_ACCESS);
+            } else {
+                try {
+                    stat = FileStat.of(path);
+                    // sized with the handle the entry would get, which is made only once the entry fits
+                    handle = handles ? ctx.base().handles().preview(path, stat) : null;
+                    attrs = attributes.encode(asked, new Attributes4.Subject(stat, handle, NFS4_OK));
+                } catch (IOException gone) {
+                    handle = null;
+                    if (!asked.isSet(FATTR4_RDATTR_ERROR)) {
+                        // a snapshot with many gone entries is read again, so a call skips few of them
+                        if (++vanished == DirectoryListings.MAX_VANISHED + 1) {
+                            listing = ctx.base().listings().reread(dir.path(), listing);
+                            i = (last == 0 ? 0 : listing.after(last)) - 1;
+                        }
+                        continue;
+                    }
+                    attrs = rdattrError(NFS4ERR_NOENT);
+                }
             }
             byte[] name = n.getBytes(StandardCharsets.UTF_8);
             long c = listing.cookie(i);

@@ -3,12 +3,12 @@ package org.iwarp4j.nfs.internal.v4;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import org.iwarp4j.nfs.internal.Caller;
 import org.iwarp4j.nfs.internal.FileHandles;
 import org.iwarp4j.nfs.internal.FileStat;
+import org.iwarp4j.nfs.internal.NamespaceOps;
 import org.iwarp4j.nfs.internal.Permissions;
 import org.iwarp4j.nfs.v3.Create3Args;
 import org.iwarp4j.nfs.v3.Create3Res;
@@ -16,6 +16,7 @@ import org.iwarp4j.nfs.v3.CreateMode3;
 import org.iwarp4j.nfs.v3.DirOpArgs3;
 import org.iwarp4j.nfs.v3.Ftype3;
 import org.iwarp4j.nfs.v3.Lookup3Res;
+import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v3.Sattr3;
 import org.iwarp4j.nfs.v4.Bitmap4;
@@ -118,7 +119,7 @@ final class OpenOps {
             }
         }
         Path path;
-        NfsFh3 fh;
+        NfsFh3 fh = null;
         long before = 0;
         long after = 0;
         boolean created = false;
@@ -134,44 +135,39 @@ final class OpenOps {
             FileHandles.Resolved dir = st.currentDirectory();
             before = Attributes4.change(dir.stat());
             DirOpArgs3 where = new DirOpArgs3(st.currentFh(), name);
-            if (opentype == OPEN4_CREATE) {
-                if (createMode == EXCLUSIVE4_1 && !set.given().andNot(Attributes4.EXCLUSIVE_CREATE).isEmpty()) {
-                    throw new Nfs4Exception(NFS4ERR_INVAL, "EXCLUSIVE4_1 with " + set.given());
+            path = dir.path().resolve(name);
+            if (createMode == EXCLUSIVE4_1 && !set.given().andNot(Attributes4.EXCLUSIVE_CREATE).isEmpty()) {
+                throw new Nfs4Exception(NFS4ERR_INVAL, "EXCLUSIVE4_1 with " + set.given());
+            }
+            // a name that exists is opened, which needs the search permission LOOKUP checks; only a
+            // new name needs write permission on the directory, as open(2) with O_CREAT and knfsd
+            // check: Linux sends OPEN4_CREATE for open(O_CREAT) of a name it has not looked up,
+            // such as an append to a writable file in a read-only directory
+            Lookup3Res found = ctx.names3().lookup(where, st.caller);
+            if (opentype == OPEN4_CREATE && found.status() == Nfs3Status.NFS3ERR_NOENT) {
+                fh = create(where, createMode, set, verifier, st.caller);
+                if (fh == null) { // a local process made the name meanwhile: UNCHECKED4 opens it
+                    found = ctx.names3().lookup(where, st.caller);
                 }
-                boolean existed = Files.exists(dir.path().resolve(name), LinkOption.NOFOLLOW_LINKS);
-                CreateMode3 mode3 = switch (createMode) {
-                    case UNCHECKED4 -> CreateMode3.UNCHECKED;
-                    case GUARDED4 -> CreateMode3.GUARDED;
-                    default -> CreateMode3.EXCLUSIVE;
-                };
-                Sattr3 attrs = mode3 == CreateMode3.EXCLUSIVE ? Sattr3.NONE : set.sattr();
-                Create3Res r = ctx.names3().create(new Create3Args(where, mode3, attrs, verifier), st.caller);
-                if (!r.status().isOk()) {
-                    throw new Nfs4Exception(Nfs4Errors.of(r.status()), "create " + name);
-                }
-                fh = r.obj();
-                path = dir.path().resolve(name);
-                created = !existed;
-                if (created && createMode == EXCLUSIVE4_1 && !set.given().isEmpty()) {
+            }
+            if (fh != null) {
+                created = true;
+                if (createMode == EXCLUSIVE4_1 && !set.given().isEmpty()) {
                     Sattr3 s = set.sattr();
                     ctx.attributes3().apply(new FileHandles.Resolved(path, FileStat.of(path)),
                             new Sattr3(s.mode(), s.uid(), s.gid(), s.size(), s.atime(), s.mtime()), st.caller, true);
                 }
-                if (created || createMode == UNCHECKED4) {
-                    attrset = set.given();
-                }
+                attrset = set.setOnCreation(st.caller);
+            } else if (found.status().isOk()) {
+                fh = found.object();
             } else {
-                Lookup3Res r = ctx.names3().lookup(where, st.caller);
-                if (!r.status().isOk()) {
-                    throw new Nfs4Exception(Nfs4Errors.of(r.status()), "open " + name);
-                }
-                fh = r.object();
-                path = dir.path().resolve(name);
+                throw new Nfs4Exception(Nfs4Errors.of(found.status()), "open " + name);
             }
             after = Attributes4.change(FileStat.of(dir.path()));
         }
         FileHandles.Resolved file = ctx.base().resolve(fh, st.caller);
         FileStat stat = file.stat();
+        boolean truncate = opentype == OPEN4_CREATE && !created && openExisting(createMode, verifier, set, stat);
         checkOpenable(stat);
         if (!created) {
             if ((access & OPEN4_SHARE_ACCESS_READ) != 0) {
@@ -181,6 +177,10 @@ final class OpenOps {
                 ctx.base().requireWritable();
                 Permissions.requireOrOwner(st.caller, stat, Permissions.WRITE, path);
             }
+        }
+        if (truncate) {
+            truncate(st, file, access, deny, ownerName);
+            attrset = Bitmap4.of(FATTR4_SIZE);
         }
         StateTable.State state;
         synchronized (ctx.lock()) {
@@ -201,6 +201,65 @@ final class OpenOps {
             as.encode(out);
             out.writeEnum(OPEN_DELEGATE_NONE);
         });
+    }
+
+    /**
+     * Makes the file of a name LOOKUP did not find, with the createattrs (EXCLUSIVE4 with none: its
+     * times hold the verifier); null if a local process made the name meanwhile and UNCHECKED4 is
+     * to open it. UNCHECKED4 creates as GUARDED, so that an existing file is never changed here.
+     */
+    private NfsFh3 create(DirOpArgs3 where, int createMode, Attributes4.ToSet set, long verifier, Caller caller) {
+        boolean exclusive = createMode == EXCLUSIVE4 || createMode == EXCLUSIVE4_1;
+        Create3Res r = ctx.names3().create(new Create3Args(where, exclusive ? CreateMode3.EXCLUSIVE : CreateMode3.GUARDED,
+                exclusive ? Sattr3.NONE : set.sattr(), verifier), caller);
+        if (r.status() == Nfs3Status.NFS3ERR_EXIST && createMode == UNCHECKED4) {
+            return null;
+        }
+        if (!r.status().isOk()) {
+            throw new Nfs4Exception(Nfs4Errors.of(r.status()), "create " + where.name());
+        }
+        return r.obj();
+    }
+
+    /**
+     * OPEN4_CREATE of a name that exists (RFC 8881 §18.16.3): GUARDED4 and EXCLUSIVE4(_1)
+     * NFS4ERR_EXIST, unless an exclusive create is a retransmission of the one that made the
+     * file; UNCHECKED4 opens the file and uses none of the createattrs but a size of 0, which
+     * truncates. Whether to truncate.
+     */
+    private static boolean openExisting(int createMode, long verifier, Attributes4.ToSet set, FileStat stat) {
+        switch (createMode) {
+            case GUARDED4 -> throw new Nfs4Exception(NFS4ERR_EXIST, "GUARDED4 of an existing name");
+            case EXCLUSIVE4, EXCLUSIVE4_1 -> {
+                if (!NamespaceOps.madeExclusively(stat, verifier)) {
+                    throw new Nfs4Exception(NFS4ERR_EXIST, "exclusive create of an existing name");
+                }
+                return false;
+            }
+            default -> {
+                Long size = set.sattr().size();
+                return size != null && size == 0;
+            }
+        }
+    }
+
+    /**
+     * UNCHECKED4's truncation of an existing file: as knfsd, only once the share reservations
+     * admit the open (a DENY_WRITE holder's data stays), and only for an open with write access —
+     * NFS4ERR_INVAL otherwise (nfsd4_truncate). OPENs hold the namespace lock exclusively, so no
+     * other open can take a share reservation between this check and the open that follows.
+     */
+    private void truncate(CompoundState st, FileHandles.Resolved file, int access, int deny, byte[] ownerName)
+            throws IOException {
+        synchronized (ctx.lock()) {
+            ctx.states().checkShare(ctx.states().existingOwner(clientOf(st), ownerName, false), key(file.stat()),
+                    access, deny);
+        }
+        if ((access & OPEN4_SHARE_ACCESS_WRITE) == 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "truncation by an open without write access");
+        }
+        ctx.attributes3().apply(file, Sattr3.size(0), st.caller, false);
+        ctx.base().metadata().changed(file.path());
     }
 
     private static void checkOpenable(FileStat stat) {

@@ -254,16 +254,25 @@ final class StateTable {
     }
 
     /**
+     * NFS4ERR_SHARE_DENIED if another owner's open denies {@code access} or holds what {@code deny}
+     * refuses (RFC 8881 §9.7); {@code owner} (null: none yet) may upgrade its own open.
+     */
+    void checkShare(Owner owner, FileKey file, int access, int deny) {
+        FileState f = files.get(file);
+        if (f != null && f.shareConflict(owner == null ? null : f.openOf(owner), access, deny)) {
+            throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "share conflict with another open");
+        }
+    }
+
+    /**
      * OPEN's share reservation (RFC 8881 §9.7, §18.16.4): the owner's existing open of the file is
      * upgraded (access and deny are or-ed in, the seqid raised), else a new open state is made. A
      * conflict with another owner's access or deny is NFS4ERR_SHARE_DENIED.
      */
     State open(Owner owner, FileKey file, int access, int deny) {
+        checkShare(owner, file, access, deny);
         FileState f = files.get(file);
         State mine = f == null ? null : f.openOf(owner);
-        if (f != null && f.shareConflict(mine, access, deny)) {
-            throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "share conflict with another open");
-        }
         if (mine == null) {
             mine = newState(owner, file, null);
             f = file(file);

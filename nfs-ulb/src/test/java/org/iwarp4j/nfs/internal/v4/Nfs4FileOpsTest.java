@@ -4,13 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.v4.Bitmap4;
 import org.iwarp4j.nfs.v4.Stateid4;
+import org.iwarp4j.oncrpc.XdrEncoder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -275,6 +280,191 @@ class Nfs4FileOpsTest {
                     .isEqualTo(NFS4_OK);
         }
         assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
+    }
+
+    /** OPEN by name in the current directory, creating with {@code how} and these createattrs. */
+    private static Consumer<XdrEncoder> openCreating(String owner, String name, int access, int deny, int how,
+                                                     Bitmap4 attributes, byte[] values) {
+        return e -> {
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(access).writeInt(deny).writeHyper(0)
+                    .writeOpaque(owner.getBytes(StandardCharsets.UTF_8), 1024).writeEnum(OPEN4_CREATE).writeEnum(how);
+            attributes.encode(e);
+            e.writeOpaque(values, 4096).writeEnum(CLAIM_NULL).writeString(name, 1024);
+        };
+    }
+
+    /** After OPEN's OK status: its attrset, the rest skipped. */
+    private static Bitmap4 attrset(Reply r) {
+        r.stateid();
+        r.in.skip(20 + 4);
+        Bitmap4 set = Bitmap4.decode(r.in);
+        r.in.readEnum();
+        return set;
+    }
+
+    private static byte[] hyper(long value) {
+        return ByteBuffer.allocate(8).putLong(value).array();
+    }
+
+    /** An XDR string's octets (its length word, its UTF-8, padding). */
+    private static byte[] string(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + ((b.length + 3) & ~3)).putInt(b.length).put(b).array();
+    }
+
+    /** SETATTR with the anonymous stateid of these attributes ({@code values}: their attrlist4). */
+    private static Consumer<XdrEncoder> setattr(Bitmap4 attributes, byte[] values) {
+        return e -> {
+            e.writeInt(OP_SETATTR);
+            Stateid4.ANONYMOUS.encode(e);
+            attributes.encode(e);
+            e.writeOpaque(values, 4096);
+        };
+    }
+
+    /**
+     * Linux sends OPEN4_CREATE for open(O_CREAT) of a name it has not looked up, so an existing
+     * name must open as open(2) would: only a name that does not exist needs write permission on
+     * the directory (knfsd and POSIX check create permission only then). GUARDED4 finds the name
+     * taken, and UNCHECKED4 of a directory is NFS4ERR_ISDIR, whatever the directory's mode.
+     */
+    @Test
+    void openCreateOfAnExistingNameNeedsNoWritePermissionOnTheDirectory() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path readOnly = Files.createDirectory(dir.resolve("ro"));
+        Files.writeString(readOnly.resolve("f"), "old");
+        Files.setPosixFilePermissions(readOnly.resolve("f"), PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.createDirectory(readOnly.resolve("d"));
+        Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r-xr-xr-x"));
+        h.uid = 1000;
+
+        Reply append = seq(putrootfh(), lookup("ro"), open("appender", "f", OPEN4_SHARE_ACCESS_WRITE, 0, true),
+                write(Stateid4.CURRENT, 3, FILE_SYNC4, "new".getBytes(StandardCharsets.UTF_8)));
+        append.op(OP_PUTROOTFH);
+        append.op(OP_LOOKUP);
+        assertThat(append.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        append.openBody();
+        assertThat(append.op(OP_WRITE)).isEqualTo(NFS4_OK);
+        assertThat(readOnly.resolve("f")).hasContent("oldnew");
+        assertThat(Files.getAttribute(readOnly.resolve("f"), "unix:mode")).isEqualTo(0100666);
+
+        assertThat(seq(putrootfh(), lookup("ro"), openCreating("o", "f", OPEN4_SHARE_ACCESS_READ, 0, GUARDED4,
+                Bitmap4.EMPTY, new byte[0])).status).isEqualTo(NFS4ERR_EXIST);
+        assertThat(seq(putrootfh(), lookup("ro"), open("o", "d", OPEN4_SHARE_ACCESS_READ, 0, true)).status)
+                .isEqualTo(NFS4ERR_ISDIR);
+        assertThat(seq(putrootfh(), lookup("ro"), open("o", "new", OPEN4_SHARE_ACCESS_READ, 0, true)).status)
+                .as("a new name needs write permission").isEqualTo(NFS4ERR_ACCESS);
+        assertThat(readOnly.resolve("new")).doesNotExist();
+    }
+
+    /** On a read-only export OPEN4_CREATE of an existing file opens it for reading; writing, or a new name, is NFS4ERR_ROFS. */
+    @Test
+    void openCreateOfAnExistingFileOnAReadOnlyExportOpensItForReading() throws Exception {
+        h.close();
+        Files.writeString(dir.resolve("f"), "content");
+        h = new Nfs4Harness(dir, ExportOptions.builder().readOnly(true).rootSquash(false).build());
+        h.session();
+        Reply read = seq(putrootfh(), open("o", "f", OPEN4_SHARE_ACCESS_READ, 0, true),
+                read(Stateid4.CURRENT, 0, 100));
+        read.op(OP_PUTROOTFH);
+        assertThat(read.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        read.openBody();
+        assertThat(read.op(OP_READ)).isEqualTo(NFS4_OK);
+        read.in.readBoolean();
+        assertThat(new String(read.in.readOpaque(100), StandardCharsets.UTF_8)).isEqualTo("content");
+        assertThat(seq(putrootfh(), open("o", "f", OPEN4_SHARE_ACCESS_WRITE, 0, true)).status).isEqualTo(NFS4ERR_ROFS);
+        assertThat(seq(putrootfh(), open("o", "new", OPEN4_SHARE_ACCESS_READ, 0, true)).status).isEqualTo(NFS4ERR_ROFS);
+    }
+
+    /**
+     * UNCHECKED4 on an existing file uses no createattr but a size of 0 (RFC 8881 §18.16.3), and
+     * truncates only once the share reservations admit the open and only for an open with write
+     * access (NFS4ERR_INVAL otherwise, as knfsd's nfsd4_truncate). The attrset says what was set.
+     */
+    @Test
+    void openUncheckedOfAnExistingFileTruncatesOnlyToZeroAfterTheShareCheckAndForWriting() throws Exception {
+        Stateid4 a = openFile("owner-a", "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE);
+        byte[] fh = fhOf("f");
+        assertThat(seq(putfh(fh), write(a, 0, FILE_SYNC4, "data".getBytes(StandardCharsets.UTF_8))).status)
+                .isEqualTo(NFS4_OK);
+        Bitmap4 size = Bitmap4.of(FATTR4_SIZE);
+
+        assertThat(seq(putrootfh(), openCreating("owner-b", "f", OPEN4_SHARE_ACCESS_READ, 0, UNCHECKED4, size,
+                hyper(0))).status).as("a size of 0 by an open for reading").isEqualTo(NFS4ERR_INVAL);
+        assertThat(dir.resolve("f")).hasContent("data");
+        assertThat(seq(putrootfh(), openCreating("owner-b", "f", OPEN4_SHARE_ACCESS_WRITE, 0, UNCHECKED4, size,
+                hyper(0))).status).as("owner-a denies writing").isEqualTo(NFS4ERR_SHARE_DENIED);
+        assertThat(dir.resolve("f")).hasContent("data");
+
+        byte[] tebibyteAndMode = ByteBuffer.allocate(12).putLong(1L << 40).putInt(0600).array();
+        Reply extend = seq(putrootfh(), openCreating("owner-b", "f", OPEN4_SHARE_ACCESS_READ, 0, UNCHECKED4,
+                Bitmap4.of(FATTR4_SIZE, FATTR4_MODE), tebibyteAndMode));
+        extend.op(OP_PUTROOTFH);
+        assertThat(extend.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        assertThat(attrset(extend).isEmpty()).as("nothing set").isTrue();
+        assertThat(Files.size(dir.resolve("f"))).isEqualTo(4);
+        assertThat(Files.getAttribute(dir.resolve("f"), "unix:mode")).isEqualTo(0100644);
+
+        assertThat(seq(putfh(fh), close(a)).status).isEqualTo(NFS4_OK);
+        Reply truncate = seq(putrootfh(), openCreating("owner-b", "f", OPEN4_SHARE_ACCESS_WRITE, 0, UNCHECKED4,
+                size, hyper(0)));
+        truncate.op(OP_PUTROOTFH);
+        assertThat(truncate.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        assertThat(attrset(truncate)).isEqualTo(size);
+        assertThat(Files.size(dir.resolve("f"))).isZero();
+    }
+
+    /** As {@code uid}, OPEN creating {@code name} with mode 0600 and this owner: the attrset answered. */
+    private Bitmap4 createWithModeAndOwner(int uid, String name, String owner) {
+        h.uid = uid;
+        byte[] values = ByteBuffer.allocate(4 + string(owner).length).putInt(0600).put(string(owner)).array();
+        Reply r = seq(putrootfh(), openCreating("o", name, OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
+                Bitmap4.of(FATTR4_MODE, FATTR4_OWNER), values));
+        r.op(OP_PUTROOTFH);
+        assertThat(r.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        return attrset(r);
+    }
+
+    /** A new file's attrset holds what was set: owner and owner_group only when root creates it (as knfsd, others' are dropped). */
+    @Test
+    void openCreateAnswersTheAttributesSetOnTheNewFile() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThat(createWithModeAndOwner(1000, "new", "0")).isEqualTo(Bitmap4.of(FATTR4_MODE));
+        assertThat(Files.getAttribute(dir.resolve("new"), "unix:uid")).isEqualTo(1000);
+        assertThat(Files.getAttribute(dir.resolve("new"), "unix:mode")).isEqualTo(0100600);
+
+        assertThat(createWithModeAndOwner(0, "root's", "1000")).isEqualTo(Bitmap4.of(FATTR4_MODE, FATTR4_OWNER));
+        assertThat(Files.getAttribute(dir.resolve("root's"), "unix:uid")).isEqualTo(1000);
+    }
+
+    /**
+     * owner and owner_group are taken as ids only in the numeric form of RFC 8881 §5.9 — decimal,
+     * no leading zeros — and within a uid_t other than (uid_t) -1; anything else is
+     * NFS4ERR_BADOWNER, in SETATTR and in OPEN's createattrs, and changes nothing.
+     */
+    @Test
+    void ownerStringsAreDecimalIdsWithoutSignOrLeadingZeros() throws Exception {
+        Path f = Files.writeString(dir.resolve("f"), "x");
+        Files.setAttribute(f, "unix:uid", 1000);
+        Files.setAttribute(f, "unix:gid", 1000);
+        byte[] fh = fhOf("f");
+        for (String bad : List.of("4294967296", "4294967295", "-1", "+5", "007", "00", "", " 5", "5 ", "1e3",
+                "99999999999999999999", "bob@x", "٣")) {
+            for (int attribute : new int[] {FATTR4_OWNER, FATTR4_OWNER_GROUP}) {
+                assertThat(seq(putfh(fh), setattr(Bitmap4.of(attribute), string(bad))).status).as("attribute %d '%s'", attribute, bad).isEqualTo(NFS4ERR_BADOWNER);
+            }
+        }
+        assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(1000);
+        assertThat(Files.getAttribute(f, "unix:gid")).isEqualTo(1000);
+
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER, FATTR4_OWNER_GROUP),
+                ByteBuffer.allocate(16).put(string("0")).put(string("2000")).array())).status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(0);
+        assertThat(Files.getAttribute(f, "unix:gid")).isEqualTo(2000);
+
+        assertThat(seq(putrootfh(), openCreating("o", "g", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
+                Bitmap4.of(FATTR4_OWNER), string("-1"))).status).isEqualTo(NFS4ERR_BADOWNER);
+        assertThat(dir.resolve("g")).doesNotExist();
     }
 
     /** LOCKT only tests (RFC 8881 §18.11): a lock owner it names is not made, so a loop of LOCKTs leaves nothing. */

@@ -73,9 +73,20 @@ final class Nfs4Harness implements AutoCloseable {
     Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory,
                 java.util.function.Function<Export, FileHandles> handles, DirectoryListings listings)
             throws IOException {
+        this(dir, settings, stateDirectory, handles, listings, TRUSTED_ROOT);
+    }
+
+    /** A server on an export with these options (a read-only export, say). */
+    Nfs4Harness(Path dir, ExportOptions options) throws IOException {
+        this(dir, Nfs4Settings.defaults(), null, FileHandles::new, new DirectoryListings(), options);
+    }
+
+    private Nfs4Harness(Path dir, Nfs4Settings settings, Path stateDirectory,
+                java.util.function.Function<Export, FileHandles> handles, DirectoryListings listings,
+                ExportOptions options) throws IOException {
         this.dir = dir;
         Export export = new Export(dir, "/export");
-        this.base = new Nfs3Context(export, TRUSTED_ROOT, Nfs3Limits.defaults(), handles.apply(export), listings);
+        this.base = new Nfs3Context(export, options, Nfs3Limits.defaults(), handles.apply(export), listings);
         this.ctx = new Nfs4Context(base, settings, clock::get, stateDirectory);
         this.processor = new CompoundProcessor(ctx);
     }

@@ -5,9 +5,11 @@ import static org.iwarp4j.nfs.internal.v4.Nfs4Harness.*;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -342,6 +344,68 @@ class Nfs4ReaddirTest {
         }
         assertThat(names).contains("renamed-0").doesNotContain("entry-0");
         assertThat(h.base.listings().reads()).isEqualTo(2);
+    }
+
+    /**
+     * An entry's attributes and file handle need search permission on the directory, as a LOOKUP
+     * of its name would; the names alone need only read permission. Without search permission an
+     * entry carries only rdattr_error NFS4ERR_ACCESS if that was asked for, else the READDIR fails
+     * with NFS4ERR_ACCESS (RFC 8881 §18.23.3), as knfsd answers.
+     */
+    @Test
+    void attributesAndHandlesOfEntriesNeedSearchPermission() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path listable = Files.createDirectory(dir.resolve("listable"));
+        Files.writeString(listable.resolve("f"), "data");
+        Files.setPosixFilePermissions(listable.resolve("f"), PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setAttribute(listable, "unix:uid", 2000);
+        Files.setAttribute(listable, "unix:gid", 2000);
+        Files.setPosixFilePermissions(listable, PosixFilePermissions.fromString("rwxr--r--"));
+        h.uid = 1000;
+
+        Reply withError = readdirOf("listable", FATTR4_FILEHANDLE, FATTR4_SIZE, FATTR4_MODE, FATTR4_RDATTR_ERROR);
+        assertThat(withError.op(OP_READDIR)).isEqualTo(NFS4_OK);
+        withError.in.readHyper();
+        assertThat(withError.in.readBoolean()).isTrue();
+        withError.in.readHyper();
+        assertThat(withError.in.readString(255)).isEqualTo("f");
+        assertThat(Bitmap4.decode(withError.in)).as("no handle, no attributes").isEqualTo(Bitmap4.of(FATTR4_RDATTR_ERROR));
+        assertThat(withError.in.readOpaque(4096)).isEqualTo(ByteBuffer.allocate(4).putInt(NFS4ERR_ACCESS).array());
+        assertThat(withError.in.readBoolean()).isFalse();
+
+        Reply without = readdirOf("listable", FATTR4_FILEHANDLE, FATTR4_SIZE, FATTR4_MODE);
+        assertThat(without.status).isEqualTo(NFS4ERR_ACCESS);
+        assertThat(without.op(OP_READDIR)).isEqualTo(NFS4ERR_ACCESS);
+
+        Reply names = readdirOf("listable");
+        assertThat(names.op(OP_READDIR)).as("names need no search permission").isEqualTo(NFS4_OK);
+        names.in.readHyper();
+        assertThat(names.in.readBoolean()).isTrue();
+        names.in.readHyper();
+        assertThat(names.in.readString(255)).isEqualTo("f");
+        assertThat(Bitmap4.decode(names.in).isEmpty()).isTrue();
+        assertThat(names.in.readOpaque(4096)).isEmpty();
+
+        h.uid = 2000;
+        Reply owner = readdirOf("listable", FATTR4_SIZE, FATTR4_RDATTR_ERROR);
+        assertThat(owner.op(OP_READDIR)).as("the owner may search").isEqualTo(NFS4_OK);
+        owner.in.readHyper();
+        assertThat(owner.in.readBoolean()).isTrue();
+        owner.in.readHyper();
+        owner.in.readString(255);
+        assertThat(Bitmap4.decode(owner.in)).isEqualTo(Bitmap4.of(FATTR4_SIZE, FATTR4_RDATTR_ERROR));
+    }
+
+    /** PUTROOTFH, LOOKUP {@code name}, READDIR of it from the start; the reply is at READDIR's result. */
+    private Reply readdirOf(String name, int... attributes) {
+        Reply r = h.sequenced(putrootfh(), lookup(name), e -> {
+            e.writeInt(OP_READDIR).writeHyper(0).writeHyper(0).writeUnsignedInt(4096).writeUnsignedInt(4096);
+            Bitmap4.of(attributes).encode(e);
+        });
+        r.skipSequence();
+        assertThat(r.op(OP_PUTROOTFH)).isEqualTo(NFS4_OK);
+        assertThat(r.op(OP_LOOKUP)).isEqualTo(NFS4_OK);
+        return r;
     }
 
     /**
