@@ -406,14 +406,16 @@ public final class Nfs4Connection implements AutoCloseable {
             return null;
         }
         CompletableFuture<CompoundResult> f;
+        // counted before it is sent, so that whoever sees the renewal arrive sees it counted
+        renewals.incrementAndGet();
         try {
             f = sequenced(List.of(), false);
         } catch (RuntimeException e) {
+            renewals.decrementAndGet();
             renewing.set(false);
             log.debug("NFSv4 lease renewal not sent", e);
             return null;
         }
-        renewals.incrementAndGet();
         // the stage returned completes after renewing is cleared, so a check run when it is done may renew again
         return f.whenComplete((r, e) -> {
             renewing.set(false);
