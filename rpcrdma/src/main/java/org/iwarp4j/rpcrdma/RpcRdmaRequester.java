@@ -34,8 +34,9 @@ import org.iwarp4j.rpcrdma.internal.RequesterEngine;
  * before the first Reply); registers memory per Call and invalidates it before the Call completes,
  * locally or by the Responder's Send with Invalidate. A Reply with an unknown XID is discarded
  * (counted in {@link #unknownXidReplies()}). An RDMA_ERROR fails the Call with {@link
- * RpcRdmaErrorException}. If the connection is lost the Requester reconnects and retransmits the
- * Calls without a Reply (see {@link RpcRdmaSettings#reconnect()}).
+ * RpcRdmaErrorException}. If the connection is lost the Requester reconnects, when Calls wait for
+ * a connection, and retransmits the Calls without a Reply, each a bounded number of times (see
+ * {@link RpcRdmaSettings#reconnect()}).
  */
 public final class RpcRdmaRequester implements RpcClientTransport {
 
@@ -132,7 +133,7 @@ public final class RpcRdmaRequester implements RpcClientTransport {
         return engine.discardedReplies();
     }
 
-    /** Calls sent again on a new connection. */
+    /** Calls sent again on a new connection (each at most {@link RpcRdmaSettings#maxRetransmissions()} times). */
     public long retransmissions() {
         return engine.retransmissions();
     }

@@ -3,6 +3,7 @@ package org.iwarp4j.rpcrdma.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.util.Timeout;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcException;
@@ -43,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * RPC-R-004, RPC-R-012). A grant of 0 is taken as 1, a larger grant than requested as the request
  * (RPC-R-006). A Call whose caller gave up keeps its credit until its Reply arrives: the Responder
  * still holds a Receive for it.
+ *
+ * <p>Connection loss (§4.5.5): the Calls without a Reply are sent again on a new connection, at
+ * most {@link RpcRdmaSettings#maxRetransmissions()} times each; a connection is made again only
+ * for a Call, and attempts after one that brought no Reply are spaced by {@link
+ * RpcRdmaSettings#reconnectDelay()}, as {@code RpcTcpClientTransport} and Linux's RPC client do.
  *
  * <p>Threads: {@link #call} from any thread; Replies arrive on the connection's event loop. State is
  * guarded by one lock; futures are completed outside it.
@@ -74,7 +81,14 @@ public final class RequesterEngine {
     private String lastDiscarded;
     private long retransmissions;
     private int connections;
+    /** A connection attempt is scheduled or under way for the Calls waiting. */
     private boolean reconnecting;
+    /** When the last connection attempt began ({@link System#nanoTime()}). */
+    private long lastAttemptNanos;
+    /** The next attempt waits this long after the last began: 0 until a connection brought no Reply. */
+    private long reconnectDelayNanos;
+    /** The attempt waiting for its delay, if any. */
+    private Timeout scheduledReconnect;
     private boolean closed;
 
     public RequesterEngine(Rnic rnic, SocketAddress server, RpcRdmaSettings settings, ByteBufAllocator alloc) {
@@ -100,6 +114,7 @@ public final class RequesterEngine {
                 return CompletableFuture.failedFuture(new RpcTransportException("RPC-over-RDMA transport closed"));
             }
             connecting = e; // closed by close() if it closes first
+            lastAttemptNanos = System.nanoTime();
         }
         return e.connect(server).thenApply(connected -> {
             attach(connected);
@@ -137,7 +152,7 @@ public final class RequesterEngine {
     /** Sends {@code call} (consumed) and completes with its Reply (the caller releases it). */
     public CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
         Outstanding o = new Outstanding(info, call);
-        boolean reconnectNow = false;
+        long reconnectIn = -1;
         synchronized (lock) {
             if (closed || (endpoint == null && !reconnecting && !settings.reconnect())) {
                 call.release();
@@ -146,12 +161,12 @@ public final class RequesterEngine {
             }
             waiting.add(o);
             if (endpoint == null && !reconnecting) {
-                reconnecting = true; // an earlier reconnect failed: try again for this Call
-                reconnectNow = true;
+                // lost while idle, or an earlier attempt failed: connect for this Call
+                reconnectIn = nextAttemptIn();
             }
         }
-        if (reconnectNow) {
-            reconnect();
+        if (reconnectIn >= 0) {
+            reconnectAfter(reconnectIn);
         }
         o.future.whenComplete((r, e) -> {
             if (o.future.isCancelled()) {
@@ -182,10 +197,9 @@ public final class RequesterEngine {
                             : new RpcTransportException("cannot send " + o.info + ": " + e, e)));
                     continue;
                 }
-                if (o.sentBefore) {
+                if (o.sends++ > 0) {
                     retransmissions++;
                 }
-                o.sentBefore = true;
                 sent.put(o.info.xid(), o);
                 maxInFlight = Math.max(maxInFlight, inFlight());
                 RdmaEndpoint via = endpoint;
@@ -277,6 +291,8 @@ public final class RequesterEngine {
                     unknownXidReplies++;
                     log.debug("Reply with unknown XID 0x{} discarded", Integer.toHexString(h.xid()));
                 }
+            } else {
+                reconnectDelayNanos = 0; // the Responder serves Calls: a lost connection is made again at once
             }
         }
         if (o != null) {
@@ -349,7 +365,8 @@ public final class RequesterEngine {
 
     private void connectionLost(RdmaEndpoint lost) {
         List<Outstanding> failed = new ArrayList<>();
-        boolean reconnect;
+        List<Outstanding> exhausted = new ArrayList<>();
+        long reconnectIn = -1;
         synchronized (lock) {
             if (lost != endpoint) {
                 return;
@@ -361,12 +378,20 @@ public final class RequesterEngine {
                 o.attempt.registrations().release(); // the peer can no longer reach them
                 o.attempt = null;
             }
-            reconnect = settings.reconnect() && !closed;
-            if (reconnect) {
+            if (settings.reconnect() && !closed) {
                 for (int i = unanswered.size() - 1; i >= 0; i--) {
-                    waiting.addFirst(unanswered.get(i)); // retransmitted first, in their order
+                    Outstanding o = unanswered.get(i);
+                    if (o.sends > settings.maxRetransmissions()) {
+                        exhausted.add(o); // a Call the server loses the connection for cannot make a loop
+                    } else {
+                        waiting.addFirst(o); // retransmitted first, in their order
+                    }
                 }
-                reconnecting = true;
+                // Only Calls need a connection: an idle Requester whose server closed its
+                // connection (an idle timeout) holding another at once would hold one for ever.
+                if (!waiting.isEmpty()) {
+                    reconnectIn = nextAttemptIn();
+                }
             } else {
                 failed.addAll(unanswered);
                 failed.addAll(waiting);
@@ -376,9 +401,50 @@ public final class RequesterEngine {
         }
         backward.connectionLost();
         fail(failed, "RPC-over-RDMA connection lost");
-        if (reconnect) {
-            reconnect();
+        fail(exhausted, "RPC-over-RDMA connection lost with the call outstanding, after it was sent "
+                + (settings.maxRetransmissions() + 1) + " times");
+        if (reconnectIn >= 0) {
+            reconnectAfter(reconnectIn);
         }
+    }
+
+    /**
+     * Marks an attempt to connect again as under way and returns how long it waits (under the
+     * lock): until the delay in force has passed since the last attempt began, which then doubles
+     * (from {@link RpcRdmaSettings#reconnectDelay()} up to {@link RpcRdmaSettings#maxReconnectDelay()})
+     * until a Reply comes. Linux's RPC client counts so too (xprt_reconnect_delay): the first loss
+     * of a connection that served Calls is made good at once, a server that accepts and closes
+     * every connection, or refuses them, gets one attempt per delay.
+     */
+    private long nextAttemptIn() {
+        reconnecting = true;
+        long wait = Math.max(0, lastAttemptNanos + reconnectDelayNanos - System.nanoTime());
+        reconnectDelayNanos = reconnectDelayNanos == 0 ? settings.reconnectDelay().toNanos()
+                : Math.min(2 * reconnectDelayNanos, settings.maxReconnectDelay().toNanos());
+        return wait;
+    }
+
+    /** Connects again in {@code nanos}, if Calls are waiting then. */
+    private void reconnectAfter(long nanos) {
+        if (nanos == 0) {
+            reconnect();
+            return;
+        }
+        Timeout t = LimitTimers.TIMER.newTimeout(x -> reconnectIfWaiting(), nanos, TimeUnit.NANOSECONDS);
+        synchronized (lock) {
+            scheduledReconnect = t; // for close(); if it ran already, cancelling it does nothing
+        }
+    }
+
+    private void reconnectIfWaiting() {
+        synchronized (lock) {
+            scheduledReconnect = null;
+            if (closed || waiting.isEmpty()) {
+                reconnecting = false; // the Calls were given up meanwhile: the next one connects
+                return;
+            }
+        }
+        reconnect();
     }
 
     /** Connects again; if that fails, the Calls waiting for it fail (a later Call tries again). */
@@ -415,6 +481,7 @@ public final class RequesterEngine {
         RdmaEndpoint e;
         RdmaEndpoint pending;
         List<Outstanding> failed;
+        Timeout scheduled;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -425,6 +492,11 @@ public final class RequesterEngine {
             connecting = null;
             failed = new ArrayList<>(waiting);
             waiting.clear();
+            scheduled = scheduledReconnect;
+            scheduledReconnect = null;
+        }
+        if (scheduled != null) {
+            scheduled.cancel();
         }
         fail(failed, "RPC-over-RDMA transport closed");
         if (e != null) {
@@ -510,7 +582,8 @@ public final class RequesterEngine {
         final XdrMessage call;
         final CompletableFuture<XdrMessage> future = new CompletableFuture<>();
         OutgoingCall attempt;
-        boolean sentBefore;
+        /** Times sent, each on a connection of its own. */
+        int sends;
 
         Outstanding(RpcCallInfo info, XdrMessage call) {
             this.info = info;
