@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * Reply than the smaller of what this end requests and what the last Reply granted (RPC-R-003,
  * RPC-R-004, RPC-R-012). A grant of 0 is taken as 1, a larger grant than requested as the request
  * (RPC-R-006). A Call whose caller gave up keeps its credit until its Reply arrives: the Responder
- * still holds a Receive for it.
+ * still holds a Receive for it. Once such Calls hold every credit, nothing more could be sent, so
+ * the connection is ended to get them back (as Linux's xprtrdma disconnects on an RPC timeout).
  *
  * <p>Connection loss (§4.5.5): the Calls without a Reply are sent again on a new connection, at
  * most {@link RpcRdmaSettings#maxRetransmissions()} times each; a connection is made again only
@@ -182,7 +183,7 @@ public final class RequesterEngine {
         List<Runnable> afterLock = new ArrayList<>();
         synchronized (lock) {
             while (!waiting.isEmpty() && endpoint != null && endpoint.isOpen() && !reconnecting
-                    && inFlight() < Math.min(settings.credits(), granted)) {
+                    && inFlight() < creditLimit()) {
                 Outstanding o = waiting.poll();
                 if (o.future.isDone()) {
                     o.call.release();
@@ -218,8 +219,33 @@ public final class RequesterEngine {
         return sent.size() + abandoned.size();
     }
 
+    /** Calls that may be without a Reply now: the smaller of the request and the grant in force. */
+    private int creditLimit() {
+        return Math.min(settings.credits(), granted);
+    }
+
+    /**
+     * The connection to end because Calls given up on hold every credit (under the lock), or
+     * {@code null}. Their Replies may never come (the Responder dropped them, or sent one this end
+     * could not use), and until they do nothing more may be sent (RPC-R-003); a new connection
+     * starts with no Call outstanding (RFC 8166 §3.3.1), and the Calls without a Reply are sent
+     * again on it.
+     */
+    private RdmaEndpoint wedged() {
+        return endpoint != null && !abandoned.isEmpty() && abandoned.size() >= creditLimit() ? endpoint : null;
+    }
+
+    private static void endWedged(RdmaEndpoint wedged) {
+        if (wedged != null) {
+            log.debug("Calls given up on hold every credit of {}; ending the connection to get them back",
+                    wedged.queuePair());
+            wedged.abort(); // a Responder that answers nothing may read nothing either: no graceful close
+        }
+    }
+
     private void cancelled(Outstanding o) {
         OutgoingCall attempt = null;
+        RdmaEndpoint wedged = null;
         synchronized (lock) {
             if (waiting.remove(o)) {
                 o.call.release();
@@ -229,8 +255,10 @@ public final class RequesterEngine {
                 abandoned.add(o.info.xid()); // the Responder still holds a Receive for it
                 attempt = o.attempt;
                 o.attempt = null;
+                wedged = wedged();
             }
         }
+        endWedged(wedged);
         if (attempt != null) {
             // RPC-R-057: a cancelled RPC's memory is fenced now, before anything else may reuse it.
             OutgoingCall a = attempt;
@@ -253,12 +281,14 @@ public final class RequesterEngine {
                 // decode is a bug on one side, and the timeout message is all a failed run may keep.
                 discarded(String.format("xid 0x%08x: header error %s: %s (%d octets, starting %s)", rejected.xid(),
                         rejected.problem(), rejected.detail(), m.readableBytes(),
-                        ByteBufUtil.hexDump(m, m.readerIndex(), Math.min(m.readableBytes(), DISCARD_EXCERPT))));
+                        ByteBufUtil.hexDump(m, m.readerIndex(), Math.min(m.readableBytes(), DISCARD_EXCERPT))),
+                        rejected.problem().namesACall() ? OptionalInt.of(rejected.xid()) : OptionalInt.empty());
                 return;
             }
             RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
             if (h instanceof RpcRdmaHeader.RdmaMsgp || h instanceof RpcRdmaHeader.RdmaDone) {
-                discarded(String.format("xid 0x%08x: %s is discarded (RFC 8166 §4.6)", h.xid(), h.procedure())); // RPC-R-070, RPC-R-071
+                discarded(String.format("xid 0x%08x: %s is discarded (RFC 8166 §4.6)", h.xid(), h.procedure()),
+                        OptionalInt.of(h.xid())); // RPC-R-070, RPC-R-071
                 return;
             }
             if (h instanceof RpcRdmaHeader.RdmaMsg && RpcMessages.messageType(m) == RpcMessages.CALL) {
@@ -271,17 +301,40 @@ public final class RequesterEngine {
         }
     }
 
-    private void discarded(String why) {
+    /**
+     * A message dropped for its header, never answered (RFC 8166 §4.5, RPC-R-060). One of version 1
+     * whose XID can be trusted ({@code xid}) and is that of a Call in flight ends that Call with
+     * {@link RpcRdmaProtocolException}: the Responder answered it, freeing its Receive and so its
+     * credit, and will not answer it again on this connection; waiting for the caller's timeout
+     * would hold a credit for nothing. Linux's xprtrdma likewise completes such an RPC with EIO.
+     */
+    private void discarded(String why, OptionalInt xid) {
+        Outstanding o = null;
+        OutgoingCall attempt = null;
         synchronized (lock) {
             discardedReplies++;
             lastDiscarded = why;
+            if (xid.isPresent()) {
+                o = sent.remove(xid.getAsInt());
+                if (o != null) {
+                    attempt = o.attempt;
+                } else {
+                    abandoned.remove(xid.getAsInt());
+                }
+            }
         }
         log.debug("Reply discarded: {}", why);
+        if (o != null) {
+            finish(o, attempt, null, new RpcRdmaProtocolException("the Reply to " + o.info + " was malformed and "
+                    + "discarded (RFC 8166 §4.5): " + why), OptionalInt.empty());
+        }
+        pump();
     }
 
     private void reply(RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
         Outstanding o;
         RdmaEndpoint via;
+        RdmaEndpoint wedged;
         synchronized (lock) {
             via = endpoint;
             granted = clampGrant(h.credits());
@@ -294,7 +347,9 @@ public final class RequesterEngine {
             } else {
                 reconnectDelayNanos = 0; // the Responder serves Calls: a lost connection is made again at once
             }
+            wedged = wedged(); // a smaller grant may leave nothing to the Calls not given up on
         }
+        endWedged(wedged);
         if (o != null) {
             complete(o, h, payload, invalidated);
         } else if (settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
