@@ -158,6 +158,20 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /** RDMA Writes {@code octets} to {@code stag} at tagged offset {@code offset} and waits for its completion. */
+    void write(byte[] octets, int stag, long offset) throws Exception {
+        ByteBuf b = Unpooled.directBuffer(octets.length).writeBytes(octets);
+        try (MemoryRegion r = pd.register(b, EnumSet.noneOf(Access.class))) {
+            qp.postSend(SendWorkRequest.rdmaWrite(nextId++, stag, offset, r.sge()));
+            WorkCompletion c = sendCq.poll(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            if (c == null || !c.isSuccess()) {
+                throw new AssertionError("RDMA Write failed: " + c);
+            }
+        } finally {
+            b.release();
+        }
+    }
+
     /** Sends {@code octets} with Send with Invalidate of {@code stag}. */
     void sendWithInvalidate(byte[] octets, int stag) throws Exception {
         ByteBuf b = Unpooled.directBuffer(octets.length).writeBytes(octets);

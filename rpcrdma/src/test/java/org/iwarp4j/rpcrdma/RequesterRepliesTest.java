@@ -8,9 +8,11 @@ import static org.iwarp4j.rpcrdma.Messages.reply;
 import static org.iwarp4j.rpcrdma.Messages.words;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +22,7 @@ import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
@@ -310,6 +313,48 @@ class RequesterRepliesTest {
         raw.send(concat(fixed(h.xid(), 1, 4, 0), words(0, 1, 1, seg.handle(), 6000, (int) (seg.offset() >>> 32),
                 (int) seg.offset(), 0, 0), reply(h.xid(), words(6000))));
         assertThat(cause(call)).isInstanceOf(RpcRdmaProtocolException.class).hasMessageContaining("Write chunk 0");
+    }
+
+    /**
+     * A Responder that says it filled a Write chunk it never wrote gets the caller zeros, never
+     * what the chunk's memory held before. Here that is the previous SOURCE's result, which the
+     * same kept buffer held (any connection's data, for a buffer fresh from the allocator).
+     */
+    @Test
+    void aWriteChunkClaimedFilledButNeverWrittenReadsAsZerosNotEarlierData() throws Exception { // RPC-R-075
+        connect(RpcRdmaSettings.builder());
+        byte[] earlier = new byte[5000];
+        Arrays.fill(earlier, (byte) 0x5A);
+        CompletableFuture<ByteBuf> first = echo.source(5000);
+        answerSource(nextCall(), earlier.length, earlier);
+        ByteBuf data = first.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            assertThat(ByteBufUtil.getBytes(data)).as("the first SOURCE's data arrived").isEqualTo(earlier);
+        } finally {
+            data.release();
+        }
+
+        CompletableFuture<ByteBuf> second = echo.source(5000);
+        answerSource(nextCall(), 5000, null);
+        ByteBuf stale = second.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            assertThat(ByteBufUtil.getBytes(stale)).isEqualTo(new byte[5000]);
+        } finally {
+            stale.release();
+        }
+    }
+
+    /**
+     * Answers a SOURCE Call with its Write chunk returned as holding {@code claimed} octets, RDMA
+     * Writing {@code octets} there first unless they are {@code null}.
+     */
+    private void answerSource(RpcRdmaHeader call, int claimed, byte[] octets) throws Exception {
+        RdmaSegment seg = ((RpcRdmaHeader.RdmaMsg) call).chunks().writeList().get(0).segments().get(0);
+        if (octets != null) {
+            raw.write(octets, seg.handle(), seg.offset());
+        }
+        raw.send(concat(fixed(call.xid(), 1, 4, 0), words(0, 1, 1, seg.handle(), claimed, (int) (seg.offset() >>> 32),
+                (int) seg.offset(), 0, 0), reply(call.xid(), words(claimed))));
     }
 
     @Test
