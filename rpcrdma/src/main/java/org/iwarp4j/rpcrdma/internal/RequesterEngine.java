@@ -334,13 +334,15 @@ public final class RequesterEngine {
     private void reply(RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
         Outstanding o;
         RdmaEndpoint via;
+        boolean givenUp = false;
         RdmaEndpoint wedged;
         synchronized (lock) {
             via = endpoint;
             granted = clampGrant(h.credits());
             o = sent.remove(h.xid());
             if (o == null) {
-                if (!abandoned.remove(h.xid())) {
+                givenUp = abandoned.remove(h.xid());
+                if (!givenUp) {
                     unknownXidReplies++;
                     log.debug("Reply with unknown XID 0x{} discarded", Integer.toHexString(h.xid()));
                 }
@@ -352,9 +354,12 @@ public final class RequesterEngine {
         endWedged(wedged);
         if (o != null) {
             complete(o, h, payload, invalidated);
-        } else if (settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
+        } else if (givenUp && settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
                 && !n.chunks().readList().isEmpty()) {
-            ResponderReadChunks.notifyPulled(via, settings, h.xid(), n.chunks()); // RRC-R-008
+            // RRC-R-008. Only for a Call of ours given up on: a message for an XID never sent (or
+            // answered already) gets nothing, or a Responder could have this end post a Send for
+            // every message it sends; its own timeout releases such a chunk (RRC-R-011).
+            ResponderReadChunks.notifyPulled(via, settings, h.xid(), n.chunks());
         }
         pump();
     }
