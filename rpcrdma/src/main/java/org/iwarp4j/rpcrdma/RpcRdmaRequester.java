@@ -34,8 +34,10 @@ import org.iwarp4j.rpcrdma.internal.RequesterEngine;
  * before the first Reply); registers memory per Call and invalidates it before the Call completes,
  * locally or by the Responder's Send with Invalidate. A Reply with an unknown XID is discarded
  * (counted in {@link #unknownXidReplies()}). An RDMA_ERROR fails the Call with {@link
- * RpcRdmaErrorException}. If the connection is lost the Requester reconnects and retransmits the
- * Calls without a Reply (see {@link RpcRdmaSettings#reconnect()}).
+ * RpcRdmaErrorException}, a malformed Reply naming it with {@link RpcRdmaProtocolException}. If
+ * the connection is lost the Requester reconnects, when Calls wait for a connection, and
+ * retransmits the Calls without a Reply, each a bounded number of times (see {@link
+ * RpcRdmaSettings#reconnect()}); Calls given up on that hold every credit end the connection.
  */
 public final class RpcRdmaRequester implements RpcClientTransport {
 
@@ -127,12 +129,15 @@ public final class RpcRdmaRequester implements RpcClientTransport {
         return engine.unknownXidReplies();
     }
 
-    /** Replies discarded for their header (RFC 8166 §4.5: a Requester never answers). */
+    /**
+     * Replies discarded for their header (RFC 8166 §4.5: a Requester never answers); one that
+     * names a Call in flight ends it.
+     */
     public long discardedReplies() {
         return engine.discardedReplies();
     }
 
-    /** Calls sent again on a new connection. */
+    /** Calls sent again on a new connection (each at most {@link RpcRdmaSettings#maxRetransmissions()} times). */
     public long retransmissions() {
         return engine.retransmissions();
     }

@@ -34,10 +34,15 @@ import org.iwarp4j.mpa.MpaSettings;
  *       Writes make no progress (none completes) for this long, so that a Requester that stops
  *       reading gives back its Calls' places in service. Default 30 s; {@link Duration#ZERO}
  *       never.</li>
+ *   <li>{@link #reconnect()}, {@link #reconnectDelay()}, {@link #maxRetransmissions()}: a
+ *       Requester connects again, for a Call only, and sends the Calls without a Reply again;
+ *       attempts after a connection that brought no Reply wait 5 s, then twice as long each time up
+ *       to 30 s (Linux xprtrdma's); a Call is sent at most 1 + 2 times. Default on.</li>
  *   <li>{@link #keptDataBuffers()}: buffers of up to 1 MiB a connection keeps for RDMA data to land
  *       in (a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets), made as
  *       Calls in flight need them and lent again and again, so that a steady stream of large
- *       READs or WRITEs allocates (and zeroes) no memory per Call. Never more than
+ *       READs or WRITEs allocates no memory per Call (a Requester zeroes the part it provides as a
+ *       Write or Reply chunk for each Call, so that a Responder cannot make it return old data). Never more than
  *       {@link #credits()} are used. Default 8 (8 MiB at most per connection); 0 allocates every
  *       time.</li>
  *   <li>{@link #serverCallsInService()} and {@link #serverKeptDataBuffers()}: what all the
@@ -65,6 +70,9 @@ public final class RpcRdmaSettings {
     private final boolean responderReadChunks;
     private final Duration responderReadChunkTimeout;
     private final boolean reconnect;
+    private final Duration reconnectDelay;
+    private final Duration maxReconnectDelay;
+    private final int maxRetransmissions;
     private final Duration idleTimeout;
     private final Duration rdmaReadTimeout;
     private final Duration maxReplySendTime;
@@ -93,6 +101,22 @@ public final class RpcRdmaSettings {
      */
     public static final Duration DEFAULT_MAX_REPLY_SEND_TIME = Duration.ofSeconds(30);
 
+    /**
+     * Default first delay between a Requester's connection attempts: 5 seconds, Linux xprtrdma's
+     * {@code RPCRDMA_INIT_REEST_TO}. It applies only once a connection brought no Reply: the first
+     * attempt after a connection that served Calls is made at once.
+     */
+    public static final Duration DEFAULT_RECONNECT_DELAY = Duration.ofSeconds(5);
+
+    /** Default longest delay between a Requester's connection attempts: 30 seconds, xprtrdma's {@code RPCRDMA_MAX_REEST_TO}. */
+    public static final Duration DEFAULT_MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
+
+    /**
+     * Default sends of one Call after its first, each on a new connection, before the next loss
+     * fails it: 2, as {@code RpcTcpClientTransport} and Linux's {@code retrans} for TCP mounts.
+     */
+    public static final int DEFAULT_MAX_RETRANSMISSIONS = 2;
+
     private RpcRdmaSettings(Builder b) {
         this.credits = b.credits;
         this.inlineSendSize = b.inlineSendSize;
@@ -110,6 +134,9 @@ public final class RpcRdmaSettings {
         this.responderReadChunks = b.responderReadChunks;
         this.responderReadChunkTimeout = b.responderReadChunkTimeout;
         this.reconnect = b.reconnect;
+        this.reconnectDelay = b.reconnectDelay;
+        this.maxReconnectDelay = b.maxReconnectDelay;
+        this.maxRetransmissions = b.maxRetransmissions;
         this.idleTimeout = b.idleTimeout;
         this.rdmaReadTimeout = b.rdmaReadTimeout;
         this.maxReplySendTime = b.maxReplySendTime;
@@ -146,6 +173,9 @@ public final class RpcRdmaSettings {
         b.responderReadChunks = responderReadChunks;
         b.responderReadChunkTimeout = responderReadChunkTimeout;
         b.reconnect = reconnect;
+        b.reconnectDelay = reconnectDelay;
+        b.maxReconnectDelay = maxReconnectDelay;
+        b.maxRetransmissions = maxRetransmissions;
         b.idleTimeout = idleTimeout;
         b.rdmaReadTimeout = rdmaReadTimeout;
         b.maxReplySendTime = maxReplySendTime;
@@ -226,10 +256,37 @@ public final class RpcRdmaSettings {
 
     /**
      * A Requester whose connection is lost connects again and retransmits the Calls that had no
-     * Reply, with the same XIDs (RFC 8166 §4.5.5). Default on; off fails them.
+     * Reply, with the same XIDs (RFC 8166 §4.5.5). Default on; off fails them. It connects again
+     * only for a Call: at once when Calls were waiting, else when the next Call is made, so an idle
+     * Requester whose server closed its connection holds none. Attempts are spaced by {@link
+     * #reconnectDelay()}.
      */
     public boolean reconnect() {
         return reconnect;
+    }
+
+    /**
+     * The first delay between a Requester's connection attempts, each later one twice the last up
+     * to {@link #maxReconnectDelay()}, counted from when the last attempt began (as Linux's RPC
+     * client counts); back to none once a Reply arrives. So a server that accepts and closes every
+     * connection, or refuses them, costs this end one attempt per delay, not one per round trip.
+     */
+    public Duration reconnectDelay() {
+        return reconnectDelay;
+    }
+
+    /** The longest delay between a Requester's connection attempts ({@link #reconnectDelay()}). */
+    public Duration maxReconnectDelay() {
+        return maxReconnectDelay;
+    }
+
+    /**
+     * How many times a Requester sends one Call again, each on a new connection, before the next
+     * loss of a connection fails it with {@code RpcTransportException}: a Call the server closes the
+     * connection for (or that a server never answers before closing) cannot make a loop.
+     */
+    public int maxRetransmissions() {
+        return maxRetransmissions;
     }
 
     /**
@@ -309,6 +366,9 @@ public final class RpcRdmaSettings {
         private boolean responderReadChunks;
         private Duration responderReadChunkTimeout = Duration.ofSeconds(5);
         private boolean reconnect = true;
+        private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
+        private Duration maxReconnectDelay = DEFAULT_MAX_RECONNECT_DELAY;
+        private int maxRetransmissions = DEFAULT_MAX_RETRANSMISSIONS;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration rdmaReadTimeout = DEFAULT_RDMA_READ_TIMEOUT;
         private Duration maxReplySendTime = DEFAULT_MAX_REPLY_SEND_TIME;
@@ -447,6 +507,30 @@ public final class RpcRdmaSettings {
 
         public Builder reconnect(boolean reconnect) {
             this.reconnect = reconnect;
+            return this;
+        }
+
+        /**
+         * Delays between connection attempts: {@code first} (positive) doubling up to {@code max}
+         * (at least {@code first}); defaults {@link RpcRdmaSettings#DEFAULT_RECONNECT_DELAY} and
+         * {@link RpcRdmaSettings#DEFAULT_MAX_RECONNECT_DELAY}.
+         */
+        public Builder reconnectDelay(Duration first, Duration max) {
+            if (first.isNegative() || first.isZero() || max.compareTo(first) < 0) {
+                throw new IllegalArgumentException("reconnect delays: first positive, max at least first: " + first
+                        + ", " + max);
+            }
+            this.reconnectDelay = first;
+            this.maxReconnectDelay = max;
+            return this;
+        }
+
+        /** 0 or more (default {@value RpcRdmaSettings#DEFAULT_MAX_RETRANSMISSIONS}). */
+        public Builder maxRetransmissions(int times) {
+            if (times < 0) {
+                throw new IllegalArgumentException("retransmissions must be 0 or more: " + times);
+            }
+            this.maxRetransmissions = times;
             return this;
         }
 

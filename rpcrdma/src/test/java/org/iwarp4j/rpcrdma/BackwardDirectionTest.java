@@ -6,17 +6,24 @@ import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTransportException;
+import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.RdmaEndpoint;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
 import org.junit.jupiter.api.Test;
 
 /** Calls from the Responder end to the Requester end on the same connection (RFC 8167). */
@@ -122,6 +129,51 @@ class BackwardDirectionTest {
             EchoClient callback = new EchoClient(backchannelClient(p));
             assertThatThrownBy(() -> await(callback.nullCall())).isInstanceOf(ExecutionException.class)
                     .hasMessageContaining("backward direction is off");
+        }
+    }
+
+    /**
+     * RFC 8167 §4.1: the backward direction has its own credits, which this end grants (and posts
+     * Receives for). A Responder that sends backward Calls beyond them (here while this end still
+     * serves the first ones) breaks the protocol and loses the connection, instead of having each
+     * dispatched and answered with a Send of its own, which a Responder that reads nothing keeps
+     * waiting, each beyond the Send slots holding an STag of the RNIC's one table. A Call counts
+     * until its Reply's Send completed, so twice the credits may be outstanding as this end sees
+     * them before it ends the connection, as a Responder does for forward Calls (RFC 8166 §3.3.1).
+     */
+    @Test
+    void backwardCallsBeyondTwiceTheCreditsEndTheConnection() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RawPeer raw = RawPeer.responder(serverRnic, RpcRdmaPrivateData.of(true, 4096, 4096).encode())) {
+            RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic, raw.address(),
+                    RpcRdmaPair.settings().backchannelCredits(1).reconnect(false).build())
+                    .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            try {
+                requester.backchannel(new RpcDispatcher().register(gate.program()));
+                raw.accepted().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                RdmaEndpoint endpoint = requester.endpoint();
+                // An MPA Responder sends nothing before the Initiator's first FPDU (RFC 5044 §7.1.2): one Call first.
+                CompletableFuture<XdrMessage> first = requester.call(
+                        new RpcCallInfo(0x9190, EchoProgram.PROGRAM, EchoProgram.VERSION, 0),
+                        XdrMessage.of(Unpooled.wrappedBuffer(Messages.echoCall(0x9190, 0, new byte[0]))));
+                raw.receive();
+                raw.send(Messages.concat(Messages.fixed(0x9190, 1, 4, 0), Messages.words(0, 0, 0),
+                        Messages.reply(0x9190, new byte[0])));
+                first.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS).release();
+
+                raw.send(GateProgram.holdCall(0x1001, 1));
+                raw.send(GateProgram.holdCall(0x1002, 1));
+                gate.awaitHeld(2);
+                raw.send(GateProgram.holdCall(0x1003, 1));
+                endpoint.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                assertThat(gate.served).as("the third was not served").hasValue(2);
+                gate.releaseOne(); // their Replies meet a closed connection
+                gate.releaseOne();
+            } finally {
+                requester.close();
+            }
         }
     }
 }

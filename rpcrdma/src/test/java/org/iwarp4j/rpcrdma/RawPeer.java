@@ -6,7 +6,10 @@ import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.mpa.MpaSettings;
@@ -80,6 +83,58 @@ final class RawPeer implements AutoCloseable {
         return listener.localAddress();
     }
 
+    /**
+     * A Responder listening on loopback that accepts every connection, each with a peer of its own;
+     * with {@code closeAtOnce} it closes each as soon as it is established, as a hostile server may.
+     */
+    static Listening listening(Rnic rnic, byte[] privateData, boolean closeAtOnce) throws InterruptedException {
+        return new Listening(rnic, privateData, closeAtOnce);
+    }
+
+    /** The connections a {@link #listening} Responder accepted, in order. */
+    static final class Listening implements AutoCloseable {
+        private final Listener listener;
+        private final LinkedBlockingQueue<RawPeer> accepted = new LinkedBlockingQueue<>();
+        private final List<RawPeer> all = new CopyOnWriteArrayList<>();
+
+        private Listening(Rnic rnic, byte[] privateData, boolean closeAtOnce) throws InterruptedException {
+            listener = rnic.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.builder().build(), request -> {
+                RawPeer peer = new RawPeer(rnic, privateData);
+                all.add(peer);
+                accepted.add(peer);
+                if (closeAtOnce) {
+                    peer.qp.established().thenRun(peer.qp::close);
+                }
+                return request.accept(peer.qp, privateData);
+            });
+        }
+
+        SocketAddress address() {
+            return listener.localAddress();
+        }
+
+        /** Connections accepted so far. */
+        int count() {
+            return all.size();
+        }
+
+        /** The next connection accepted, once established; fails the test if none comes. */
+        RawPeer next() throws Exception {
+            RawPeer peer = accepted.poll(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            if (peer == null) {
+                throw new AssertionError("no connection accepted");
+            }
+            peer.accepted().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            return peer;
+        }
+
+        @Override
+        public void close() {
+            listener.close();
+            all.forEach(RawPeer::close);
+        }
+    }
+
     CompletableFuture<QueuePair> accepted() {
         return qp.established();
     }
@@ -97,6 +152,20 @@ final class RawPeer implements AutoCloseable {
             WorkCompletion c = sendCq.poll(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
             if (c == null || !c.isSuccess()) {
                 throw new AssertionError("send failed: " + c);
+            }
+        } finally {
+            b.release();
+        }
+    }
+
+    /** RDMA Writes {@code octets} to {@code stag} at tagged offset {@code offset} and waits for its completion. */
+    void write(byte[] octets, int stag, long offset) throws Exception {
+        ByteBuf b = Unpooled.directBuffer(octets.length).writeBytes(octets);
+        try (MemoryRegion r = pd.register(b, EnumSet.noneOf(Access.class))) {
+            qp.postSend(SendWorkRequest.rdmaWrite(nextId++, stag, offset, r.sge()));
+            WorkCompletion c = sendCq.poll(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            if (c == null || !c.isSuccess()) {
+                throw new AssertionError("RDMA Write failed: " + c);
             }
         } finally {
             b.release();

@@ -1,6 +1,7 @@
 package org.iwarp4j.rpcrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.iwarp4j.rpcrdma.Messages.concat;
 import static org.iwarp4j.rpcrdma.Messages.echoCall;
 import static org.iwarp4j.rpcrdma.Messages.fixed;
@@ -11,21 +12,27 @@ import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.RpcDispatcher;
+import org.iwarp4j.oncrpc.RpcProgram;
 import org.iwarp4j.oncrpc.RpcReply;
 import org.iwarp4j.oncrpc.RpcTransportException;
+import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
 import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.TerminateReason;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
 import org.iwarp4j.rpcrdma.sample.EchoBinding;
 import org.junit.jupiter.api.Test;
 
@@ -111,15 +118,102 @@ class ReconnectTest {
      * retransmission on the next connection waits in the dispatcher's duplicate request cache.
      */
     private static Retransmitted heldAndRetransmitted(RpcRdmaPair p, GateProgram gate) throws Exception {
-        p.dispatcher.register(gate.nonIdempotentProgram());
+        Retransmitted r = heldAndDropped(p, gate, gate.nonIdempotentProgram());
+        assertThat(RpcRdmaPair.awaitCount(() -> (long) p.serverMeters.get("iwarp.oncrpc.duplicates.waited")
+                .counter().count(), 1)).as("the retransmission waits for the first in the cache").isEqualTo(1);
+        return r;
+    }
+
+    /** Calls HOLD of {@code program}, drops the server's connection while the gate holds it and takes the next one. */
+    private static Retransmitted heldAndDropped(RpcRdmaPair p, GateProgram gate, RpcProgram program) throws Exception {
+        p.dispatcher.register(program);
         CompletableFuture<RpcReply> call = p.client.call(GateProgram.PROGRAM, GateProgram.VERSION,
                 GateProgram.HOLD, a -> { });
         gate.awaitHeld(1);
         p.responder().close();
-        RpcRdmaResponder second = p.nextConnection();
-        assertThat(RpcRdmaPair.awaitCount(() -> (long) p.serverMeters.get("iwarp.oncrpc.duplicates.waited")
-                .counter().count(), 1)).as("the retransmission waits for the first in the cache").isEqualTo(1);
-        return new Retransmitted(call, second);
+        return new Retransmitted(call, p.nextConnection());
+    }
+
+    /**
+     * A Call the server loses the connection for every time it is sent fails once it was sent 1 +
+     * maxRetransmissions times, instead of going round for ever.
+     */
+    @Test
+    void aCallIsSentAtMostOnePlusMaxRetransmissionsTimes() throws Exception {
+        GateProgram gate = new GateProgram();
+        Duration quick = Duration.ofMillis(50);
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().maxRetransmissions(1).reconnectDelay(quick, quick))) {
+            Retransmitted r = heldAndDropped(p, gate, gate.program());
+            gate.awaitHeld(2); // sent again
+            r.second().close();
+            try {
+                r.call().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                throw new AssertionError("expected the call to fail");
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(RpcTransportException.class).hasMessageContaining("sent 2 times");
+            }
+            assertThat(p.requester.retransmissions()).isEqualTo(1);
+            gate.releaseOne();
+            gate.releaseOne();
+        }
+    }
+
+    /**
+     * A server that closes an idle connection (its idle timeout) is not connected to again until
+     * there is a Call: before, the Requester connected again at once, holding a connection of the
+     * server's for ever.
+     */
+    @Test
+    void anIdleRequesterConnectsAgainOnlyForItsNextCall() throws Exception {
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().idleTimeout(Duration.ofMillis(200)))) {
+            await(p.echo.nullCall());
+            p.responder().closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            String state = awaitState(p.requester, s -> !s.startsWith("connection 1 open")
+                    && !s.startsWith("connection 1 closing"));
+            assertThat(state).as("lost, and not connecting again").startsWith("connection 1 lost, 0 calls");
+            assertThat(p.requester.connections()).isEqualTo(1);
+            await(p.echo.nullCall());
+            assertThat(p.requester.connections()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * A server that accepts every connection and closes it at once: the Requester's attempts are
+     * spaced by the reconnect delay (before, it connected again the moment each closed, allocating
+     * a protection domain, queues and buffers every round), and it stops once no Call waits.
+     */
+    @Test
+    void againstAServerThatClosesEveryConnectionAttemptsAreSpacedByTheDelay() throws Exception {
+        Duration delay = Duration.ofMillis(200);
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
+             RawPeer.Listening closer = RawPeer.listening(serverRnic, RpcRdmaPrivateData.of(true, 4096, 4096).encode(),
+                     true)) {
+            RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic, closer.address(), RpcRdmaSettings.builder()
+                    .binding(new EchoBinding()).reconnectDelay(delay, delay).build())
+                    .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            try (RpcClient client = RpcClient.builder(requester).timeout(Duration.ofSeconds(2)).build()) {
+                long start = System.nanoTime();
+                CompletableFuture<Void> call = new EchoClient(client).nullCall();
+                assertThatThrownBy(() -> call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class);
+                long elapsed = System.nanoTime() - start;
+                // The first connection, one at once for the Call, then one per delay at most.
+                assertThat(closer.count()).isLessThanOrEqualTo((int) (2 + elapsed / delay.toNanos() + 1));
+                String state = awaitState(requester, s -> s.contains(" lost, 0 calls"));
+                assertThat(state).contains(" lost, 0 calls");
+            }
+        }
+    }
+
+    /** The Requester's state once {@code done} holds of it, or after {@link RpcRdmaPair#WAIT_SECONDS}. */
+    private static String awaitState(RpcRdmaRequester requester, Predicate<String> done) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RpcRdmaPair.WAIT_SECONDS);
+        String state;
+        while (!done.test(state = requester.state()) && System.nanoTime() < deadline) {
+            Thread.yield();
+        }
+        return state;
     }
 
     @Test
@@ -150,7 +244,8 @@ class ReconnectTest {
 
     @Test
     void whenTheServerIsGoneReconnectingFailsTheCallsAndALaterCallTriesAgain() throws Exception {
-        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings())) {
+        Duration quick = Duration.ofMillis(50); // the second attempt comes a delay after the first
+        try (RpcRdmaPair p = RpcRdmaPair.echo(RpcRdmaPair.settings().reconnectDelay(quick, quick))) {
             await(p.echo.nullCall());
             p.server.close(); // stops listening and drops the connection
             for (int attempt = 0; attempt < 2; attempt++) {

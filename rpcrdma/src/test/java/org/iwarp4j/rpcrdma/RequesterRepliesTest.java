@@ -8,17 +8,21 @@ import static org.iwarp4j.rpcrdma.Messages.reply;
 import static org.iwarp4j.rpcrdma.Messages.words;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
@@ -134,26 +138,90 @@ class RequesterRepliesTest {
         assertThat(requester.unknownXidReplies()).isEqualTo(1);
     }
 
+    /**
+     * RPC-R-058, RPC-R-060: a message too short for its XID to be trusted, or of another version
+     * (whose layout is unknown), is dropped, and its Call waits for a Reply.
+     */
     @Test
-    void badReplyHeadersAreSilentlyDiscarded() throws Exception { // RPC-R-060, RPC-R-063, RPC-R-070, RPC-R-071
+    void repliesWhoseXidCannotBeTrustedAreDiscardedAndTheCallWaits() throws Exception {
         connect(RpcRdmaSettings.builder());
         CompletableFuture<Void> call = echo.nullCall();
         int xid = nextCall().xid();
         raw.send(words(xid, 1, 4, 0, 0, 0)); // 24 octets
         raw.send(concat(fixed(xid, 2, 4, 0), words(0, 0, 0), reply(xid, new byte[0]))); // version 2
-        raw.send(words(xid, 1, 4, 4, 7)); // RDMA_ERROR that cannot be decoded
-        raw.send(concat(fixed(xid, 1, 4, 2), words(0, 0, 0, 0, 0), reply(xid, new byte[0]))); // RDMA_MSGP
-        raw.send(fixed(xid, 1, 4, 3)); // RDMA_DONE
-        raw.send(concat(fixed(xid, 1, 4, 0), words(0, 1, 9))); // Write list overruns
-        assertThat(call).isNotDone();
         raw.send(nullReply(xid, 4));
         call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-        assertThat(requester.discardedReplies()).isEqualTo(6);
+        assertThat(requester.discardedReplies()).isEqualTo(2);
+    }
+
+    /**
+     * RPC-R-060, RPC-R-063, RPC-R-070, RPC-R-071: a version-1 message with the XID of a Call in
+     * flight whose header is in error is dropped silently (never answered, never handed to RPC)
+     * and ends that Call: the Responder answered it and will not again on this connection, and
+     * its credit is free again. With one credit, each next Call goes out only because of that.
+     */
+    @Test
+    void aMalformedReplyWithTheXidOfACallEndsThatCallAndGivesItsCreditBack() throws Exception {
+        connect(RpcRdmaSettings.builder().credits(1));
+        await(echo.nullCall(), 1);
+        List<IntFunction<byte[]>> malformed = List.of(
+                xid -> words(xid, 1, 1, 4, 7), // an RDMA_ERROR that cannot be decoded
+                xid -> concat(fixed(xid, 1, 1, 2), words(0, 0, 0, 0, 0), reply(xid, new byte[0])), // RDMA_MSGP
+                xid -> fixed(xid, 1, 1, 3), // RDMA_DONE
+                xid -> concat(fixed(xid, 1, 1, 0), words(0, 1, 9))); // a Write list that overruns
+        int xid = 0;
+        for (IntFunction<byte[]> m : malformed) {
+            CompletableFuture<Void> call = echo.nullCall();
+            xid = nextCall().xid();
+            raw.send(m.apply(xid));
+            assertThat(cause(call)).isInstanceOf(RpcRdmaProtocolException.class)
+                    .hasMessageContaining(String.format("xid 0x%08x", xid));
+        }
+        await(echo.nullCall(), 1);
+        assertThat(requester.discardedReplies()).isEqualTo(4);
+        assertThat(requester.unknownXidReplies()).isZero();
         // What a call that times out after a discarded Reply says of it (RpcTimeoutException's message).
         assertThat(requester.state()).contains(String.format(
-                "6 discarded (the last: xid 0x%08x: header error XDR_ERROR: Write chunk of 9 segments overruns", xid))
-                .contains(String.format("(28 octets, starting %08x000000010000000400000000000000000000000100000009))",
+                "4 discarded (the last: xid 0x%08x: header error XDR_ERROR: Write chunk of 9 segments overruns", xid))
+                .contains(String.format("(28 octets, starting %08x000000010000000100000000000000000000000100000009))",
                         xid));
+    }
+
+    /**
+     * A Responder that never answers: the Calls given up on keep their credits (the Responder may
+     * still hold their Receives), so once they hold every credit the Requester ends the connection
+     * to get them back, as Linux's xprtrdma disconnects on an RPC timeout, and the next Call goes
+     * out on a new connection.
+     */
+    @Test
+    void whenCallsGivenUpOnHoldEveryCreditTheNextCallGoesOutOnANewConnection() throws Exception {
+        try (RawPeer.Listening server = RawPeer.listening(serverRnic, RpcRdmaPrivateData.of(true, 4096, 4096).encode(),
+                false)) {
+            requester = RpcRdmaRequester.connect(clientRnic, server.address(),
+                    RpcRdmaSettings.builder().credits(1).binding(new EchoBinding()).build())
+                    .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            client = RpcClient.builder(requester).timeout(Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS)).build();
+            echo = new EchoClient(client);
+            RawPeer first = server.next();
+            CompletableFuture<Void> answered = echo.nullCall();
+            first.send(nullReply(xidOf(first.receive()), 1));
+            answered.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+
+            CompletableFuture<Void> unanswered = echo.nullCall();
+            xidOf(first.receive());
+            unanswered.cancel(false); // as on a timeout
+            first.qp.closeFuture().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+
+            CompletableFuture<Void> next = echo.nullCall();
+            RawPeer second = server.next();
+            second.send(nullReply(xidOf(second.receive()), 1));
+            next.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(requester.connections()).isEqualTo(2);
+        }
+    }
+
+    private static int xidOf(byte[] message) {
+        return Unpooled.wrappedBuffer(message).getInt(0);
     }
 
     @Test
@@ -247,10 +315,52 @@ class RequesterRepliesTest {
         assertThat(cause(call)).isInstanceOf(RpcRdmaProtocolException.class).hasMessageContaining("Write chunk 0");
     }
 
+    /**
+     * A Responder that says it filled a Write chunk it never wrote gets the caller zeros, never
+     * what the chunk's memory held before. Here that is the previous SOURCE's result, which the
+     * same kept buffer held (any connection's data, for a buffer fresh from the allocator).
+     */
+    @Test
+    void aWriteChunkClaimedFilledButNeverWrittenReadsAsZerosNotEarlierData() throws Exception { // RPC-R-075
+        connect(RpcRdmaSettings.builder());
+        byte[] earlier = new byte[5000];
+        Arrays.fill(earlier, (byte) 0x5A);
+        CompletableFuture<ByteBuf> first = echo.source(5000);
+        answerSource(nextCall(), earlier.length, earlier);
+        ByteBuf data = first.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            assertThat(ByteBufUtil.getBytes(data)).as("the first SOURCE's data arrived").isEqualTo(earlier);
+        } finally {
+            data.release();
+        }
+
+        CompletableFuture<ByteBuf> second = echo.source(5000);
+        answerSource(nextCall(), 5000, null);
+        ByteBuf stale = second.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            assertThat(ByteBufUtil.getBytes(stale)).isEqualTo(new byte[5000]);
+        } finally {
+            stale.release();
+        }
+    }
+
+    /**
+     * Answers a SOURCE Call with its Write chunk returned as holding {@code claimed} octets, RDMA
+     * Writing {@code octets} there first unless they are {@code null}.
+     */
+    private void answerSource(RpcRdmaHeader call, int claimed, byte[] octets) throws Exception {
+        RdmaSegment seg = ((RpcRdmaHeader.RdmaMsg) call).chunks().writeList().get(0).segments().get(0);
+        if (octets != null) {
+            raw.write(octets, seg.handle(), seg.offset());
+        }
+        raw.send(concat(fixed(call.xid(), 1, 4, 0), words(0, 1, 1, seg.handle(), claimed, (int) (seg.offset() >>> 32),
+                (int) seg.offset(), 0, 0), reply(call.xid(), words(claimed))));
+    }
+
     @Test
     void aCancelledCallKeepsItsCreditUntilItsReplyArrives() throws Exception { // RPC-R-057, RPC-R-003
-        connect(RpcRdmaSettings.builder().credits(1));
-        await(echo.nullCall(), 1);
+        connect(RpcRdmaSettings.builder().credits(2));
+        await(echo.nullCall(), 2);
         // Cancel at the transport, as RpcClient does on a timeout.
         int abandonedXid = 0x7777;
         CompletableFuture<org.iwarp4j.oncrpc.XdrMessage> abandoned = requester.call(
@@ -260,12 +370,17 @@ class RequesterRepliesTest {
         int xid = nextCall().xid();
         assertThat(xid).isEqualTo(abandonedXid);
         abandoned.cancel(false);
-        CompletableFuture<Void> next = echo.nullCall();
-        assertThat(raw.receive(1)).as("the abandoned Call still holds the only credit").isNull();
-        raw.send(nullReply(xid, 1)); // its late Reply: dropped, and the credit comes back
-        raw.send(nullReply(nextCall().xid(), 1));
-        next.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        CompletableFuture<Void> second = echo.nullCall();
+        int secondXid = nextCall().xid();
+        CompletableFuture<Void> third = echo.nullCall();
+        assertThat(raw.receive(1)).as("the abandoned Call still holds one of the two credits").isNull();
+        raw.send(nullReply(xid, 2)); // its late Reply: dropped, and the credit comes back
+        raw.send(nullReply(nextCall().xid(), 2));
+        raw.send(nullReply(secondXid, 2));
+        second.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        third.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(requester.unknownXidReplies()).isZero();
+        assertThat(requester.connections()).isEqualTo(1);
     }
 
     /** Answers the Call {@code f} started with a NULL Reply granting {@code credits}. */

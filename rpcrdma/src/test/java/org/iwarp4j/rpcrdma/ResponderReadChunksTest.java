@@ -201,8 +201,15 @@ class ResponderReadChunksTest {
         }
     }
 
+    /**
+     * RRC-R-008: a Reply in a Responder Read chunk for a Call this end gave up on still gets its
+     * pull completion, so the Responder can release the chunk; one for an XID this end never sent
+     * (or already has the Reply of) gets none: nothing of the Requester's waits on it, and
+     * answering every such message would let a Responder make this end post a Send per message
+     * it sends (the Responder's own timeout, RRC-R-011, releases such a chunk).
+     */
     @Test
-    void aResponderReadChunkForAnUnknownXidStillGetsPullCompletion() throws Exception { // RRC-R-008
+    void aResponderReadChunkForACancelledCallGetsPullCompletionAndOneForAnXidNeverSentNone() throws Exception {
         try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build();
              RawPeer raw = RawPeer.responder(serverRnic, new byte[0])) {
@@ -217,9 +224,17 @@ class ResponderReadChunksTest {
                 raw.receive();
                 raw.send(concat(fixed(0x8180, 1, 4, 0), words(0, 0, 0), Messages.reply(0x8180, new byte[0])));
                 first.get(30, TimeUnit.SECONDS).release();
-                raw.send(concat(fixed(0x8181, 1, 1, 1), words(1, 0, 0x1234, 64, 0, 0x1000, 0, 0, 0)));
+                CompletableFuture<XdrMessage> cancelled = requester.call(
+                        new RpcCallInfo(0x8181, EchoProgram.PROGRAM, EchoProgram.VERSION, 0),
+                        XdrMessage.of(Unpooled.wrappedBuffer(echoCall(0x8181, 0, new byte[0]))));
+                raw.receive();
+                cancelled.cancel(false);
+                raw.send(concat(fixed(0x8181, 1, 4, 1), words(1, 0, 0x1234, 64, 0, 0x1000, 0, 0, 0)));
                 assertThat(raw.receive()).isEqualTo(fixed(0x8181, 1, 32, 3));
-                assertThat(requester.unknownXidReplies()).isEqualTo(1);
+
+                raw.send(concat(fixed(0x8182, 1, 4, 1), words(1, 0, 0x1235, 64, 0, 0x1000, 0, 0, 0)));
+                assertThat(RpcRdmaPair.awaitCount(requester::unknownXidReplies, 1)).isEqualTo(1);
+                assertThat(raw.receive(1)).as("no RDMA_DONE for an XID never sent").isNull();
             } finally {
                 requester.close();
             }

@@ -1,6 +1,7 @@
 package org.iwarp4j.rpcrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
 
 import io.netty.buffer.ByteBuf;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.iwarp4j.oncrpc.RpcTransportException;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
 import org.iwarp4j.oncrpc.sample.SinkResult;
 import org.iwarp4j.rdmap.Rnic;
@@ -73,8 +75,15 @@ class SendSlotsTest {
         }
     }
 
+    /**
+     * Sends beyond the slots are registered on their own, and arrive intact and in order; but no
+     * more of them may wait to go out than there are slots, at a Requester's endpoint as at a
+     * Responder's: one more fails (its caller closes the connection). Before, a Requester's were
+     * not bounded, and a peer that reads nothing could have it hold an STag of the RNIC's one
+     * table (65,536) for each Send it was made to post, up to the send queue's 8192.
+     */
     @Test
-    void sendsBeyondTheSlotsAreRegisteredOnTheirOwnAndArriveIntactInOrder() throws Exception {
+    void sendsBeyondTheSlotsAreRegisteredOnTheirOwnAsManyAsTheSlotsAndArriveIntactInOrder() throws Exception {
         try (Rnic peerRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic ourRnic = Rnic.builder().eventLoopThreads(1).build();
              RawPeer peer = RawPeer.responder(peerRnic, RpcRdmaPrivateData.of(false, 4096, 4096).encode())) {
@@ -84,8 +93,9 @@ class SendSlotsTest {
                 await(endpoint.connect(peer.address()));
                 await(peer.accepted());
                 // Posted from the message handler, on the connection's event loop: no Send can
-                // complete (and free its slot) before the handler returns, so exactly the first two
-                // Sends that fit a slot get one.
+                // complete (and free its slot or registration) before the handler returns, so
+                // exactly the first two Sends that fit a slot get one, and the two registered
+                // after them are all that may wait.
                 int[] sizes = {100, 200, 2000, 300, 400, 500}; // 2000: larger than a slot
                 CompletableFuture<List<CompletableFuture<Void>>> posted = new CompletableFuture<>();
                 endpoint.onMessage(r -> {
@@ -102,13 +112,20 @@ class SendSlotsTest {
                 assertThat(peer.receive()).isEqualTo(bytes(pattern(8, 99)));
                 peer.send(new byte[] {1, 2, 3, 4});
 
-                for (int i = 0; i < sizes.length; i++) {
+                for (int i = 0; i < 4; i++) {
                     assertThat(peer.receive()).as("Send %d", i).isEqualTo(bytes(pattern(sizes[i], i)));
                 }
-                for (CompletableFuture<Void> s : posted.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    await(s);
+                List<CompletableFuture<Void>> sends = posted.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                for (int i = 0; i < 4; i++) {
+                    await(sends.get(i));
                 }
-                assertThat(endpoint.sendsRegistered()).isEqualTo(4); // 2000 (too large), 300, 400, 500
+                for (int i = 4; i < sizes.length; i++) {
+                    assertThatThrownBy(sends.get(i)::join).as("Send %d", i).hasCauseInstanceOf(RpcTransportException.class)
+                            .hasMessageContaining("Sends registered on their own are waiting");
+                }
+                assertThat(peer.receive(1)).isNull();
+                assertThat(endpoint.sendsRegistered()).isEqualTo(2); // 2000 (too large), 300
+                assertThat(endpoint.registeredSendsOutstanding()).isZero();
                 assertThat(endpoint.freeSendSlots()).isEqualTo(2);
             } finally {
                 endpoint.close().get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);

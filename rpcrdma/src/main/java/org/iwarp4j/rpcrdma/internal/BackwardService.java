@@ -3,6 +3,8 @@ package org.iwarp4j.rpcrdma.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrMessage;
@@ -20,22 +22,37 @@ import org.slf4j.LoggerFactory;
  * (RFC 8167, used by NFSv4.1 callbacks). Backward messages travel inline only, as RDMA_MSG without
  * chunks: a backward Call arrives in one of the {@link RpcRdmaSettings#backchannelCredits()} extra
  * Receives this end posted, and its Reply must fit the call-direction inline threshold; a Reply
- * that does not is an unrecoverable problem, so the connection is closed (RFC 8166 §4.5.4).
+ * that does not, or cannot be sent, is an unrecoverable problem, so the connection is closed (RFC
+ * 8166 §4.5.4).
+ *
+ * <p>Backward Calls count against the backward credits this end grants (RFC 8167 §4.1: they work
+ * as the forward ones, RFC 8166 §3.3.1) from their arrival until their Reply's Send completed. A
+ * Responder with more than twice the credits outstanding as this end sees them (a Reply's Send may
+ * complete after the Responder saw it and sent the next Call) breaks the protocol: the connection
+ * is aborted. Otherwise each such Call would be dispatched and answered with a Send of its own,
+ * which a Responder that reads nothing keeps waiting, each beyond the Send slots holding an STag of
+ * the RNIC's one table.
  */
 final class BackwardService {
 
     private static final Logger log = LoggerFactory.getLogger(BackwardService.class);
+    /** Backward Calls counted per credit before the connection is ended (see the class description). */
+    private static final int CREDIT_SLACK = 2;
 
     private final RpcRdmaSettings settings;
     private volatile RpcDispatcher dispatcher;
-    private volatile RdmaEndpoint endpoint;
+    private volatile Connection connection;
+
+    /** One connection and its backward Calls taken up whose Reply's Send has not completed. */
+    private record Connection(RdmaEndpoint endpoint, AtomicInteger unanswered) {
+    }
 
     BackwardService(RpcRdmaSettings settings) {
         this.settings = settings;
     }
 
     void attach(RdmaEndpoint e) {
-        this.endpoint = e;
+        this.connection = new Connection(e, new AtomicInteger());
     }
 
     void dispatcher(RpcDispatcher d) {
@@ -43,30 +60,43 @@ final class BackwardService {
     }
 
     void connectionLost() {
-        this.endpoint = null;
+        this.connection = null;
     }
 
     /** A backward Call; {@code message} (reader index at the RPC message) is consumed. */
     void call(RpcRdmaHeader header, ByteBuf message) {
         RpcDispatcher d = dispatcher;
-        RdmaEndpoint via = endpoint;
-        if (d == null || via == null || settings.backchannelCredits() == 0
+        Connection c = connection;
+        if (d == null || c == null || settings.backchannelCredits() == 0
                 || !((RpcRdmaHeader.RdmaMsg) header).chunks().isEmpty()) {
             log.debug("backward Call 0x{} dropped: no backchannel service", Integer.toHexString(header.xid()));
             message.release();
             return;
         }
+        int inUse = c.unanswered().incrementAndGet();
+        if (inUse > CREDIT_SLACK * settings.backchannelCredits()) {
+            c.unanswered().decrementAndGet();
+            message.release();
+            log.debug("the Responder has {} backward Calls unanswered, over the {} credits granted; aborting {}",
+                    inUse, settings.backchannelCredits(), c.endpoint().queuePair());
+            c.endpoint().abort();
+            return;
+        }
         XdrMessage call = XdrMessage.of(message);
         d.dispatch(call, RpcTransportInfo.of("rdma-backchannel", null, null)).whenComplete((reply, error) -> {
             if (error != null) {
+                c.unanswered().decrementAndGet();
                 log.debug("backward Call 0x{} not answered: {}", Integer.toHexString(header.xid()), error.toString());
                 return;
             }
-            send(via, header.xid(), reply);
+            send(c, header.xid(), reply);
         });
     }
 
-    private void send(RdmaEndpoint via, int xid, XdrMessage reply) {
+    /** Sends the Reply to a backward Call, which stops counting once the Send completed or failed. */
+    private void send(Connection c, int xid, XdrMessage reply) {
+        RdmaEndpoint via = c.endpoint();
+        CompletableFuture<Void> sent = null;
         try {
             RpcRdmaHeader h = new RpcRdmaHeader.RdmaMsg(xid, RpcRdmaConstants.VERSION, settings.backchannelCredits(),
                     ChunkLists.NONE);
@@ -85,9 +115,20 @@ final class BackwardService {
                     out.writeZero(XdrMessage.padding(p.data().readableBytes()));
                 }
             }
-            via.send(out, OptionalInt.empty());
+            sent = via.send(out, OptionalInt.empty());
+            sent.whenComplete((v, e) -> {
+                c.unanswered().decrementAndGet();
+                if (e != null && via.isOpen()) {
+                    log.debug("backward Reply 0x{} not sent: {}; aborting the connection", Integer.toHexString(xid),
+                            e.toString());
+                    via.abort(); // RFC 8166 §4.5.4; a peer that reads nothing would keep a graceful close waiting
+                }
+            });
         } finally {
             reply.release();
+            if (sent == null) {
+                c.unanswered().decrementAndGet();
+            }
         }
     }
 }

@@ -202,7 +202,14 @@ final class CallMarshaller {
         // completes (RPC-R-025): reused memory, never a reused registration. A kept buffer is lent
         // again only when nothing derived from it is held, so a Reply the caller still holds is
         // never overwritten.
-        return endpoint.readSinks().take((int) size);
+        ByteBuf target = endpoint.readSinks().take((int) size);
+        // Zeroed before the Responder can reach it: a Reply only says how many octets it wrote
+        // (RFC 8166 §3.4.6, §4.3.2), and no RNIC tells which octets a peer's RDMA Writes placed,
+        // so one that claims more than it wrote would otherwise hand the caller what the memory
+        // held before: an earlier Reply's data, or another connection's (the allocator pools
+        // memory across connections). RPC-R-075: no memory beyond what the RPC needs is exposed,
+        // and none of another RPC's reaches this one. The cost is a fill of the octets provided.
+        return target.setZero(0, (int) size);
     }
 
     private static int headerLength(List<ReadSegment> readList, List<WriteChunk> writeList,

@@ -4,8 +4,9 @@ import io.netty.util.HashedWheelTimer;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The timer of the connection limits (RDMA Read bound, idle timeout): one daemon thread for every
- * connection of the process. Its tasks only look at state and close connections; they never block.
+ * The timer of the connection limits (RDMA Read bound, idle timeout) and of a Requester's delayed
+ * connection attempts: one daemon thread for every connection of the process. Its tasks only look
+ * at state, close connections and start connecting; they never block.
  */
 final class LimitTimers {
 

@@ -284,13 +284,15 @@ public final class RdmaEndpoint {
      * if that is not empty. {@code message} is released here: at once when it was copied into a
      * free Send slot, else (registered for this Send alone) when the Send has completed.
      *
-     * <p>A Responder's endpoint has at most as many such registered Sends outstanding as it has
-     * slots; one more fails (its caller closes the connection). Every Send of a Responder answers a
-     * message counted against the credits until that Send completes (at most twice the grant,
-     * RPC-R-003) or is a backward Call within the backchannel credits, so the slots plus as many
-     * again never fail a Requester that keeps to its grant. The bound is a second line behind the
-     * credit check: each registration takes an STag from the RNIC's one table, shared by every
-     * connection, and a peer that reads nothing keeps them until its connection ends.
+     * <p>An endpoint has at most as many such registered Sends outstanding as it has slots; one
+     * more fails (its caller closes the connection). Every Send of a Responder answers a message
+     * counted against the credits until that Send completes (at most twice the grant, RPC-R-003)
+     * or is a backward Call within the backchannel credits; every Send of a Requester is a Call
+     * within the grant, the Reply to a backward Call (at most twice the backchannel credits, until
+     * its Send completes) or the RDMA_DONE of a Call it gave up on (within the grant). So the slots
+     * plus as many again never fail a peer that keeps to the credits. The bound is a second line
+     * behind the credit checks: each registration takes an STag from the RNIC's one table, shared
+     * by every connection, and a peer that reads nothing keeps them until its connection ends.
      */
     public CompletableFuture<Void> send(ByteBuf message, OptionalInt invalidateStag) {
         ScatterGatherElement slot = sendSlots.take(message);
@@ -299,7 +301,7 @@ public final class RdmaEndpoint {
             message.release();
             return post(invalidateStag, slot).whenComplete((c, e) -> sendSlots.give(slot));
         }
-        if (!client && registeredSendsOutstanding.get() >= receiveCount) {
+        if (registeredSendsOutstanding.get() >= receiveCount) {
             message.release();
             return CompletableFuture.failedFuture(new RpcTransportException(receiveCount
                     + " Sends registered on their own are waiting to go out; the peer reads nothing"));

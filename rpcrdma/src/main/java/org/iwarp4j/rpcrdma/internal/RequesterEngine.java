@@ -3,6 +3,7 @@ package org.iwarp4j.rpcrdma.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.util.Timeout;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcException;
@@ -42,7 +44,13 @@ import org.slf4j.LoggerFactory;
  * Reply than the smaller of what this end requests and what the last Reply granted (RPC-R-003,
  * RPC-R-004, RPC-R-012). A grant of 0 is taken as 1, a larger grant than requested as the request
  * (RPC-R-006). A Call whose caller gave up keeps its credit until its Reply arrives: the Responder
- * still holds a Receive for it.
+ * still holds a Receive for it. Once such Calls hold every credit, nothing more could be sent, so
+ * the connection is ended to get them back (as Linux's xprtrdma disconnects on an RPC timeout).
+ *
+ * <p>Connection loss (§4.5.5): the Calls without a Reply are sent again on a new connection, at
+ * most {@link RpcRdmaSettings#maxRetransmissions()} times each; a connection is made again only
+ * for a Call, and attempts after one that brought no Reply are spaced by {@link
+ * RpcRdmaSettings#reconnectDelay()}, as {@code RpcTcpClientTransport} and Linux's RPC client do.
  *
  * <p>Threads: {@link #call} from any thread; Replies arrive on the connection's event loop. State is
  * guarded by one lock; futures are completed outside it.
@@ -74,7 +82,14 @@ public final class RequesterEngine {
     private String lastDiscarded;
     private long retransmissions;
     private int connections;
+    /** A connection attempt is scheduled or under way for the Calls waiting. */
     private boolean reconnecting;
+    /** When the last connection attempt began ({@link System#nanoTime()}). */
+    private long lastAttemptNanos;
+    /** The next attempt waits this long after the last began: 0 until a connection brought no Reply. */
+    private long reconnectDelayNanos;
+    /** The attempt waiting for its delay, if any. */
+    private Timeout scheduledReconnect;
     private boolean closed;
 
     public RequesterEngine(Rnic rnic, SocketAddress server, RpcRdmaSettings settings, ByteBufAllocator alloc) {
@@ -100,6 +115,7 @@ public final class RequesterEngine {
                 return CompletableFuture.failedFuture(new RpcTransportException("RPC-over-RDMA transport closed"));
             }
             connecting = e; // closed by close() if it closes first
+            lastAttemptNanos = System.nanoTime();
         }
         return e.connect(server).thenApply(connected -> {
             attach(connected);
@@ -137,7 +153,7 @@ public final class RequesterEngine {
     /** Sends {@code call} (consumed) and completes with its Reply (the caller releases it). */
     public CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
         Outstanding o = new Outstanding(info, call);
-        boolean reconnectNow = false;
+        long reconnectIn = -1;
         synchronized (lock) {
             if (closed || (endpoint == null && !reconnecting && !settings.reconnect())) {
                 call.release();
@@ -146,12 +162,12 @@ public final class RequesterEngine {
             }
             waiting.add(o);
             if (endpoint == null && !reconnecting) {
-                reconnecting = true; // an earlier reconnect failed: try again for this Call
-                reconnectNow = true;
+                // lost while idle, or an earlier attempt failed: connect for this Call
+                reconnectIn = nextAttemptIn();
             }
         }
-        if (reconnectNow) {
-            reconnect();
+        if (reconnectIn >= 0) {
+            reconnectAfter(reconnectIn);
         }
         o.future.whenComplete((r, e) -> {
             if (o.future.isCancelled()) {
@@ -167,7 +183,7 @@ public final class RequesterEngine {
         List<Runnable> afterLock = new ArrayList<>();
         synchronized (lock) {
             while (!waiting.isEmpty() && endpoint != null && endpoint.isOpen() && !reconnecting
-                    && inFlight() < Math.min(settings.credits(), granted)) {
+                    && inFlight() < creditLimit()) {
                 Outstanding o = waiting.poll();
                 if (o.future.isDone()) {
                     o.call.release();
@@ -182,10 +198,9 @@ public final class RequesterEngine {
                             : new RpcTransportException("cannot send " + o.info + ": " + e, e)));
                     continue;
                 }
-                if (o.sentBefore) {
+                if (o.sends++ > 0) {
                     retransmissions++;
                 }
-                o.sentBefore = true;
                 sent.put(o.info.xid(), o);
                 maxInFlight = Math.max(maxInFlight, inFlight());
                 RdmaEndpoint via = endpoint;
@@ -204,8 +219,33 @@ public final class RequesterEngine {
         return sent.size() + abandoned.size();
     }
 
+    /** Calls that may be without a Reply now: the smaller of the request and the grant in force. */
+    private int creditLimit() {
+        return Math.min(settings.credits(), granted);
+    }
+
+    /**
+     * The connection to end because Calls given up on hold every credit (under the lock), or
+     * {@code null}. Their Replies may never come (the Responder dropped them, or sent one this end
+     * could not use), and until they do nothing more may be sent (RPC-R-003); a new connection
+     * starts with no Call outstanding (RFC 8166 §3.3.1), and the Calls without a Reply are sent
+     * again on it.
+     */
+    private RdmaEndpoint wedged() {
+        return endpoint != null && !abandoned.isEmpty() && abandoned.size() >= creditLimit() ? endpoint : null;
+    }
+
+    private static void endWedged(RdmaEndpoint wedged) {
+        if (wedged != null) {
+            log.debug("Calls given up on hold every credit of {}; ending the connection to get them back",
+                    wedged.queuePair());
+            wedged.abort(); // a Responder that answers nothing may read nothing either: no graceful close
+        }
+    }
+
     private void cancelled(Outstanding o) {
         OutgoingCall attempt = null;
+        RdmaEndpoint wedged = null;
         synchronized (lock) {
             if (waiting.remove(o)) {
                 o.call.release();
@@ -215,8 +255,10 @@ public final class RequesterEngine {
                 abandoned.add(o.info.xid()); // the Responder still holds a Receive for it
                 attempt = o.attempt;
                 o.attempt = null;
+                wedged = wedged();
             }
         }
+        endWedged(wedged);
         if (attempt != null) {
             // RPC-R-057: a cancelled RPC's memory is fenced now, before anything else may reuse it.
             OutgoingCall a = attempt;
@@ -239,12 +281,14 @@ public final class RequesterEngine {
                 // decode is a bug on one side, and the timeout message is all a failed run may keep.
                 discarded(String.format("xid 0x%08x: header error %s: %s (%d octets, starting %s)", rejected.xid(),
                         rejected.problem(), rejected.detail(), m.readableBytes(),
-                        ByteBufUtil.hexDump(m, m.readerIndex(), Math.min(m.readableBytes(), DISCARD_EXCERPT))));
+                        ByteBufUtil.hexDump(m, m.readerIndex(), Math.min(m.readableBytes(), DISCARD_EXCERPT))),
+                        rejected.problem().namesACall() ? OptionalInt.of(rejected.xid()) : OptionalInt.empty());
                 return;
             }
             RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
             if (h instanceof RpcRdmaHeader.RdmaMsgp || h instanceof RpcRdmaHeader.RdmaDone) {
-                discarded(String.format("xid 0x%08x: %s is discarded (RFC 8166 §4.6)", h.xid(), h.procedure())); // RPC-R-070, RPC-R-071
+                discarded(String.format("xid 0x%08x: %s is discarded (RFC 8166 §4.6)", h.xid(), h.procedure()),
+                        OptionalInt.of(h.xid())); // RPC-R-070, RPC-R-071
                 return;
             }
             if (h instanceof RpcRdmaHeader.RdmaMsg && RpcMessages.messageType(m) == RpcMessages.CALL) {
@@ -257,33 +301,65 @@ public final class RequesterEngine {
         }
     }
 
-    private void discarded(String why) {
+    /**
+     * A message dropped for its header, never answered (RFC 8166 §4.5, RPC-R-060). One of version 1
+     * whose XID can be trusted ({@code xid}) and is that of a Call in flight ends that Call with
+     * {@link RpcRdmaProtocolException}: the Responder answered it, freeing its Receive and so its
+     * credit, and will not answer it again on this connection; waiting for the caller's timeout
+     * would hold a credit for nothing. Linux's xprtrdma likewise completes such an RPC with EIO.
+     */
+    private void discarded(String why, OptionalInt xid) {
+        Outstanding o = null;
+        OutgoingCall attempt = null;
         synchronized (lock) {
             discardedReplies++;
             lastDiscarded = why;
+            if (xid.isPresent()) {
+                o = sent.remove(xid.getAsInt());
+                if (o != null) {
+                    attempt = o.attempt;
+                } else {
+                    abandoned.remove(xid.getAsInt());
+                }
+            }
         }
         log.debug("Reply discarded: {}", why);
+        if (o != null) {
+            finish(o, attempt, null, new RpcRdmaProtocolException("the Reply to " + o.info + " was malformed and "
+                    + "discarded (RFC 8166 §4.5): " + why), OptionalInt.empty());
+        }
+        pump();
     }
 
     private void reply(RpcRdmaHeader h, ByteBuf payload, OptionalInt invalidated) {
         Outstanding o;
         RdmaEndpoint via;
+        boolean givenUp = false;
+        RdmaEndpoint wedged;
         synchronized (lock) {
             via = endpoint;
             granted = clampGrant(h.credits());
             o = sent.remove(h.xid());
             if (o == null) {
-                if (!abandoned.remove(h.xid())) {
+                givenUp = abandoned.remove(h.xid());
+                if (!givenUp) {
                     unknownXidReplies++;
                     log.debug("Reply with unknown XID 0x{} discarded", Integer.toHexString(h.xid()));
                 }
+            } else {
+                reconnectDelayNanos = 0; // the Responder serves Calls: a lost connection is made again at once
             }
+            wedged = wedged(); // a smaller grant may leave nothing to the Calls not given up on
         }
+        endWedged(wedged);
         if (o != null) {
             complete(o, h, payload, invalidated);
-        } else if (settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
+        } else if (givenUp && settings.responderReadChunks() && via != null && h instanceof RpcRdmaHeader.RdmaNomsg n
                 && !n.chunks().readList().isEmpty()) {
-            ResponderReadChunks.notifyPulled(via, settings, h.xid(), n.chunks()); // RRC-R-008
+            // RRC-R-008. Only for a Call of ours given up on: a message for an XID never sent (or
+            // answered already) gets nothing, or a Responder could have this end post a Send for
+            // every message it sends; its own timeout releases such a chunk (RRC-R-011).
+            ResponderReadChunks.notifyPulled(via, settings, h.xid(), n.chunks());
         }
         pump();
     }
@@ -349,7 +425,8 @@ public final class RequesterEngine {
 
     private void connectionLost(RdmaEndpoint lost) {
         List<Outstanding> failed = new ArrayList<>();
-        boolean reconnect;
+        List<Outstanding> exhausted = new ArrayList<>();
+        long reconnectIn = -1;
         synchronized (lock) {
             if (lost != endpoint) {
                 return;
@@ -361,12 +438,20 @@ public final class RequesterEngine {
                 o.attempt.registrations().release(); // the peer can no longer reach them
                 o.attempt = null;
             }
-            reconnect = settings.reconnect() && !closed;
-            if (reconnect) {
+            if (settings.reconnect() && !closed) {
                 for (int i = unanswered.size() - 1; i >= 0; i--) {
-                    waiting.addFirst(unanswered.get(i)); // retransmitted first, in their order
+                    Outstanding o = unanswered.get(i);
+                    if (o.sends > settings.maxRetransmissions()) {
+                        exhausted.add(o); // a Call the server loses the connection for cannot make a loop
+                    } else {
+                        waiting.addFirst(o); // retransmitted first, in their order
+                    }
                 }
-                reconnecting = true;
+                // Only Calls need a connection: an idle Requester whose server closed its
+                // connection (an idle timeout) holding another at once would hold one for ever.
+                if (!waiting.isEmpty()) {
+                    reconnectIn = nextAttemptIn();
+                }
             } else {
                 failed.addAll(unanswered);
                 failed.addAll(waiting);
@@ -376,9 +461,50 @@ public final class RequesterEngine {
         }
         backward.connectionLost();
         fail(failed, "RPC-over-RDMA connection lost");
-        if (reconnect) {
-            reconnect();
+        fail(exhausted, "RPC-over-RDMA connection lost with the call outstanding, after it was sent "
+                + (settings.maxRetransmissions() + 1) + " times");
+        if (reconnectIn >= 0) {
+            reconnectAfter(reconnectIn);
         }
+    }
+
+    /**
+     * Marks an attempt to connect again as under way and returns how long it waits (under the
+     * lock): until the delay in force has passed since the last attempt began, which then doubles
+     * (from {@link RpcRdmaSettings#reconnectDelay()} up to {@link RpcRdmaSettings#maxReconnectDelay()})
+     * until a Reply comes. Linux's RPC client counts so too (xprt_reconnect_delay): the first loss
+     * of a connection that served Calls is made good at once, a server that accepts and closes
+     * every connection, or refuses them, gets one attempt per delay.
+     */
+    private long nextAttemptIn() {
+        reconnecting = true;
+        long wait = Math.max(0, lastAttemptNanos + reconnectDelayNanos - System.nanoTime());
+        reconnectDelayNanos = reconnectDelayNanos == 0 ? settings.reconnectDelay().toNanos()
+                : Math.min(2 * reconnectDelayNanos, settings.maxReconnectDelay().toNanos());
+        return wait;
+    }
+
+    /** Connects again in {@code nanos}, if Calls are waiting then. */
+    private void reconnectAfter(long nanos) {
+        if (nanos == 0) {
+            reconnect();
+            return;
+        }
+        Timeout t = LimitTimers.TIMER.newTimeout(x -> reconnectIfWaiting(), nanos, TimeUnit.NANOSECONDS);
+        synchronized (lock) {
+            scheduledReconnect = t; // for close(); if it ran already, cancelling it does nothing
+        }
+    }
+
+    private void reconnectIfWaiting() {
+        synchronized (lock) {
+            scheduledReconnect = null;
+            if (closed || waiting.isEmpty()) {
+                reconnecting = false; // the Calls were given up meanwhile: the next one connects
+                return;
+            }
+        }
+        reconnect();
     }
 
     /** Connects again; if that fails, the Calls waiting for it fail (a later Call tries again). */
@@ -415,6 +541,7 @@ public final class RequesterEngine {
         RdmaEndpoint e;
         RdmaEndpoint pending;
         List<Outstanding> failed;
+        Timeout scheduled;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -425,6 +552,11 @@ public final class RequesterEngine {
             connecting = null;
             failed = new ArrayList<>(waiting);
             waiting.clear();
+            scheduled = scheduledReconnect;
+            scheduledReconnect = null;
+        }
+        if (scheduled != null) {
+            scheduled.cancel();
         }
         fail(failed, "RPC-over-RDMA transport closed");
         if (e != null) {
@@ -510,7 +642,8 @@ public final class RequesterEngine {
         final XdrMessage call;
         final CompletableFuture<XdrMessage> future = new CompletableFuture<>();
         OutgoingCall attempt;
-        boolean sentBefore;
+        /** Times sent, each on a connection of its own. */
+        int sends;
 
         Outstanding(RpcCallInfo info, XdrMessage call) {
             this.info = info;

@@ -52,4 +52,13 @@ public enum HeaderProblem {
     public Reaction atRequester() {
         return atRequester;
     }
+
+    /**
+     * Whether the XID of a message with this problem names a Call: the message was long enough
+     * for the XID to be trusted (§4.5) and of version 1, whose layout is known. A Requester ends
+     * the Call it names (RPC-R-060: the message itself is still dropped, never answered).
+     */
+    public boolean namesACall() {
+        return this != TOO_SHORT && this != VERSION_NOT_SUPPORTED;
+    }
 }
