@@ -87,9 +87,10 @@ final class SessionOps {
     }
 
     /**
-     * CREATE_SESSION (RFC 8881 §18.36): sequenced by the client record's own sequenceid (a replay
-     * gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel attributes
-     * are granted as asked but clamped to the server's limits; confirms the client record.
+     * CREATE_SESSION (RFC 8881 §18.36): served only to the principal and the host whose EXCHANGE_ID
+     * made the client record (else NFS4ERR_CLID_INUSE); sequenced by the record's own sequenceid (a
+     * replay gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel
+     * attributes are granted as asked but clamped to the server's limits; confirms the client record.
      */
     Result createSession(XdrDecoder in, CompoundState st) {
         long clientId = in.readHyper();
@@ -101,6 +102,17 @@ final class SessionOps {
         org.iwarp4j.oncrpc.AuthSys cbCredential = callbackSecParms(in);
         synchronized (ctx.lock()) {
             ClientTable.Client c = ctx.clients().get(clientId);
+            // Confirmed or not, and a replay as well as a new one (RFC 8881 §18.36.4): only the
+            // principal whose EXCHANGE_ID made the record may create its sessions — the first drops
+            // the owner's previous record and its state — and the cached reply of a replay holds a
+            // session id, all it takes to act as the client. The host is checked too, since an
+            // AUTH_SYS principal is a uid any host may claim.
+            if (c.principal != st.caller.uid()) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
+            }
+            if (!c.host.equals(ClientTable.hostOf(st.caller.address()))) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION from another host than " + c.host);
+            }
             if (c.createSessionReply != null && seq == c.createSessionSeq) {
                 byte[] cached = c.createSessionReply;
                 return Result.ok(out -> out.writeFixedOpaque(cached));
@@ -108,11 +120,6 @@ final class SessionOps {
             if (seq != c.createSessionSeq + 1) {
                 throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "CREATE_SESSION sequenceid " + seq + ", expected "
                         + (c.createSessionSeq + 1));
-            }
-            // Confirmed or not (RFC 8881 §18.36.4): only the principal whose EXCHANGE_ID made the
-            // record may confirm it, and with it drop the owner's previous record and its state.
-            if (c.principal != st.caller.uid()) {
-                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
             }
             ChannelAttrs4 grantedFore = clampFore(fore);
             ChannelAttrs4 grantedBack = new ChannelAttrs4(0, Math.min(back.maxRequestSize(), 4096),

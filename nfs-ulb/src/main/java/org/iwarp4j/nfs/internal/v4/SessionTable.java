@@ -3,7 +3,6 @@ package org.iwarp4j.nfs.internal.v4;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
@@ -18,7 +17,6 @@ final class SessionTable {
 
     private final Nfs4Context ctx;
     private final Map<ByteBuffer, Session> byId = new HashMap<>();
-    private final SecureRandom random = new SecureRandom();
 
     SessionTable(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -104,7 +102,8 @@ final class SessionTable {
         // BIND_CONN_TO_SESSION or SEQUENCE without having seen it
         byte[] id;
         do {
-            id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putLong(random.nextLong()).array();
+            id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putLong(ctx.random().nextLong())
+                    .array();
         } while (byId.containsKey(ByteBuffer.wrap(id)));
         Session s = new Session(id, client, fore, back, flags, cbProgram);
         byId.put(ByteBuffer.wrap(id), s);

@@ -541,4 +541,71 @@ class Nfs4SessionTest {
         }
         assertThat(tails).as("two sessions of one client").hasSize(2);
     }
+
+    /**
+     * CREATE_SESSION belongs to the principal and the host whose EXCHANGE_ID made the client
+     * record (RFC 8881 §18.36.4), its replay as much as a new one: the replay answers the cached
+     * reply, which holds the session id, and a new one makes a session; either way another host
+     * that guessed a client id (and sequenceid 1 or 2) could act as that client.
+     */
+    @Test
+    void createSessionAndItsReplayBelongToTheHostAndPrincipalOfTheExchangeId() {
+        h.session();
+        long victim = h.clientId;
+        byte[] victimSession = h.sessionId;
+        h.uid = 1000;
+        h.from = new java.net.InetSocketAddress("127.0.0.2", 700);
+        assertThat(h.compound(exchangeId("intruder", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        for (int uid : new int[] {1000, 0}) {
+            h.uid = uid;
+            Reply replay = h.compound(createSession(victim, 1));
+            assertThat(replay.op(OP_CREATE_SESSION)).as("the replay, uid %d from another host", uid)
+                    .isEqualTo(NFS4ERR_CLID_INUSE);
+            assertThat(indexOf(replay.bytes(), victimSession)).as("the session id").isEqualTo(-1);
+            assertThat(h.compound(createSession(victim, 2)).op(OP_CREATE_SESSION))
+                    .as("a new session, uid %d from another host", uid).isEqualTo(NFS4ERR_CLID_INUSE);
+        }
+        h.from = new java.net.InetSocketAddress("127.0.0.1", 701); // its own host, another port
+        assertThat(indexOf(h.compound(createSession(victim, 1)).bytes(), victimSession))
+                .as("the replay for the client itself").isNotEqualTo(-1);
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.sessions().size()).as("no session made for the intruder").isEqualTo(1);
+        }
+        assertThat(h.sequenced(putrootfh()).status).isEqualTo(NFS4_OK);
+    }
+
+    /**
+     * The low word of a client id is random (the high word is the boot id, which makes the ids
+     * of an earlier start stale): with a counter there, another host read the ids of the clients
+     * made just before and after its own off its own.
+     */
+    @Test
+    void clientIdsAreTheBootIdAndARandomLowWord() {
+        java.util.Set<Long> ids = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < 32; i++) {
+            Reply x = h.compound(exchangeId("many-" + i, 1));
+            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            long id = x.in.readHyper();
+            assertThat((int) (id >>> 32)).as("the boot id").isEqualTo(h.ctx.bootId());
+            ids.add(id);
+        }
+        assertThat(ids).hasSize(32);
+        Long[] inOrder = ids.toArray(new Long[0]);
+        int steps = 0;
+        for (int i = 1; i < inOrder.length; i++) {
+            if (inOrder[i] - inOrder[i - 1] == 1) {
+                steps++;
+            }
+        }
+        assertThat(steps).as("ids one apart, of 31").isLessThan(31);
+    }
+
+    private static int indexOf(byte[] in, byte[] what) {
+        for (int i = 0; i + what.length <= in.length; i++) {
+            if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }
