@@ -90,7 +90,8 @@ final class SessionOps {
      * CREATE_SESSION (RFC 8881 §18.36): served only to the principal and the host whose EXCHANGE_ID
      * made the client record (else NFS4ERR_CLID_INUSE); sequenced by the record's own sequenceid (a
      * replay gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel
-     * attributes are granted as asked but clamped to the server's limits; confirms the client record.
+     * attributes are granted as asked but clamped to the server's limits, the fore channel's slots
+     * also to what the reply cache budget holds ({@link SessionTable#create}); confirms the client record.
      */
     Result createSession(XdrDecoder in, CompoundState st) {
         long clientId = in.readHyper();
@@ -137,7 +138,7 @@ final class SessionOps {
             c.createSessionSeq = seq;
             byte[] body = encode(out -> {
                 out.writeFixedOpaque(s.id).writeInt(seq).writeInt(s.flags);
-                grantedFore.encode(out);
+                s.fore.encode(out);
                 grantedBack.encode(out);
             });
             c.createSessionReply = body;

@@ -193,6 +193,10 @@ final class Nfs4Harness implements AutoCloseable {
                 .writeBoolean(cacheThis);
     }
 
+    static Consumer<XdrEncoder> destroySession(byte[] sessionId) {
+        return e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(sessionId);
+    }
+
     static Consumer<XdrEncoder> putrootfh() {
         return op(OP_PUTROOTFH);
     }
