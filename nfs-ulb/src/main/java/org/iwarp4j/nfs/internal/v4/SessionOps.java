@@ -205,9 +205,9 @@ final class SessionOps {
      * made); any other is NFS4ERR_SEQ_MISORDERED. The reply is kept only when sa_cachethis asks
      * for it (§2.10.6.1.3: a client leaves it FALSE for idempotent requests, which it may simply
      * send again) and it fits ca_maxresponsesize_cached. A slot beyond the table is NFS4ERR_BADSLOT; a
-     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS. If not even SEQUENCE's own result
-     * fits the reply limit (ca_maxresponsesize_cached with sa_cachethis, else ca_maxresponsesize),
-     * SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
+     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS, and the slot stays as it was. If
+     * not even SEQUENCE's own result fits the reply limit (ca_maxresponsesize_cached with
+     * sa_cachethis, else ca_maxresponsesize), SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
      * advance (§18.46.3); later operations are bounded by {@link CompoundProcessor}.
      */
     /** SEQUENCE4resok: session id, sequenceid, slotid, highest and target slotid, status flags. */
@@ -222,6 +222,12 @@ final class SessionOps {
         SessionTable.Session s;
         synchronized (ctx.lock()) {
             s = ctx.sessions().get(sid);
+            // Before the slot is looked at, as knfsd does: a COMPOUND the session does not take
+            // leaves the slot as it was (RFC 8881 §18.46.3), so that the client may send the same
+            // sequenceid with fewer operations, and is no replay either.
+            if (st.operationCount > s.fore.maxOperations()) {
+                throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
+            }
             if (Integer.compareUnsigned(slotId, s.slots.length) >= 0) {
                 throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + Integer.toUnsignedString(slotId) + " of "
                         + s.slots.length);
@@ -262,9 +268,6 @@ final class SessionOps {
                 s.probed = true;
                 ctx.callbacks().probe(s); // the client knows the session now that it sequences on it
             }
-        }
-        if (st.operationCount > s.fore.maxOperations()) {
-            throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
         }
         int highest = s.slots.length - 1;
         return Result.ok(out -> out.writeFixedOpaque(sid).writeInt(seq).writeInt(slotId).writeInt(highest)

@@ -600,6 +600,25 @@ class Nfs4SessionTest {
         assertThat(steps).as("ids one apart, of 31").isLessThan(31);
     }
 
+    /**
+     * A SEQUENCE that fails leaves its slot as it was (RFC 8881 §18.46.3), NFS4ERR_TOO_MANY_OPS as
+     * well: the same sequenceid then runs a shorter COMPOUND, where a slot that had advanced would
+     * answer it as a replay of the refused one.
+     */
+    @Test
+    void tooManyOperationsLeavesTheSlotAsItWas() {
+        h.session();
+        List<Consumer<XdrEncoder>> ops = new ArrayList<>();
+        ops.add(sequence(h.sessionId, 1, 1, true));
+        for (int i = 0; i < 8; i++) {
+            ops.add(putrootfh());
+        }
+        assertThat(h.compound(1, ops).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_TOO_MANY_OPS);
+        Reply shorter = h.compound(1, List.of(sequence(h.sessionId, 1, 1, true), putrootfh()));
+        assertThat(shorter.status).isEqualTo(NFS4_OK);
+        assertThat(shorter.count).as("run, not a replay").isEqualTo(2);
+    }
+
     private static int indexOf(byte[] in, byte[] what) {
         for (int i = 0; i + what.length <= in.length; i++) {
             if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
