@@ -10,6 +10,7 @@ import org.iwarp4j.nfs.internal.Caller;
 import org.iwarp4j.nfs.internal.MetadataCommits;
 import org.iwarp4j.nfs.internal.NamespaceLock;
 import org.iwarp4j.nfs.v4.Compound4Header;
+import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
@@ -54,6 +55,8 @@ public final class CompoundProcessor {
      * REPLY, MSG_ACCEPTED, an AUTH_NONE verifier, SUCCESS), which the session's reply limits count.
      */
     static final int RPC_REPLY_HEADER = 24;
+    /** Octets of an RPC call header before its credential (RFC 5531 §9: xid, CALL, rpcvers, prog, vers, proc). */
+    static final int RPC_CALL_HEADER = 24;
     /** Room kept for the next operation's error result (knfsd's COMPOUND_ERR_SLACK_SPACE). */
     static final int ERROR_SLACK = 16;
     /**
@@ -158,6 +161,12 @@ public final class CompoundProcessor {
 
     /** Serves one COMPOUND: decodes its header, runs it, and returns COMPOUND4res. */
     public XdrMessage compound(RpcCallContext rpc, XdrDecoder in) {
+        // What ca_maxrequestsize bounds: the whole call but its transport framing (RFC 8881
+        // §18.36.3). Over RPC-over-RDMA the arguments hold the data of the call's Read chunks too,
+        // put back in place before the call is dispatched, so a WRITE's data counts whether it came
+        // inline or in a chunk, as in knfsd (rq_arg).
+        long requestLength = RPC_CALL_HEADER + authLength(rpc.credential()) + authLength(rpc.verifier())
+                + in.remaining();
         Compound4Header args = Compound4Header.decodeArgs(in);
         byte[] tag = args.tag();
         long minor = args.minorVersion();
@@ -175,6 +184,7 @@ public final class CompoundProcessor {
         Caller caller = ctx.base().caller(rpc);
         CompoundState st = new CompoundState(ctx, rpc, caller, (int) minor);
         st.operationCount = numops;
+        st.requestLength = requestLength;
         XdrEncoder results = rpc.newEncoder();
         int head = RPC_REPLY_HEADER + 12 + tag.length + XdrMessage.padding(tag.length);
         int status = NFS4_OK;
@@ -231,6 +241,11 @@ public final class CompoundProcessor {
             ctx.records().commit(); // nothing left unless an operation failed on the way
             release(st);
         }
+    }
+
+    /** Octets of an opaque_auth as it travelled: flavor, length and the padded body (RFC 5531 §8.2). */
+    private static int authLength(OpaqueAuth auth) {
+        return 8 + auth.length() + XdrMessage.padding(auth.length());
     }
 
     private boolean known(int opcode, int minor) {

@@ -205,7 +205,8 @@ final class SessionOps {
      * made); any other is NFS4ERR_SEQ_MISORDERED. The reply is kept only when sa_cachethis asks
      * for it (§2.10.6.1.3: a client leaves it FALSE for idempotent requests, which it may simply
      * send again) and it fits ca_maxresponsesize_cached. A slot beyond the table is NFS4ERR_BADSLOT; a
-     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS, and the slot stays as it was. If
+     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS, one larger than ca_maxrequestsize
+     * NFS4ERR_REQ_TOO_BIG (§18.46.3; the whole RPC call counts), and the slot stays as it was. If
      * not even SEQUENCE's own result fits the reply limit (ca_maxresponsesize_cached with
      * sa_cachethis, else ca_maxresponsesize), SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
      * advance (§18.46.3); later operations are bounded by {@link CompoundProcessor}.
@@ -227,6 +228,10 @@ final class SessionOps {
             // sequenceid with fewer operations, and is no replay either.
             if (st.operationCount > s.fore.maxOperations()) {
                 throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
+            }
+            if (st.requestLength > s.fore.maxRequestSize()) {
+                throw new Nfs4Exception(NFS4ERR_REQ_TOO_BIG, "a request of " + st.requestLength
+                        + " octets, past ca_maxrequestsize " + s.fore.maxRequestSize());
             }
             if (Integer.compareUnsigned(slotId, s.slots.length) >= 0) {
                 throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + Integer.toUnsignedString(slotId) + " of "

@@ -144,6 +144,17 @@ final class Nfs4Harness implements AutoCloseable {
         return r.in.readOpaque(128);
     }
 
+    /** A client id and the sequenceid of its next CREATE_SESSION, as EXCHANGE_ID answers them. */
+    record Exchanged(long clientId, int seq) {
+    }
+
+    /** EXCHANGE_ID, which must succeed, for {@code owner} with verifier 1. */
+    Exchanged exchange(String owner) {
+        Reply x = compound(exchangeId(owner, 1));
+        assertThat(x.op(OP_EXCHANGE_ID)).as("EXCHANGE_ID of %s", owner).isEqualTo(NFS4_OK);
+        return new Exchanged(x.in.readHyper(), x.in.readInt());
+    }
+
     /** EXCHANGE_ID and CREATE_SESSION; remembers the client id and session id. */
     void session() {
         java.util.Arrays.fill(slotSeq, 0); // a new session's slots start again
@@ -180,6 +191,16 @@ final class Nfs4Harness implements AutoCloseable {
             channel(1 << 20, 1 << 20, 4096, 8, 16).accept(e);
             channel(4096, 4096, 0, 2, 4).accept(e);
             e.writeInt(0x40000000).writeUnsignedInt(1).writeInt(AUTH_NONE);
+        };
+    }
+
+    /** CREATE_SESSION asking for no back channel, these fore channel attributes and a minimal back channel. */
+    static Consumer<XdrEncoder> createSession(long clientId, int seq, Consumer<XdrEncoder> fore) {
+        return e -> {
+            e.writeInt(OP_CREATE_SESSION).writeHyper(clientId).writeInt(seq).writeInt(0);
+            fore.accept(e);
+            channel(4096, 4096, 0, 2, 1).accept(e);
+            e.writeInt(0x40000000).writeUnsignedInt(0);
         };
     }
 

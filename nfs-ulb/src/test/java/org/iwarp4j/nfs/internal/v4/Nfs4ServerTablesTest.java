@@ -156,10 +156,9 @@ class Nfs4ServerTablesTest {
     void slotsPastTheReplyCacheBudgetAreFewerAndComeBackWhenASessionGoes() throws Exception {
         // the harness's sessions ask for 16 slots of 4 KiB cached replies; room for 24 of them
         try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withReplyCache(24 * 4096))) {
-            Reply x = h.compound(exchangeId("client-1", 1));
-            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
-            long id = x.in.readHyper();
-            int seq = x.in.readInt();
+            Exchanged x = h.exchange("client-1");
+            long id = x.clientId();
+            int seq = x.seq();
             Granted first = granted(h.compound(createSession(id, seq++)));
             assertThat(first.slots()).isEqualTo(16);
             assertThat(granted(h.compound(createSession(id, seq++))).slots()).as("what is left").isEqualTo(8);
@@ -171,13 +170,10 @@ class Nfs4ServerTablesTest {
                     .isEqualTo(16);
 
             h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 2));
-            Reply y = h.compound(exchangeId("client-2", 1));
-            assertThat(y.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
-            long other = y.in.readHyper();
-            int otherSeq = y.in.readInt();
-            assertThat(granted(h.compound(createSession(other, otherSeq))).slots()).as("after the first client expired")
-                    .isEqualTo(16);
-            assertThat(granted(h.compound(createSession(other, otherSeq + 1))).slots()).isEqualTo(8);
+            Exchanged y = h.exchange("client-2");
+            assertThat(granted(h.compound(createSession(y.clientId(), y.seq()))).slots())
+                    .as("after the first client expired").isEqualTo(16);
+            assertThat(granted(h.compound(createSession(y.clientId(), y.seq() + 1))).slots()).isEqualTo(8);
         }
     }
 

@@ -619,6 +619,43 @@ class Nfs4SessionTest {
         assertThat(shorter.count).as("run, not a replay").isEqualTo(2);
     }
 
+    /**
+     * A COMPOUND larger than the session's ca_maxrequestsize — the whole RPC call, its header and
+     * credential included (RFC 8881 §18.36.3) — gets NFS4ERR_REQ_TOO_BIG from SEQUENCE and its slot
+     * does not advance (§18.46.3); one of exactly that size runs.
+     */
+    @Test
+    void aRequestLargerThanCaMaxrequestsizeIsReqTooBig() {
+        Exchanged x = h.exchange("small-requests");
+        int limit = 512;
+        Reply cs = h.compound(createSession(x.clientId(), x.seq(), channel(limit, 1 << 20, 4096, 8, 4)));
+        assertThat(cs.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        byte[] sid = cs.in.readFixedOpaque(16);
+        cs.in.skip(8 + 4);
+        assertThat(cs.in.readInt()).as("ca_maxrequestsize granted").isEqualTo(limit);
+
+        int rpcHeader = 40; // xid, CALL, rpcvers, program, version, procedure, AUTH_NONE credential and verifier
+        int withoutName = rpcHeader + callOctets(List.of(sequence(sid, 1, 0), putrootfh(), lookup("")));
+        String atTheLimit = "n".repeat(limit - withoutName);
+        assertThat(rpcHeader + callOctets(List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit))))
+                .isEqualTo(limit);
+
+        Reply tooBig = h.compound(1, List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit + "nnnn")));
+        assertThat(tooBig.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_REQ_TOO_BIG);
+        assertThat(tooBig.count).isEqualTo(1);
+        Reply fits = h.compound(1, List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit)));
+        assertThat(fits.op(OP_SEQUENCE)).as("the same sequenceid: the slot did not advance").isEqualTo(NFS4_OK);
+    }
+
+    private static int callOctets(List<Consumer<XdrEncoder>> ops) {
+        io.netty.buffer.ByteBuf b = Nfs4Harness.args(1, "t", ops);
+        try {
+            return b.readableBytes();
+        } finally {
+            b.release();
+        }
+    }
+
     private static int indexOf(byte[] in, byte[] what) {
         for (int i = 0; i + what.length <= in.length; i++) {
             if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
