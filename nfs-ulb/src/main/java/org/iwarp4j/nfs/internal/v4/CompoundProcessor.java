@@ -26,10 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>The rules around sessions (§2.10.6, §18.46.3): in minor versions 1 and 2 every COMPOUND
  * starts with SEQUENCE (else NFS4ERR_OP_NOT_IN_SESSION), except one that is EXCHANGE_ID,
  * CREATE_SESSION, BIND_CONN_TO_SESSION, DESTROY_CLIENTID or DESTROY_SESSION alone (with more
- * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS. The reply of a
- * sequenced COMPOUND whose SEQUENCE set sa_cachethis is kept in its slot, so that a retransmission
- * gets the very same octets; a retransmission of any other gets NFS4ERR_RETRY_UNCACHED_REP
- * (RFC 8881 §2.10.6.1.3).
+ * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS.
+ * BIND_CONN_TO_SESSION is always alone (§18.34.3) and DESTROY_SESSION of the COMPOUND's own
+ * session last (§18.37.3), else NFS4ERR_NOT_ONLY_OP. The reply of a sequenced COMPOUND whose
+ * SEQUENCE set sa_cachethis is kept in its slot, so that a retransmission gets the very same
+ * octets; a retransmission of any other gets NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 §2.10.6.1.3).
  *
  * <p>Reply size (§2.10.6.1.3, §18.46.3, as knfsd does it): a sequenced reply is bounded by
  * ca_maxresponsesize_cached when sa_cachethis is set, else by ca_maxresponsesize (RPC reply header
@@ -268,6 +269,9 @@ public final class CompoundProcessor {
         }
         if (index > 0 && opcode == OP_SEQUENCE) {
             return Result.status(NFS4ERR_SEQUENCE_POS);
+        }
+        if (index > 0 && opcode == OP_BIND_CONN_TO_SESSION) {
+            return Result.status(NFS4ERR_NOT_ONLY_OP); // alone in its COMPOUND, not even after SEQUENCE (§18.34.3)
         }
         if (V40_ONLY.contains(opcode)) {
             return Result.status(NFS4ERR_NOTSUPP);

@@ -279,9 +279,17 @@ final class SessionOps {
                 .writeInt(highest).writeInt(0));
     }
 
-    /** DESTROY_SESSION (RFC 8881 §18.37). */
+    /**
+     * DESTROY_SESSION (RFC 8881 §18.37). Of the session SEQUENCE named it must be the COMPOUND's
+     * last operation (§18.37.3; NFS4ERR_NOT_ONLY_OP otherwise, as knfsd answers): the operations
+     * after it would run in a session that is gone. Of another session it may stand anywhere.
+     */
     Result destroySession(XdrDecoder in, CompoundState st) {
         byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
+        boolean own = st.session != null && java.util.Arrays.equals(sid, st.session.id);
+        if (own && st.operation + 1 < st.operationCount) {
+            throw new Nfs4Exception(NFS4ERR_NOT_ONLY_OP, "DESTROY_SESSION of its own session before the last operation");
+        }
         synchronized (ctx.lock()) {
             SessionTable.Session s = ctx.sessions().get(sid);
             if (s != st.session && s.busy()) {

@@ -218,6 +218,10 @@ final class Nfs4Harness implements AutoCloseable {
         return e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(sessionId);
     }
 
+    static Consumer<XdrEncoder> bindConnToSession(byte[] sessionId, int dir) {
+        return e -> e.writeInt(OP_BIND_CONN_TO_SESSION).writeFixedOpaque(sessionId).writeEnum(dir).writeBoolean(false);
+    }
+
     static Consumer<XdrEncoder> putrootfh() {
         return op(OP_PUTROOTFH);
     }

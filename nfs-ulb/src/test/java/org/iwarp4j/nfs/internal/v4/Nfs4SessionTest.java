@@ -656,6 +656,47 @@ class Nfs4SessionTest {
         }
     }
 
+    /**
+     * DESTROY_SESSION of the session SEQUENCE named must be the COMPOUND's last operation (RFC
+     * 8881 §18.37.3), else NFS4ERR_NOT_ONLY_OP as knfsd answers: the operations after it would run
+     * in a session that no longer is. Last, it destroys the session.
+     */
+    @Test
+    void destroySessionOfTheCurrentSessionMustBeTheLastOperation() {
+        h.session();
+        Reply notLast = h.sequenced(destroySession(h.sessionId), putrootfh());
+        notLast.skipSequence();
+        assertThat(notLast.op(OP_DESTROY_SESSION)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(notLast.count).as("nothing after it ran").isEqualTo(2);
+        assertThat(h.sequenced(putrootfh()).status).as("the session stays").isEqualTo(NFS4_OK);
+
+        Reply last = h.sequenced(putrootfh(), destroySession(h.sessionId));
+        assertThat(last.status).isEqualTo(NFS4_OK);
+        assertThat(h.compound(1, List.of(sequence(h.sessionId, 9, 0))).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+    }
+
+    /** DESTROY_SESSION of another session than SEQUENCE's may stand anywhere after SEQUENCE (RFC 8881 §18.37.3). */
+    @Test
+    void destroySessionOfAnotherSessionMayStandAnywhereAfterSequence() {
+        h.session();
+        byte[] first = h.sessionId;
+        h.session();
+        Reply r = h.sequenced(destroySession(first), putrootfh());
+        assertThat(r.status).isEqualTo(NFS4_OK);
+        assertThat(r.count).isEqualTo(3);
+        assertThat(h.compound(1, List.of(sequence(first, 1, 0))).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+    }
+
+    /** BIND_CONN_TO_SESSION is the only operation of its COMPOUND (RFC 8881 §18.34.3), not even after SEQUENCE. */
+    @Test
+    void bindConnToSessionMustBeTheOnlyOperation() {
+        h.session();
+        Reply r = h.sequenced(bindConnToSession(h.sessionId, CDFC4_FORE));
+        r.skipSequence();
+        assertThat(r.op(OP_BIND_CONN_TO_SESSION)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(r.status).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+    }
+
     private static int indexOf(byte[] in, byte[] what) {
         for (int i = 0; i + what.length <= in.length; i++) {
             if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
