@@ -49,7 +49,6 @@ final class ClientTable {
     private long reaps;
     /** Any host may make records that expire unused, up to maxClients per lease: their log lines are limited. */
     private final org.iwarp4j.oncrpc.internal.LogRateLimit expiryLog;
-    private int counter;
 
     ClientTable(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -62,7 +61,10 @@ final class ClientTable {
         final byte[] owner;
         final byte[] verifier;
         final int principal;
-        /** The IP address whose EXCHANGE_ID made the record (what the per-address cap counts). */
+        /**
+         * The IP address whose EXCHANGE_ID made the record: what the per-address cap counts, and
+         * the one host CREATE_SESSION is served from for it.
+         */
         final Object host;
         boolean confirmed;
         /** The last CREATE_SESSION sequenceid served (RFC 8881 §18.36.4): the next must be one more. */
@@ -142,13 +144,26 @@ final class ClientTable {
             makeRoomFor(host); // only a host's own client's new incarnation goes past its cap
         }
         makeRoom();
-        Client c = new Client(((long) ctx.bootId() << 32) | (++counter & 0xFFFF_FFFFL), owner.clone(), verifier.clone(),
-                principal, host, ctx.now());
+        Client c = new Client(newClientId(), owner.clone(), verifier.clone(), principal, host, ctx.now());
         byId.put(c.clientId, c);
         byHost.merge(host, 1, Integer::sum);
         byOwner.computeIfAbsent(ByteBuffer.wrap(c.owner), k -> new ArrayList<>(2)).add(c);
         unconfirmedByAge.add(c);
         return new Exchanged(c, false);
+    }
+
+    /**
+     * A client id no live record has: the boot id, then a random word. The boot id makes the ids
+     * of an earlier start unknown here (NFS4ERR_STALE_CLIENTID); the random word keeps another host
+     * from working out the ids made just before or after its own, as it could from a counter, and
+     * from then trying them in CREATE_SESSION.
+     */
+    private long newClientId() {
+        long id;
+        do {
+            id = ((long) ctx.bootId() << 32) | (ctx.random().nextInt() & 0xFFFF_FFFFL);
+        } while (byId.containsKey(id));
+        return id;
     }
 
     /** Takes {@code c} out of the table and its indexes; its sessions and state are the caller's. */
@@ -172,8 +187,11 @@ final class ClientTable {
         return !c.sessions.isEmpty() || ctx.states().hasState(c.clientId);
     }
 
-    /** What the per-address cap counts a client by: its IP address (whatever the port). */
-    private static Object hostOf(SocketAddress from) {
+    /**
+     * What the per-address cap counts a client by, and what CREATE_SESSION must come from: its IP
+     * address (whatever the port).
+     */
+    static Object hostOf(SocketAddress from) {
         if (from instanceof InetSocketAddress inet && inet.getAddress() != null) {
             return inet.getAddress();
         }

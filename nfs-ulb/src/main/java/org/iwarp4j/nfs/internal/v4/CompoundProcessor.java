@@ -10,6 +10,7 @@ import org.iwarp4j.nfs.internal.Caller;
 import org.iwarp4j.nfs.internal.MetadataCommits;
 import org.iwarp4j.nfs.internal.NamespaceLock;
 import org.iwarp4j.nfs.v4.Compound4Header;
+import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.RpcCallContext;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
@@ -25,10 +26,11 @@ import org.slf4j.LoggerFactory;
  * <p>The rules around sessions (§2.10.6, §18.46.3): in minor versions 1 and 2 every COMPOUND
  * starts with SEQUENCE (else NFS4ERR_OP_NOT_IN_SESSION), except one that is EXCHANGE_ID,
  * CREATE_SESSION, BIND_CONN_TO_SESSION, DESTROY_CLIENTID or DESTROY_SESSION alone (with more
- * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS. The reply of a
- * sequenced COMPOUND whose SEQUENCE set sa_cachethis is kept in its slot, so that a retransmission
- * gets the very same octets; a retransmission of any other gets NFS4ERR_RETRY_UNCACHED_REP
- * (RFC 8881 §2.10.6.1.3).
+ * operations NFS4ERR_NOT_ONLY_OP); SEQUENCE anywhere else is NFS4ERR_SEQUENCE_POS.
+ * BIND_CONN_TO_SESSION is always alone (§18.34.3) and DESTROY_SESSION of the COMPOUND's own
+ * session last (§18.37.3), else NFS4ERR_NOT_ONLY_OP. The reply of a sequenced COMPOUND whose
+ * SEQUENCE set sa_cachethis is kept in its slot, so that a retransmission gets the very same
+ * octets; a retransmission of any other gets NFS4ERR_RETRY_UNCACHED_REP (RFC 8881 §2.10.6.1.3).
  *
  * <p>Reply size (§2.10.6.1.3, §18.46.3, as knfsd does it): a sequenced reply is bounded by
  * ca_maxresponsesize_cached when sa_cachethis is set, else by ca_maxresponsesize (RPC reply header
@@ -54,6 +56,8 @@ public final class CompoundProcessor {
      * REPLY, MSG_ACCEPTED, an AUTH_NONE verifier, SUCCESS), which the session's reply limits count.
      */
     static final int RPC_REPLY_HEADER = 24;
+    /** Octets of an RPC call header before its credential (RFC 5531 §9: xid, CALL, rpcvers, prog, vers, proc). */
+    static final int RPC_CALL_HEADER = 24;
     /** Room kept for the next operation's error result (knfsd's COMPOUND_ERR_SLACK_SPACE). */
     static final int ERROR_SLACK = 16;
     /**
@@ -158,6 +162,12 @@ public final class CompoundProcessor {
 
     /** Serves one COMPOUND: decodes its header, runs it, and returns COMPOUND4res. */
     public XdrMessage compound(RpcCallContext rpc, XdrDecoder in) {
+        // What ca_maxrequestsize bounds: the whole call but its transport framing (RFC 8881
+        // §18.36.3). Over RPC-over-RDMA the arguments hold the data of the call's Read chunks too,
+        // put back in place before the call is dispatched, so a WRITE's data counts whether it came
+        // inline or in a chunk, as in knfsd (rq_arg).
+        long requestLength = RPC_CALL_HEADER + authLength(rpc.credential()) + authLength(rpc.verifier())
+                + in.remaining();
         Compound4Header args = Compound4Header.decodeArgs(in);
         byte[] tag = args.tag();
         long minor = args.minorVersion();
@@ -175,6 +185,7 @@ public final class CompoundProcessor {
         Caller caller = ctx.base().caller(rpc);
         CompoundState st = new CompoundState(ctx, rpc, caller, (int) minor);
         st.operationCount = numops;
+        st.requestLength = requestLength;
         XdrEncoder results = rpc.newEncoder();
         int head = RPC_REPLY_HEADER + 12 + tag.length + XdrMessage.padding(tag.length);
         int status = NFS4_OK;
@@ -233,6 +244,11 @@ public final class CompoundProcessor {
         }
     }
 
+    /** Octets of an opaque_auth as it travelled: flavor, length and the padded body (RFC 5531 §8.2). */
+    private static int authLength(OpaqueAuth auth) {
+        return 8 + auth.length() + XdrMessage.padding(auth.length());
+    }
+
     private boolean known(int opcode, int minor) {
         return opcode >= OP_ACCESS && opcode <= (minor >= 2 ? OP_CLONE : OP_RECLAIM_COMPLETE);
     }
@@ -253,6 +269,9 @@ public final class CompoundProcessor {
         }
         if (index > 0 && opcode == OP_SEQUENCE) {
             return Result.status(NFS4ERR_SEQUENCE_POS);
+        }
+        if (index > 0 && opcode == OP_BIND_CONN_TO_SESSION) {
+            return Result.status(NFS4ERR_NOT_ONLY_OP); // alone in its COMPOUND, not even after SEQUENCE (§18.34.3)
         }
         if (V40_ONLY.contains(opcode)) {
             return Result.status(NFS4ERR_NOTSUPP);

@@ -29,6 +29,11 @@ final class CompoundState {
     boolean cacheThis;
     /** The number of operations the COMPOUND holds (SEQUENCE checks it against ca_maxoperations). */
     long operationCount;
+    /**
+     * Octets of the whole RPC call, Read chunk data included (SEQUENCE checks it against
+     * ca_maxrequestsize, which counts the RPC header, credential and verifier too, RFC 8881 §18.36.3).
+     */
+    long requestLength;
     /** The cached reply a replayed SEQUENCE found; the COMPOUND answers with it. */
     byte[] replay;
     /**

@@ -26,6 +26,8 @@ public final class Nfs4Context {
     private final long startMillis;
     /** Random per start: the high word of client ids and stateids, so that old ones are recognised as stale. */
     private final int bootId;
+    /** What ids another host must not work out from its own are drawn from: session ids, client ids' low words. */
+    private final SecureRandom random = new SecureRandom();
     private final Object lock = new Object();
     private final ClientTable clients;
     private final SessionTable sessions;
@@ -58,7 +60,7 @@ public final class Nfs4Context {
         this.clockMillis = clockMillis;
         this.startMillis = clockMillis.getAsLong();
         this.callbacks = new Callbacks(warningLimit(clockMillis));
-        this.bootId = new SecureRandom().nextInt() | 1;
+        this.bootId = random.nextInt() | 1;
         this.clients = new ClientTable(this);
         this.sessions = new SessionTable(this);
         this.states = new StateTable(this);
@@ -128,6 +130,10 @@ public final class Nfs4Context {
 
     int bootId() {
         return bootId;
+    }
+
+    SecureRandom random() {
+        return random;
     }
 
     Object lock() {

@@ -15,6 +15,8 @@ package org.iwarp4j.nfs.internal.v4;
  * @param maxSlots fore channel slots granted per session (ca_maxrequests)
  * @param maxOperations operations per COMPOUND (ca_maxoperations)
  * @param maxCachedReply octets of one slot's cached reply (ca_maxresponsesize_cached)
+ * @param maxReplyCacheOctets octets of cached replies the slots of all sessions together may hold:
+ *        each CREATE_SESSION reserves its slots times its ca_maxresponsesize_cached
  * @param maxOwnersPerClient open owners plus lock owners per client
  * @param maxStatesPerClient open and lock stateids per client
  * @param maxLocksPerClient byte-range locks per client
@@ -25,13 +27,15 @@ package org.iwarp4j.nfs.internal.v4;
  */
 public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, int maxClientsPerAddress,
                            int maxSessionsPerClient, int maxSessions, int maxSlots, int maxOperations, int maxCachedReply,
+                           long maxReplyCacheOctets,
                            int maxOwnersPerClient, int maxStatesPerClient, int maxLocksPerClient,
                            int maxOwners, int maxStates, int maxLocks, int maxLocksPerFile) {
 
     public Nfs4Settings {
         if (leaseSeconds < 1 || graceSeconds < 0 || maxClients < 1 || maxClientsPerAddress < 1
                 || maxSessionsPerClient < 1 || maxSessions < 1
-                || maxSlots < 1 || maxOperations < 2 || maxCachedReply < 512 || maxOwnersPerClient < 1
+                || maxSlots < 1 || maxOperations < 2 || maxCachedReply < 512 || maxReplyCacheOctets < maxCachedReply
+                || maxOwnersPerClient < 1
                 || maxStatesPerClient < 1 || maxLocksPerClient < 1 || maxOwners < 1 || maxStates < 1
                 || maxLocks < 2 || maxLocksPerFile < 2) {
             throw new IllegalArgumentException("NFSv4 settings out of range: " + this);
@@ -43,7 +47,8 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
      * restarts, so no client can have state to reclaim, RFC 8881 §8.4.2.1), 1024 clients of which
      * 64 from one address (as the connection caps per address: a few hosts behind one NAT address
      * or a host's containers, while one host alone cannot take the table), 4 sessions per client
-     * and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's longest COMPOUND has 8), 8 KiB cached per slot, 1024 owners, 4096 stateids and 4096 locks
+     * and 1024 in all, 64 slots (Linux asks for 64), 16 operations (Linux's longest COMPOUND has 8), 8 KiB cached per slot
+     * and {@link #defaultReplyCacheOctets()} cached on the server, 1024 owners, 4096 stateids and 4096 locks
      * per client, and on the server 65,536 owners, 262,144 stateids and 262,144 locks (an owner's
      * name is at most 1 KiB: at most some 140 MiB of owners, 40 MiB of stateids, 16 MiB of locks,
      * where the per-client caps alone allowed 1024 times the per-client amounts), and 16,384 locks
@@ -51,8 +56,18 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
      * that one client cannot fill a file's locks alone).
      */
     public static Nfs4Settings defaults() {
-        return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, 1024, 4096, 4096, 65_536, 262_144, 262_144,
-                16_384);
+        return new Nfs4Settings(90, 0, 1024, 64, 4, 1024, 64, 16, 8192, defaultReplyCacheOctets(), 1024, 4096, 4096,
+                65_536, 262_144, 262_144, 16_384);
+    }
+
+    /**
+     * The default budget of cached replies on the server: a sixteenth of the heap, at most 64 MiB
+     * (8192 slots of 8 KiB, 128 sessions of the 64 slots Linux asks for). The caps on sessions and
+     * slots alone let the slots cache 1024 × 64 × 8 KiB, 512 MiB; knfsd bounds its slots the same
+     * way, by a share of memory (nfsd4_get_drc_mem).
+     */
+    public static long defaultReplyCacheOctets() {
+        return Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16);
     }
 
     public Nfs4Settings withLease(int seconds) {
@@ -94,6 +109,13 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
         return c.build();
     }
 
+    /** These settings with the server-wide budget of cached replies given. */
+    public Nfs4Settings withReplyCache(long octets) {
+        Copy c = new Copy(this);
+        c.maxReplyCacheOctets = octets;
+        return c.build();
+    }
+
     /** These settings with the server-wide caps on owners, stateids and locks given. */
     public Nfs4Settings withServerTables(int owners, int states, int locks) {
         Copy c = new Copy(this);
@@ -114,6 +136,7 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
         int maxSlots;
         int maxOperations;
         int maxCachedReply;
+        long maxReplyCacheOctets;
         int maxOwnersPerClient;
         int maxStatesPerClient;
         int maxLocksPerClient;
@@ -132,6 +155,7 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
             maxSlots = s.maxSlots;
             maxOperations = s.maxOperations;
             maxCachedReply = s.maxCachedReply;
+            maxReplyCacheOctets = s.maxReplyCacheOctets;
             maxOwnersPerClient = s.maxOwnersPerClient;
             maxStatesPerClient = s.maxStatesPerClient;
             maxLocksPerClient = s.maxLocksPerClient;
@@ -143,8 +167,8 @@ public record Nfs4Settings(int leaseSeconds, int graceSeconds, int maxClients, i
 
         Nfs4Settings build() {
             return new Nfs4Settings(leaseSeconds, graceSeconds, maxClients, maxClientsPerAddress, maxSessionsPerClient,
-                    maxSessions, maxSlots, maxOperations, maxCachedReply, maxOwnersPerClient, maxStatesPerClient,
-                    maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
+                    maxSessions, maxSlots, maxOperations, maxCachedReply, maxReplyCacheOctets, maxOwnersPerClient,
+                    maxStatesPerClient, maxLocksPerClient, maxOwners, maxStates, maxLocks, maxLocksPerFile);
         }
     }
 }

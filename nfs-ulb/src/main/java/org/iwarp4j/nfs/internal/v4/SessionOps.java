@@ -87,9 +87,11 @@ final class SessionOps {
     }
 
     /**
-     * CREATE_SESSION (RFC 8881 §18.36): sequenced by the client record's own sequenceid (a replay
-     * gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel attributes
-     * are granted as asked but clamped to the server's limits; confirms the client record.
+     * CREATE_SESSION (RFC 8881 §18.36): served only to the principal and the host whose EXCHANGE_ID
+     * made the client record (else NFS4ERR_CLID_INUSE); sequenced by the record's own sequenceid (a
+     * replay gets the cached reply, anything but the next NFS4ERR_SEQ_MISORDERED); the channel
+     * attributes are granted as asked but clamped to the server's limits, the fore channel's slots
+     * also to what the reply cache budget holds ({@link SessionTable#create}); confirms the client record.
      */
     Result createSession(XdrDecoder in, CompoundState st) {
         long clientId = in.readHyper();
@@ -101,6 +103,17 @@ final class SessionOps {
         org.iwarp4j.oncrpc.AuthSys cbCredential = callbackSecParms(in);
         synchronized (ctx.lock()) {
             ClientTable.Client c = ctx.clients().get(clientId);
+            // Confirmed or not, and a replay as well as a new one (RFC 8881 §18.36.4): only the
+            // principal whose EXCHANGE_ID made the record may create its sessions — the first drops
+            // the owner's previous record and its state — and the cached reply of a replay holds a
+            // session id, all it takes to act as the client. The host is checked too, since an
+            // AUTH_SYS principal is a uid any host may claim.
+            if (c.principal != st.caller.uid()) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
+            }
+            if (!c.host.equals(ClientTable.hostOf(st.caller.address()))) {
+                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION from another host than " + c.host);
+            }
             if (c.createSessionReply != null && seq == c.createSessionSeq) {
                 byte[] cached = c.createSessionReply;
                 return Result.ok(out -> out.writeFixedOpaque(cached));
@@ -108,11 +121,6 @@ final class SessionOps {
             if (seq != c.createSessionSeq + 1) {
                 throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "CREATE_SESSION sequenceid " + seq + ", expected "
                         + (c.createSessionSeq + 1));
-            }
-            // Confirmed or not (RFC 8881 §18.36.4): only the principal whose EXCHANGE_ID made the
-            // record may confirm it, and with it drop the owner's previous record and its state.
-            if (c.principal != st.caller.uid()) {
-                throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
             }
             ChannelAttrs4 grantedFore = clampFore(fore);
             ChannelAttrs4 grantedBack = new ChannelAttrs4(0, Math.min(back.maxRequestSize(), 4096),
@@ -130,7 +138,7 @@ final class SessionOps {
             c.createSessionSeq = seq;
             byte[] body = encode(out -> {
                 out.writeFixedOpaque(s.id).writeInt(seq).writeInt(s.flags);
-                grantedFore.encode(out);
+                s.fore.encode(out);
                 grantedBack.encode(out);
             });
             c.createSessionReply = body;
@@ -197,9 +205,10 @@ final class SessionOps {
      * made); any other is NFS4ERR_SEQ_MISORDERED. The reply is kept only when sa_cachethis asks
      * for it (§2.10.6.1.3: a client leaves it FALSE for idempotent requests, which it may simply
      * send again) and it fits ca_maxresponsesize_cached. A slot beyond the table is NFS4ERR_BADSLOT; a
-     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS. If not even SEQUENCE's own result
-     * fits the reply limit (ca_maxresponsesize_cached with sa_cachethis, else ca_maxresponsesize),
-     * SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
+     * COMPOUND longer than ca_maxoperations NFS4ERR_TOO_MANY_OPS, one larger than ca_maxrequestsize
+     * NFS4ERR_REQ_TOO_BIG (§18.46.3; the whole RPC call counts), and the slot stays as it was. If
+     * not even SEQUENCE's own result fits the reply limit (ca_maxresponsesize_cached with
+     * sa_cachethis, else ca_maxresponsesize), SEQUENCE fails with NFS4ERR_REP_TOO_BIG_TO_CACHE or NFS4ERR_REP_TOO_BIG and the slot does not
      * advance (§18.46.3); later operations are bounded by {@link CompoundProcessor}.
      */
     /** SEQUENCE4resok: session id, sequenceid, slotid, highest and target slotid, status flags. */
@@ -214,6 +223,16 @@ final class SessionOps {
         SessionTable.Session s;
         synchronized (ctx.lock()) {
             s = ctx.sessions().get(sid);
+            // Before the slot is looked at, as knfsd does: a COMPOUND the session does not take
+            // leaves the slot as it was (RFC 8881 §18.46.3), so that the client may send the same
+            // sequenceid with fewer operations, and is no replay either.
+            if (st.operationCount > s.fore.maxOperations()) {
+                throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
+            }
+            if (st.requestLength > s.fore.maxRequestSize()) {
+                throw new Nfs4Exception(NFS4ERR_REQ_TOO_BIG, "a request of " + st.requestLength
+                        + " octets, past ca_maxrequestsize " + s.fore.maxRequestSize());
+            }
             if (Integer.compareUnsigned(slotId, s.slots.length) >= 0) {
                 throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + Integer.toUnsignedString(slotId) + " of "
                         + s.slots.length);
@@ -255,17 +274,22 @@ final class SessionOps {
                 ctx.callbacks().probe(s); // the client knows the session now that it sequences on it
             }
         }
-        if (st.operationCount > s.fore.maxOperations()) {
-            throw new Nfs4Exception(NFS4ERR_TOO_MANY_OPS, st.operationCount + " operations");
-        }
         int highest = s.slots.length - 1;
         return Result.ok(out -> out.writeFixedOpaque(sid).writeInt(seq).writeInt(slotId).writeInt(highest)
                 .writeInt(highest).writeInt(0));
     }
 
-    /** DESTROY_SESSION (RFC 8881 §18.37). */
+    /**
+     * DESTROY_SESSION (RFC 8881 §18.37). Of the session SEQUENCE named it must be the COMPOUND's
+     * last operation (§18.37.3; NFS4ERR_NOT_ONLY_OP otherwise, as knfsd answers): the operations
+     * after it would run in a session that is gone. Of another session it may stand anywhere.
+     */
     Result destroySession(XdrDecoder in, CompoundState st) {
         byte[] sid = in.readFixedOpaque(NFS4_SESSIONID_SIZE);
+        boolean own = st.session != null && java.util.Arrays.equals(sid, st.session.id);
+        if (own && st.operation + 1 < st.operationCount) {
+            throw new Nfs4Exception(NFS4ERR_NOT_ONLY_OP, "DESTROY_SESSION of its own session before the last operation");
+        }
         synchronized (ctx.lock()) {
             SessionTable.Session s = ctx.sessions().get(sid);
             if (s != st.session && s.busy()) {

@@ -3,7 +3,6 @@ package org.iwarp4j.nfs.internal.v4;
 import static org.iwarp4j.nfs.v4.Nfs4Constants.*;
 
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
@@ -12,13 +11,16 @@ import org.iwarp4j.nfs.v4.ChannelAttrs4;
 /**
  * Sessions (RFC 8881 §2.10): made by CREATE_SESSION, each with a fore channel slot table whose
  * slots hold the last sequenceid and, for replay (§2.10.6.1), the last reply of at most
- * {@link Nfs4Settings#maxCachedReply()} octets. Callers hold {@link Nfs4Context#lock()}.
+ * ca_maxresponsesize_cached octets ({@link Nfs4Settings#maxCachedReply()} at most). Every session
+ * reserves its slots times that from {@link Nfs4Settings#maxReplyCacheOctets()} while it lives.
+ * Callers hold {@link Nfs4Context#lock()}.
  */
 final class SessionTable {
 
     private final Nfs4Context ctx;
     private final Map<ByteBuffer, Session> byId = new HashMap<>();
-    private final SecureRandom random = new SecureRandom();
+    /** Octets of cached replies the live sessions' slots have reserved. */
+    private long replyCacheReserved;
 
     SessionTable(Nfs4Context ctx) {
         this.ctx = ctx;
@@ -73,6 +75,14 @@ final class SessionTable {
             }
         }
 
+        /**
+         * What the slots' cached replies may take together, reserved from the server's budget
+         * while the session lives.
+         */
+        long replyCacheOctets() {
+            return (long) slots.length * fore.maxResponseSizeCached();
+        }
+
         boolean busy() {
             for (Slot s : slots) {
                 if (s.inUse) {
@@ -90,7 +100,9 @@ final class SessionTable {
 
     /**
      * A new session for a confirmed client: NFS4ERR_NOSPC if the client has
-     * {@link Nfs4Settings#maxSessionsPerClient()} sessions or the server {@link Nfs4Settings#maxSessions()}.
+     * {@link Nfs4Settings#maxSessionsPerClient()} sessions or the server {@link Nfs4Settings#maxSessions()};
+     * its fore channel has fewer slots than {@code fore} asks if the reply cache budget is short
+     * ({@link #withinReplyCache}), which the session's {@link Session#fore} tells.
      */
     Session create(ClientTable.Client client, ChannelAttrs4 fore, ChannelAttrs4 back, int flags, int cbProgram) {
         if (client.sessions.size() >= ctx.settings().maxSessionsPerClient()) {
@@ -99,17 +111,43 @@ final class SessionTable {
         if (byId.size() >= ctx.settings().maxSessions()) {
             throw new Nfs4Exception(NFS4ERR_NOSPC, "server has " + byId.size() + " sessions");
         }
+        ChannelAttrs4 granted = withinReplyCache(fore);
         // the client's id, then 8 random octets: another host cannot guess a session's id from its
         // own (a boot id and a counter could be), so cannot name it in DESTROY_SESSION,
         // BIND_CONN_TO_SESSION or SEQUENCE without having seen it
         byte[] id;
         do {
-            id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putLong(random.nextLong()).array();
+            id = ByteBuffer.allocate(NFS4_SESSIONID_SIZE).putLong(client.clientId).putLong(ctx.random().nextLong())
+                    .array();
         } while (byId.containsKey(ByteBuffer.wrap(id)));
-        Session s = new Session(id, client, fore, back, flags, cbProgram);
+        Session s = new Session(id, client, granted, back, flags, cbProgram);
         byId.put(ByteBuffer.wrap(id), s);
         client.sessions.add(s);
+        replyCacheReserved += s.replyCacheOctets();
         return s;
+    }
+
+    /**
+     * {@code fore} with no more slots than the rest of the reply cache budget holds at its
+     * ca_maxresponsesize_cached each: a server may grant fewer than the ca_maxrequests asked for
+     * (RFC 8881 §18.36.3), and fewer slots, not smaller ones, is what a client copes with, as
+     * knfsd's nfsd4_get_drc_mem chooses. Without room for one slot NFS4ERR_DELAY, as knfsd answered
+     * before it began to overdraw by one slot: the room comes back as sessions go.
+     */
+    private ChannelAttrs4 withinReplyCache(ChannelAttrs4 fore) {
+        int perSlot = fore.maxResponseSizeCached();
+        if (perSlot == 0) {
+            return fore; // nothing is kept
+        }
+        long fit = (ctx.settings().maxReplyCacheOctets() - replyCacheReserved) / perSlot;
+        if (fit >= fore.maxRequests()) {
+            return fore;
+        }
+        if (fit < 1) {
+            throw new Nfs4Exception(NFS4ERR_DELAY, "reply cache budget spent (" + replyCacheReserved + " octets)");
+        }
+        return new ChannelAttrs4(fore.headerPadSize(), fore.maxRequestSize(), fore.maxResponseSize(), perSlot,
+                fore.maxOperations(), (int) fit, fore.rdmaIrd());
     }
 
     /** The session with this id: NFS4ERR_BADSESSION if there is none (never made, destroyed or expired). */
@@ -122,8 +160,11 @@ final class SessionTable {
         return s;
     }
 
+    /** Removes a session (destroyed, or its client expired or replaced), which gives back its reply cache budget. */
     void remove(Session s) {
-        byId.remove(ByteBuffer.wrap(s.id));
+        if (byId.remove(ByteBuffer.wrap(s.id)) != null) {
+            replyCacheReserved -= s.replyCacheOctets();
+        }
         s.client.sessions.remove(s);
     }
 

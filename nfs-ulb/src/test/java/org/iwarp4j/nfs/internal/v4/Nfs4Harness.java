@@ -155,6 +155,17 @@ final class Nfs4Harness implements AutoCloseable {
         return r.in.readOpaque(128);
     }
 
+    /** A client id and the sequenceid of its next CREATE_SESSION, as EXCHANGE_ID answers them. */
+    record Exchanged(long clientId, int seq) {
+    }
+
+    /** EXCHANGE_ID, which must succeed, for {@code owner} with verifier 1. */
+    Exchanged exchange(String owner) {
+        Reply x = compound(exchangeId(owner, 1));
+        assertThat(x.op(OP_EXCHANGE_ID)).as("EXCHANGE_ID of %s", owner).isEqualTo(NFS4_OK);
+        return new Exchanged(x.in.readHyper(), x.in.readInt());
+    }
+
     /** EXCHANGE_ID and CREATE_SESSION; remembers the client id and session id. */
     void session() {
         java.util.Arrays.fill(slotSeq, 0); // a new session's slots start again
@@ -194,6 +205,16 @@ final class Nfs4Harness implements AutoCloseable {
         };
     }
 
+    /** CREATE_SESSION asking for no back channel, these fore channel attributes and a minimal back channel. */
+    static Consumer<XdrEncoder> createSession(long clientId, int seq, Consumer<XdrEncoder> fore) {
+        return e -> {
+            e.writeInt(OP_CREATE_SESSION).writeHyper(clientId).writeInt(seq).writeInt(0);
+            fore.accept(e);
+            channel(4096, 4096, 0, 2, 1).accept(e);
+            e.writeInt(0x40000000).writeUnsignedInt(0);
+        };
+    }
+
     static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot) {
         return sequence(sessionId, seq, slot, false);
     }
@@ -202,6 +223,14 @@ final class Nfs4Harness implements AutoCloseable {
     static Consumer<XdrEncoder> sequence(byte[] sessionId, int seq, int slot, boolean cacheThis) {
         return e -> e.writeInt(OP_SEQUENCE).writeFixedOpaque(sessionId).writeInt(seq).writeInt(slot).writeInt(slot)
                 .writeBoolean(cacheThis);
+    }
+
+    static Consumer<XdrEncoder> destroySession(byte[] sessionId) {
+        return e -> e.writeInt(OP_DESTROY_SESSION).writeFixedOpaque(sessionId);
+    }
+
+    static Consumer<XdrEncoder> bindConnToSession(byte[] sessionId, int dir) {
+        return e -> e.writeInt(OP_BIND_CONN_TO_SESSION).writeFixedOpaque(sessionId).writeEnum(dir).writeBoolean(false);
     }
 
     static Consumer<XdrEncoder> putrootfh() {

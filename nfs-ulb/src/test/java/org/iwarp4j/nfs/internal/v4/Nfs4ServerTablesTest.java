@@ -144,4 +144,47 @@ class Nfs4ServerTablesTest {
             assertThat(h.ctx.states().fileCount()).as("no file entry left behind").isZero();
         }
     }
+
+    /**
+     * The slots' cached replies are budgeted on the server (Nfs4Settings.maxReplyCacheOctets): a
+     * CREATE_SESSION reserves its slots times its ca_maxresponsesize_cached, gets fewer slots than
+     * it asked for once the budget runs short and NFS4ERR_DELAY when not even one slot fits; a
+     * session that goes, destroyed or expired, gives its share back. Without the budget, the
+     * sessions allowed times their slots times 8 KiB came to 512 MiB of heap.
+     */
+    @Test
+    void slotsPastTheReplyCacheBudgetAreFewerAndComeBackWhenASessionGoes() throws Exception {
+        // the harness's sessions ask for 16 slots of 4 KiB cached replies; room for 24 of them
+        try (Nfs4Harness h = new Nfs4Harness(dir, Nfs4Settings.defaults().withReplyCache(24 * 4096))) {
+            Exchanged x = h.exchange("client-1");
+            long id = x.clientId();
+            int seq = x.seq();
+            Granted first = granted(h.compound(createSession(id, seq++)));
+            assertThat(first.slots()).isEqualTo(16);
+            assertThat(granted(h.compound(createSession(id, seq++))).slots()).as("what is left").isEqualTo(8);
+            assertThat(h.compound(createSession(id, seq)).op(OP_CREATE_SESSION)).as("not one slot left")
+                    .isEqualTo(NFS4ERR_DELAY);
+
+            assertThat(h.compound(destroySession(first.sessionId())).op(OP_DESTROY_SESSION)).isEqualTo(NFS4_OK);
+            assertThat(granted(h.compound(createSession(id, seq++))).slots()).as("after DESTROY_SESSION")
+                    .isEqualTo(16);
+
+            h.clock.addAndGet(TimeUnit.SECONDS.toMillis(Nfs4Settings.defaults().leaseSeconds() + 2));
+            Exchanged y = h.exchange("client-2");
+            assertThat(granted(h.compound(createSession(y.clientId(), y.seq()))).slots())
+                    .as("after the first client expired").isEqualTo(16);
+            assertThat(granted(h.compound(createSession(y.clientId(), y.seq() + 1))).slots()).isEqualTo(8);
+        }
+    }
+
+    /** What a CREATE_SESSION granted: its session id and fore channel ca_maxrequests. */
+    private record Granted(byte[] sessionId, int slots) {
+    }
+
+    private static Granted granted(Reply r) {
+        assertThat(r.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        byte[] id = r.in.readFixedOpaque(16);
+        r.in.skip(4 + 4 + 5 * 4); // sequenceid, flags, and the fore channel's attributes before ca_maxrequests
+        return new Granted(id, r.in.readInt());
+    }
 }

@@ -541,4 +541,168 @@ class Nfs4SessionTest {
         }
         assertThat(tails).as("two sessions of one client").hasSize(2);
     }
+
+    /**
+     * CREATE_SESSION belongs to the principal and the host whose EXCHANGE_ID made the client
+     * record (RFC 8881 §18.36.4), its replay as much as a new one: the replay answers the cached
+     * reply, which holds the session id, and a new one makes a session; either way another host
+     * that guessed a client id (and sequenceid 1 or 2) could act as that client.
+     */
+    @Test
+    void createSessionAndItsReplayBelongToTheHostAndPrincipalOfTheExchangeId() {
+        h.session();
+        long victim = h.clientId;
+        byte[] victimSession = h.sessionId;
+        h.uid = 1000;
+        h.from = new java.net.InetSocketAddress("127.0.0.2", 700);
+        assertThat(h.compound(exchangeId("intruder", 1)).op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+        for (int uid : new int[] {1000, 0}) {
+            h.uid = uid;
+            Reply replay = h.compound(createSession(victim, 1));
+            assertThat(replay.op(OP_CREATE_SESSION)).as("the replay, uid %d from another host", uid)
+                    .isEqualTo(NFS4ERR_CLID_INUSE);
+            assertThat(indexOf(replay.bytes(), victimSession)).as("the session id").isEqualTo(-1);
+            assertThat(h.compound(createSession(victim, 2)).op(OP_CREATE_SESSION))
+                    .as("a new session, uid %d from another host", uid).isEqualTo(NFS4ERR_CLID_INUSE);
+        }
+        h.from = new java.net.InetSocketAddress("127.0.0.1", 701); // its own host, another port
+        assertThat(indexOf(h.compound(createSession(victim, 1)).bytes(), victimSession))
+                .as("the replay for the client itself").isNotEqualTo(-1);
+        synchronized (h.ctx.lock()) {
+            assertThat(h.ctx.sessions().size()).as("no session made for the intruder").isEqualTo(1);
+        }
+        assertThat(h.sequenced(putrootfh()).status).isEqualTo(NFS4_OK);
+    }
+
+    /**
+     * The low word of a client id is random (the high word is the boot id, which makes the ids
+     * of an earlier start stale): with a counter there, another host read the ids of the clients
+     * made just before and after its own off its own.
+     */
+    @Test
+    void clientIdsAreTheBootIdAndARandomLowWord() {
+        java.util.Set<Long> ids = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < 32; i++) {
+            Reply x = h.compound(exchangeId("many-" + i, 1));
+            assertThat(x.op(OP_EXCHANGE_ID)).isEqualTo(NFS4_OK);
+            long id = x.in.readHyper();
+            assertThat((int) (id >>> 32)).as("the boot id").isEqualTo(h.ctx.bootId());
+            ids.add(id);
+        }
+        assertThat(ids).hasSize(32);
+        Long[] inOrder = ids.toArray(new Long[0]);
+        int steps = 0;
+        for (int i = 1; i < inOrder.length; i++) {
+            if (inOrder[i] - inOrder[i - 1] == 1) {
+                steps++;
+            }
+        }
+        assertThat(steps).as("ids one apart, of 31").isLessThan(31);
+    }
+
+    /**
+     * A SEQUENCE that fails leaves its slot as it was (RFC 8881 §18.46.3), NFS4ERR_TOO_MANY_OPS as
+     * well: the same sequenceid then runs a shorter COMPOUND, where a slot that had advanced would
+     * answer it as a replay of the refused one.
+     */
+    @Test
+    void tooManyOperationsLeavesTheSlotAsItWas() {
+        h.session();
+        List<Consumer<XdrEncoder>> ops = new ArrayList<>();
+        ops.add(sequence(h.sessionId, 1, 1, true));
+        for (int i = 0; i < 8; i++) {
+            ops.add(putrootfh());
+        }
+        assertThat(h.compound(1, ops).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_TOO_MANY_OPS);
+        Reply shorter = h.compound(1, List.of(sequence(h.sessionId, 1, 1, true), putrootfh()));
+        assertThat(shorter.status).isEqualTo(NFS4_OK);
+        assertThat(shorter.count).as("run, not a replay").isEqualTo(2);
+    }
+
+    /**
+     * A COMPOUND larger than the session's ca_maxrequestsize — the whole RPC call, its header and
+     * credential included (RFC 8881 §18.36.3) — gets NFS4ERR_REQ_TOO_BIG from SEQUENCE and its slot
+     * does not advance (§18.46.3); one of exactly that size runs.
+     */
+    @Test
+    void aRequestLargerThanCaMaxrequestsizeIsReqTooBig() {
+        Exchanged x = h.exchange("small-requests");
+        int limit = 512;
+        Reply cs = h.compound(createSession(x.clientId(), x.seq(), channel(limit, 1 << 20, 4096, 8, 4)));
+        assertThat(cs.op(OP_CREATE_SESSION)).isEqualTo(NFS4_OK);
+        byte[] sid = cs.in.readFixedOpaque(16);
+        cs.in.skip(8 + 4);
+        assertThat(cs.in.readInt()).as("ca_maxrequestsize granted").isEqualTo(limit);
+
+        int rpcHeader = 40; // xid, CALL, rpcvers, program, version, procedure, AUTH_NONE credential and verifier
+        int withoutName = rpcHeader + callOctets(List.of(sequence(sid, 1, 0), putrootfh(), lookup("")));
+        String atTheLimit = "n".repeat(limit - withoutName);
+        assertThat(rpcHeader + callOctets(List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit))))
+                .isEqualTo(limit);
+
+        Reply tooBig = h.compound(1, List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit + "nnnn")));
+        assertThat(tooBig.op(OP_SEQUENCE)).isEqualTo(NFS4ERR_REQ_TOO_BIG);
+        assertThat(tooBig.count).isEqualTo(1);
+        Reply fits = h.compound(1, List.of(sequence(sid, 1, 0), putrootfh(), lookup(atTheLimit)));
+        assertThat(fits.op(OP_SEQUENCE)).as("the same sequenceid: the slot did not advance").isEqualTo(NFS4_OK);
+    }
+
+    private static int callOctets(List<Consumer<XdrEncoder>> ops) {
+        io.netty.buffer.ByteBuf b = Nfs4Harness.args(1, "t", ops);
+        try {
+            return b.readableBytes();
+        } finally {
+            b.release();
+        }
+    }
+
+    /**
+     * DESTROY_SESSION of the session SEQUENCE named must be the COMPOUND's last operation (RFC
+     * 8881 §18.37.3), else NFS4ERR_NOT_ONLY_OP as knfsd answers: the operations after it would run
+     * in a session that no longer is. Last, it destroys the session.
+     */
+    @Test
+    void destroySessionOfTheCurrentSessionMustBeTheLastOperation() {
+        h.session();
+        Reply notLast = h.sequenced(destroySession(h.sessionId), putrootfh());
+        notLast.skipSequence();
+        assertThat(notLast.op(OP_DESTROY_SESSION)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(notLast.count).as("nothing after it ran").isEqualTo(2);
+        assertThat(h.sequenced(putrootfh()).status).as("the session stays").isEqualTo(NFS4_OK);
+
+        Reply last = h.sequenced(putrootfh(), destroySession(h.sessionId));
+        assertThat(last.status).isEqualTo(NFS4_OK);
+        assertThat(h.compound(1, List.of(sequence(h.sessionId, 9, 0))).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+    }
+
+    /** DESTROY_SESSION of another session than SEQUENCE's may stand anywhere after SEQUENCE (RFC 8881 §18.37.3). */
+    @Test
+    void destroySessionOfAnotherSessionMayStandAnywhereAfterSequence() {
+        h.session();
+        byte[] first = h.sessionId;
+        h.session();
+        Reply r = h.sequenced(destroySession(first), putrootfh());
+        assertThat(r.status).isEqualTo(NFS4_OK);
+        assertThat(r.count).isEqualTo(3);
+        assertThat(h.compound(1, List.of(sequence(first, 1, 0))).op(OP_SEQUENCE)).isEqualTo(NFS4ERR_BADSESSION);
+    }
+
+    /** BIND_CONN_TO_SESSION is the only operation of its COMPOUND (RFC 8881 §18.34.3), not even after SEQUENCE. */
+    @Test
+    void bindConnToSessionMustBeTheOnlyOperation() {
+        h.session();
+        Reply r = h.sequenced(bindConnToSession(h.sessionId, CDFC4_FORE));
+        r.skipSequence();
+        assertThat(r.op(OP_BIND_CONN_TO_SESSION)).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+        assertThat(r.status).isEqualTo(NFS4ERR_NOT_ONLY_OP);
+    }
+
+    private static int indexOf(byte[] in, byte[] what) {
+        for (int i = 0; i + what.length <= in.length; i++) {
+            if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }
