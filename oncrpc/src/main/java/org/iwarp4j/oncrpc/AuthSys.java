@@ -3,6 +3,9 @@ package org.iwarp4j.oncrpc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -74,8 +77,8 @@ public record AuthSys(int stamp, String machineName, int uid, int gid, int[] gid
         }
         ByteBuf body = Unpooled.wrappedBuffer(credential.body());
         XdrDecoder in = new XdrDecoder(body);
-        AuthSys sys = new AuthSys(in.readInt(), in.readString(RpcConstants.MAX_MACHINE_NAME), in.readInt(),
-                in.readInt(), in.readIntArray(RpcConstants.MAX_GIDS));
+        AuthSys sys = new AuthSys(in.readInt(), machineName(in.readOpaque(RpcConstants.MAX_MACHINE_NAME)),
+                in.readInt(), in.readInt(), in.readIntArray(RpcConstants.MAX_GIDS));
         if (!in.isEmpty()) {
             throw new XdrException("AUTH_SYS body has " + in.remaining() + " octets after the gids");
         }
@@ -98,5 +101,24 @@ public record AuthSys(int stamp, String machineName, int uid, int gid, int[] gid
         return "AuthSys(stamp " + Integer.toUnsignedString(stamp) + ", machine " + machineName + ", uid "
                 + Integer.toUnsignedString(uid) + ", gid " + Integer.toUnsignedString(gid) + ", gids "
                 + Arrays.toString(gids) + ")";
+    }
+
+    /**
+     * The machinename's octets as text. RFC 5531 bounds them on the wire (255 octets) and says
+     * nothing of their encoding; each octet that is not part of UTF-8 becomes '?', one octet for
+     * one, so a name within the bound on the wire stays within it here (U+FFFD, three octets in
+     * UTF-8, would have a valid credential refused).
+     */
+    private static String machineName(byte[] octets) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE)
+                    .replaceWith("?")
+                    .decode(ByteBuffer.wrap(octets))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalStateException("a replacing decoder threw", e);
+        }
     }
 }

@@ -107,6 +107,28 @@ class RpcHeaderTest {
         assertThat(AuthSys.decode(cred)).isEqualTo(sys);
     }
 
+    /**
+     * RFC 5531 Appendix A bounds machinename at 255 octets on the wire, whatever they are: a name
+     * of octets that are not UTF-8 (Latin-1 here) is a valid credential, as Linux's
+     * svcauth_unix_accept takes it. Decoded with U+FFFD for each bad octet it grew to three times
+     * its wire length and was refused as longer than 255.
+     */
+    @Test
+    void authSysMachineNameOf200OctetsThatAreNotUtf8IsAccepted() {
+        byte[] name = new byte[200];
+        java.util.Arrays.fill(name, (byte) 0xE9);
+        io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
+        body.writeInt(7).writeInt(name.length).writeBytes(name).writeInt(1000).writeInt(100).writeInt(0);
+        byte[] octets = new byte[body.readableBytes()];
+        body.readBytes(octets);
+        body.release();
+
+        AuthSys sys = AuthSys.decode(new OpaqueAuth(RpcConstants.AUTH_SYS, octets));
+
+        assertThat(sys.uid()).isEqualTo(1000);
+        assertThat(sys.machineName()).as("each octet that is not UTF-8 read as '?'").isEqualTo("?".repeat(200));
+    }
+
     private static String plain(String hex) {
         return hex.replaceAll("\\s", "");
     }

@@ -40,9 +40,24 @@ public final class PingData {
         return data;
     }
 
-    /** The C string at {@code index}: the octets before the first NUL, at most {@code max} of them. */
+    /**
+     * The C string at {@code index}, for printing: the octets before the first NUL, at most
+     * {@code max} of them, as ISO-8859-1, with control octets (C0, DEL, C1) shown as {@code \xNN}:
+     * the peer chooses them, and raw they would reach the operator's terminal as escape sequences.
+     * rping's own pattern is printable, so its lines are as C rping prints them.
+     */
     public static String cString(ByteBuf buffer, int index, int max) {
-        return buffer.toString(index, cStringLength(buffer, index, max), StandardCharsets.ISO_8859_1);
+        int length = cStringLength(buffer, index, max);
+        StringBuilder text = new StringBuilder(length);
+        for (int i = index; i < index + length; i++) {
+            int c = buffer.getUnsignedByte(i);
+            if (c < 0x20 || (c >= 0x7F && c < 0xA0)) {
+                text.append(String.format(Locale.ROOT, "\\x%02x", c));
+            } else {
+                text.append((char) c);
+            }
+        }
+        return text.toString();
     }
 
     /** {@code strlen}, bounded: the octets before the first NUL within {@code max}, else {@code max}. */

@@ -70,6 +70,16 @@ class PingDataTest {
         assertThat(PingData.cString(b, 4, 2)).isEqualTo("de");
     }
 
+    /**
+     * A peer chooses the octets -v prints: control octets (a terminal's escape sequences) are
+     * shown as \xNN, not sent to the operator's terminal.
+     */
+    @Test
+    void cStringShowsControlOctetsEscaped() {
+        ByteBuf b = Unpooled.wrappedBuffer("a\u001b]0;x\u0007b\u007f\u009bc\u00e9".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(PingData.cString(b, 0, b.readableBytes())).isEqualTo("a\\x1b]0;x\\x07b\\x7f\\x9bc\u00e9");
+    }
+
     @Test
     void firstDifferenceFindsTheFirstChangedOctet() {
         byte[] expected = PingData.of(3, 64);
