@@ -245,6 +245,9 @@ public final class StagTable {
         }
         withCheckedBuffer(stag, protectionDomain, streamId, required, to, length, (buffer, index) -> {
             MemoryPlacement.copy(payload, payload.readerIndex(), buffer.memory(), index, length);
+            // After the copy (or the direct placement the copy recognises as done), never before:
+            // only octets actually in place count (TaggedBuffer#placedPrefix).
+            buffer.placed(index, length);
             return null;
         });
     }

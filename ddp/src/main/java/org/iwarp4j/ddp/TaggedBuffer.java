@@ -1,6 +1,8 @@
 package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -36,6 +38,22 @@ public final class TaggedBuffer {
     /** Read-held by a placement while it checks and copies; write-held to invalidate. */
     final StampedLock lock = new StampedLock();
     private volatile boolean valid = true;
+    /**
+     * Octets from index 0 that the peer's tagged placements have filled ({@link #placedPrefix()}).
+     * Written by placements (any event loop; a compare-and-set, so it only grows), read by the ULP
+     * on any thread.
+     */
+    @SuppressWarnings("unused") // through PLACED_PREFIX
+    private volatile long placedPrefix;
+    private static final VarHandle PLACED_PREFIX;
+
+    static {
+        try {
+            PLACED_PREFIX = MethodHandles.lookup().findVarHandle(TaggedBuffer.class, "placedPrefix", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** The read lock, for placements made outside the table's checked accesses. */
     private final PlacementGuard placementGuard = new PlacementGuard() {
         @Override
@@ -108,6 +126,37 @@ public final class TaggedBuffer {
      */
     public PlacementGuard placementGuard() {
         return placementGuard;
+    }
+
+    /**
+     * The length of the contiguous prefix of this buffer, from index 0, that tagged placements by
+     * the peer (RDMA Writes and Read Responses placed through {@link StagTable#place}, copied or
+     * placed directly) have filled. A placement extends it only if it starts exactly where the
+     * prefix ends; one past it (a gap) or overlapping it leaves it as it is, even once the gap is
+     * filled later. Octets the local side writes into the memory never count. Every octet below
+     * it was placed by the peer at least once since registration.
+     *
+     * <p>It exists because an RDMA Write has no completion at its data sink (RFC 5040 §5.1: a
+     * valid Write is not delivered to the ULP there; RFC 5041's tagged model places data with no
+     * notice to the sink's ULP): without it nothing tells a ULP which octets a peer actually wrote.
+     */
+    public long placedPrefix() {
+        return placedPrefix;
+    }
+
+    /**
+     * Counts a placement of {@code length} octets at index {@code index} (called after it was
+     * placed, under the read lock): extends the prefix if it starts where the prefix ends.
+     */
+    void placed(int index, int length) {
+        long prefix = (long) PLACED_PREFIX.getVolatile(this);
+        while (index == prefix) {
+            long witness = (long) PLACED_PREFIX.compareAndExchange(this, prefix, prefix + length);
+            if (witness == prefix) {
+                return;
+            }
+            prefix = witness; // another stream's placement moved it: extend only if still contiguous
+        }
     }
 
     /** {@code false} once invalidated or deregistered; never valid again under this STag. */

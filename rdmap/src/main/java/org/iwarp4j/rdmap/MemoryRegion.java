@@ -54,6 +54,22 @@ public final class MemoryRegion implements AutoCloseable {
         return Optional.ofNullable(queuePair);
     }
 
+    /**
+     * How many octets from the region's start (tagged offset {@link #baseTaggedOffset()}) the
+     * peer's RDMA Writes (and Read Responses) have filled, in order: a placement counts only if it
+     * starts exactly where those before it ended, so an out-of-order or overlapping one, and
+     * whatever follows a gap, does not extend it. Writes of the local side into {@link #memory()}
+     * never count. Every octet below it was placed by the peer.
+     *
+     * <p>An RDMA Write has no completion at its data sink (RFC 5040 §5.1; RFC 5041 places tagged
+     * data without telling the sink's ULP), so a ULP told by its peer that some octets were
+     * written has only this to check the claim against. Thread-safe; what the peer placed before
+     * a later message on the same connection is seen by whoever handles that message.
+     */
+    public long peerPlacedPrefix() {
+        return buffer.placedPrefix();
+    }
+
     /** Still registered and not invalidated. */
     public boolean isValid() {
         return buffer.isValid();

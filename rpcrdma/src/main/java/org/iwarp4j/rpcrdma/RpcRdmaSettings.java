@@ -41,8 +41,9 @@ import org.iwarp4j.mpa.MpaSettings;
  *   <li>{@link #keptDataBuffers()}: buffers of up to 1 MiB a connection keeps for RDMA data to land
  *       in (a Responder's Read chunk sinks, a Requester's Write and Reply chunk targets), made as
  *       Calls in flight need them and lent again and again, so that a steady stream of large
- *       READs or WRITEs allocates no memory per Call (a Requester zeroes the part it provides as a
- *       Write or Reply chunk for each Call, so that a Responder cannot make it return old data). Never more than
+ *       READs or WRITEs allocates no memory per Call, and zeroes none (a Requester hands the caller
+ *       only octets of a Write or Reply chunk that the Responder's RDMA Writes placed, so a
+ *       Responder cannot make it return old data). Never more than
  *       {@link #credits()} are used. Default 8 (8 MiB at most per connection); 0 allocates every
  *       time.</li>
  *   <li>{@link #serverCallsInService()} and {@link #serverKeptDataBuffers()}: what all the

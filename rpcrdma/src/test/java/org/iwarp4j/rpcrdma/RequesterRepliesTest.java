@@ -21,6 +21,7 @@ import java.util.function.IntFunction;
 import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.sample.EchoClient;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
 import org.iwarp4j.rpcrdma.internal.wire.HeaderDecodeResult;
 import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
@@ -316,42 +317,136 @@ class RequesterRepliesTest {
     }
 
     /**
-     * A Responder that says it filled a Write chunk it never wrote gets the caller zeros, never
-     * what the chunk's memory held before. Here that is the previous SOURCE's result, which the
+     * A Responder that says it filled a Write chunk it never wrote fails the Call, and never hands
+     * the caller what the chunk's memory held before: here the previous SOURCE's result, which the
      * same kept buffer held (any connection's data, for a buffer fresh from the allocator).
      */
     @Test
-    void aWriteChunkClaimedFilledButNeverWrittenReadsAsZerosNotEarlierData() throws Exception { // RPC-R-075
+    void aWriteChunkClaimedFilledButNeverWrittenFailsTheCallNotReturningEarlierData() throws Exception { // RPC-R-075
         connect(RpcRdmaSettings.builder());
-        byte[] earlier = new byte[5000];
-        Arrays.fill(earlier, (byte) 0x5A);
+        byte[] earlier = pattern(5000, 0x5A);
         CompletableFuture<ByteBuf> first = echo.source(5000);
-        answerSource(nextCall(), earlier.length, earlier);
-        ByteBuf data = first.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        answerSource(nextCall(), earlier.length, 0, earlier);
+        assertSourceReturned(first, earlier);
+
+        CompletableFuture<ByteBuf> second = echo.source(5000);
+        answerSource(nextCall(), 5000, 0, null);
+        assertThat(cause(second)).isInstanceOf(RpcRdmaProtocolException.class)
+                .hasMessageContaining("Write chunk 0 is returned as holding 5000 octets").hasMessageContaining("placed 0");
+    }
+
+    /**
+     * Only what the Responder's RDMA Writes placed in order from a chunk's start may be claimed: a
+     * chunk written in part, or written out of order, fails its Call; one filled by in-order
+     * Writes, exactly as claimed, reaches the caller. Each on the same connection, one after another.
+     */
+    @Test
+    void aWriteChunkIsReturnedOnlyAsFarAsTheResponderPlacedItInOrder() throws Exception { // RPC-R-075, RPC-R-074
+        connect(RpcRdmaSettings.builder());
+        byte[] data = pattern(5000, 0x11);
+
+        CompletableFuture<ByteBuf> partly = echo.source(5000);
+        answerSource(nextCall(), 5000, 0, Arrays.copyOf(data, 4999));
+        assertThat(cause(partly)).isInstanceOf(RpcRdmaProtocolException.class)
+                .hasMessageContaining("holding 5000 octets").hasMessageContaining("placed 4999");
+
+        CompletableFuture<ByteBuf> outOfOrder = echo.source(5000);
+        RpcRdmaHeader call = nextCall();
+        write(call, 2500, Arrays.copyOfRange(data, 2500, 5000));
+        answerSource(call, 5000, 0, Arrays.copyOf(data, 2500));
+        assertThat(cause(outOfOrder)).isInstanceOf(RpcRdmaProtocolException.class)
+                .hasMessageContaining("holding 5000 octets").hasMessageContaining("placed 2500");
+
+        CompletableFuture<ByteBuf> inOrder = echo.source(5000);
+        call = nextCall();
+        write(call, 0, Arrays.copyOf(data, 2500));
+        answerSource(call, 5000, 2500, Arrays.copyOfRange(data, 2500, 5000));
+        assertSourceReturned(inOrder, data);
+
+        CompletableFuture<ByteBuf> less = echo.source(5000);
+        answerSource(nextCall(), 3000, 0, Arrays.copyOf(data, 4000));
+        assertSourceReturned(less, Arrays.copyOf(data, 3000));
+    }
+
+    /**
+     * The same for a Reply chunk: an RDMA_NOMSG Reply whose Payload stream the Responder wrote but
+     * for its last octet fails its Call; written whole, the Reply reaches the caller.
+     */
+    @Test
+    void aReplyChunkIsReturnedOnlyAsFarAsTheResponderPlacedIt() throws Exception { // RPC-R-075, RPC-R-074
+        connect(RpcRdmaSettings.builder());
+        byte[] data = pattern(6000, 0x21);
+
+        CompletableFuture<ByteBuf> partly = echo.echo(Unpooled.wrappedBuffer(data));
+        RpcRdmaHeader call = nextCall();
+        byte[] stream = reply(call.xid(), concat(words(data.length), data));
+        answerInReplyChunk(call, stream, stream.length - 1);
+        assertThat(cause(partly)).isInstanceOf(RpcRdmaProtocolException.class)
+                .hasMessageContaining("Reply chunk is returned as holding " + stream.length + " octets")
+                .hasMessageContaining("placed " + (stream.length - 1));
+
+        CompletableFuture<ByteBuf> whole = echo.echo(Unpooled.wrappedBuffer(data));
+        call = nextCall();
+        stream = reply(call.xid(), concat(words(data.length), data));
+        answerInReplyChunk(call, stream, stream.length);
+        assertSourceReturned(whole, data);
+    }
+
+    /**
+     * Answers with an RDMA_NOMSG Reply whose Reply chunk is returned as holding {@code stream},
+     * after RDMA Writing its first {@code placed} octets there (one region: the segments follow one
+     * another from its start).
+     */
+    private void answerInReplyChunk(RpcRdmaHeader call, byte[] stream, int placed) throws Exception {
+        ChunkLists lists = call instanceof RpcRdmaHeader.RdmaMsg m ? m.chunks() : ((RpcRdmaHeader.RdmaNomsg) call).chunks();
+        WriteChunk provided = lists.replyChunk().orElseThrow();
+        RdmaSegment first = provided.segments().get(0);
+        raw.write(Arrays.copyOf(stream, placed), first.handle(), first.offset());
+        WriteChunk returned = provided.withWritten(stream.length);
+        int[] w = new int[4 + 4 * returned.segments().size()];
+        w[2] = 1;
+        w[3] = returned.segments().size();
+        for (int i = 0; i < returned.segments().size(); i++) {
+            RdmaSegment s = returned.segments().get(i);
+            w[4 + 4 * i] = s.handle();
+            w[5 + 4 * i] = (int) s.length();
+            w[6 + 4 * i] = (int) (s.offset() >>> 32);
+            w[7 + 4 * i] = (int) s.offset();
+        }
+        raw.send(concat(fixed(call.xid(), 1, 4, 1), words(w)));
+    }
+
+    private static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (seed + i);
+        }
+        return b;
+    }
+
+    private static void assertSourceReturned(CompletableFuture<ByteBuf> source, byte[] expected) throws Exception {
+        ByteBuf data = source.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         try {
-            assertThat(ByteBufUtil.getBytes(data)).as("the first SOURCE's data arrived").isEqualTo(earlier);
+            assertThat(ByteBufUtil.getBytes(data)).isEqualTo(expected);
         } finally {
             data.release();
         }
+    }
 
-        CompletableFuture<ByteBuf> second = echo.source(5000);
-        answerSource(nextCall(), 5000, null);
-        ByteBuf stale = second.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-        try {
-            assertThat(ByteBufUtil.getBytes(stale)).isEqualTo(new byte[5000]);
-        } finally {
-            stale.release();
-        }
+    /** RDMA Writes {@code octets} into a SOURCE Call's Write chunk, {@code at} octets from its start. */
+    private void write(RpcRdmaHeader call, int at, byte[] octets) throws Exception {
+        RdmaSegment seg = ((RpcRdmaHeader.RdmaMsg) call).chunks().writeList().get(0).segments().get(0);
+        raw.write(octets, seg.handle(), seg.offset() + at);
     }
 
     /**
      * Answers a SOURCE Call with its Write chunk returned as holding {@code claimed} octets, RDMA
-     * Writing {@code octets} there first unless they are {@code null}.
+     * Writing {@code octets} {@code at} octets from its start first unless they are {@code null}.
      */
-    private void answerSource(RpcRdmaHeader call, int claimed, byte[] octets) throws Exception {
+    private void answerSource(RpcRdmaHeader call, int claimed, int at, byte[] octets) throws Exception {
         RdmaSegment seg = ((RpcRdmaHeader.RdmaMsg) call).chunks().writeList().get(0).segments().get(0);
         if (octets != null) {
-            raw.write(octets, seg.handle(), seg.offset());
+            write(call, at, octets);
         }
         raw.send(concat(fixed(call.xid(), 1, 4, 0), words(0, 1, 1, seg.handle(), claimed, (int) (seg.offset() >>> 32),
                 (int) seg.offset(), 0, 0), reply(call.xid(), words(claimed))));

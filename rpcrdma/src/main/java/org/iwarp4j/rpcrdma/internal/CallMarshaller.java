@@ -77,28 +77,27 @@ final class CallMarshaller {
         boolean done = false;
         try {
             List<WriteChunk> writeList = new ArrayList<>();
-            List<ByteBuf> writeMemory = new ArrayList<>();
+            List<MemoryRegion> writeRegions = new ArrayList<>();
             long reducedReply = estimate.maxReplySize();
             int replyThreshold = endpoint.receiveThreshold();
             if (covered && binding.hasDdpEligibleResult(info) && !estimate.writeChunkSizes().isEmpty()
                     && headerLength(List.of(), List.of(), Optional.empty()) + estimate.maxReplySize() > replyThreshold) {
                 for (long size : estimate.writeChunkSizes()) {
                     ByteBuf memory = target(size, "Write chunk");
-                    writeMemory.add(memory);
                     MemoryRegion region = registrations.registerOwned(memory, REPLY_TARGET);
+                    writeRegions.add(region);
                     writeList.add(new WriteChunk(RdmaEndpoint.segments(region, 0, size, settings.maxSegmentSize())));
                 }
                 reducedReply = estimate.maxReducedReplySize();
             }
             Optional<WriteChunk> replyChunk = Optional.empty();
-            ByteBuf replyMemory = null;
+            MemoryRegion replyRegion = null;
             if (headerLength(List.of(), writeList, Optional.empty()) + reducedReply > replyThreshold) {
-                replyMemory = target(reducedReply, "Reply chunk");
-                MemoryRegion region = registrations.registerOwned(replyMemory, REPLY_TARGET);
+                replyRegion = registrations.registerOwned(target(reducedReply, "Reply chunk"), REPLY_TARGET);
                 replyChunk = Optional.of(new WriteChunk(
-                        RdmaEndpoint.segments(region, 0, reducedReply, settings.maxSegmentSize())));
+                        RdmaEndpoint.segments(replyRegion, 0, reducedReply, settings.maxSegmentSize())));
             }
-            OutgoingCall out = callSide(info, call, registrations, writeList, writeMemory, replyChunk, replyMemory,
+            OutgoingCall out = callSide(info, call, registrations, writeList, writeRegions, replyChunk, replyRegion,
                     covered && binding.hasDdpEligibleArgument(info), send);
             done = true;
             return out;
@@ -110,8 +109,8 @@ final class CallMarshaller {
     }
 
     private OutgoingCall callSide(RpcCallInfo info, XdrMessage call, Registrations registrations,
-                                  List<WriteChunk> writeList, List<ByteBuf> writeMemory,
-                                  Optional<WriteChunk> replyChunk, ByteBuf replyMemory, boolean reducible,
+                                  List<WriteChunk> writeList, List<MemoryRegion> writeRegions,
+                                  Optional<WriteChunk> replyChunk, MemoryRegion replyRegion, boolean reducible,
                                   ByteBuf[] send) {
         int threshold = endpoint.sendThreshold();
         int credits = settings.credits();
@@ -119,8 +118,8 @@ final class CallMarshaller {
             RpcRdmaHeader header = new RpcRdmaHeader.RdmaMsg(info.xid(), VERSION, credits,
                     new ChunkLists(List.of(), writeList, replyChunk));
             send[0] = sendBuffer(header, call.pieces(), false);
-            return new OutgoingCall(header, OutgoingCall.Form.SHORT, registrations, writeList, writeMemory, replyChunk,
-                    replyMemory);
+            return new OutgoingCall(header, OutgoingCall.Form.SHORT, registrations, writeList, writeRegions, replyChunk,
+                    replyRegion);
         }
         if (reducible && call.hasDdpEligiblePieces()) {
             int segments = 0;
@@ -150,8 +149,8 @@ final class CallMarshaller {
                 RpcRdmaHeader header = new RpcRdmaHeader.RdmaMsg(info.xid(), VERSION, credits,
                         new ChunkLists(readList, writeList, replyChunk));
                 send[0] = sendBuffer(header, call.pieces(), true);
-                return new OutgoingCall(header, OutgoingCall.Form.CHUNKED, registrations, writeList, writeMemory,
-                        replyChunk, replyMemory);
+                return new OutgoingCall(header, OutgoingCall.Form.CHUNKED, registrations, writeList, writeRegions,
+                        replyChunk, replyRegion);
             }
         }
         if (call.readableBytes() > settings.maxChunkSize()) {
@@ -172,8 +171,8 @@ final class CallMarshaller {
                     + threshold);
         }
         send[0] = sendBuffer(header, List.of(), false);
-        return new OutgoingCall(header, OutgoingCall.Form.LONG, registrations, writeList, writeMemory, replyChunk,
-                replyMemory);
+        return new OutgoingCall(header, OutgoingCall.Form.LONG, registrations, writeList, writeRegions, replyChunk,
+                replyRegion);
     }
 
     /** Header then the pieces; DDP-eligible pieces either dropped with their padding ({@code reduce}) or padded. */
@@ -201,15 +200,9 @@ final class CallMarshaller {
         // The connection's kept memory, registered afresh for this RPC alone and fenced before it
         // completes (RPC-R-025): reused memory, never a reused registration. A kept buffer is lent
         // again only when nothing derived from it is held, so a Reply the caller still holds is
-        // never overwritten.
-        ByteBuf target = endpoint.readSinks().take((int) size);
-        // Zeroed before the Responder can reach it: a Reply only says how many octets it wrote
-        // (RFC 8166 §3.4.6, §4.3.2), and no RNIC tells which octets a peer's RDMA Writes placed,
-        // so one that claims more than it wrote would otherwise hand the caller what the memory
-        // held before: an earlier Reply's data, or another connection's (the allocator pools
-        // memory across connections). RPC-R-075: no memory beyond what the RPC needs is exposed,
-        // and none of another RPC's reaches this one. The cost is a fill of the octets provided.
-        return target.setZero(0, (int) size);
+        // never overwritten. Not zeroed: ReplyAssembler returns only octets the Responder's RDMA
+        // Writes placed (MemoryRegion#peerPlacedPrefix).
+        return endpoint.readSinks().take((int) size);
     }
 
     private static int headerLength(List<ReadSegment> readList, List<WriteChunk> writeList,

@@ -55,9 +55,9 @@ public final class ReadSinks {
 
     /**
      * A sink of exactly {@code length} octets (capacity and writer index {@code length}, contents
-     * undefined: an RDMA Read completes only once it placed every octet, RDMAP-R-019). Memory a
-     * peer's RDMA Writes fill is zeroed by its user, since nothing says which octets they placed
-     * ({@code CallMarshaller}). The caller releases it.
+     * undefined: an RDMA Read completes only once it placed every octet, RDMAP-R-019; of memory a
+     * peer's RDMA Writes fill, a Requester returns only what they placed in order from its start,
+     * {@code MemoryRegion#peerPlacedPrefix}). The caller releases it.
      */
     public ByteBuf take(int length) {
         ByteBuf sink = lend(length);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.oncrpc.XdrPiece;
+import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rpcrdma.RpcRdmaProtocolException;
 import org.iwarp4j.rpcrdma.internal.wire.ChunkLists;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
@@ -17,8 +18,20 @@ import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
  * Responder filled becomes a reduced item in chunk order ({@link XdrMessage#ofReduced}).
  *
  * <p>Returned chunks are checked against the provided ones: same segments (handle, offset), lengths
- * at most those provided, filled in order (RPC-R-028, RPC-R-029, RPC-R-056). A Reply that breaks
- * this fails the RPC with {@link RpcRdmaProtocolException} (RPC-R-074).
+ * at most those provided, filled in order (RPC-R-028, RPC-R-029, RPC-R-056). The octets a chunk is
+ * returned as holding must also be octets the Responder's RDMA Writes placed, from the chunk's
+ * start ({@link MemoryRegion#peerPlacedPrefix()}; a chunk is one region, its segments consecutive
+ * parts of it): a Reply only says how many octets were written (§3.4.6), an RDMA Write has no
+ * completion here, and the memory is pooled, so a claim beyond what was placed would hand the
+ * caller an earlier Reply's data or another connection's (RPC-R-075). A Responder must therefore
+ * write a chunk's segments in order, as Linux's svcrdma does; one that writes them out of order
+ * is refused. A Reply that breaks any of this fails the RPC with {@link RpcRdmaProtocolException}
+ * (RPC-R-074).
+ *
+ * <p>Runs once the Reply's Send was received (on the connection's event loop, or after pulling a
+ * Read chunk), so after every RDMA Write the Responder sent before it on that connection was placed
+ * on that event loop (RFC 5040 §5.5: a Send is delivered only after the messages ahead of it were
+ * placed); the count is a volatile field, so any thread sees it.
  */
 final class ReplyAssembler {
 
@@ -56,9 +69,10 @@ final class ReplyAssembler {
         ByteBuf stream = null;
         try {
             for (int i = 0; i < returned.size(); i++) {
-                long written = check(header.xid(), i, returned.get(i), call.writeList().get(i));
+                MemoryRegion region = call.writeChunkRegions().get(i);
+                long written = check(header.xid(), i, returned.get(i), call.writeList().get(i), region);
                 if (written > 0) {
-                    items.add(call.writeChunkMemory().get(i).retainedSlice(0, (int) written));
+                    items.add(region.memory().retainedSlice(0, (int) written));
                 }
             }
             long replyWritten = 0;
@@ -67,7 +81,8 @@ final class ReplyAssembler {
                     throw new RpcRdmaProtocolException(String.format(
                             "Reply to xid 0x%08x returns a Reply chunk that was not provided", header.xid()));
                 }
-                replyWritten = check(header.xid(), REPLY_CHUNK, lists.replyChunk().get(), call.replyChunk().get());
+                replyWritten = check(header.xid(), REPLY_CHUNK, lists.replyChunk().get(), call.replyChunk().get(),
+                        call.replyChunkRegion());
             }
             if (pulled != null) {
                 stream = pulled.retainedSlice();
@@ -76,7 +91,7 @@ final class ReplyAssembler {
                     throw new RpcRdmaProtocolException(String.format(
                             "RDMA_NOMSG Reply to xid 0x%08x without data in a Reply chunk", header.xid()));
                 }
-                stream = call.replyChunkMemory().retainedSlice(0, (int) replyWritten);
+                stream = call.replyChunkRegion().memory().retainedSlice(0, (int) replyWritten);
             } else {
                 stream = payload.retainedSlice();
             }
@@ -97,10 +112,11 @@ final class ReplyAssembler {
 
     /**
      * The octets the Responder says it wrote into {@code provided}, after checking it is the same
-     * chunk; {@code index} is the Write chunk's, or {@link #REPLY_CHUNK}. The chunk's name is only
-     * built for the error: this runs for every Reply.
+     * chunk and that the Responder placed that many octets from the start of {@code region}, the
+     * chunk's memory; {@code index} is the Write chunk's, or {@link #REPLY_CHUNK}. The chunk's name
+     * is only built for the error: this runs for every Reply.
      */
-    private static long check(int xid, int index, WriteChunk returned, WriteChunk provided) {
+    private static long check(int xid, int index, WriteChunk returned, WriteChunk provided, MemoryRegion region) {
         long written = returned.length();
         boolean same = returned.segments().size() == provided.segments().size() && written <= provided.length()
                 && returned.equals(provided.withWritten(written));
@@ -108,6 +124,12 @@ final class ReplyAssembler {
             throw new RpcRdmaProtocolException(String.format("Reply to xid 0x%08x: %s %s is not the provided %s filled "
                     + "in order", xid, index == REPLY_CHUNK ? "Reply chunk" : "Write chunk " + index, returned.segments(),
                     provided.segments()));
+        }
+        long placed = region.peerPlacedPrefix();
+        if (written > placed) {
+            throw new RpcRdmaProtocolException(String.format("Reply to xid 0x%08x: %s is returned as holding %d octets, "
+                    + "but the Responder's RDMA Writes placed %d in order from its start", xid,
+                    index == REPLY_CHUNK ? "Reply chunk" : "Write chunk " + index, written, placed));
         }
         return written;
     }
