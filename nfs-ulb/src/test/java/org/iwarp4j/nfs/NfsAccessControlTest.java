@@ -408,6 +408,79 @@ class NfsAccessControlTest {
                 .isEqualTo(PosixFilePermissions.fromString("rw-r-----"));
     }
 
+    private static int modeOf(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 07777;
+    }
+
+    private static Path setMode(Path p, int mode) throws IOException {
+        Files.setAttribute(p, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+        return p;
+    }
+
+    /**
+     * The server writes as its own process (root here, with CAP_FSETID), so the kernel would not
+     * clear setuid and setgid for it; knfsd drops CAP_FSETID for a non-root caller and the bits go,
+     * as they go for an unprivileged local writer. Otherwise bob, allowed to write alice's 06775
+     * program, would put his code in it and run it as alice.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aWriteByAnotherUserClearsSetuidAndSetgid(Transport transport) throws Exception {
+        Path prog = setMode(file("prog", "#!/bin/true\n", ALICE, ALICE, "rwxrwxr-x"), 06775);
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient bob = client(transport, BOB, ALICE);
+
+        org.iwarp4j.nfs.v3.Write3Res w = get(bob.write(bob.lookupPath("prog"), 0, ascii("#!/bin/sh"),
+                StableHow.UNSTABLE));
+
+        assertThat(w.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(prog)).isEqualTo(0775);
+        assertThat(w.fileWcc().after().mode() & 07777).isEqualTo(0775); // the reply shows it
+        assertThat(uidOf(prog)).isEqualTo(ALICE);
+    }
+
+    /** A size change by a caller that is not root clears them too, even by the owner (Linux's truncate). */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aSizeChangeByANonRootCallerClearsSetuidAndSetgid(Transport transport) throws Exception {
+        Path prog = setMode(file("prog", "#!/bin/true\n", ALICE, ALICE, "rwxrwxr-x"), 06775);
+        Path own = setMode(file("own", "#!/bin/true\n", ALICE, ALICE, "rwxrwxr-x"), 06775);
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient bob = client(transport, BOB, ALICE);
+        NfsClient alice = client(transport, ALICE, ALICE);
+
+        assertThat(get(bob.setattr(new Setattr3Args(bob.lookupPath("prog"), Sattr3.size(0), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(alice.setattr(new Setattr3Args(alice.lookupPath("own"), Sattr3.size(100), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+
+        assertThat(Files.size(prog)).isZero();
+        assertThat(modeOf(prog)).isEqualTo(0775);
+        assertThat(modeOf(own)).isEqualTo(0775);
+    }
+
+    /** Root (not squashed) keeps them, as with knfsd; setgid without group execute is kept for anyone. */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void rootKeepsSetuidAndSetgidWithoutGroupExecuteIsKept(Transport transport) throws Exception {
+        Path prog = setMode(file("prog", "#!/bin/true\n", ALICE, ALICE, "rwxrwxr-x"), 06775);
+        Path locking = setMode(file("locking", "data", ALICE, ALICE, "rw-rw-r--"), 02664);
+        serve(ExportOptions.builder().readWrite().rootSquash(false).build());
+        NfsClient root = client(transport, 0, 0);
+        NfsClient bob = client(transport, BOB, ALICE);
+
+        assertThat(get(root.write(root.lookupPath("prog"), 0, ascii("#!/bin/sh"), StableHow.FILE_SYNC)).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(root.setattr(new Setattr3Args(root.lookupPath("prog"), Sattr3.size(2), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(get(bob.write(bob.lookupPath("locking"), 0, ascii("DATA"), StableHow.FILE_SYNC)).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+
+        assertThat(modeOf(prog)).isEqualTo(06775);
+        assertThat(modeOf(locking)).isEqualTo(02664);
+        assertThat(Files.readString(locking)).isEqualTo("DATA");
+    }
+
     private NfsClient connect(Transport transport, AuthSys credential) throws IOException {
         NfsClient c = clientBuilder(transport).credential(credential).connect();
         open.add(c);

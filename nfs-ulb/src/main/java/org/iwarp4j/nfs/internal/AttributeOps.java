@@ -132,6 +132,12 @@ public final class AttributeOps {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + r.stat().type());
             }
             setSize(r, s.size());
+            if (s.mode() == null) {
+                // a truncate or extension by a caller that is not root clears setuid (and setgid
+                // with group execute) as the kernel's do_truncate does for an unprivileged process,
+                // owner or not (Permissions#modeAfterWrite); a mode set in the same call wins
+                removePrivileges(r, caller);
+            }
         }
         if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
             setMode(path, Permissions.chmodMode(caller, st, s.mode() & 07777));
@@ -160,7 +166,22 @@ public final class AttributeOps {
         }
     }
 
-    private static void setMode(Path path, int mode) throws IOException {
+    /**
+     * Clears what {@link Permissions#modeAfterWrite} drops after a write or size change by
+     * {@code caller}, by a chmod of the resolution's path; nothing (no call) when the mode in the
+     * resolution's stat has none of those bits. The caller holds the {@link NamespaceLock} shared
+     * and the resolution is current, or has checked the path still names the inode.
+     */
+    static boolean removePrivileges(FileHandles.Resolved r, Caller caller) throws IOException {
+        int mode = Permissions.modeAfterWrite(caller, r.stat());
+        if (mode == (r.stat().mode() & 07777)) {
+            return false;
+        }
+        setMode(r.path(), mode);
+        return true;
+    }
+
+    static void setMode(Path path, int mode) throws IOException {
         try {
             Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
         } catch (UnsupportedOperationException | IllegalArgumentException e) {

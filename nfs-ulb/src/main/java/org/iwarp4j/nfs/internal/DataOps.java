@@ -115,7 +115,9 @@ public final class DataOps {
 
     /**
      * WRITE; consumes the arguments' data. NFS3ERR_ROFS on a read-only export; the caller needs
-     * write permission or to own the file (knfsd's owner override).
+     * write permission or to own the file (knfsd's owner override). A caller that is not root
+     * loses the file's setuid and setgid bits, as a local unprivileged writer would
+     * ({@link #removePrivileges}); the reply's post-op attributes show the new mode.
      */
     public Write3Res write(Write3Args args, Caller caller) {
         FileHandles.Resolved r;
@@ -142,7 +144,8 @@ public final class DataOps {
             if (args.offset() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "offset beyond 2^63");
             }
-            long verifier = writeFully(r, args.data(), args.offset(), args.stable());
+            boolean cleared = args.data().isReadable() && removePrivileges(r, caller);
+            long verifier = writeFully(r, args.data(), args.offset(), args.stable(), cleared);
             return new Write3Res(Nfs3Status.NFS3_OK, ctx.wcc(before, r), args.count(), args.stable(),
                     verifier);
         } catch (IOException | RuntimeException e) {
@@ -153,15 +156,44 @@ public final class DataOps {
     }
 
     /**
+     * Before a non-empty WRITE by a caller that is not root: clears setuid, and setgid with group
+     * execute, as the kernel does for an unprivileged writer ({@link Permissions#modeAfterWrite}:
+     * the server writes with privileges the caller does not have). Before the data, as Linux's
+     * file_remove_privs, so that no one can run the file setuid with the caller's data in it. Only
+     * when the resolution's mode has those bits (the common case costs nothing); then, as WRITE
+     * does not hold the {@link NamespaceLock}, under it shared and after checking that the path
+     * still names the handle's inode, so that the chmod cannot reach another file.
+     */
+    private boolean removePrivileges(FileHandles.Resolved r, Caller caller) throws IOException {
+        if (Permissions.modeAfterWrite(caller, r.stat()) == (r.stat().mode() & 07777)) {
+            return false;
+        }
+        try (NamespaceLock.Hold names = ctx.namespace().shared()) {
+            FileStat now = FileStat.of(r.path());
+            if (now.ino() != r.stat().ino() || now.dev() != r.stat().dev()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_JUKEBOX, r.path() + " names another inode now");
+            }
+            return AttributeOps.removePrivileges(new FileHandles.Resolved(r.path(), now), caller);
+        }
+    }
+
+    /**
      * Writes the data and forces it as {@code stable} asks; returns the write verifier to answer,
      * the one current before the data was written (a reset after that makes the client's COMMIT
      * answer a verifier other than this one, so the client writes again).
      */
-    private long writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable) throws IOException {
+    private long writeFully(FileHandles.Resolved r, ByteBuf data, long offset, StableHow stable,
+                            boolean modeChanged) throws IOException {
         WriteVerifier verifier = ctx.verifier();
         long ino = r.stat().ino();
         return onChannel(r, true, channel -> {
             long answer = verifier.current();
+            if (modeChanged) {
+                // the cleared setuid/setgid is metadata made stable before the reply, as SETATTR's
+                // (MetadataCommits), and here before the new data can reach the disk: a crash
+                // then never leaves the caller's data in a file still setuid
+                verifier.force(channel, ino, true);
+            }
             long failedForces = verifier.failedForces(ino);
             long position = offset;
             for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {

@@ -110,6 +110,29 @@ public final class Permissions {
         return mode;
     }
 
+    /**
+     * The mode a regular file is left with after {@code caller} wrote to it or changed its size:
+     * without setuid, and without setgid if group execute is set (setgid without it is the
+     * mandatory-locking marker, kept), unless the caller is root after squashing. The server writes
+     * as its own process, which may be root with CAP_FSETID, so the kernel never clears the bits
+     * for it as it does for an unprivileged writer (file_remove_privs, should_remove_suid; on
+     * truncate too, even by the owner); knfsd drops CAP_FSETID for a non-root caller
+     * (nfsd_setuser), so there the same WRITE clears them. Without this a caller allowed to write a
+     * setuid file of another user could put its own code in it and run it as that user. Answers
+     * the file's mode unchanged when nothing is to be cleared.
+     */
+    public static int modeAfterWrite(Caller caller, FileStat file) {
+        int mode = file.mode() & 07777;
+        if (caller.isRoot() || file.type() != Ftype3.NF3REG) {
+            return mode;
+        }
+        mode &= ~S_ISUID;
+        if ((mode & 0010) != 0) {
+            mode &= ~S_ISGID;
+        }
+        return mode;
+    }
+
     private static String verb(int want) {
         StringBuilder b = new StringBuilder();
         if ((want & READ) != 0) {

@@ -414,6 +414,57 @@ class Nfs4FileOpsTest {
         assertThat(Files.size(dir.resolve("f"))).isZero();
     }
 
+    /** A file of uid 1000 with mode {@code mode} (setuid, setgid and more) holding "#!/bin/true". */
+    private Path setuidProgram(String name, int mode) throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path p = Files.writeString(dir.resolve(name), "#!/bin/true");
+        Files.setAttribute(p, "unix:uid", 1000);
+        Files.setAttribute(p, "unix:gid", 1000);
+        Files.setAttribute(p, "unix:mode", mode);
+        return p;
+    }
+
+    /**
+     * A WRITE by a caller that is not root clears setuid and setgid (with group execute): the
+     * server writes as itself, root here, for which the kernel would keep them, where knfsd and a
+     * local unprivileged writer lose them. Root keeps them.
+     */
+    @Test
+    void writeByANonRootCallerClearsSetuidAndSetgid() throws Exception {
+        Path prog = setuidProgram("prog", 06777);
+        Path roots = setuidProgram("roots", 06777);
+        openAndWriteAs(1001, "o", "prog");
+        assertThat(Files.getAttribute(prog, "unix:mode")).isEqualTo(0100777);
+        assertThat(Files.getAttribute(prog, "unix:uid")).isEqualTo(1000);
+
+        openAndWriteAs(0, "r", "roots");
+        assertThat(Files.getAttribute(roots, "unix:mode")).isEqualTo(0106777);
+    }
+
+    /** As {@code uid}, OPEN {@code name} for writing and WRITE "#!/bin/sh" at 0 in one COMPOUND, both NFS4_OK. */
+    private void openAndWriteAs(int uid, String owner, String name) {
+        h.uid = uid;
+        Reply w = seq(putrootfh(), open(owner, name, OPEN4_SHARE_ACCESS_WRITE, 0, false),
+                write(Stateid4.CURRENT, 0, UNSTABLE4, "#!/bin/sh".getBytes(StandardCharsets.UTF_8)));
+        w.op(OP_PUTROOTFH);
+        assertThat(w.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        w.openBody();
+        assertThat(w.op(OP_WRITE)).isEqualTo(NFS4_OK);
+    }
+
+    /** OPEN's truncation (UNCHECKED4, size 0) by a caller that is not root clears them as a WRITE does. */
+    @Test
+    void openTruncationByANonRootCallerClearsSetuidAndSetgid() throws Exception {
+        Path prog = setuidProgram("prog", 06777);
+        h.uid = 1001;
+        Reply t = seq(putrootfh(), openCreating("o", "prog", OPEN4_SHARE_ACCESS_WRITE, 0, UNCHECKED4,
+                Bitmap4.of(FATTR4_SIZE), hyper(0)));
+        t.op(OP_PUTROOTFH);
+        assertThat(t.op(OP_OPEN)).isEqualTo(NFS4_OK);
+        assertThat(Files.size(prog)).isZero();
+        assertThat(Files.getAttribute(prog, "unix:mode")).isEqualTo(0100777);
+    }
+
     /** As {@code uid}, OPEN creating {@code name} with mode 0600 and this owner: the attrset answered. */
     private Bitmap4 createWithModeAndOwner(int uid, String name, String owner) {
         h.uid = uid;
