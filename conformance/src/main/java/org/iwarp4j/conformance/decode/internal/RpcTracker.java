@@ -83,26 +83,6 @@ final class RpcTracker {
      */
     static final long LONG_CALL_BUDGET = 16L << 20;
 
-    /** One RDMA Write's octets that landed in a Reply chunk: its STag, TO and payload. */
-    private record Piece(int stag, long to, byte[] octets) {
-    }
-
-    /**
-     * What RDMA Writes placed in a Call's Reply chunk, in the order they came (RFC 8166 §3.5.3: the
-     * Responder writes the RPC reply there, then sends RDMA_NOMSG). Never more than the chunk's
-     * offered length is kept, and, across all Calls of one Requester, {@link #REPLY_CHUNK_BUDGET}.
-     */
-    private static final class ReplyChunkOctets {
-        final long offered;
-        final List<Piece> pieces = new ArrayList<>();
-        long held;
-        long dropped;
-
-        ReplyChunkOctets(WriteChunk chunk) {
-            this.offered = chunk.length();
-        }
-    }
-
     /** Requester state of the side that sends Calls in one direction. */
     private static final class Requester {
         final Map<Integer, PendingCall> outstanding = new LinkedHashMap<>();
@@ -641,7 +621,8 @@ final class RpcTracker {
      * The RPC reply a Responder wrote into the Reply chunk: the returned segments one after the
      * other, each as long as the RDMA_NOMSG header says it was filled (RFC 8166 §3.4.6, §3.5.3),
      * from the RDMA Writes kept for the Call. Null when the capture lacks some of those octets or
-     * they were not kept: the line says how many, and a note where, instead of a guess.
+     * they were not kept: the line says how many, and a note where, instead of a guess; null too
+     * when the segments add up to more octets than were written (a note says so).
      */
     private byte[] replyChunkMessage(PendingCall call, WriteChunk returned, long frame, String dir,
             StringBuilder s) {
@@ -659,31 +640,18 @@ final class RpcTracker {
                     + " answered)");
             return null;
         }
+        WrittenMemory memory = o.memory();
+        List<RdmaSegment> segments = returned.segments();
         long missing = 0;
         String firstGap = null;
-        for (int k = 0; k < returned.segments().size(); k++) {
-            RdmaSegment seg = returned.segments().get(k);
-            List<long[]> covered = new ArrayList<>();
-            for (Piece p : o.pieces) {
-                long[] overlap = overlap(seg, p);
-                if (overlap != null) {
-                    covered.add(new long[] {overlap[0], overlap[0] + overlap[2]});
-                }
+        for (int k = 0; k < segments.size(); k++) {
+            RdmaSegment seg = segments.get(k);
+            long lacking = seg.length() - memory.written(seg.handle(), seg.offset(), seg.length());
+            if (lacking > 0 && firstGap == null) {
+                long[] g = memory.firstUnwritten(seg.handle(), seg.offset(), seg.length());
+                firstGap = gap(k, seg, g[0], g[1]);
             }
-            covered.sort((a, b) -> Long.compare(a[0], b[0]));
-            long at = 0;
-            long length = seg.length();
-            for (long[] c : covered) {
-                if (c[0] > at) {
-                    missing += c[0] - at;
-                    firstGap = firstGap != null ? firstGap : gap(k, seg, at, c[0]);
-                }
-                at = Math.max(at, c[1]);
-            }
-            if (at < length) {
-                missing += length - at;
-                firstGap = firstGap != null ? firstGap : gap(k, seg, at, length);
-            }
+            missing += lacking;
         }
         if (missing > 0) {
             s.append(" (Reply chunk: ").append(missing).append(" of ").append(total)
@@ -693,18 +661,22 @@ final class RpcTracker {
                     + " placed them, so the reply is not decoded");
             return null;
         }
-        // Complete, so no larger than what was kept (at most the budget).
+        if (total > o.held) {
+            // Every returned octet was written, so the segments name some written octets more than once
+            // (one Write covers any number of identical segments): no reply is longer than what was
+            // written for it. Refusing here also bounds the array below by what was kept, at most
+            // REPLY_CHUNK_BUDGET.
+            s.append(" (Reply chunk not decoded: ").append(total).append(" octets returned, ").append(o.held)
+                    .append(" written)");
+            out.note(frame, index, dir, "the Reply chunk of xid " + xid(call.xid()) + " is not decoded: its segments"
+                    + " add up to " + total + " octets, more than the " + o.held + " octets RDMA Writes placed in it");
+            return null;
+        }
         byte[] message = new byte[(int) total];
-        long base = 0;
-        for (RdmaSegment seg : returned.segments()) {
-            for (Piece p : o.pieces) { // in arrival order: a later Write over the same octets wins
-                long[] overlap = overlap(seg, p);
-                if (overlap != null) {
-                    System.arraycopy(p.octets(), (int) overlap[1], message, (int) (base + overlap[0]),
-                            (int) overlap[2]);
-                }
-            }
-            base += seg.length();
+        int at = 0;
+        for (RdmaSegment seg : segments) {
+            memory.copy(seg.handle(), seg.offset(), seg.length(), message, at);
+            at += (int) seg.length();
         }
         return message;
     }
@@ -712,30 +684,6 @@ final class RpcTracker {
     private static String gap(int k, RdmaSegment seg, long from, long to) {
         return String.format("octets %d-%d of segment %d (0x%08x@0x%x)", from, to - 1, k, seg.handle(),
                 seg.offset());
-    }
-
-    /**
-     * Where a kept Write meets a returned segment: {offset in the segment, offset in the Write's
-     * octets, length}, or null. Offsets are unsigned 64-bit.
-     */
-    private static long[] overlap(RdmaSegment seg, Piece p) {
-        long length = seg.length();
-        if (p.stag() != seg.handle() || length == 0) {
-            return null;
-        }
-        long n = p.octets().length;
-        if (Long.compareUnsigned(p.to(), seg.offset()) >= 0) {
-            long rel = p.to() - seg.offset();
-            if (Long.compareUnsigned(rel, length) >= 0) {
-                return null;
-            }
-            return new long[] {rel, 0, Math.min(n, length - rel)};
-        }
-        long skip = seg.offset() - p.to();
-        if (Long.compareUnsigned(skip, n) >= 0) {
-            return null;
-        }
-        return new long[] {0, skip, Math.min(n - skip, length)};
     }
 
     /**
@@ -951,13 +899,11 @@ final class RpcTracker {
     /** Keeps a Write's octets for the Reply chunk's RDMA_NOMSG Reply, within both bounds. */
     private static void keep(Requester requester, ReplyChunkOctets o, int stag, long to, byte[] ulpdu, int from,
             int length) {
-        if (o.dropped > 0 || o.held + length > o.offered
-                || requester.replyChunkHeld + length > REPLY_CHUNK_BUDGET) {
+        if (!o.fits(length) || requester.replyChunkHeld + length > REPLY_CHUNK_BUDGET) {
             o.dropped += length;
             return;
         }
-        o.pieces.add(new Piece(stag, to, Arrays.copyOfRange(ulpdu, from, from + length)));
-        o.held += length;
+        o.keep(stag, to, Arrays.copyOfRange(ulpdu, from, from + length));
         requester.replyChunkHeld += length;
     }
 
