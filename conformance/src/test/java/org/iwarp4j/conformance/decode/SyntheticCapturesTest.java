@@ -341,6 +341,60 @@ class SyntheticCapturesTest {
                 "Send QN 0 MSN 1 ", "Send QN 0 MSN 2 ", "Send QN 0 MSN 4 ", "Send QN 0 MSN 5 ", "Send QN 0 MSN 6 ");
     }
 
+    /**
+     * The Initiator's Read Request is lost; the Responder's Read Response was captured before the
+     * Initiator's next segment. The gap counts from the last octet captured before it, so the
+     * Response is judged knowing that a Request may be missing (RDMAP-R-016 not held against it).
+     */
+    @Test
+    void aGapCountsFromTheLastOctetBeforeIt() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, ird(4, 4), 0x40, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.send(2, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * Peer-to-peer (RFC 6581): the Initiator's RTR is lost. Its first FPDU in the capture is a Send,
+     * and the Responder's first FPDU comes before it: neither MPA2-R-009 nor MPA-R-061 can be judged,
+     * and notes say so.
+     */
+    @Test
+    void aLostRtrIsNotHeldAgainstEitherSide() throws Exception {
+        byte[] offer = MpaWire.enhanced(true, EnumSet.of(RtrType.WRITE, RtrType.READ), 4, 4, NONE);
+        byte[] answer = MpaWire.enhanced(true, EnumSet.of(RtrType.READ), 4, 4, NONE);
+        Peer p = new Peer(7174).startup(0x50, offer, 0x50, answer);
+        p.i(MpaWire.readRequest(1, 1, 0, 0, 1, 0)).r(MpaWire.readResponse(1, 0, NONE, true))
+                .r(MpaWire.send(1, bytes(4))).i(MpaWire.send(1, bytes(4)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1)); // the RTR
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(3)
+                .anySatisfy(t -> assertThat(t).startsWith("52 octets missing from the capture"))
+                .anySatisfy(t -> assertThat(t).isEqualTo("MPA-R-061 not checked: the capture lacks octets the"
+                        + " Initiator sent before this FPDU, and its first FPDU may be among them"))
+                .anySatisfy(t -> assertThat(t).isEqualTo("MPA2-R-009 not checked: the capture lacks octets the"
+                        + " Initiator sent before this FPDU, and its RTR may be among them"));
+    }
+
+    /** The Initiator's first FPDU is lost: the Responder's, captured first, is not blamed (MPA-R-061). */
+    @Test
+    void theInitiatorsFirstFpduLost() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.send(1, bytes(8))).i(MpaWire.send(2, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1));
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(2).contains("MPA-R-061 not checked: the"
+                + " capture lacks octets the Initiator sent before this FPDU, and its first FPDU may be among them");
+    }
+
     @Test
     void midStreamByPort() throws Exception {
         Peer p = rping(false, 3);

@@ -528,7 +528,7 @@ final class ConnectionDecoder {
                             + " offset " + g.offset() + " (before frame " + g.frameAfter() + "); "
                             + (resume < 0 ? "no FPDU found after it" : "decoding resumes at offset " + resume
                             + " (frame " + s.frameAt(resume) + ")"));
-                    events.add(new Event(d, gapMarker(g)));
+                    events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                     if (resume < 0) {
                         return;
                     }
@@ -541,16 +541,22 @@ final class ConnectionDecoder {
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
-                    events.add(new Event(d, gapMarker(new ByteStream.Gap(pos, resume - pos, s.frameAt(resume)))));
+                    events.add(new Event(d, gapMarker(s, pos, resume - pos)));
                     pos = resume;
                 }
             }
         }
     }
 
-    /** A pseudo-FPDU (no ULPDU) that tells {@link #process} where a direction lost octets. */
-    private static Fpdu gapMarker(ByteStream.Gap g) {
-        return new Fpdu(g.offset(), g.offset() + g.length(), g.frameAfter(), g.frameAfter(), null, null, 0, 0, List.of());
+    /**
+     * A pseudo-FPDU (no ULPDU) that tells {@link #process} where a direction lost octets (or could
+     * not read them). It stands at the frame that holds the last octet before them: the lost octets
+     * were sent after that frame, not only before the next one captured, so whatever the other
+     * direction sent in between may answer them and is judged knowing they are lost.
+     */
+    private static Fpdu gapMarker(ByteStream s, long offset, long length) {
+        long frame = s.frameAt(offset - 1);
+        return new Fpdu(offset, offset + length, frame, frame, null, null, 0, 0, List.of());
     }
 
     private void process(Direction d, Fpdu f) {
@@ -650,6 +656,13 @@ final class ConnectionDecoder {
             }
         } else if (!responderEarlyReported && (firstInitiatorFpduFrame < 0 || frame < firstInitiatorFpduFrame)) {
             responderEarlyReported = true;
+            if (toResponder.afterGap) {
+                // The Initiator's octets lost so far (gaps are ordered by their last octet before) may hold
+                // its first FPDU, sent before this one.
+                out.note(frame, index, d.name, "MPA-R-061 not checked: the capture lacks octets the Initiator"
+                        + " sent before this FPDU, and its first FPDU may be among them");
+                return;
+            }
             out.violation(Check.MPA_RESPONDER_WAITS, frame, index, d.name, "an FPDU from the Responder before"
                     + " any FPDU from the Initiator");
         }
@@ -973,6 +986,12 @@ final class ConnectionDecoder {
         rtrChecked = true;
         EnhancedConnectionData r = reply.enhancedData();
         if (r == null || !r.peerToPeer()) {
+            return;
+        }
+        if (d.afterGap) {
+            // Octets of the Initiator's stream before this FPDU are lost: it may not be the first.
+            out.note(frame, index, d.name, "MPA2-R-009 not checked: the capture lacks octets the Initiator sent"
+                    + " before this FPDU, and its RTR may be among them");
             return;
         }
         RtrType sent = null;
