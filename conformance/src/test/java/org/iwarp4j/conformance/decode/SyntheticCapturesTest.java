@@ -250,6 +250,41 @@ class SyntheticCapturesTest {
         return b.array();
     }
 
+    /**
+     * An RPC-over-RDMA Call in a Send of two segments; the capture lost the first. The second (MO 34,
+     * L) is the middle of the message, not a transport header: it is not decoded as one, and a note
+     * says why (RFC 5041 §5.3: MO is the segment's place in the message).
+     */
+    @Test
+    void aSendWhoseStartIsLostIsNotDecodedAsRpcOverRdma() throws Exception {
+        Peer p = new Peer(20049).startup(0x50, ird(0, 0), 0x50, ird(0, 0));
+        byte[] call = rpcCall(0x100, 1);
+        p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, java.util.Arrays.copyOf(call, 34)));
+        p.i(MpaWire.untagged(3, true, 0, 0, 1, 34, java.util.Arrays.copyOfRange(call, 34, call.length)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1));
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(2).contains("the Send of MSN 1 is not decoded as"
+                + " RPC-over-RDMA: the segments here do not hold it whole from MO 0 (its start lost in a gap or"
+                + " before a mid-stream capture, or MOs out of sequence)");
+        assertThat(summaries(r).get(2)).isEqualTo("Send QN 0 MSN 1 MO 34 len 34 L");
+    }
+
+    /**
+     * A Send without L (DDP-R-013) and then the next message: the octets of the unfinished one are not
+     * put in front of the next, which is decoded on its own.
+     */
+    @Test
+    void aSendLeftUnfinishedDoesNotSpillIntoTheNext() throws Exception {
+        Peer p = new Peer(20049).startup(0x50, ird(0, 0), 0x50, ird(0, 0));
+        p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, bytes(20)));
+        p.i(MpaWire.send(2, rpcCall(0x100, 1)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("DDP-R-013");
+        assertThat(summaries(r).get(3)).isEqualTo("Send QN 0 MSN 2 MO 0 len 68 L | RDMA_MSG xid 0x00000100 cr 32"
+                + " | CALL NFSv3 GETATTR");
+    }
+
     private static byte[] rpcReply(int xid, int credits) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(52);
         b.putInt(xid).putInt(1).putInt(credits).putInt(0).putInt(0).putInt(0).putInt(0);
