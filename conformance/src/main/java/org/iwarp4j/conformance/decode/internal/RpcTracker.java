@@ -83,11 +83,32 @@ final class RpcTracker {
      */
     static final long LONG_CALL_BUDGET = 16L << 20;
 
+    /**
+     * At most this many Calls of one Requester are kept waiting for their Replies. Servers grant
+     * tens to hundreds of credits (RPC-R-003); a capture whose Replies are lost, or a Requester that
+     * never gets any, would otherwise hold every Call to the end. Past it the oldest is forgotten,
+     * and from then on transfers and Replies that match no Call are not held against anyone.
+     */
+    static final int MAX_OUTSTANDING = 1 << 14;
+
+    /** Where a segment an outstanding Call offered belongs: its XID and chunk (the Write list's size: Reply chunk). */
+    private record WriteTarget(int xid, int chunk) {
+    }
+
+    /** Where a Read segment an outstanding Call offered belongs: its XID and the chunk's Position. */
+    private record ReadTarget(int xid, long position) {
+    }
+
     /** Requester state of the side that sends Calls in one direction. */
     private static final class Requester {
         final Map<Integer, PendingCall> outstanding = new LinkedHashMap<>();
+        /** The segments of their Write chunks and Reply chunks, and of their Read lists, by handle. */
+        final OfferedSegments<WriteTarget> writable = new OfferedSegments<>();
+        final OfferedSegments<ReadTarget> readable = new OfferedSegments<>();
         long granted = 1; // RPC-R-012: one credit until the first Reply
         boolean afterGap;
+        /** Whether Calls were forgotten past {@link #MAX_OUTSTANDING}. */
+        boolean forgot;
         /** Octets held in the Reply chunks of the outstanding Calls. */
         long replyChunkHeld;
         /** The outstanding Long Calls whose message has not all been read yet, by XID. */
@@ -95,8 +116,42 @@ final class RpcTracker {
         /** Octets held for them. */
         long longCallHeld;
 
+        /**
+         * Keeps {@code call} until its Reply, in place of an earlier one of its XID; returns the Call
+         * forgotten to stay within {@link #MAX_OUTSTANDING}, or null.
+         */
+        PendingCall open(PendingCall call) {
+            PendingCall earlier = outstanding.put(call.xid(), call);
+            if (earlier != null && earlier.replyOctets() != null && earlier.replyOctets() != call.replyOctets()) {
+                replyChunkHeld -= earlier.replyOctets().held;
+            }
+            writable.removeOwner(call.xid());
+            readable.removeOwner(call.xid());
+            List<WriteChunk> writeList = call.chunks().writeList();
+            for (int i = 0; i <= writeList.size(); i++) {
+                List<RdmaSegment> segments = i < writeList.size() ? writeList.get(i).segments()
+                        : call.chunks().replyChunk().map(WriteChunk::segments).orElse(List.of());
+                for (RdmaSegment seg : segments) {
+                    writable.add(call.xid(), seg, new WriteTarget(call.xid(), i));
+                }
+            }
+            for (ReadSegment r : call.chunks().readList()) {
+                readable.add(call.xid(), r.target(), new ReadTarget(call.xid(), r.position()));
+            }
+            if (outstanding.size() <= MAX_OUTSTANDING) {
+                return null;
+            }
+            afterGap = true;
+            forgot = true;
+            return answer(outstanding.keySet().iterator().next());
+        }
+
         PendingCall answer(int xid) {
             PendingCall call = outstanding.remove(xid);
+            if (call != null) {
+                writable.removeOwner(xid);
+                readable.removeOwner(xid);
+            }
             if (call != null && call.replyOctets() != null) {
                 replyChunkHeld -= call.replyOctets().held;
             }
@@ -248,7 +303,13 @@ final class RpcTracker {
                 }
             }
             callChecks(self, call, frame, dir);
-            self.outstanding.put(h.xid(), call);
+            boolean forgotBefore = self.forgot;
+            PendingCall forgotten = self.open(call);
+            if (forgotten != null && !forgotBefore) {
+                out.note(frame, index, dir, "more than " + MAX_OUTSTANDING + " Calls outstanding: the oldest (xid "
+                        + xid(forgotten.xid()) + ", frame " + forgotten.frame() + ") and those that follow it are"
+                        + " forgotten, and RDMA transfers and Replies that match no Call are not reported from here on");
+            }
             if (!self.afterGap && self.outstanding.size() > self.granted) {
                 out.violation(Check.RPC_CREDITS, frame, index, dir, self.outstanding.size()
                         + " Calls outstanding, the peer granted " + self.granted);
@@ -455,7 +516,7 @@ final class RpcTracker {
             }
             decoded = new PendingCall(decoded.xid(), decoded.frame(), decoded.program(), decoded.version(),
                     decoded.procedure(), decoded.chunks(), decoded.compound(), pending.written(), pending.replyOctets());
-            requester.outstanding.put(pending.xid(), decoded); // same key: keeps its place in the order
+            requester.open(decoded); // same key: keeps its place in the order
             callChecks(requester, decoded, pending.frame(), dir);
             layers.get("rpc").put("longCallOctets", message.length);
             return " | Long Call xid " + xid(pending.xid()) + " (frame " + pending.frame() + ") complete: CALL "
@@ -866,27 +927,18 @@ final class RpcTracker {
         }
         Requester requester = fromClient ? server : client;
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
-        RdmaSegment sameHandle = null;
-        for (PendingCall c : requester.outstanding.values()) {
-            List<WriteChunk> writeList = c.chunks().writeList();
-            for (int i = 0; i <= writeList.size(); i++) {
-                List<RdmaSegment> segments = i < writeList.size() ? writeList.get(i).segments()
-                        : c.chunks().replyChunk().map(WriteChunk::segments).orElse(List.of());
-                for (RdmaSegment seg : segments) {
-                    if (seg.handle() != stag) {
-                        continue;
-                    }
-                    if (inside(seg, to, length)) {
-                        c.written()[i] += length;
-                        if (i == writeList.size()) {
-                            keep(requester, c.replyOctets(), stag, to, ulpdu, payloadStart, length);
-                        }
-                        return " -> xid " + xid(c.xid()) + (i < writeList.size() ? " write chunk " + i : " reply chunk");
-                    }
-                    sameHandle = seg;
-                }
+        WriteTarget target = requester.writable.find(stag, to, length);
+        PendingCall c = target == null ? null : requester.outstanding.get(target.xid());
+        if (c != null) {
+            int i = target.chunk();
+            c.written()[i] += length;
+            boolean replyChunk = i == c.chunks().writeList().size();
+            if (replyChunk) {
+                keep(requester, c.replyOctets(), stag, to, ulpdu, payloadStart, length);
             }
+            return " -> xid " + xid(c.xid()) + (replyChunk ? " reply chunk" : " write chunk " + i);
         }
+        RdmaSegment sameHandle = requester.writable.near(stag, to);
         if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
             out.violation(Check.RPC_WRITE_IN_CHUNK, frame, index, dir, String.format("RDMA Write of %d octets to"
                     + " STag 0x%08x TO 0x%x: ", length, stag, to) + (sameHandle == null
@@ -917,18 +969,11 @@ final class RpcTracker {
         }
         Requester requester = fromClient ? server : client;
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
-        RdmaSegment sameHandle = null;
-        for (PendingCall c : requester.outstanding.values()) {
-            for (ReadSegment r : c.chunks().readList()) {
-                if (r.target().handle() != sourceStag) {
-                    continue;
-                }
-                if (inside(r.target(), sourceTo, size)) {
-                    return " -> xid " + xid(c.xid()) + " read chunk @" + r.position();
-                }
-                sameHandle = r.target();
-            }
+        ReadTarget target = requester.readable.find(sourceStag, sourceTo, size);
+        if (target != null) {
+            return " -> xid " + xid(target.xid()) + " read chunk @" + target.position();
         }
+        RdmaSegment sameHandle = requester.readable.near(sourceStag, sourceTo);
         if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
             out.violation(Check.RPC_READ_IN_CHUNK, frame, index, dir, String.format("RDMA Read Request of %d octets"
                     + " from STag 0x%08x TO 0x%x: ", size, sourceStag, sourceTo) + (sameHandle == null
@@ -936,14 +981,5 @@ final class RpcTracker {
                     : "beyond the offered segment " + segment(sameHandle)));
         }
         return "";
-    }
-
-    /** Whether [to, to + length) lies in the segment; offsets are unsigned 64-bit. */
-    private static boolean inside(RdmaSegment seg, long to, long length) {
-        if (Long.compareUnsigned(to, seg.offset()) < 0) {
-            return false;
-        }
-        long rel = to - seg.offset();
-        return Long.compareUnsigned(rel, seg.length()) <= 0 && rel + length <= seg.length();
     }
 }
