@@ -15,7 +15,7 @@ public enum Check {
     MPA_REVISION("MPA-R-050", Level.MUST, "Rev is 1 or 2, and a Reply's Rev is not above the Request's"),
     MPA_PRIVATE_DATA_LENGTH("MPA-R-052", Level.MUST, "PD_Length is at most 512"),
     MPA_REPLY_AFTER_REQUEST("MPA-R-054", Level.MUST, "the Responder sends its Reply only after the Request arrived"),
-    MPA_INITIATOR_WAITS_FOR_REPLY("MPA-R-058", Level.MUST, "the Initiator sends no FPDU before it has the Reply"),
+    MPA_INITIATOR_WAITS_FOR_REPLY("MPA-R-080", Level.MUST, "the Initiator sends no FPDU before it has the Reply"),
     MPA_RESPONDER_WAITS("MPA-R-061", Level.MUST,
             "the Responder sends no FPDU before the Initiator's first FPDU (in RFC 6581 terms MPA2-R-011)"),
     MPA_ULPDU_MAX("MPA-R-006", Level.MUST, "a ULPDU is at most 64768 octets"),

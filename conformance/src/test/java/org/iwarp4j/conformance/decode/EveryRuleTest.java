@@ -98,7 +98,7 @@ class EveryRuleTest {
             p.conn.send(true, MpaWire.startup(true, 0x40, 2, NONE));
             return p;
         });
-        c.put("MPA-R-058", () -> {
+        c.put("MPA-R-080", () -> {
             Peer p = new Peer(7174);
             byte[] request = MpaWire.startup(true, 0x40, 2, NONE);
             byte[] reply = MpaWire.startup(false, 0x40, 2, NONE);

@@ -252,4 +252,44 @@ class ReplyChunkCaptureTest {
                 + " 0x00000050 is not decoded: 4096 octets of the RDMA Writes into it were not kept (the decoder"
                 + " keeps at most 16 MiB of Reply chunk octets per direction for Calls not yet answered)"));
     }
+
+    /**
+     * One RDMA Write of 32 KiB into the offered segment, then an RDMA_NOMSG Reply that returns that
+     * segment 65536 times: every returned segment is covered by what was written, yet the chunk
+     * would hold 2^31 octets, far more than the Writes placed (RPC-R-028). The decoder must not try
+     * to put that together: a note says why and the Reply is not decoded.
+     */
+    @Test
+    void aReplyChunkReturningTheSameOctetsOverAndOverIsNotAssembled() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        Segment offered = new Segment(0x7301, 32768, 0);
+        byte[] args = new Xdr().opaque(bytes(32, 4)).u64(0).raw(new byte[8]).u32(32768).bytes();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x60, 32, new Chunks().reply(offered), Nfs4Wire.call(0x60, 3, READDIR3,
+                args))));
+        Nfs4CompoundCaptureTest.rdmaWrite(p, offered.handle(), offered.offset(),
+                Arrays.copyOf(readdir3Reply(0x60, 0, 4), offered.length()));
+        Segment[] returned = new Segment[1 << 16];
+        Arrays.fill(returned, offered);
+        sendInSegments(p, 1, Nfs4Wire.rdmaNomsg(0x60, 8, new Chunks().reply(returned)));
+
+        DecodeReport r = p.decode();
+        // The transport header alone (1 MiB) is beyond the reply inline threshold (RPC-R-034).
+        assertThat(r.violations()).extracting(Violation::requirementId).containsExactly("RPC-R-034", "RPC-R-028");
+        assertThat(r.violations().get(1).detail()).isEqualTo("Reply chunk returned with 2147483648 octets, RDMA"
+                + " Writes placed 32768 in it");
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text()).isEqualTo("the Reply chunk of xid"
+                + " 0x00000060 is not decoded: its segments add up to 2147483648 octets, more than the 32768 octets"
+                + " RDMA Writes placed in it"));
+        assertThat(nomsg(r, 0x60).summary()).endsWith("(Reply chunk not decoded: 2147483648 octets returned, 32768"
+                + " written)");
+        assertThat(nomsg(r, 0x60).layers()).doesNotContainKey("rpc");
+    }
+
+    /** A Send of {@code payload} from the Responder, cut into DDP segments of 1024 octets. */
+    private static void sendInSegments(Peer p, int msn, byte[] payload) {
+        for (int mo = 0; mo < payload.length; mo += 1024) {
+            int end = Math.min(payload.length, mo + 1024);
+            p.r(MpaWire.untagged(3, end == payload.length, 0, 0, msn, mo, Arrays.copyOfRange(payload, mo, end)));
+        }
+    }
 }

@@ -250,6 +250,41 @@ class SyntheticCapturesTest {
         return b.array();
     }
 
+    /**
+     * An RPC-over-RDMA Call in a Send of two segments; the capture lost the first. The second (MO 34,
+     * L) is the middle of the message, not a transport header: it is not decoded as one, and a note
+     * says why (RFC 5041 §5.3: MO is the segment's place in the message).
+     */
+    @Test
+    void aSendWhoseStartIsLostIsNotDecodedAsRpcOverRdma() throws Exception {
+        Peer p = new Peer(20049).startup(0x50, ird(0, 0), 0x50, ird(0, 0));
+        byte[] call = rpcCall(0x100, 1);
+        p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, java.util.Arrays.copyOf(call, 34)));
+        p.i(MpaWire.untagged(3, true, 0, 0, 1, 34, java.util.Arrays.copyOfRange(call, 34, call.length)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1));
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(2).contains("the Send of MSN 1 is not decoded as"
+                + " RPC-over-RDMA: the segments here do not hold it whole from MO 0 (its start lost in a gap or"
+                + " before a mid-stream capture, or MOs out of sequence)");
+        assertThat(summaries(r).get(2)).isEqualTo("Send QN 0 MSN 1 MO 34 len 34 L");
+    }
+
+    /**
+     * A Send without L (DDP-R-013) and then the next message: the octets of the unfinished one are not
+     * put in front of the next, which is decoded on its own.
+     */
+    @Test
+    void aSendLeftUnfinishedDoesNotSpillIntoTheNext() throws Exception {
+        Peer p = new Peer(20049).startup(0x50, ird(0, 0), 0x50, ird(0, 0));
+        p.i(MpaWire.untagged(3, false, 0, 0, 1, 0, bytes(20)));
+        p.i(MpaWire.send(2, rpcCall(0x100, 1)));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("DDP-R-013");
+        assertThat(summaries(r).get(3)).isEqualTo("Send QN 0 MSN 2 MO 0 len 68 L | RDMA_MSG xid 0x00000100 cr 32"
+                + " | CALL NFSv3 GETATTR");
+    }
+
     private static byte[] rpcReply(int xid, int credits) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(52);
         b.putInt(xid).putInt(1).putInt(credits).putInt(0).putInt(0).putInt(0).putInt(0);
@@ -339,6 +374,60 @@ class SyntheticCapturesTest {
                 .startsWith("128 octets missing from the capture at stream offset ").contains("decoding resumes"));
         assertThat(summaries(r).subList(2, 7)).extracting(x -> x.substring(0, 16)).containsExactly(
                 "Send QN 0 MSN 1 ", "Send QN 0 MSN 2 ", "Send QN 0 MSN 4 ", "Send QN 0 MSN 5 ", "Send QN 0 MSN 6 ");
+    }
+
+    /**
+     * The Initiator's Read Request is lost; the Responder's Read Response was captured before the
+     * Initiator's next segment. The gap counts from the last octet captured before it, so the
+     * Response is judged knowing that a Request may be missing (RDMAP-R-016 not held against it).
+     */
+    @Test
+    void aGapCountsFromTheLastOctetBeforeIt() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, ird(4, 4), 0x40, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.send(2, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * Peer-to-peer (RFC 6581): the Initiator's RTR is lost. Its first FPDU in the capture is a Send,
+     * and the Responder's first FPDU comes before it: neither MPA2-R-009 nor MPA-R-061 can be judged,
+     * and notes say so.
+     */
+    @Test
+    void aLostRtrIsNotHeldAgainstEitherSide() throws Exception {
+        byte[] offer = MpaWire.enhanced(true, EnumSet.of(RtrType.WRITE, RtrType.READ), 4, 4, NONE);
+        byte[] answer = MpaWire.enhanced(true, EnumSet.of(RtrType.READ), 4, 4, NONE);
+        Peer p = new Peer(7174).startup(0x50, offer, 0x50, answer);
+        p.i(MpaWire.readRequest(1, 1, 0, 0, 1, 0)).r(MpaWire.readResponse(1, 0, NONE, true))
+                .r(MpaWire.send(1, bytes(4))).i(MpaWire.send(1, bytes(4)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1)); // the RTR
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(3)
+                .anySatisfy(t -> assertThat(t).startsWith("52 octets missing from the capture"))
+                .anySatisfy(t -> assertThat(t).isEqualTo("MPA-R-061 not checked: the capture lacks octets the"
+                        + " Initiator sent before this FPDU, and its first FPDU may be among them"))
+                .anySatisfy(t -> assertThat(t).isEqualTo("MPA2-R-009 not checked: the capture lacks octets the"
+                        + " Initiator sent before this FPDU, and its RTR may be among them"));
+    }
+
+    /** The Initiator's first FPDU is lost: the Responder's, captured first, is not blamed (MPA-R-061). */
+    @Test
+    void theInitiatorsFirstFpduLost() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.send(1, bytes(8))).i(MpaWire.send(2, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1));
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).extracting(Note::text).hasSize(2).contains("MPA-R-061 not checked: the"
+                + " capture lacks octets the Initiator sent before this FPDU, and its first FPDU may be among them");
     }
 
     @Test

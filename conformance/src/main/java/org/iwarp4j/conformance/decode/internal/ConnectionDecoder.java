@@ -80,7 +80,8 @@ final class ConnectionDecoder {
         final boolean[] resync = new boolean[3];
         final long[] messageMsn = {-1, -1, -1};
         final long[] nextMo = new long[3];
-        final byte[][] partialSend = new byte[1][];
+        /** The Send in progress on queue 0, for RPC-over-RDMA. */
+        final SendOctets send = new SendOctets();
         /**
          * The tagged message in progress, one for Writes [0] and one for Read Responses [1]: an RNIC
          * serves Read Requests apart from its send queue, so a Response's segments may come between
@@ -528,7 +529,7 @@ final class ConnectionDecoder {
                             + " offset " + g.offset() + " (before frame " + g.frameAfter() + "); "
                             + (resume < 0 ? "no FPDU found after it" : "decoding resumes at offset " + resume
                             + " (frame " + s.frameAt(resume) + ")"));
-                    events.add(new Event(d, gapMarker(g)));
+                    events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                     if (resume < 0) {
                         return;
                     }
@@ -541,16 +542,22 @@ final class ConnectionDecoder {
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
-                    events.add(new Event(d, gapMarker(new ByteStream.Gap(pos, resume - pos, s.frameAt(resume)))));
+                    events.add(new Event(d, gapMarker(s, pos, resume - pos)));
                     pos = resume;
                 }
             }
         }
     }
 
-    /** A pseudo-FPDU (no ULPDU) that tells {@link #process} where a direction lost octets. */
-    private static Fpdu gapMarker(ByteStream.Gap g) {
-        return new Fpdu(g.offset(), g.offset() + g.length(), g.frameAfter(), g.frameAfter(), null, null, 0, 0, List.of());
+    /**
+     * A pseudo-FPDU (no ULPDU) that tells {@link #process} where a direction lost octets (or could
+     * not read them). It stands at the frame that holds the last octet before them: the lost octets
+     * were sent after that frame, not only before the next one captured, so whatever the other
+     * direction sent in between may answer them and is judged knowing they are lost.
+     */
+    private static Fpdu gapMarker(ByteStream s, long offset, long length) {
+        long frame = s.frameAt(offset - 1);
+        return new Fpdu(offset, offset + length, frame, frame, null, null, 0, 0, List.of());
     }
 
     private void process(Direction d, Fpdu f) {
@@ -580,7 +587,7 @@ final class ConnectionDecoder {
         d.afterGap = true;
         Arrays.fill(d.resync, true);
         Arrays.fill(d.messageMsn, -1);
-        d.partialSend[0] = null;
+        d.send.reset();
         Arrays.fill(d.taggedInProgress, false);
         Arrays.fill(d.taggedResync, true);
         d.readResponseRemaining = -1;
@@ -650,6 +657,13 @@ final class ConnectionDecoder {
             }
         } else if (!responderEarlyReported && (firstInitiatorFpduFrame < 0 || frame < firstInitiatorFpduFrame)) {
             responderEarlyReported = true;
+            if (toResponder.afterGap) {
+                // The Initiator's octets lost so far (gaps are ordered by their last octet before) may hold
+                // its first FPDU, sent before this one.
+                out.note(frame, index, d.name, "MPA-R-061 not checked: the capture lacks octets the Initiator"
+                        + " sent before this FPDU, and its first FPDU may be among them");
+                return;
+            }
             out.violation(Check.MPA_RESPONDER_WAITS, frame, index, d.name, "an FPDU from the Responder before"
                     + " any FPDU from the Initiator");
         }
@@ -753,7 +767,7 @@ final class ConnectionDecoder {
         }
         rtrCheck(d, frame, opcode, false, payload, last, null, null);
         if (opcode != null && opcode.isSendType() && qn == 0) {
-            String rpcText = sendPayload(d, frame, u, headerLength, last, layers);
+            String rpcText = sendPayload(d, frame, u, headerLength, msn, mo, last, layers);
             return rpcText == null ? base : base + " | " + rpcText;
         }
         return base;
@@ -975,6 +989,12 @@ final class ConnectionDecoder {
         if (r == null || !r.peerToPeer()) {
             return;
         }
+        if (d.afterGap) {
+            // Octets of the Initiator's stream before this FPDU are lost: it may not be the first.
+            out.note(frame, index, d.name, "MPA2-R-009 not checked: the capture lacks octets the Initiator sent"
+                    + " before this FPDU, and its RTR may be among them");
+            return;
+        }
         RtrType sent = null;
         if (opcode == RdmapOpcode.SEND && payload == 0 && last) {
             sent = RtrType.SEND;
@@ -1071,27 +1091,31 @@ final class ConnectionDecoder {
                 getInt(h, 14) & 0xffffffffL);
     }
 
-    /** Collects a Send's payload until its last segment, then hands it to RPC-over-RDMA. */
-    private String sendPayload(Direction d, long frame, byte[] u, int headerLength, boolean last,
+    /**
+     * Collects a Send's payload until its last segment, then hands it to RPC-over-RDMA; a Send the
+     * capture does not hold from its first octet is not decoded (a note says so).
+     */
+    private String sendPayload(Direction d, long frame, byte[] u, int headerLength, long msn, long mo, boolean last,
             Map<String, Map<String, Object>> layers) {
         if (rpc == null) {
             return null;
         }
-        byte[] part = Arrays.copyOfRange(u, headerLength, u.length);
-        byte[] sofar = d.partialSend[0];
-        byte[] whole;
-        if (sofar == null) {
-            whole = part;
-        } else {
-            whole = Arrays.copyOf(sofar, sofar.length + part.length);
-            System.arraycopy(part, 0, whole, sofar.length, part.length);
-        }
-        if (!last) {
-            d.partialSend[0] = whole;
-            return null;
-        }
-        d.partialSend[0] = null;
-        return rpc.send(d == toResponder, frame, whole, layers);
+        return switch (d.send.add(msn, mo, u, headerLength, last)) {
+            case MORE -> null;
+            case WHOLE -> rpc.send(d == toResponder, frame, d.send.message(), layers);
+            case INCOMPLETE -> {
+                out.note(frame, index, d.name, "the Send of MSN " + msn + " is not decoded as RPC-over-RDMA: the"
+                        + " segments here do not hold it whole from MO 0 (its start lost in a gap or before a"
+                        + " mid-stream capture, or MOs out of sequence)");
+                yield null;
+            }
+            case TOO_LONG -> {
+                out.note(frame, index, d.name, "the Send of MSN " + msn + " is not decoded as RPC-over-RDMA: it is "
+                        + d.send.length() + " octets long, and the decoder keeps at most " + (SendOctets.LIMIT >> 20)
+                        + " MiB of one Send");
+                yield null;
+            }
+        };
     }
 
     // ---------------------------------------------------------------- helpers

@@ -83,31 +83,32 @@ final class RpcTracker {
      */
     static final long LONG_CALL_BUDGET = 16L << 20;
 
-    /** One RDMA Write's octets that landed in a Reply chunk: its STag, TO and payload. */
-    private record Piece(int stag, long to, byte[] octets) {
+    /**
+     * At most this many Calls of one Requester are kept waiting for their Replies. Servers grant
+     * tens to hundreds of credits (RPC-R-003); a capture whose Replies are lost, or a Requester that
+     * never gets any, would otherwise hold every Call to the end. Past it the oldest is forgotten,
+     * and from then on transfers and Replies that match no Call are not held against anyone.
+     */
+    static final int MAX_OUTSTANDING = 1 << 14;
+
+    /** Where a segment an outstanding Call offered belongs: its XID and chunk (the Write list's size: Reply chunk). */
+    private record WriteTarget(int xid, int chunk) {
     }
 
-    /**
-     * What RDMA Writes placed in a Call's Reply chunk, in the order they came (RFC 8166 §3.5.3: the
-     * Responder writes the RPC reply there, then sends RDMA_NOMSG). Never more than the chunk's
-     * offered length is kept, and, across all Calls of one Requester, {@link #REPLY_CHUNK_BUDGET}.
-     */
-    private static final class ReplyChunkOctets {
-        final long offered;
-        final List<Piece> pieces = new ArrayList<>();
-        long held;
-        long dropped;
-
-        ReplyChunkOctets(WriteChunk chunk) {
-            this.offered = chunk.length();
-        }
+    /** Where a Read segment an outstanding Call offered belongs: its XID and the chunk's Position. */
+    private record ReadTarget(int xid, long position) {
     }
 
     /** Requester state of the side that sends Calls in one direction. */
     private static final class Requester {
         final Map<Integer, PendingCall> outstanding = new LinkedHashMap<>();
+        /** The segments of their Write chunks and Reply chunks, and of their Read lists, by handle. */
+        final OfferedSegments<WriteTarget> writable = new OfferedSegments<>();
+        final OfferedSegments<ReadTarget> readable = new OfferedSegments<>();
         long granted = 1; // RPC-R-012: one credit until the first Reply
         boolean afterGap;
+        /** Whether Calls were forgotten past {@link #MAX_OUTSTANDING}. */
+        boolean forgot;
         /** Octets held in the Reply chunks of the outstanding Calls. */
         long replyChunkHeld;
         /** The outstanding Long Calls whose message has not all been read yet, by XID. */
@@ -115,8 +116,42 @@ final class RpcTracker {
         /** Octets held for them. */
         long longCallHeld;
 
+        /**
+         * Keeps {@code call} until its Reply, in place of an earlier one of its XID; returns the Call
+         * forgotten to stay within {@link #MAX_OUTSTANDING}, or null.
+         */
+        PendingCall open(PendingCall call) {
+            PendingCall earlier = outstanding.put(call.xid(), call);
+            if (earlier != null && earlier.replyOctets() != null && earlier.replyOctets() != call.replyOctets()) {
+                replyChunkHeld -= earlier.replyOctets().held;
+            }
+            writable.removeOwner(call.xid());
+            readable.removeOwner(call.xid());
+            List<WriteChunk> writeList = call.chunks().writeList();
+            for (int i = 0; i <= writeList.size(); i++) {
+                List<RdmaSegment> segments = i < writeList.size() ? writeList.get(i).segments()
+                        : call.chunks().replyChunk().map(WriteChunk::segments).orElse(List.of());
+                for (RdmaSegment seg : segments) {
+                    writable.add(call.xid(), seg, new WriteTarget(call.xid(), i));
+                }
+            }
+            for (ReadSegment r : call.chunks().readList()) {
+                readable.add(call.xid(), r.target(), new ReadTarget(call.xid(), r.position()));
+            }
+            if (outstanding.size() <= MAX_OUTSTANDING) {
+                return null;
+            }
+            afterGap = true;
+            forgot = true;
+            return answer(outstanding.keySet().iterator().next());
+        }
+
         PendingCall answer(int xid) {
             PendingCall call = outstanding.remove(xid);
+            if (call != null) {
+                writable.removeOwner(xid);
+                readable.removeOwner(xid);
+            }
             if (call != null && call.replyOctets() != null) {
                 replyChunkHeld -= call.replyOctets().held;
             }
@@ -268,7 +303,13 @@ final class RpcTracker {
                 }
             }
             callChecks(self, call, frame, dir);
-            self.outstanding.put(h.xid(), call);
+            boolean forgotBefore = self.forgot;
+            PendingCall forgotten = self.open(call);
+            if (forgotten != null && !forgotBefore) {
+                out.note(frame, index, dir, "more than " + MAX_OUTSTANDING + " Calls outstanding: the oldest (xid "
+                        + xid(forgotten.xid()) + ", frame " + forgotten.frame() + ") and those that follow it are"
+                        + " forgotten, and RDMA transfers and Replies that match no Call are not reported from here on");
+            }
             if (!self.afterGap && self.outstanding.size() > self.granted) {
                 out.violation(Check.RPC_CREDITS, frame, index, dir, self.outstanding.size()
                         + " Calls outstanding, the peer granted " + self.granted);
@@ -475,7 +516,7 @@ final class RpcTracker {
             }
             decoded = new PendingCall(decoded.xid(), decoded.frame(), decoded.program(), decoded.version(),
                     decoded.procedure(), decoded.chunks(), decoded.compound(), pending.written(), pending.replyOctets());
-            requester.outstanding.put(pending.xid(), decoded); // same key: keeps its place in the order
+            requester.open(decoded); // same key: keeps its place in the order
             callChecks(requester, decoded, pending.frame(), dir);
             layers.get("rpc").put("longCallOctets", message.length);
             return " | Long Call xid " + xid(pending.xid()) + " (frame " + pending.frame() + ") complete: CALL "
@@ -641,7 +682,8 @@ final class RpcTracker {
      * The RPC reply a Responder wrote into the Reply chunk: the returned segments one after the
      * other, each as long as the RDMA_NOMSG header says it was filled (RFC 8166 §3.4.6, §3.5.3),
      * from the RDMA Writes kept for the Call. Null when the capture lacks some of those octets or
-     * they were not kept: the line says how many, and a note where, instead of a guess.
+     * they were not kept: the line says how many, and a note where, instead of a guess; null too
+     * when the segments add up to more octets than were written (a note says so).
      */
     private byte[] replyChunkMessage(PendingCall call, WriteChunk returned, long frame, String dir,
             StringBuilder s) {
@@ -659,31 +701,18 @@ final class RpcTracker {
                     + " answered)");
             return null;
         }
+        WrittenMemory memory = o.memory();
+        List<RdmaSegment> segments = returned.segments();
         long missing = 0;
         String firstGap = null;
-        for (int k = 0; k < returned.segments().size(); k++) {
-            RdmaSegment seg = returned.segments().get(k);
-            List<long[]> covered = new ArrayList<>();
-            for (Piece p : o.pieces) {
-                long[] overlap = overlap(seg, p);
-                if (overlap != null) {
-                    covered.add(new long[] {overlap[0], overlap[0] + overlap[2]});
-                }
+        for (int k = 0; k < segments.size(); k++) {
+            RdmaSegment seg = segments.get(k);
+            long lacking = seg.length() - memory.written(seg.handle(), seg.offset(), seg.length());
+            if (lacking > 0 && firstGap == null) {
+                long[] g = memory.firstUnwritten(seg.handle(), seg.offset(), seg.length());
+                firstGap = gap(k, seg, g[0], g[1]);
             }
-            covered.sort((a, b) -> Long.compare(a[0], b[0]));
-            long at = 0;
-            long length = seg.length();
-            for (long[] c : covered) {
-                if (c[0] > at) {
-                    missing += c[0] - at;
-                    firstGap = firstGap != null ? firstGap : gap(k, seg, at, c[0]);
-                }
-                at = Math.max(at, c[1]);
-            }
-            if (at < length) {
-                missing += length - at;
-                firstGap = firstGap != null ? firstGap : gap(k, seg, at, length);
-            }
+            missing += lacking;
         }
         if (missing > 0) {
             s.append(" (Reply chunk: ").append(missing).append(" of ").append(total)
@@ -693,18 +722,22 @@ final class RpcTracker {
                     + " placed them, so the reply is not decoded");
             return null;
         }
-        // Complete, so no larger than what was kept (at most the budget).
+        if (total > o.held) {
+            // Every returned octet was written, so the segments name some written octets more than once
+            // (one Write covers any number of identical segments): no reply is longer than what was
+            // written for it. Refusing here also bounds the array below by what was kept, at most
+            // REPLY_CHUNK_BUDGET.
+            s.append(" (Reply chunk not decoded: ").append(total).append(" octets returned, ").append(o.held)
+                    .append(" written)");
+            out.note(frame, index, dir, "the Reply chunk of xid " + xid(call.xid()) + " is not decoded: its segments"
+                    + " add up to " + total + " octets, more than the " + o.held + " octets RDMA Writes placed in it");
+            return null;
+        }
         byte[] message = new byte[(int) total];
-        long base = 0;
-        for (RdmaSegment seg : returned.segments()) {
-            for (Piece p : o.pieces) { // in arrival order: a later Write over the same octets wins
-                long[] overlap = overlap(seg, p);
-                if (overlap != null) {
-                    System.arraycopy(p.octets(), (int) overlap[1], message, (int) (base + overlap[0]),
-                            (int) overlap[2]);
-                }
-            }
-            base += seg.length();
+        int at = 0;
+        for (RdmaSegment seg : segments) {
+            memory.copy(seg.handle(), seg.offset(), seg.length(), message, at);
+            at += (int) seg.length();
         }
         return message;
     }
@@ -712,30 +745,6 @@ final class RpcTracker {
     private static String gap(int k, RdmaSegment seg, long from, long to) {
         return String.format("octets %d-%d of segment %d (0x%08x@0x%x)", from, to - 1, k, seg.handle(),
                 seg.offset());
-    }
-
-    /**
-     * Where a kept Write meets a returned segment: {offset in the segment, offset in the Write's
-     * octets, length}, or null. Offsets are unsigned 64-bit.
-     */
-    private static long[] overlap(RdmaSegment seg, Piece p) {
-        long length = seg.length();
-        if (p.stag() != seg.handle() || length == 0) {
-            return null;
-        }
-        long n = p.octets().length;
-        if (Long.compareUnsigned(p.to(), seg.offset()) >= 0) {
-            long rel = p.to() - seg.offset();
-            if (Long.compareUnsigned(rel, length) >= 0) {
-                return null;
-            }
-            return new long[] {rel, 0, Math.min(n, length - rel)};
-        }
-        long skip = seg.offset() - p.to();
-        if (Long.compareUnsigned(skip, n) >= 0) {
-            return null;
-        }
-        return new long[] {0, skip, Math.min(n - skip, length)};
     }
 
     /**
@@ -918,27 +927,18 @@ final class RpcTracker {
         }
         Requester requester = fromClient ? server : client;
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
-        RdmaSegment sameHandle = null;
-        for (PendingCall c : requester.outstanding.values()) {
-            List<WriteChunk> writeList = c.chunks().writeList();
-            for (int i = 0; i <= writeList.size(); i++) {
-                List<RdmaSegment> segments = i < writeList.size() ? writeList.get(i).segments()
-                        : c.chunks().replyChunk().map(WriteChunk::segments).orElse(List.of());
-                for (RdmaSegment seg : segments) {
-                    if (seg.handle() != stag) {
-                        continue;
-                    }
-                    if (inside(seg, to, length)) {
-                        c.written()[i] += length;
-                        if (i == writeList.size()) {
-                            keep(requester, c.replyOctets(), stag, to, ulpdu, payloadStart, length);
-                        }
-                        return " -> xid " + xid(c.xid()) + (i < writeList.size() ? " write chunk " + i : " reply chunk");
-                    }
-                    sameHandle = seg;
-                }
+        WriteTarget target = requester.writable.find(stag, to, length);
+        PendingCall c = target == null ? null : requester.outstanding.get(target.xid());
+        if (c != null) {
+            int i = target.chunk();
+            c.written()[i] += length;
+            boolean replyChunk = i == c.chunks().writeList().size();
+            if (replyChunk) {
+                keep(requester, c.replyOctets(), stag, to, ulpdu, payloadStart, length);
             }
+            return " -> xid " + xid(c.xid()) + (replyChunk ? " reply chunk" : " write chunk " + i);
         }
+        RdmaSegment sameHandle = requester.writable.near(stag, to);
         if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
             out.violation(Check.RPC_WRITE_IN_CHUNK, frame, index, dir, String.format("RDMA Write of %d octets to"
                     + " STag 0x%08x TO 0x%x: ", length, stag, to) + (sameHandle == null
@@ -951,13 +951,11 @@ final class RpcTracker {
     /** Keeps a Write's octets for the Reply chunk's RDMA_NOMSG Reply, within both bounds. */
     private static void keep(Requester requester, ReplyChunkOctets o, int stag, long to, byte[] ulpdu, int from,
             int length) {
-        if (o.dropped > 0 || o.held + length > o.offered
-                || requester.replyChunkHeld + length > REPLY_CHUNK_BUDGET) {
+        if (!o.fits(length) || requester.replyChunkHeld + length > REPLY_CHUNK_BUDGET) {
             o.dropped += length;
             return;
         }
-        o.pieces.add(new Piece(stag, to, Arrays.copyOfRange(ulpdu, from, from + length)));
-        o.held += length;
+        o.keep(stag, to, Arrays.copyOfRange(ulpdu, from, from + length));
         requester.replyChunkHeld += length;
     }
 
@@ -971,18 +969,11 @@ final class RpcTracker {
         }
         Requester requester = fromClient ? server : client;
         String dir = fromClient ? ConnectionDecoder.I_TO_R : ConnectionDecoder.R_TO_I;
-        RdmaSegment sameHandle = null;
-        for (PendingCall c : requester.outstanding.values()) {
-            for (ReadSegment r : c.chunks().readList()) {
-                if (r.target().handle() != sourceStag) {
-                    continue;
-                }
-                if (inside(r.target(), sourceTo, size)) {
-                    return " -> xid " + xid(c.xid()) + " read chunk @" + r.position();
-                }
-                sameHandle = r.target();
-            }
+        ReadTarget target = requester.readable.find(sourceStag, sourceTo, size);
+        if (target != null) {
+            return " -> xid " + xid(target.xid()) + " read chunk @" + target.position();
         }
+        RdmaSegment sameHandle = requester.readable.near(sourceStag, sourceTo);
         if (!requester.afterGap && !(fromClient ? client : server).afterGap && !midStream) {
             out.violation(Check.RPC_READ_IN_CHUNK, frame, index, dir, String.format("RDMA Read Request of %d octets"
                     + " from STag 0x%08x TO 0x%x: ", size, sourceStag, sourceTo) + (sameHandle == null
@@ -990,14 +981,5 @@ final class RpcTracker {
                     : "beyond the offered segment " + segment(sameHandle)));
         }
         return "";
-    }
-
-    /** Whether [to, to + length) lies in the segment; offsets are unsigned 64-bit. */
-    private static boolean inside(RdmaSegment seg, long to, long length) {
-        if (Long.compareUnsigned(to, seg.offset()) < 0) {
-            return false;
-        }
-        long rel = to - seg.offset();
-        return Long.compareUnsigned(rel, seg.length()) <= 0 && rel + length <= seg.length();
     }
 }

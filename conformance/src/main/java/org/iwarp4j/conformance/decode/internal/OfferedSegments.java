@@ -1,0 +1,182 @@
+package org.iwarp4j.conformance.decode.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
+
+/**
+ * The segments one Requester's outstanding Calls offered (for RDMA Writes, or for RDMA Reads), by
+ * handle, to find the one a transfer lands in (RPC-R-029, RPC-R-024) without looking at every
+ * outstanding Call. Per handle a treap ordered by offset, each node knowing the segment of its
+ * subtree that reaches furthest: a segment holding {@code [to, to + length)} exists exactly when,
+ * among those that start at or before {@code to}, the furthest-reaching one reaches {@code to +
+ * length}. Adding, removing and finding cost O(log n) expected, however the segments overlap.
+ *
+ * <p>Offsets are unsigned 64-bit (RFC 8166 §4.3.1); a segment is kept by its last octet, so one
+ * that ends at the top of the offset space needs no 2^64. Zero-length segments hold nothing and
+ * are not kept.
+ *
+ * @param <T> what a segment stands for (its Call and chunk)
+ */
+final class OfferedSegments<T> {
+
+    private static final class Node<T> {
+        final RdmaSegment segment;
+        final long last;
+        final long id;
+        final T value;
+        final int priority;
+        Node<T> left;
+        Node<T> right;
+        /** The node of this subtree whose segment reaches furthest. */
+        Node<T> furthest;
+
+        Node(RdmaSegment segment, long last, long id, T value) {
+            this.segment = segment;
+            this.last = last;
+            this.id = id;
+            this.value = value;
+            this.priority = Long.hashCode(id * 0x9E3779B97F4A7C15L); // fixed, so runs decode alike
+            this.furthest = this;
+        }
+
+        /** Orders by offset (unsigned), then by id. */
+        int compareTo(long offset, long otherId) {
+            int c = Long.compareUnsigned(segment.offset(), offset);
+            return c != 0 ? c : Long.compare(id, otherId);
+        }
+
+        void update() {
+            furthest = this;
+            if (left != null && Long.compareUnsigned(left.furthest.last, furthest.last) > 0) {
+                furthest = left.furthest;
+            }
+            if (right != null && Long.compareUnsigned(right.furthest.last, furthest.last) > 0) {
+                furthest = right.furthest;
+            }
+        }
+    }
+
+    private final Map<Integer, Node<T>> roots = new HashMap<>();
+    private final Map<Integer, List<Node<T>>> byOwner = new HashMap<>();
+    private long nextId;
+
+    /** Keeps {@code segment}, standing for {@code value}, until {@link #removeOwner} of {@code owner}. */
+    void add(int owner, RdmaSegment segment, T value) {
+        if (segment.length() == 0) {
+            return;
+        }
+        long last = segment.offset() + segment.length() - 1;
+        if (Long.compareUnsigned(last, segment.offset()) < 0) {
+            last = -1L; // past the top of the offset space: it ends there
+        }
+        Node<T> node = new Node<>(segment, last, nextId++, value);
+        Node<T>[] parts = split(roots.get(segment.handle()), segment.offset(), node.id);
+        roots.put(segment.handle(), merge(merge(parts[0], node), parts[1]));
+        byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(node);
+    }
+
+    /** Forgets every segment {@code owner} added. */
+    void removeOwner(int owner) {
+        List<Node<T>> nodes = byOwner.remove(owner);
+        if (nodes == null) {
+            return;
+        }
+        for (Node<T> n : nodes) {
+            int handle = n.segment.handle();
+            Node<T>[] before = split(roots.get(handle), n.segment.offset(), n.id);
+            Node<T>[] after = split(before[1], n.segment.offset(), n.id + 1);
+            Node<T> root = merge(before[0], after[1]);
+            if (root == null) {
+                roots.remove(handle);
+            } else {
+                roots.put(handle, root);
+            }
+        }
+    }
+
+    /** What a segment of {@code handle} that holds {@code [to, to + length)} stands for; null if none. */
+    T find(int handle, long to, long length) {
+        long last = to + length - 1;
+        if (length <= 0 || Long.compareUnsigned(last, to) < 0) {
+            return null;
+        }
+        Node<T> best = null;
+        for (Node<T> n = roots.get(handle); n != null; ) {
+            if (Long.compareUnsigned(n.segment.offset(), to) <= 0) {
+                // n and all of its left subtree start at or before to.
+                best = further(further(best, n), n.left == null ? null : n.left.furthest);
+                n = n.right;
+            } else {
+                n = n.left;
+            }
+        }
+        return best != null && Long.compareUnsigned(best.last, last) >= 0 ? best.value : null;
+    }
+
+    /**
+     * A segment of {@code handle} near {@code to} (the last that starts at or before it, else the
+     * first after it), to name in a violation; null if no outstanding Call offered the handle.
+     */
+    RdmaSegment near(int handle, long to) {
+        Node<T> below = null;
+        Node<T> above = null;
+        for (Node<T> n = roots.get(handle); n != null; ) {
+            if (Long.compareUnsigned(n.segment.offset(), to) <= 0) {
+                below = n;
+                n = n.right;
+            } else {
+                above = n;
+                n = n.left;
+            }
+        }
+        return below != null ? below.segment : above != null ? above.segment : null;
+    }
+
+    private static <T> Node<T> further(Node<T> a, Node<T> b) {
+        if (a == null) {
+            return b;
+        }
+        return b != null && Long.compareUnsigned(b.last, a.last) > 0 ? b : a;
+    }
+
+    /** {nodes before (offset, id), nodes from it on}. */
+    @SuppressWarnings("unchecked")
+    private static <T> Node<T>[] split(Node<T> n, long offset, long id) {
+        if (n == null) {
+            return new Node[2];
+        }
+        if (n.compareTo(offset, id) < 0) {
+            Node<T>[] parts = split(n.right, offset, id);
+            n.right = parts[0];
+            n.update();
+            parts[0] = n;
+            return parts;
+        }
+        Node<T>[] parts = split(n.left, offset, id);
+        n.left = parts[1];
+        n.update();
+        parts[1] = n;
+        return parts;
+    }
+
+    /** Joins two treaps, every node of {@code a} before every node of {@code b}. */
+    private static <T> Node<T> merge(Node<T> a, Node<T> b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        if (a.priority > b.priority) {
+            a.right = merge(a.right, b);
+            a.update();
+            return a;
+        }
+        b.left = merge(a, b.left);
+        b.update();
+        return b;
+    }
+}
