@@ -12,15 +12,18 @@ import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_READ;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.v3.Create3Args;
@@ -75,6 +78,8 @@ class NfsAccessControlTest {
     private Rnic serverRnic;
     private Rnic clientRnic;
     private final List<AutoCloseable> open = new ArrayList<>();
+    /** FIFOs a test made, whose blocked opens (a server worker's) {@link #stop} releases. */
+    private final List<Path> fifos = new ArrayList<>();
     private NfsServer server;
 
     @BeforeEach
@@ -86,6 +91,9 @@ class NfsAccessControlTest {
 
     @AfterEach
     void stop() throws Exception {
+        for (Path fifo : fifos) {
+            unblockOpens(fifo);
+        }
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
         }
@@ -479,6 +487,58 @@ class NfsAccessControlTest {
         assertThat(modeOf(prog)).isEqualTo(06775);
         assertThat(modeOf(locking)).isEqualTo(02664);
         assertThat(Files.readString(locking)).isEqualTo("DATA");
+    }
+
+    /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
+    private Path fifo(String name, int uid, int gid, String mode) throws Exception {
+        Path p = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor(10, TimeUnit.SECONDS)).as("mkfifo ran").isTrue();
+        assertThat(mkfifo.exitValue()).as("mkfifo's status").isZero();
+        fifos.add(p);
+        own(p, uid, gid, mode);
+        return p;
+    }
+
+    /**
+     * Releases an open(O_RDONLY) of {@code fifo} blocked for want of a writer, such as a server
+     * worker's: an O_RDWR open of a FIFO never blocks on Linux, and counts as the writer.
+     */
+    private static void unblockOpens(Path fifo) throws IOException {
+        if (Files.exists(fifo, LinkOption.NOFOLLOW_LINKS)) {
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+        }
+    }
+
+    /** The call's result, which must come within 5 s: a server worker blocked in an open would never answer it. */
+    private static <T> T answered(CompletableFuture<T> call) {
+        return assertThat(call).as("answered within 5 s").succeedsWithin(Duration.ofSeconds(5)).actual();
+    }
+
+    /**
+     * SETATTR of a FIFO's mode by its owner: knfsd's notify_change never opens the object, while
+     * java.nio's chmod without following links opens it O_RDONLY first, which for a FIFO without
+     * a writer blocks for good — and the worker holds the namespace lock, so the CREATE after it
+     * waited too. The mode is now set with chmod(2) on the path. Times cannot be set without
+     * such an open (java.nio has no path-based call for both): NFS3ERR_NOTSUPP, and nothing blocks.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void setattrOfAFifoNeverOpensIt(Transport transport) throws Exception {
+        Path fifo = fifo("fifo", ALICE, ALICE, "rw-r--r--");
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+        NfsFh3 fh = alice.lookupPath("fifo");
+
+        assertThat(answered(alice.setattr(new Setattr3Args(fh, Sattr3.mode(0600), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(fifo)).isEqualTo(0600);
+        assertThat(answered(alice.setattr(new Setattr3Args(fh, new Sattr3(0640, null, null, null,
+                SetTime3.SERVER_TIME, SetTime3.SERVER_TIME), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_NOTSUPP);
+        assertThat(modeOf(fifo)).as("nothing of a refused SETATTR is set").isEqualTo(0600);
+        assertThat(answered(alice.create(Create3Args.guarded(new DirOpArgs3(alice.root(), "after"), Sattr3.mode(0644))))
+                .status()).isEqualTo(Nfs3Status.NFS3_OK);
     }
 
     private NfsClient connect(Transport transport, AuthSys credential) throws IOException {

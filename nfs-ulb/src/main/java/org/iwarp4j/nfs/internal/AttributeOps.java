@@ -61,8 +61,9 @@ public final class AttributeOps {
     /**
      * SETATTR: with a guard, nothing changes unless the ctime matches (NFS3ERR_NOT_SYNC). Mode,
      * owner and group go through the {@code unix} attribute view, size through truncate (or a
-     * zero octet written at the new end to extend), times through utimensat without following a
-     * symbolic link.
+     * zero octet written at the new end to extend), times through the basic view without
+     * following a symbolic link. The times of a FIFO or a device are NFS3ERR_NOTSUPP: java.nio
+     * would open it to set them ({@link #opensOnTimeChange}).
      *
      * <p>Permissions, as the kernel's chmod, chown, truncate and utimensat (knfsd's nfsd_setattr):
      * a read-only export refuses with NFS3ERR_ROFS; mode, and times set to the client's values,
@@ -124,6 +125,11 @@ public final class AttributeOps {
         if ((s.atime().how() == TimeHow.SET_TO_SERVER_TIME || s.mtime().how() == TimeHow.SET_TO_SERVER_TIME) && !owner) {
             Permissions.require(caller, st, Permissions.WRITE, path);
         }
+        boolean times = s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE;
+        if (times && opensOnTimeChange(st.type())) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "times of a " + st.type() + " cannot be set without"
+                    + " opening it: " + path);
+        }
         if (s.size() != null) {
             if (r.stat().type() == Ftype3.NF3DIR) {
                 throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "size of a directory");
@@ -140,7 +146,7 @@ public final class AttributeOps {
             }
         }
         if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
-            setMode(path, Permissions.chmodMode(caller, st, s.mode() & 07777));
+            setMode(path, st.type(), Permissions.chmodMode(caller, st, s.mode() & 07777));
         }
         if (uid != null) {
             Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
@@ -148,7 +154,7 @@ public final class AttributeOps {
         if (gid != null) {
             Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
         }
-        if (s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE) {
+        if (times) {
             Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setTimes(time(s.mtime()), time(s.atime()), null);
         }
@@ -177,13 +183,30 @@ public final class AttributeOps {
         if (mode == (r.stat().mode() & 07777)) {
             return false;
         }
-        setMode(r.path(), mode);
+        setMode(r.path(), r.stat().type(), mode);
         return true;
     }
 
-    static void setMode(Path path, int mode) throws IOException {
+    /**
+     * chmod of {@code path}, which the caller lstat'ed as a {@code type} under the
+     * {@link NamespaceLock}. knfsd's nfsd_setattr changes the inode through notify_change and
+     * never opens it; java.nio's mode change with NOFOLLOW_LINKS opens the object O_RDONLY and
+     * calls fchmod on that (JDK 17's UnixPath.openForAttributeAccess, JDK 22+'s
+     * UnixFileAttributeViews.Posix.setMode). Opening a FIFO that has no writer blocks the worker,
+     * which holds the namespace lock shared, so every operation that changes names waited behind
+     * it, and then every other; opening a device runs its driver's open; a socket cannot be
+     * opened at all (ENXIO). Those get chmod(2) on the path, which opens nothing: java.nio calls it
+     * when links are followed, and the path's last component is no link — the lstat said so, and
+     * no client can change a name while the lock is held (a local process can:
+     * limits.md#names-changing-under-a-call).
+     */
+    static void setMode(Path path, Ftype3 type, int mode) throws IOException {
         try {
-            Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+            if (isSpecial(type)) {
+                Files.setAttribute(path, "unix:mode", mode);
+            } else {
+                Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+            }
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
             for (PosixFilePermission p : PosixFilePermission.values()) {
@@ -193,6 +216,24 @@ public final class AttributeOps {
             }
             Files.setPosixFilePermissions(path, perms);
         }
+    }
+
+    /** A FIFO, a device or a socket: neither a regular file, a directory nor a symbolic link. */
+    private static boolean isSpecial(Ftype3 type) {
+        return type == Ftype3.NF3FIFO || type == Ftype3.NF3CHR || type == Ftype3.NF3BLK || type == Ftype3.NF3SOCK;
+    }
+
+    /**
+     * Whether java.nio would open an object of {@code type} to set its times: it sets them through
+     * futimens on a descriptor it opens O_RDONLY (UnixPath.openForAttributeAccess, on JDK 17 and
+     * 25 alike), falling back to utimensat on the path only when that open fails with ELOOP or
+     * ENXIO — as it does for a socket. A FIFO's open blocks without a writer and a device's runs
+     * its driver (see {@link #setMode}), and java.nio has no other way to set both times, so a
+     * SETATTR of the times of those is NFS3ERR_NOTSUPP; the kernel's utimensat, and knfsd, would
+     * set them.
+     */
+    private static boolean opensOnTimeChange(Ftype3 type) {
+        return type == Ftype3.NF3FIFO || type == Ftype3.NF3CHR || type == Ftype3.NF3BLK;
     }
 
     private static FileTime time(SetTime3 t) {

@@ -37,8 +37,19 @@ class Nfs4FileOpsTest {
         h.session();
     }
 
+    /** FIFOs a test made, whose blocked opens (the server's) {@link #stop} releases. */
+    private final List<Path> fifos = new ArrayList<>();
+
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
+        for (Path fifo : fifos) {
+            // an O_RDWR open of a FIFO never blocks on Linux and counts as the writer an
+            // open(O_RDONLY) blocked waiting for
+            if (Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
+                        java.nio.file.StandardOpenOption.WRITE).close();
+            }
+        }
         h.close();
     }
 
@@ -516,6 +527,62 @@ class Nfs4FileOpsTest {
         assertThat(seq(putrootfh(), openCreating("o", "g", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
                 Bitmap4.of(FATTR4_OWNER), string("-1"))).status).isEqualTo(NFS4ERR_BADOWNER);
         assertThat(dir.resolve("g")).doesNotExist();
+    }
+
+    /** A FIFO made by mkfifo(1) (java.nio cannot make one), of uid and gid 1000, mode 0644. */
+    private Path fifo(String name) throws Exception {
+        Path p = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("mkfifo ran").isTrue();
+        assertThat(mkfifo.exitValue()).as("mkfifo's status").isZero();
+        fifos.add(p);
+        Files.setAttribute(p, "unix:uid", 1000, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", 1000, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:mode", 0644); // chmod(2): with NOFOLLOW_LINKS java.nio would open the FIFO
+        return p;
+    }
+
+    /** The status of a COMPOUND run on another thread, which must end within 5 s (a blocked open never would). */
+    @SafeVarargs
+    private int statusWithin5s(Consumer<XdrEncoder>... ops) {
+        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "compound");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return assertThat(java.util.concurrent.CompletableFuture.supplyAsync(() -> seq(ops).status, thread))
+                    .as("answered within 5 s").succeedsWithin(java.time.Duration.ofSeconds(5)).actual();
+        } finally {
+            thread.shutdown();
+        }
+    }
+
+    /**
+     * SETATTR of a FIFO's mode by its owner never opens it (java.nio's chmod without following
+     * links opened it O_RDONLY, which blocks for want of a writer, holding the namespace lock);
+     * its times, which java.nio would set through such an open, are NFS4ERR_ATTRNOTSUPP.
+     */
+    @Test
+    void setattrOfAFifoNeverOpensIt() throws Exception {
+        Path fifo = fifo("fifo");
+        byte[] fh = fhOf("fifo");
+        h.uid = 1000;
+
+        assertThat(statusWithin5s(putfh(fh), setattr(Bitmap4.of(FATTR4_MODE), ByteBuffer.allocate(4).putInt(0600)
+                .array()))).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(fifo, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS)).isEqualTo(010600);
+        assertThat(statusWithin5s(putfh(fh), setattr(Bitmap4.of(FATTR4_MODE, FATTR4_TIME_MODIFY_SET),
+                ByteBuffer.allocate(8).putInt(0640).putInt(SET_TO_SERVER_TIME4).array())))
+                .isEqualTo(NFS4ERR_ATTRNOTSUPP);
+        assertThat(Files.getAttribute(fifo, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                .as("nothing of a refused SETATTR is set").isEqualTo(010600);
+        h.uid = 0;
+        assertThat(statusWithin5s(putrootfh(), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("after", 1024);
+            Bitmap4.EMPTY.encode(e);
+            e.writeUnsignedInt(0);
+        })).isEqualTo(NFS4_OK);
     }
 
     /** LOCKT only tests (RFC 8881 §18.11): a lock owner it names is not made, so a loop of LOCKTs leaves nothing. */
