@@ -489,6 +489,33 @@ class NfsAccessControlTest {
         assertThat(Files.readString(locking)).isEqualTo("DATA");
     }
 
+    /**
+     * A chown or chgrp to the values a file already has is no no-op for a server running as root:
+     * lchown clears setuid and setgid (chown_common) and changes the ctime. Linux's chown_ok and
+     * chgrp_ok let only the owner do even that, so bob may not strip alice's setuid bit; alice may.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void onlyTheOwnerMayChownOrChgrpEvenToTheCurrentValues(Transport transport) throws Exception {
+        Path prog = setMode(file("prog", "#!/bin/true\n", ALICE, ALICE, "rwxr-xr-x"), 04755);
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient bob = connect(transport, new AuthSys(0, "test", BOB, BOB, new int[] {ALICE}));
+        NfsFh3 fh = bob.lookupPath("prog");
+
+        assertThat(get(bob.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, null, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).as("uid unchanged").isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(get(bob.setattr(new Setattr3Args(fh, new Sattr3(null, null, ALICE, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).as("gid unchanged, one of bob's groups")
+                .isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(modeOf(prog)).isEqualTo(04755);
+
+        NfsClient alice = client(transport, ALICE, ALICE);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, ALICE, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(prog)).isEqualTo(ALICE);
+        assertThat(modeOf(prog)).as("the owner's chown clears setuid, as Linux's").isEqualTo(0755);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
     private Path fifo(String name, int uid, int gid, String mode) throws Exception {
         Path p = dir.resolve(name);

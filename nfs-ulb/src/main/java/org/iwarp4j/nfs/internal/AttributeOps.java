@@ -67,8 +67,9 @@ public final class AttributeOps {
      *
      * <p>Permissions, as the kernel's chmod, chown, truncate and utimensat (knfsd's nfsd_setattr):
      * a read-only export refuses with NFS3ERR_ROFS; mode, and times set to the client's values,
-     * only by the owner or root (NFS3ERR_PERM); uid only by root, gid by root or by the owner to a
-     * group it is in (NFS3ERR_PERM); size needs write permission (NFS3ERR_ACCES; the owner may,
+     * only by the owner or root (NFS3ERR_PERM); uid only by root (the owner may name itself), gid
+     * by root or by the owner to a group it is in or the file's group (NFS3ERR_PERM), and neither
+     * by anyone else even unchanged; size needs write permission (NFS3ERR_ACCES; the owner may,
      * knfsd's owner override); times set to the server's "now" need ownership or write permission.
      */
     public WccRes3 setattr(Setattr3Args args, Caller caller) {
@@ -112,12 +113,19 @@ public final class AttributeOps {
         if (s.mode() != null && !owner) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chmod " + path);
         }
-        if (uid != null && !caller.isRoot() && uid != st.uid()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not give away " + path);
-        }
-        if (gid != null && !caller.isRoot() && gid != st.gid()
-                && !(caller.uid() == st.uid() && caller.inGroup(gid))) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chgrp " + path + " to " + gid);
+        if ((uid != null || gid != null) && !caller.isRoot()) {
+            // setattr_prepare's chown_ok and chgrp_ok: only the owner, even to the values the
+            // file has — the chown that follows is not a no-op, it clears setuid and setgid
+            // (chown_common's ATTR_KILL_SUID/SGID) and changes the ctime
+            if (caller.uid() != st.uid()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chown " + path);
+            }
+            if (uid != null && uid != st.uid()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not give away " + path);
+            }
+            if (gid != null && gid != st.gid() && !caller.inGroup(gid)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chgrp " + path + " to " + gid);
+            }
         }
         if ((s.atime().how() == TimeHow.SET_TO_CLIENT_TIME || s.mtime().how() == TimeHow.SET_TO_CLIENT_TIME) && !owner) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not set the times of " + path);

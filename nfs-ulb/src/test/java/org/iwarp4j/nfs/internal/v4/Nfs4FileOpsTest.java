@@ -529,6 +529,26 @@ class Nfs4FileOpsTest {
         assertThat(dir.resolve("g")).doesNotExist();
     }
 
+    /**
+     * owner and owner_group to set, even to the values the file has, are the owner's (or root's):
+     * the server's chown would clear setuid and setgid (Linux's chown_ok and chgrp_ok, NFS4ERR_PERM).
+     */
+    @Test
+    void onlyTheOwnerMaySetOwnerOrOwnerGroupEvenToTheCurrentValues() throws Exception {
+        Path prog = setuidProgram("prog", 04755);
+        byte[] fh = fhOf("prog");
+        h.uid = 1001;
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER), string("1000"))).status)
+                .isEqualTo(NFS4ERR_PERM);
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER_GROUP), string("1000"))).status)
+                .isEqualTo(NFS4ERR_PERM);
+        assertThat(Files.getAttribute(prog, "unix:mode")).isEqualTo(0104755);
+
+        h.uid = 1000;
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER_GROUP), string("1000"))).status)
+                .isEqualTo(NFS4_OK);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), of uid and gid 1000, mode 0644. */
     private Path fifo(String name) throws Exception {
         Path p = dir.resolve(name);
