@@ -516,6 +516,30 @@ class NfsAccessControlTest {
         assertThat(modeOf(prog)).as("the owner's chown clears setuid, as Linux's").isEqualTo(0755);
     }
 
+    /**
+     * A directory made in a setgid directory is setgid too, whatever its creator's groups
+     * (inode_init_owner): knfsd passes the mode to vfs_mkdir and sets it no more, where this server
+     * made the directory and then chmodded it to the mode asked for, which dropped the bit that
+     * passes the group on. vfs_mkdir takes no setuid or setgid from the mode asked for.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aDirectoryMadeInASetgidDirectoryIsSetgid(Transport transport) throws Exception {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        own(shared, 0, 500, "rwxrwxr-x");
+        setMode(shared, 02775);
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = connect(transport, new AuthSys(0, "test", ALICE, ALICE, new int[] {500}));
+
+        assertThat(get(alice.mkdir(alice.lookupPath("shared"), "sub", Sattr3.mode(0775))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(gidOf(shared.resolve("sub"))).isEqualTo(500);
+        assertThat(modeOf(shared.resolve("sub"))).isEqualTo(02775);
+        assertThat(get(alice.mkdir(alice.root(), "plain", Sattr3.mode(06775))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("plain"))).as("no setuid or setgid from the mode asked for").isEqualTo(0775);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
     private Path fifo(String name, int uid, int gid, String mode) throws Exception {
         Path p = dir.resolve(name);

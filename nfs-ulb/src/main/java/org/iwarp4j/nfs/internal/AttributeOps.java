@@ -95,7 +95,8 @@ public final class AttributeOps {
      * Applies sattr3 to a resolved object as {@code caller}; used by SETATTR and CREATE, MKDIR. All
      * permission checks come before any change. For an object the caller just created
      * ({@code created}), mode and times are the creator's to set, and uid and gid are ignored
-     * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE).
+     * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE);
+     * a new directory's mode is {@link Permissions#mkdirMode} (setgid in a setgid parent).
      */
     public void apply(FileHandles.Resolved r, Sattr3 s, Caller caller, boolean created) throws IOException {
         Path path = r.path();
@@ -154,7 +155,9 @@ public final class AttributeOps {
             }
         }
         if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
-            setMode(path, st.type(), Permissions.chmodMode(caller, st, s.mode() & 07777));
+            int mode = created && st.type() == Ftype3.NF3DIR ? Permissions.mkdirMode(s.mode(), st)
+                    : Permissions.chmodMode(caller, st, s.mode() & 07777);
+            setMode(path, st.type(), mode);
         }
         if (uid != null) {
             Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);

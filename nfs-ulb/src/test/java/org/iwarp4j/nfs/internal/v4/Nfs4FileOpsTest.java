@@ -549,6 +549,24 @@ class Nfs4FileOpsTest {
                 .isEqualTo(NFS4_OK);
     }
 
+    /** CREATE of a directory in a setgid directory keeps the setgid bit the kernel gave it, whatever the caller's groups. */
+    @Test
+    void aDirectoryMadeInASetgidDirectoryIsSetgid() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        Files.setAttribute(shared, "unix:gid", 500);
+        Files.setAttribute(shared, "unix:mode", 02777);
+        h.uid = 1000;
+        Reply mk = seq(putrootfh(), lookup("shared"), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub", 1024);
+            Bitmap4.of(FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(4).writeInt(0775);
+        });
+        assertThat(mk.status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(shared.resolve("sub"), "unix:gid")).isEqualTo(500);
+        assertThat(Files.getAttribute(shared.resolve("sub"), "unix:mode")).isEqualTo(042775);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), of uid and gid 1000, mode 0644. */
     private Path fifo(String name) throws Exception {
         Path p = dir.resolve(name);
