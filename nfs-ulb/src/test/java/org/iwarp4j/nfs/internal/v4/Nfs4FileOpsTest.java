@@ -567,6 +567,42 @@ class Nfs4FileOpsTest {
         assertThat(Files.getAttribute(shared.resolve("sub"), "unix:mode")).isEqualTo(042775);
     }
 
+    /** OPEN of the current handle (CLAIM_FH), without creating. */
+    private static Consumer<XdrEncoder> openFh(String owner, int access, int deny) {
+        return e -> e.writeInt(OP_OPEN).writeInt(0).writeInt(access).writeInt(deny).writeHyper(0)
+                .writeOpaque(owner.getBytes(StandardCharsets.UTF_8), 1024).writeEnum(OPEN4_NOCREATE)
+                .writeEnum(CLAIM_FH);
+    }
+
+    /**
+     * An open that denies reading shuts every other reader out, so it needs write permission,
+     * as knfsd's do_open_permission asks (NFSD_MAY_WRITE for OPEN4_SHARE_DENY_READ): a reader
+     * alone could otherwise keep everyone else from reading. Denying writing needs nothing more.
+     */
+    @Test
+    void anOpenDenyingReadingNeedsWritePermission() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path f = Files.writeString(dir.resolve("f"), "data");
+        Files.setAttribute(f, "unix:uid", 1000);
+        Files.setAttribute(f, "unix:mode", 0644);
+        byte[] fh = fhOf("f");
+        h.uid = 1000;
+        Reply owner = seq(putfh(fh), openFh("w1", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ));
+        owner.op(OP_PUTFH);
+        assertThat(owner.op(OP_OPEN)).as("the owner, who may write").isEqualTo(NFS4_OK);
+        assertThat(seq(putfh(fh), close(owner.openBody())).status).isEqualTo(NFS4_OK);
+
+        h.uid = 1001;
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ, false)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_BOTH, false)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putfh(fh), openFh("r1", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ)).status)
+                .as("CLAIM_FH").isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, false)).status)
+                .isEqualTo(NFS4_OK);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), of uid and gid 1000, mode 0644. */
     private Path fifo(String name) throws Exception {
         Path p = dir.resolve(name);
