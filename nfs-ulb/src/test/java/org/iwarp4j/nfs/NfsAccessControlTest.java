@@ -540,6 +540,30 @@ class NfsAccessControlTest {
         assertThat(modeOf(dir.resolve("plain"))).as("no setuid or setgid from the mode asked for").isEqualTo(0775);
     }
 
+    /**
+     * ACCESS answers what the operations allow: changing a directory's entries needs write and
+     * search permission (knfsd's nfs3_diraccess: MODIFY, EXTEND and DELETE are EXEC|WRITE), so
+     * a directory others may write but not search grants them none of the three.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void accessOnADirectoryGrantsChangesOnlyWithWriteAndSearchPermission(Transport transport) throws Exception {
+        Path bobs = Files.createDirectory(dir.resolve("bobs"));
+        own(bobs, BOB, BOB, "rwxrwx-w-");
+        Path open = Files.createDirectory(dir.resolve("open"));
+        own(open, BOB, BOB, "rwxrwx-wx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+        NfsFh3 writeOnly = alice.lookupPath("bobs");
+        int change = ACCESS3_MODIFY | ACCESS3_EXTEND | ACCESS3_DELETE;
+
+        assertThat(get(alice.access(writeOnly, change)).access()).isZero();
+        assertThat(create(alice, writeOnly, "x").status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        NfsFh3 writeAndSearch = alice.lookupPath("open");
+        assertThat(get(alice.access(writeAndSearch, change)).access()).isEqualTo(change);
+        assertThat(create(alice, writeAndSearch, "x").status()).isEqualTo(Nfs3Status.NFS3_OK);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
     private Path fifo(String name, int uid, int gid, String mode) throws Exception {
         Path p = dir.resolve(name);

@@ -259,8 +259,8 @@ public final class AttributeOps {
     /**
      * ACCESS (RFC 1813 §3.3.4): the asked bits the caller really has, by the same rules the
      * operations apply — READ from read permission, LOOKUP and EXECUTE from execute (search)
-     * permission, MODIFY, EXTEND and (on a directory) DELETE from write permission, none of those
-     * three on a read-only export. A symbolic link grants READ only. A server not running as root
+     * permission, MODIFY, EXTEND and (on a directory) DELETE from write permission — on a
+     * directory write and search permission — none of those three on a read-only export. A symbolic link grants READ only. A server not running as root
      * also grants only what its own process may do, as that limits the operations too.
      */
     public Access3Res access(Access3Args args, Caller caller) {
@@ -274,8 +274,11 @@ public final class AttributeOps {
             if (Permissions.permits(caller, st, Permissions.READ) && (asRoot || Files.isReadable(p))) {
                 granted |= ACCESS3_READ;
             }
-            if (!ctx.options().readOnly() && Permissions.permits(caller, st, Permissions.WRITE)
-                    && (asRoot || Files.isWritable(p))) {
+            // changing a directory's entries needs search permission too (requireDirectoryChange),
+            // so knfsd's nfs3_diraccess maps MODIFY, EXTEND and DELETE to EXEC|WRITE
+            int change = dir ? Permissions.WRITE | Permissions.EXECUTE : Permissions.WRITE;
+            if (!ctx.options().readOnly() && Permissions.permits(caller, st, change)
+                    && (asRoot || Files.isWritable(p) && (!dir || Files.isExecutable(p)))) {
                 granted |= ACCESS3_MODIFY | ACCESS3_EXTEND | (dir ? ACCESS3_DELETE : 0);
             }
             if (Permissions.permits(caller, st, Permissions.EXECUTE) && (asRoot || Files.isExecutable(p))) {

@@ -549,13 +549,20 @@ class Nfs4FileOpsTest {
                 .isEqualTo(NFS4_OK);
     }
 
+    /** A directory {@code name} of the export's 0755 root, of {@code uid}:{@code gid} with {@code mode}. */
+    private Path directory(String name, int uid, int gid, int mode) throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path d = Files.createDirectory(dir.resolve(name));
+        Files.setAttribute(d, "unix:uid", uid);
+        Files.setAttribute(d, "unix:gid", gid);
+        Files.setAttribute(d, "unix:mode", mode);
+        return d;
+    }
+
     /** CREATE of a directory in a setgid directory keeps the setgid bit the kernel gave it, whatever the caller's groups. */
     @Test
     void aDirectoryMadeInASetgidDirectoryIsSetgid() throws Exception {
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path shared = Files.createDirectory(dir.resolve("shared"));
-        Files.setAttribute(shared, "unix:gid", 500);
-        Files.setAttribute(shared, "unix:mode", 02777);
+        Path shared = directory("shared", 0, 500, 02777);
         h.uid = 1000;
         Reply mk = seq(putrootfh(), lookup("shared"), e -> {
             e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub", 1024);
@@ -565,6 +572,21 @@ class Nfs4FileOpsTest {
         assertThat(mk.status).isEqualTo(NFS4_OK);
         assertThat(Files.getAttribute(shared.resolve("sub"), "unix:gid")).isEqualTo(500);
         assertThat(Files.getAttribute(shared.resolve("sub"), "unix:mode")).isEqualTo(042775);
+    }
+
+    /** ACCESS on a directory grants MODIFY, EXTEND and DELETE only with write and search permission, as CREATE needs. */
+    @Test
+    void accessOnADirectoryGrantsChangesOnlyWithWriteAndSearchPermission() throws Exception {
+        directory("bobs", 1001, 1001, 0772);
+        h.uid = 1000;
+        Reply access = seq(putrootfh(), lookup("bobs"), e -> e.writeInt(OP_ACCESS).writeInt(0x3F));
+        access.op(OP_PUTROOTFH);
+        access.op(OP_LOOKUP);
+        assertThat(access.op(OP_ACCESS)).isEqualTo(NFS4_OK);
+        access.in.readInt();
+        assertThat(access.in.readInt() & (ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE)).isZero();
+        assertThat(seq(putrootfh(), lookup("bobs"), open("o", "x", OPEN4_SHARE_ACCESS_BOTH, 0, true)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
     }
 
     /** OPEN of the current handle (CLAIM_FH), without creating. */
