@@ -564,6 +564,29 @@ class NfsAccessControlTest {
         assertThat(create(alice, writeAndSearch, "x").status()).isEqualTo(Nfs3Status.NFS3_OK);
     }
 
+    /**
+     * A new object is its creator's alone until it gets the mode asked for: made with java.nio's
+     * default it was 0644 (0755), root's until the chown, and an EXCLUSIVE create's file stayed
+     * so until the client's SETATTR — for good if the client died first. Made 0600 (0700) now,
+     * which is also what a CREATE or MKDIR asking for no mode leaves (knfsd would leave 0).
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void newObjectsAreTheirCreatorsAloneUntilGivenTheModeAskedFor(Transport transport) throws Exception {
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+
+        Create3Res exclusive = get(alice.create(Create3Args.exclusive(new DirOpArgs3(alice.root(), "excl"), 42)));
+        assertThat(exclusive.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(dir.resolve("excl"))).isEqualTo(ALICE);
+        assertThat(modeOf(dir.resolve("excl"))).isEqualTo(0600);
+        assertThat(get(alice.mkdir(alice.root(), "d", Sattr3.NONE)).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("d"))).isEqualTo(0700);
+        assertThat(get(alice.mkdir(alice.root(), "asked", Sattr3.mode(0755))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("asked"))).isEqualTo(0755);
+    }
+
     /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
     private Path fifo(String name, int uid, int gid, String mode) throws Exception {
         Path p = dir.resolve(name);

@@ -559,6 +559,19 @@ class Nfs4FileOpsTest {
         return d;
     }
 
+    /** An EXCLUSIVE4 create's file is its creator's alone (0600) until the client sets its attributes. */
+    @Test
+    void anExclusiveCreatesFileIsItsCreatorsAlone() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        h.uid = 1000;
+        Reply excl = seq(putrootfh(), e -> e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0)
+                .writeHyper(0).writeOpaque(new byte[] {3}, 1024).writeEnum(OPEN4_CREATE).writeEnum(EXCLUSIVE4)
+                .writeHyper(42).writeEnum(CLAIM_NULL).writeString("e", 1024));
+        assertThat(excl.status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(dir.resolve("e"), "unix:uid")).isEqualTo(1000);
+        assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
+    }
+
     /** CREATE of a directory in a setgid directory keeps the setgid bit the kernel gave it, whatever the caller's groups. */
     @Test
     void aDirectoryMadeInASetgidDirectoryIsSetgid() throws Exception {
