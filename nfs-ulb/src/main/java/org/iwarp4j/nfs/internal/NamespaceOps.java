@@ -165,8 +165,17 @@ public final class NamespaceOps {
         });
     }
 
+    /**
+     * SYMLINK (§3.3.10). java.nio makes a link only from a {@link Path}, which drops repeated and
+     * trailing slashes ("a//b" is stored as "a/b", "d/" as "d") and cannot hold NUL; a text with
+     * NUL is NFS3ERR_INVAL (knfsd's svc_fill_symlink_pathname), and so is an empty one
+     * (nfsd3_proc_symlink), which symlink(2) would refuse with ENOENT.
+     */
     public Create3Res symlink(Symlink3Args args, Caller caller) {
         return newObject(args.where(), caller, (path, dir) -> {
+            if (args.symlinkData().isEmpty()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "empty symbolic link text");
+            }
             Path target;
             try {
                 target = Path.of(args.symlinkData());
