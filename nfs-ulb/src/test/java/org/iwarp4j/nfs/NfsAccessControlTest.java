@@ -12,15 +12,18 @@ import static org.iwarp4j.nfs.v3.Nfs3Constants.ACCESS3_READ;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.nfs.internal.NfsRdmaSettings;
 import org.iwarp4j.nfs.mount.MountStat3;
 import org.iwarp4j.nfs.v3.Create3Args;
@@ -75,6 +78,8 @@ class NfsAccessControlTest {
     private Rnic serverRnic;
     private Rnic clientRnic;
     private final List<AutoCloseable> open = new ArrayList<>();
+    /** FIFOs a test made, whose blocked opens (a server worker's) {@link #stop} releases. */
+    private final List<Path> fifos = new ArrayList<>();
     private NfsServer server;
 
     @BeforeEach
@@ -86,6 +91,9 @@ class NfsAccessControlTest {
 
     @AfterEach
     void stop() throws Exception {
+        for (Path fifo : fifos) {
+            unblockOpens(fifo);
+        }
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
         }
@@ -479,6 +487,156 @@ class NfsAccessControlTest {
         assertThat(modeOf(prog)).isEqualTo(06775);
         assertThat(modeOf(locking)).isEqualTo(02664);
         assertThat(Files.readString(locking)).isEqualTo("DATA");
+    }
+
+    /**
+     * A chown or chgrp to the values a file already has is no no-op for a server running as root:
+     * lchown clears setuid and setgid (chown_common) and changes the ctime. Linux's chown_ok and
+     * chgrp_ok let only the owner do even that, so bob may not strip alice's setuid bit; alice may.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void onlyTheOwnerMayChownOrChgrpEvenToTheCurrentValues(Transport transport) throws Exception {
+        Path prog = setMode(file("prog", "#!/bin/true\n", ALICE, ALICE, "rwxr-xr-x"), 04755);
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient bob = connect(transport, new AuthSys(0, "test", BOB, BOB, new int[] {ALICE}));
+        NfsFh3 fh = bob.lookupPath("prog");
+
+        assertThat(get(bob.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, null, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).as("uid unchanged").isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(get(bob.setattr(new Setattr3Args(fh, new Sattr3(null, null, ALICE, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).as("gid unchanged, one of bob's groups")
+                .isEqualTo(Nfs3Status.NFS3ERR_PERM);
+        assertThat(modeOf(prog)).isEqualTo(04755);
+
+        NfsClient alice = client(transport, ALICE, ALICE);
+        assertThat(get(alice.setattr(new Setattr3Args(fh, new Sattr3(null, ALICE, ALICE, null, SetTime3.DONT_CHANGE,
+                SetTime3.DONT_CHANGE), null))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(prog)).isEqualTo(ALICE);
+        assertThat(modeOf(prog)).as("the owner's chown clears setuid, as Linux's").isEqualTo(0755);
+    }
+
+    /**
+     * A directory made in a setgid directory is setgid too, whatever its creator's groups
+     * (inode_init_owner): knfsd passes the mode to vfs_mkdir and sets it no more, where this server
+     * made the directory and then chmodded it to the mode asked for, which dropped the bit that
+     * passes the group on. vfs_mkdir takes no setuid or setgid from the mode asked for.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aDirectoryMadeInASetgidDirectoryIsSetgid(Transport transport) throws Exception {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        own(shared, 0, 500, "rwxrwxr-x");
+        setMode(shared, 02775);
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = connect(transport, new AuthSys(0, "test", ALICE, ALICE, new int[] {500}));
+
+        assertThat(get(alice.mkdir(alice.lookupPath("shared"), "sub", Sattr3.mode(0775))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(gidOf(shared.resolve("sub"))).isEqualTo(500);
+        assertThat(modeOf(shared.resolve("sub"))).isEqualTo(02775);
+        assertThat(get(alice.mkdir(alice.root(), "plain", Sattr3.mode(06775))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("plain"))).as("no setuid or setgid from the mode asked for").isEqualTo(0775);
+    }
+
+    /**
+     * ACCESS answers what the operations allow: changing a directory's entries needs write and
+     * search permission (knfsd's nfs3_diraccess: MODIFY, EXTEND and DELETE are EXEC|WRITE), so
+     * a directory others may write but not search grants them none of the three.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void accessOnADirectoryGrantsChangesOnlyWithWriteAndSearchPermission(Transport transport) throws Exception {
+        Path bobs = Files.createDirectory(dir.resolve("bobs"));
+        own(bobs, BOB, BOB, "rwxrwx-w-");
+        Path open = Files.createDirectory(dir.resolve("open"));
+        own(open, BOB, BOB, "rwxrwx-wx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+        NfsFh3 writeOnly = alice.lookupPath("bobs");
+        int change = ACCESS3_MODIFY | ACCESS3_EXTEND | ACCESS3_DELETE;
+
+        assertThat(get(alice.access(writeOnly, change)).access()).isZero();
+        assertThat(create(alice, writeOnly, "x").status()).isEqualTo(Nfs3Status.NFS3ERR_ACCES);
+        NfsFh3 writeAndSearch = alice.lookupPath("open");
+        assertThat(get(alice.access(writeAndSearch, change)).access()).isEqualTo(change);
+        assertThat(create(alice, writeAndSearch, "x").status()).isEqualTo(Nfs3Status.NFS3_OK);
+    }
+
+    /**
+     * A new object is its creator's alone until it gets the mode asked for: made with java.nio's
+     * default it was 0644 (0755), root's until the chown, and an EXCLUSIVE create's file stayed
+     * so until the client's SETATTR — for good if the client died first. Made 0600 (0700) now,
+     * which is also what a CREATE or MKDIR asking for no mode leaves (knfsd would leave 0).
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void newObjectsAreTheirCreatorsAloneUntilGivenTheModeAskedFor(Transport transport) throws Exception {
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+
+        Create3Res exclusive = get(alice.create(Create3Args.exclusive(new DirOpArgs3(alice.root(), "excl"), 42)));
+        assertThat(exclusive.status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(uidOf(dir.resolve("excl"))).isEqualTo(ALICE);
+        assertThat(modeOf(dir.resolve("excl"))).isEqualTo(0600);
+        assertThat(get(alice.mkdir(alice.root(), "d", Sattr3.NONE)).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("d"))).isEqualTo(0700);
+        assertThat(get(alice.mkdir(alice.root(), "asked", Sattr3.mode(0755))).status()).isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(dir.resolve("asked"))).isEqualTo(0755);
+    }
+
+    /** A FIFO made by mkfifo(1) (java.nio cannot make one), given to {@code uid}:{@code gid} with {@code mode}. */
+    private Path fifo(String name, int uid, int gid, String mode) throws Exception {
+        Path p = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor(10, TimeUnit.SECONDS)).as("mkfifo ran").isTrue();
+        assertThat(mkfifo.exitValue()).as("mkfifo's status").isZero();
+        fifos.add(p);
+        own(p, uid, gid, mode);
+        return p;
+    }
+
+    /**
+     * Releases an open(O_RDONLY) of {@code fifo} blocked for want of a writer, such as a server
+     * worker's: an O_RDWR open of a FIFO never blocks on Linux, and counts as the writer.
+     */
+    private static void unblockOpens(Path fifo) throws IOException {
+        if (Files.exists(fifo, LinkOption.NOFOLLOW_LINKS)) {
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+        }
+    }
+
+    /** The call's result, which must come within 5 s: a server worker blocked in an open would never answer it. */
+    private static <T> T answered(CompletableFuture<T> call) {
+        return assertThat(call).as("answered within 5 s").succeedsWithin(Duration.ofSeconds(5)).actual();
+    }
+
+    /**
+     * SETATTR of a FIFO's mode by its owner: knfsd's notify_change never opens the object, while
+     * java.nio's chmod without following links opens it O_RDONLY first, which for a FIFO without
+     * a writer blocks for good — and the worker holds the namespace lock, so the CREATE after it
+     * waited too. The mode is now set with chmod(2) on the path. Times cannot be set without
+     * such an open (java.nio has no path-based call for both): NFS3ERR_NOTSUPP, and nothing blocks.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void setattrOfAFifoNeverOpensIt(Transport transport) throws Exception {
+        Path fifo = fifo("fifo", ALICE, ALICE, "rw-r--r--");
+        own(dir, 0, 0, "rwxrwxrwx");
+        serve(ExportOptions.builder().readWrite().build());
+        NfsClient alice = client(transport, ALICE, ALICE);
+        NfsFh3 fh = alice.lookupPath("fifo");
+
+        assertThat(answered(alice.setattr(new Setattr3Args(fh, Sattr3.mode(0600), null))).status())
+                .isEqualTo(Nfs3Status.NFS3_OK);
+        assertThat(modeOf(fifo)).isEqualTo(0600);
+        assertThat(answered(alice.setattr(new Setattr3Args(fh, new Sattr3(0640, null, null, null,
+                SetTime3.SERVER_TIME, SetTime3.SERVER_TIME), null))).status()).isEqualTo(Nfs3Status.NFS3ERR_NOTSUPP);
+        assertThat(modeOf(fifo)).as("nothing of a refused SETATTR is set").isEqualTo(0600);
+        assertThat(answered(alice.create(Create3Args.guarded(new DirOpArgs3(alice.root(), "after"), Sattr3.mode(0644))))
+                .status()).isEqualTo(Nfs3Status.NFS3_OK);
     }
 
     private NfsClient connect(Transport transport, AuthSys credential) throws IOException {

@@ -401,6 +401,29 @@ class NfsServerTcpTest {
         assertThat(get(client.link(nfs.root(), nfs.root(), "dirlink")).status()).isEqualTo(Nfs3Status.NFS3ERR_ISDIR);
     }
 
+    /**
+     * java.nio makes a symbolic link only from a Path, which drops repeated and trailing slashes,
+     * so READLINK answers "a/b" for "a//b" and "d" for "d/" (docs/nfs.md); "." and ".." stay. A
+     * text with NUL cannot be a link's (NFS3ERR_INVAL, as knfsd's svc_fill_symlink_pathname), nor
+     * can an empty one (NFS3ERR_INVAL, as nfsd3_proc_symlink; it was NFS3ERR_NOENT, the kernel's
+     * symlink(2) error); neither leaves an entry.
+     */
+    @Test
+    void symlinkTextsJavaNioChangesOrCannotStore() throws Exception {
+        String[][] sentAndStoredTexts = {{"a//b", "a/b"}, {"d/", "d"}, {"a/./b/../c", "a/./b/../c"}};
+        for (int i = 0; i < sentAndStoredTexts.length; i++) {
+            String[] sentAndStored = sentAndStoredTexts[i];
+            String name = "l" + i;
+            Create3Res s = get(client.symlink(nfs.root(), name, sentAndStored[0]));
+            assertThat(s.status()).isEqualTo(Nfs3Status.NFS3_OK);
+            assertThat(get(client.readlink(s.obj())).data()).as(sentAndStored[0]).isEqualTo(sentAndStored[1]);
+        }
+        assertThat(get(client.symlink(nfs.root(), "nul", "x\0y")).status()).isEqualTo(Nfs3Status.NFS3ERR_INVAL);
+        assertThat(get(client.symlink(nfs.root(), "empty", "")).status()).isEqualTo(Nfs3Status.NFS3ERR_INVAL);
+        assertThat(dir.resolve("nul")).doesNotExist();
+        assertThat(Files.exists(dir.resolve("empty"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    }
+
     /** Paths never escape the export: "..", '/', symbolic links, replaced directories, foreign handles. */
     @Test
     void escapeAttempts(@TempDir Path outside) throws Exception {

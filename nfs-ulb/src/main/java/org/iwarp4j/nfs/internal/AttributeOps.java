@@ -61,13 +61,15 @@ public final class AttributeOps {
     /**
      * SETATTR: with a guard, nothing changes unless the ctime matches (NFS3ERR_NOT_SYNC). Mode,
      * owner and group go through the {@code unix} attribute view, size through truncate (or a
-     * zero octet written at the new end to extend), times through utimensat without following a
-     * symbolic link.
+     * zero octet written at the new end to extend), times through the basic view without
+     * following a symbolic link. The times of a FIFO or a device are NFS3ERR_NOTSUPP: java.nio
+     * would open it to set them ({@link #opensOnTimeChange}).
      *
      * <p>Permissions, as the kernel's chmod, chown, truncate and utimensat (knfsd's nfsd_setattr):
      * a read-only export refuses with NFS3ERR_ROFS; mode, and times set to the client's values,
-     * only by the owner or root (NFS3ERR_PERM); uid only by root, gid by root or by the owner to a
-     * group it is in (NFS3ERR_PERM); size needs write permission (NFS3ERR_ACCES; the owner may,
+     * only by the owner or root (NFS3ERR_PERM); uid only by root (the owner may name itself), gid
+     * by root or by the owner to a group it is in or the file's group (NFS3ERR_PERM), and neither
+     * by anyone else even unchanged; size needs write permission (NFS3ERR_ACCES; the owner may,
      * knfsd's owner override); times set to the server's "now" need ownership or write permission.
      */
     public WccRes3 setattr(Setattr3Args args, Caller caller) {
@@ -93,7 +95,8 @@ public final class AttributeOps {
      * Applies sattr3 to a resolved object as {@code caller}; used by SETATTR and CREATE, MKDIR. All
      * permission checks come before any change. For an object the caller just created
      * ({@code created}), mode and times are the creator's to set, and uid and gid are ignored
-     * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE).
+     * unless the caller is root — knfsd drops them too (some clients send their gid on CREATE);
+     * a new directory's mode is {@link Permissions#mkdirMode} (setgid in a setgid parent).
      */
     public void apply(FileHandles.Resolved r, Sattr3 s, Caller caller, boolean created) throws IOException {
         Path path = r.path();
@@ -111,18 +114,30 @@ public final class AttributeOps {
         if (s.mode() != null && !owner) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chmod " + path);
         }
-        if (uid != null && !caller.isRoot() && uid != st.uid()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not give away " + path);
-        }
-        if (gid != null && !caller.isRoot() && gid != st.gid()
-                && !(caller.uid() == st.uid() && caller.inGroup(gid))) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chgrp " + path + " to " + gid);
+        if ((uid != null || gid != null) && !caller.isRoot()) {
+            // setattr_prepare's chown_ok and chgrp_ok: only the owner, even to the values the
+            // file has — the chown that follows is not a no-op, it clears setuid and setgid
+            // (chown_common's ATTR_KILL_SUID/SGID) and changes the ctime
+            if (caller.uid() != st.uid()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chown " + path);
+            }
+            if (uid != null && uid != st.uid()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not give away " + path);
+            }
+            if (gid != null && gid != st.gid() && !caller.inGroup(gid)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not chgrp " + path + " to " + gid);
+            }
         }
         if ((s.atime().how() == TimeHow.SET_TO_CLIENT_TIME || s.mtime().how() == TimeHow.SET_TO_CLIENT_TIME) && !owner) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, caller + " may not set the times of " + path);
         }
         if ((s.atime().how() == TimeHow.SET_TO_SERVER_TIME || s.mtime().how() == TimeHow.SET_TO_SERVER_TIME) && !owner) {
             Permissions.require(caller, st, Permissions.WRITE, path);
+        }
+        boolean times = s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE;
+        if (times && opensOnTimeChange(st.type())) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "times of a " + st.type() + " cannot be set without"
+                    + " opening it: " + path);
         }
         if (s.size() != null) {
             if (r.stat().type() == Ftype3.NF3DIR) {
@@ -140,7 +155,9 @@ public final class AttributeOps {
             }
         }
         if (s.mode() != null && r.stat().type() != Ftype3.NF3LNK) {
-            setMode(path, Permissions.chmodMode(caller, st, s.mode() & 07777));
+            int mode = created && st.type() == Ftype3.NF3DIR ? Permissions.mkdirMode(s.mode(), st)
+                    : Permissions.chmodMode(caller, st, s.mode() & 07777);
+            setMode(path, st.type(), mode);
         }
         if (uid != null) {
             Files.setAttribute(path, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
@@ -148,7 +165,7 @@ public final class AttributeOps {
         if (gid != null) {
             Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
         }
-        if (s.atime().how() != TimeHow.DONT_CHANGE || s.mtime().how() != TimeHow.DONT_CHANGE) {
+        if (times) {
             Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setTimes(time(s.mtime()), time(s.atime()), null);
         }
@@ -177,13 +194,30 @@ public final class AttributeOps {
         if (mode == (r.stat().mode() & 07777)) {
             return false;
         }
-        setMode(r.path(), mode);
+        setMode(r.path(), r.stat().type(), mode);
         return true;
     }
 
-    static void setMode(Path path, int mode) throws IOException {
+    /**
+     * chmod of {@code path}, which the caller lstat'ed as a {@code type} under the
+     * {@link NamespaceLock}. knfsd's nfsd_setattr changes the inode through notify_change and
+     * never opens it; java.nio's mode change with NOFOLLOW_LINKS opens the object O_RDONLY and
+     * calls fchmod on that (JDK 17's UnixPath.openForAttributeAccess, JDK 22+'s
+     * UnixFileAttributeViews.Posix.setMode). Opening a FIFO that has no writer blocks the worker,
+     * which holds the namespace lock shared, so every operation that changes names waited behind
+     * it, and then every other; opening a device runs its driver's open; a socket cannot be
+     * opened at all (ENXIO). Those get chmod(2) on the path, which opens nothing: java.nio calls it
+     * when links are followed, and the path's last component is no link — the lstat said so, and
+     * no client can change a name while the lock is held (a local process can:
+     * limits.md#names-changing-under-a-call).
+     */
+    static void setMode(Path path, Ftype3 type, int mode) throws IOException {
         try {
-            Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+            if (isSpecial(type)) {
+                Files.setAttribute(path, "unix:mode", mode);
+            } else {
+                Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+            }
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
             for (PosixFilePermission p : PosixFilePermission.values()) {
@@ -193,6 +227,24 @@ public final class AttributeOps {
             }
             Files.setPosixFilePermissions(path, perms);
         }
+    }
+
+    /** A FIFO, a device or a socket: neither a regular file, a directory nor a symbolic link. */
+    private static boolean isSpecial(Ftype3 type) {
+        return type == Ftype3.NF3FIFO || type == Ftype3.NF3CHR || type == Ftype3.NF3BLK || type == Ftype3.NF3SOCK;
+    }
+
+    /**
+     * Whether java.nio would open an object of {@code type} to set its times: it sets them through
+     * futimens on a descriptor it opens O_RDONLY (UnixPath.openForAttributeAccess, on JDK 17 and
+     * 25 alike), falling back to utimensat on the path only when that open fails with ELOOP or
+     * ENXIO — as it does for a socket. A FIFO's open blocks without a writer and a device's runs
+     * its driver (see {@link #setMode}), and java.nio has no other way to set both times, so a
+     * SETATTR of the times of those is NFS3ERR_NOTSUPP; the kernel's utimensat, and knfsd, would
+     * set them.
+     */
+    private static boolean opensOnTimeChange(Ftype3 type) {
+        return type == Ftype3.NF3FIFO || type == Ftype3.NF3CHR || type == Ftype3.NF3BLK;
     }
 
     private static FileTime time(SetTime3 t) {
@@ -207,8 +259,8 @@ public final class AttributeOps {
     /**
      * ACCESS (RFC 1813 §3.3.4): the asked bits the caller really has, by the same rules the
      * operations apply — READ from read permission, LOOKUP and EXECUTE from execute (search)
-     * permission, MODIFY, EXTEND and (on a directory) DELETE from write permission, none of those
-     * three on a read-only export. A symbolic link grants READ only. A server not running as root
+     * permission, MODIFY, EXTEND and (on a directory) DELETE from write permission — on a
+     * directory write and search permission — none of those three on a read-only export. A symbolic link grants READ only. A server not running as root
      * also grants only what its own process may do, as that limits the operations too.
      */
     public Access3Res access(Access3Args args, Caller caller) {
@@ -222,8 +274,11 @@ public final class AttributeOps {
             if (Permissions.permits(caller, st, Permissions.READ) && (asRoot || Files.isReadable(p))) {
                 granted |= ACCESS3_READ;
             }
-            if (!ctx.options().readOnly() && Permissions.permits(caller, st, Permissions.WRITE)
-                    && (asRoot || Files.isWritable(p))) {
+            // changing a directory's entries needs search permission too (requireDirectoryChange),
+            // so knfsd's nfs3_diraccess maps MODIFY, EXTEND and DELETE to EXEC|WRITE
+            int change = dir ? Permissions.WRITE | Permissions.EXECUTE : Permissions.WRITE;
+            if (!ctx.options().readOnly() && Permissions.permits(caller, st, change)
+                    && (asRoot || Files.isWritable(p) && (!dir || Files.isExecutable(p)))) {
                 granted |= ACCESS3_MODIFY | ACCESS3_EXTEND | (dir ? ACCESS3_DELETE : 0);
             }
             if (Permissions.permits(caller, st, Permissions.EXECUTE) && (asRoot || Files.isExecutable(p))) {

@@ -8,7 +8,11 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.nfs.v3.Create3Args;
 import org.iwarp4j.nfs.v3.Create3Res;
@@ -38,6 +42,20 @@ import org.iwarp4j.nfs.v3.WccRes3;
  * text, which only clients interpret.
  */
 public final class NamespaceOps {
+
+    /**
+     * The modes new files and directories are made with, before they are given to their creator
+     * and set to the mode asked for: the owner's alone. java.nio's default (0666 and 0777 less the
+     * umask) left a root server's new object open to everyone, and owned by root, until the chown
+     * and chmod — and an EXCLUSIVE create's file until the client's SETATTR, for good if the
+     * client never sends it. knfsd makes the object with the mode asked for in one call (mode 0
+     * when none is asked for, as in an exclusive create); these are as strict as the server can
+     * be and still open what it made when it is not root.
+     */
+    private static final FileAttribute<Set<PosixFilePermission>> NEW_FILE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final FileAttribute<Set<PosixFilePermission>> NEW_DIRECTORY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
     private final Nfs3Context ctx;
     private final AttributeOps attributes;
@@ -81,8 +99,8 @@ public final class NamespaceOps {
      * CREATE (§3.3.8). UNCHECKED opens an existing regular file and applies the attributes;
      * GUARDED refuses an existing name; EXCLUSIVE keeps the client's verifier as the new file's
      * mtime (high word, seconds) and atime (low word), so that a retransmitted CREATE finds its own
-     * file and succeeds while anyone else's gets NFS3ERR_EXIST. The client then sets the real
-     * attributes with SETATTR, as Linux does.
+     * file and succeeds while anyone else's gets NFS3ERR_EXIST; till the client sets the real
+     * attributes with SETATTR, as Linux does, the file is its creator's alone (0600).
      *
      * <p>CREATE, MKDIR and SYMLINK need a writable export and write and search permission on the
      * directory; the new object belongs to the caller ({@link Nfs3Context#chownToCaller}).
@@ -90,7 +108,7 @@ public final class NamespaceOps {
     public Create3Res create(Create3Args args, Caller caller) {
         return newObject(args.where(), caller, (path, dir) -> {
             try {
-                Files.createFile(path);
+                Files.createFile(path, NEW_FILE);
             } catch (FileAlreadyExistsException e) {
                 return existing(path, args, caller);
             }
@@ -140,15 +158,24 @@ public final class NamespaceOps {
 
     public Create3Res mkdir(Mkdir3Args args, Caller caller) {
         return newObject(args.where(), caller, (path, dir) -> {
-            Files.createDirectory(path);
+            Files.createDirectory(path, NEW_DIRECTORY);
             ctx.chownToCaller(path, caller, dir.stat());
             attributes.apply(new FileHandles.Resolved(path, FileStat.of(path)), args.attributes(), caller, true);
             return FileStat.of(path);
         });
     }
 
+    /**
+     * SYMLINK (§3.3.10). java.nio makes a link only from a {@link Path}, which drops repeated and
+     * trailing slashes ("a//b" is stored as "a/b", "d/" as "d") and cannot hold NUL; a text with
+     * NUL is NFS3ERR_INVAL (knfsd's svc_fill_symlink_pathname), and so is an empty one
+     * (nfsd3_proc_symlink), which symlink(2) would refuse with ENOENT.
+     */
     public Create3Res symlink(Symlink3Args args, Caller caller) {
         return newObject(args.where(), caller, (path, dir) -> {
+            if (args.symlinkData().isEmpty()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "empty symbolic link text");
+            }
             Path target;
             try {
                 target = Path.of(args.symlinkData());

@@ -111,6 +111,18 @@ public final class Permissions {
     }
 
     /**
+     * The mode of a directory {@code caller} just made, asked for with {@code requested}: knfsd
+     * passes it to vfs_mkdir, which keeps only the permission bits and the sticky bit, and
+     * inode_init_owner adds setgid when the parent is setgid, whoever the caller (the new
+     * directory inherits the parent's group, and passes it on). The kernel has already done the
+     * latter for the server's own mkdir, so {@code made}, the new directory's stat, shows it: a
+     * chmod to the requested mode alone would drop it, as a Linux client always sends a mode.
+     */
+    public static int mkdirMode(int requested, FileStat made) {
+        return requested & (0777 | S_ISVTX) | made.mode() & S_ISGID;
+    }
+
+    /**
      * The mode a regular file is left with after {@code caller} wrote to it or changed its size:
      * without setuid, and without setgid if group execute is set (setgid without it is the
      * mandatory-locking marker, kept), unless the caller is root after squashing. The server writes

@@ -175,6 +175,9 @@ final class FileOps {
     /**
      * SETATTR (RFC 8881 §18.30). A size change with a real stateid needs an open for writing
      * (NFS4ERR_OPENMODE); the answer carries the attributes set, also on failure (none then).
+     * What the NFSv3 server cannot set on this object (the times of a FIFO or a device, which
+     * java.nio would open) is NFS4ERR_ATTRNOTSUPP: SETATTR's status for an attribute that cannot
+     * be set (§15.2 lists it for SETATTR, not NFS4ERR_NOTSUPP, which is for operations).
      */
     Result setattr(XdrDecoder in, CompoundState st, OpenOps opens) {
         Stateid4 stateid = Stateid4.decode(in);
@@ -196,6 +199,9 @@ final class FileOps {
                 opens.checkIo(st, st.resolveStateid(stateid), r, true);
             }
             WccRes3 res = ctx.attributes3().setattr(new Setattr3Args(st.currentFh(), set.sattr(), null), st.caller);
+            if (res.status() == Nfs3Status.NFS3ERR_NOTSUPP) {
+                throw new Nfs4Exception(NFS4ERR_ATTRNOTSUPP, "cannot set these attributes of a " + r.stat().type());
+            }
             check(res.status());
         } catch (RuntimeException e) {
             return new Result(Nfs4Errors.statusOf(e), out -> Bitmap4.EMPTY.encode(out));

@@ -173,7 +173,10 @@ final class OpenOps {
             if ((access & OPEN4_SHARE_ACCESS_READ) != 0) {
                 Permissions.requireRead(st.caller, stat, path);
             }
-            if ((access & OPEN4_SHARE_ACCESS_WRITE) != 0) {
+            if ((access & OPEN4_SHARE_ACCESS_WRITE) != 0 || (deny & OPEN4_SHARE_DENY_READ) != 0) {
+                // knfsd's do_open_permission asks write permission of an open that denies
+                // reading too: such a reservation shuts every other NFSv4 reader out of the file,
+                // which only those who may change it may do, else any reader could
                 ctx.base().requireWritable();
                 Permissions.requireOrOwner(st.caller, stat, Permissions.WRITE, path);
             }

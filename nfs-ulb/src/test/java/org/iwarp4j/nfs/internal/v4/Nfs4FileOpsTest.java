@@ -37,8 +37,19 @@ class Nfs4FileOpsTest {
         h.session();
     }
 
+    /** FIFOs a test made, whose blocked opens (the server's) {@link #stop} releases. */
+    private final List<Path> fifos = new ArrayList<>();
+
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
+        for (Path fifo : fifos) {
+            // an O_RDWR open of a FIFO never blocks on Linux and counts as the writer an
+            // open(O_RDONLY) blocked waiting for
+            if (Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
+                        java.nio.file.StandardOpenOption.WRITE).close();
+            }
+        }
         h.close();
     }
 
@@ -516,6 +527,171 @@ class Nfs4FileOpsTest {
         assertThat(seq(putrootfh(), openCreating("o", "g", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
                 Bitmap4.of(FATTR4_OWNER), string("-1"))).status).isEqualTo(NFS4ERR_BADOWNER);
         assertThat(dir.resolve("g")).doesNotExist();
+    }
+
+    /**
+     * owner and owner_group to set, even to the values the file has, are the owner's (or root's):
+     * the server's chown would clear setuid and setgid (Linux's chown_ok and chgrp_ok, NFS4ERR_PERM).
+     */
+    @Test
+    void onlyTheOwnerMaySetOwnerOrOwnerGroupEvenToTheCurrentValues() throws Exception {
+        Path prog = setuidProgram("prog", 04755);
+        byte[] fh = fhOf("prog");
+        h.uid = 1001;
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER), string("1000"))).status)
+                .isEqualTo(NFS4ERR_PERM);
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER_GROUP), string("1000"))).status)
+                .isEqualTo(NFS4ERR_PERM);
+        assertThat(Files.getAttribute(prog, "unix:mode")).isEqualTo(0104755);
+
+        h.uid = 1000;
+        assertThat(seq(putfh(fh), setattr(Bitmap4.of(FATTR4_OWNER_GROUP), string("1000"))).status)
+                .isEqualTo(NFS4_OK);
+    }
+
+    /** A directory {@code name} of the export's 0755 root, of {@code uid}:{@code gid} with {@code mode}. */
+    private Path directory(String name, int uid, int gid, int mode) throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path d = Files.createDirectory(dir.resolve(name));
+        Files.setAttribute(d, "unix:uid", uid);
+        Files.setAttribute(d, "unix:gid", gid);
+        Files.setAttribute(d, "unix:mode", mode);
+        return d;
+    }
+
+    /** An EXCLUSIVE4 create's file is its creator's alone (0600) until the client sets its attributes. */
+    @Test
+    void anExclusiveCreatesFileIsItsCreatorsAlone() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        h.uid = 1000;
+        Reply excl = seq(putrootfh(), e -> e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0)
+                .writeHyper(0).writeOpaque(new byte[] {3}, 1024).writeEnum(OPEN4_CREATE).writeEnum(EXCLUSIVE4)
+                .writeHyper(42).writeEnum(CLAIM_NULL).writeString("e", 1024));
+        assertThat(excl.status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(dir.resolve("e"), "unix:uid")).isEqualTo(1000);
+        assertThat(Files.getAttribute(dir.resolve("e"), "unix:mode")).isEqualTo(0100600);
+    }
+
+    /** CREATE of a directory in a setgid directory keeps the setgid bit the kernel gave it, whatever the caller's groups. */
+    @Test
+    void aDirectoryMadeInASetgidDirectoryIsSetgid() throws Exception {
+        Path shared = directory("shared", 0, 500, 02777);
+        h.uid = 1000;
+        Reply mk = seq(putrootfh(), lookup("shared"), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("sub", 1024);
+            Bitmap4.of(FATTR4_MODE).encode(e);
+            e.writeUnsignedInt(4).writeInt(0775);
+        });
+        assertThat(mk.status).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(shared.resolve("sub"), "unix:gid")).isEqualTo(500);
+        assertThat(Files.getAttribute(shared.resolve("sub"), "unix:mode")).isEqualTo(042775);
+    }
+
+    /** ACCESS on a directory grants MODIFY, EXTEND and DELETE only with write and search permission, as CREATE needs. */
+    @Test
+    void accessOnADirectoryGrantsChangesOnlyWithWriteAndSearchPermission() throws Exception {
+        directory("bobs", 1001, 1001, 0772);
+        h.uid = 1000;
+        Reply access = seq(putrootfh(), lookup("bobs"), e -> e.writeInt(OP_ACCESS).writeInt(0x3F));
+        access.op(OP_PUTROOTFH);
+        access.op(OP_LOOKUP);
+        assertThat(access.op(OP_ACCESS)).isEqualTo(NFS4_OK);
+        access.in.readInt();
+        assertThat(access.in.readInt() & (ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE)).isZero();
+        assertThat(seq(putrootfh(), lookup("bobs"), open("o", "x", OPEN4_SHARE_ACCESS_BOTH, 0, true)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
+    }
+
+    /** OPEN of the current handle (CLAIM_FH), without creating. */
+    private static Consumer<XdrEncoder> openFh(String owner, int access, int deny) {
+        return e -> e.writeInt(OP_OPEN).writeInt(0).writeInt(access).writeInt(deny).writeHyper(0)
+                .writeOpaque(owner.getBytes(StandardCharsets.UTF_8), 1024).writeEnum(OPEN4_NOCREATE)
+                .writeEnum(CLAIM_FH);
+    }
+
+    /**
+     * An open that denies reading shuts every other reader out, so it needs write permission,
+     * as knfsd's do_open_permission asks (NFSD_MAY_WRITE for OPEN4_SHARE_DENY_READ): a reader
+     * alone could otherwise keep everyone else from reading. Denying writing needs nothing more.
+     */
+    @Test
+    void anOpenDenyingReadingNeedsWritePermission() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path f = Files.writeString(dir.resolve("f"), "data");
+        Files.setAttribute(f, "unix:uid", 1000);
+        Files.setAttribute(f, "unix:mode", 0644);
+        byte[] fh = fhOf("f");
+        h.uid = 1000;
+        Reply owner = seq(putfh(fh), openFh("w1", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ));
+        owner.op(OP_PUTFH);
+        assertThat(owner.op(OP_OPEN)).as("the owner, who may write").isEqualTo(NFS4_OK);
+        assertThat(seq(putfh(fh), close(owner.openBody())).status).isEqualTo(NFS4_OK);
+
+        h.uid = 1001;
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ, false)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_BOTH, false)).status)
+                .isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putfh(fh), openFh("r1", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ)).status)
+                .as("CLAIM_FH").isEqualTo(NFS4ERR_ACCESS);
+        assertThat(seq(putrootfh(), open("r1", "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, false)).status)
+                .isEqualTo(NFS4_OK);
+    }
+
+    /** A FIFO made by mkfifo(1) (java.nio cannot make one), of uid and gid 1000, mode 0644. */
+    private Path fifo(String name) throws Exception {
+        Path p = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("mkfifo ran").isTrue();
+        assertThat(mkfifo.exitValue()).as("mkfifo's status").isZero();
+        fifos.add(p);
+        Files.setAttribute(p, "unix:uid", 1000, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", 1000, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:mode", 0644); // chmod(2): with NOFOLLOW_LINKS java.nio would open the FIFO
+        return p;
+    }
+
+    /** The status of a COMPOUND run on another thread, which must end within 5 s (a blocked open never would). */
+    @SafeVarargs
+    private int statusWithin5s(Consumer<XdrEncoder>... ops) {
+        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "compound");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return assertThat(java.util.concurrent.CompletableFuture.supplyAsync(() -> seq(ops).status, thread))
+                    .as("answered within 5 s").succeedsWithin(java.time.Duration.ofSeconds(5)).actual();
+        } finally {
+            thread.shutdown();
+        }
+    }
+
+    /**
+     * SETATTR of a FIFO's mode by its owner never opens it (java.nio's chmod without following
+     * links opened it O_RDONLY, which blocks for want of a writer, holding the namespace lock);
+     * its times, which java.nio would set through such an open, are NFS4ERR_ATTRNOTSUPP.
+     */
+    @Test
+    void setattrOfAFifoNeverOpensIt() throws Exception {
+        Path fifo = fifo("fifo");
+        byte[] fh = fhOf("fifo");
+        h.uid = 1000;
+
+        assertThat(statusWithin5s(putfh(fh), setattr(Bitmap4.of(FATTR4_MODE), ByteBuffer.allocate(4).putInt(0600)
+                .array()))).isEqualTo(NFS4_OK);
+        assertThat(Files.getAttribute(fifo, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS)).isEqualTo(010600);
+        assertThat(statusWithin5s(putfh(fh), setattr(Bitmap4.of(FATTR4_MODE, FATTR4_TIME_MODIFY_SET),
+                ByteBuffer.allocate(8).putInt(0640).putInt(SET_TO_SERVER_TIME4).array())))
+                .isEqualTo(NFS4ERR_ATTRNOTSUPP);
+        assertThat(Files.getAttribute(fifo, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                .as("nothing of a refused SETATTR is set").isEqualTo(010600);
+        h.uid = 0;
+        assertThat(statusWithin5s(putrootfh(), e -> {
+            e.writeInt(OP_CREATE).writeEnum(NF4DIR).writeString("after", 1024);
+            Bitmap4.EMPTY.encode(e);
+            e.writeUnsignedInt(0);
+        })).isEqualTo(NFS4_OK);
     }
 
     /** LOCKT only tests (RFC 8881 §18.11): a lock owner it names is not made, so a loop of LOCKTs leaves nothing. */
