@@ -48,13 +48,12 @@ public final class Decoding {
             findings.note(file.frames().size(), -1, "", "the file ends inside a record after frame "
                     + file.frames().size());
         }
-        List<TcpConnections.Connection> connections = tcp.connections();
         List<ConnectionSummary> summaries = new ArrayList<>();
-        for (int i = 0; i < connections.size(); i++) {
+        for (int i = 0; i < tcp.size(); i++) {
             if (options.connection() >= 0 && options.connection() != i) {
                 continue;
             }
-            TcpConnections.Connection c = connections.get(i);
+            TcpConnections.Connection c = tcp.take(i);
             boolean request = ConnectionDecoder.startsWithRequest(c);
             boolean byPort = !request && (options.ports().contains(c.client().destination().getPort())
                     || options.ports().contains(c.client().source().getPort()));
@@ -69,7 +68,7 @@ public final class Decoding {
         violations.sort(Comparator.comparingLong(Violation::frame));
         List<Note> notes = new ArrayList<>(findings.notes());
         notes.sort(Comparator.comparingLong(Note::frame));
-        return new DecodeReport(file.format(), file.frames().size(), connections.size(), summaries, units,
+        return new DecodeReport(file.format(), file.frames().size(), tcp.size(), summaries, units,
                 violations, notes);
     }
 }

@@ -27,13 +27,16 @@ final class FpduReader {
     private final ByteStream stream;
     private final long fullOperationStart;
     private final boolean markers;
+    /** The stream's captured octets: {@link ByteStream#index} finds an offset's. */
     private final byte[] data;
+    private final long length;
 
     FpduReader(ByteStream stream, long fullOperationStart, boolean markers) {
         this.stream = stream;
         this.fullOperationStart = fullOperationStart;
         this.markers = markers;
         this.data = stream.data();
+        this.length = stream.length();
     }
 
     boolean markers() {
@@ -59,7 +62,7 @@ final class FpduReader {
         }
 
         boolean available(long from, int count) {
-            if (from + count > data.length) {
+            if (from + count > length) {
                 stop = Stop.END_OF_CAPTURE;
                 stopAt = from;
                 return false;
@@ -100,7 +103,7 @@ final class FpduReader {
                 if (!available(pos, run)) {
                     return false;
                 }
-                System.arraycopy(data, (int) pos, out, at + done, run);
+                System.arraycopy(data, stream.index(pos), out, at + done, run);
                 done += run;
                 pos += run;
             }
@@ -114,8 +117,9 @@ final class FpduReader {
         return rest == 0 ? from : from + MpaConstants.MARKER_INTERVAL - rest;
     }
 
+    /** The four octets at {@code at}, which the capture holds. */
     private int getInt(long at) {
-        int i = (int) at;
+        int i = stream.index(at);
         return (data[i] & 0xff) << 24 | (data[i + 1] & 0xff) << 16 | (data[i + 2] & 0xff) << 8 | data[i + 3] & 0xff;
     }
 
@@ -144,7 +148,8 @@ final class FpduReader {
             return new Attempt(null, c.stop, c.stopAt, null);
         }
         CRC32C crc = new CRC32C();
-        crc.update(data, (int) start, (int) (crcAt - start));
+        // Read without a gap, so its octets are consecutive in data.
+        crc.update(data, stream.index(start), (int) (crcAt - start));
         // The CRC goes on the wire least significant octet first, as an iSCSI digest does (RFC 3385).
         int received = (crcOctets[3] & 0xff) << 24 | (crcOctets[2] & 0xff) << 16 | (crcOctets[1] & 0xff) << 8
                 | crcOctets[0] & 0xff;
@@ -161,16 +166,16 @@ final class FpduReader {
      * CRCs are in use) is followed by another or by the end of what was captured. -1 if none.
      */
     long resynchronise(long from, boolean crc) {
-        long limit = Math.min(data.length, from + 2L * MpaConstants.MAX_ULPDU + 64);
+        long limit = Math.min(length, from + 2L * MpaConstants.MAX_ULPDU + 64);
         for (long p = from; p < limit; p++) {
-            if (stream.gapIn(p, p + 1) != null) {
-                ByteStream.Gap g = stream.gapIn(p, p + 1);
+            ByteStream.Gap g = stream.gapIn(p, p + 1);
+            if (g != null) {
                 p = g.offset() + g.length() - 1;
                 continue;
             }
             if (markers) {
                 long m = nextMarker(p);
-                if (m + 4 > data.length) {
+                if (m + 4 > length) {
                     return -1;
                 }
                 if (stream.gapIn(m, m + 4) != null) {
@@ -193,12 +198,13 @@ final class FpduReader {
     }
 
     private boolean plausible(long p, boolean crc, boolean lookAhead) {
-        if (!markers && p + 4 <= data.length) {
+        if (!markers && p + 4 <= length && stream.gapIn(p, p + 4) == null) {
             // Cheap test of the two control octets before reading up to 64 KiB.
-            int ddp = data[(int) p + 2] & 0xff;
+            int i = stream.index(p);
+            int ddp = data[i + 2] & 0xff;
             if ((ddp & DdpConstants.CONTROL_VERSION_MASK) != DdpConstants.DDP_VERSION
                     || (ddp & DdpConstants.CONTROL_RESERVED_MASK) != 0
-                    || RdmapControl.version(data[(int) p + 3] & 0xff) != 1) {
+                    || RdmapControl.version(data[i + 3] & 0xff) != 1) {
                 return false;
             }
         }
@@ -209,7 +215,7 @@ final class FpduReader {
         if (!headerPlausible(a.fpdu().ulpdu()) || crc && !a.fpdu().crcMatches()) {
             return false;
         }
-        if (!lookAhead || a.fpdu().end() >= data.length) {
+        if (!lookAhead || a.fpdu().end() >= length) {
             return true;
         }
         Attempt next = read(a.fpdu().end());

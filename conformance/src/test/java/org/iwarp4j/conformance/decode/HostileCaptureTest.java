@@ -1,0 +1,75 @@
+package org.iwarp4j.conformance.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.iwarp4j.conformance.decode.internal.AllocatedBytes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A capture may come from a stranger: whatever it claims, the decoder's memory and work stay
+ * proportional to the file.
+ */
+class HostileCaptureTest {
+
+    /**
+     * 64 connections, each direction one-octet segments 256 MiB apart (each jump allowed): as
+     * streams held with their gaps they would ask for 64 × 2 × 1.75 GiB.
+     */
+    @Test
+    void sparseSequenceNumbersCostOnlyTheOctetsCaptured() throws Exception {
+        SyntheticCapture capture = new SyntheticCapture();
+        for (int port = 40000; port < 40064; port++) {
+            SyntheticCapture.Conn c = capture.connect(port, 7174);
+            for (long k = 0; k < 8; k++) {
+                capture.segments.add(new SyntheticCapture.Segment(port, 7174, true, c.clientSeq + (k << 28),
+                        SyntheticCapture.ACK, -1, new byte[] {'M'}));
+                capture.segments.add(new SyntheticCapture.Segment(port, 7174, false, (c.serverSeq + (k << 28)) & 0xffffffffL,
+                        SyntheticCapture.ACK, -1, new byte[] {'M'}));
+            }
+        }
+        byte[] file = capture.pcap(false);
+        long before = AllocatedBytes.ofThisThread();
+        DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
+        assertThat(AllocatedBytes.ofThisThread() - before).isLessThan(64L << 20);
+        assertThat(r.tcpConnections()).isEqualTo(64);
+        assertThat(r.connections()).isEmpty();
+        before = AllocatedBytes.ofThisThread();
+        DecodeReport byPort = CaptureDecoder.decode(file, DecodeOptions.DEFAULT.withPorts(Set.of(7174)));
+        assertThat(AllocatedBytes.ofThisThread() - before).isLessThan(64L << 20);
+        assertThat(byPort.connections()).hasSize(64)
+                .allSatisfy(c -> assertThat(c.missingOctets()).isEqualTo(2 * 7 * ((1L << 28) - 1)));
+    }
+
+    /**
+     * 100,000 FPDUs, each after a lost segment: finding the gap at an offset must not walk every
+     * gap (that took minutes), nor may resynchronising after each.
+     */
+    @Test
+    void manyGapsCostTimeInProportion() {
+        byte[] pd = MpaWire.enhanced(false, Set.of(), 4, 4, new byte[0]);
+        SyntheticCapturesTest.Peer p = new SyntheticCapturesTest.Peer(7174).startup(0x10, pd, 0x10, pd);
+        int fpdus = 100_000;
+        for (int k = 1; k <= 2 * fpdus; k++) {
+            p.i(MpaWire.send(k, new byte[] {1, 2, 3, 4}));
+        }
+        List<SyntheticCapture.Segment> segments = p.capture.segments;
+        int startup = 4; // SYN, SYN-ACK, Request, Reply
+        List<SyntheticCapture.Segment> kept = new ArrayList<>(segments.subList(0, startup));
+        for (int i = startup + 1; i < segments.size(); i += 2) {
+            kept.add(segments.get(i));
+        }
+        segments.clear();
+        segments.addAll(kept);
+        byte[] file = p.capture.pcap(false);
+        DecodeReport r = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> CaptureDecoder.decode(file, DecodeOptions.DEFAULT));
+        assertThat(r.units()).hasSize(2 + fpdus);
+        assertThat(r.notes()).filteredOn(n -> n.text().contains("octets missing from the capture")).hasSize(fpdus);
+        assertThat(r.violations()).isEmpty();
+    }
+}
