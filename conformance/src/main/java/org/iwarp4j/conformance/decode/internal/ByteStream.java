@@ -24,6 +24,10 @@ public final class ByteStream {
     public record Gap(long offset, long length, long frameAfter) {
     }
 
+    /** A segment and the stream offset of its first octet. */
+    private record Placed(TcpPacket packet, long offset) {
+    }
+
     private static final long SEQUENCE_SPACE = 1L << 32;
     /** Octets a capture may lack in one go before the rest is taken as not this stream's. */
     private static final long MAX_JUMP = 256L << 20;
@@ -87,35 +91,47 @@ public final class ByteStream {
             }
         }
         long first = initial >= 0 ? (initial + 1) % SEQUENCE_SPACE : lowest(withData);
+        // Sequence numbers count modulo 2^32 (RFC 9293 §3.4): each segment is placed at the offset, among
+        // those its number allows, nearest the highest octet so far, so a stream past 4 GiB goes on
+        // instead of folding back onto its start as retransmissions. A segment far ahead (dropped below)
+        // does not move the reference.
         // Out of order: in capture order, a segment that starts below the highest octet seen so far at an
         // offset no earlier segment started at (one that did is a retransmission, counted below).
         int outOfOrder = 0;
         long highest = 0;
         java.util.Set<Long> starts = new java.util.HashSet<>();
+        List<Placed> placed = new ArrayList<>(withData.size());
         for (TcpPacket p : withData) {
-            long offset = offset(p.sequence(), first);
+            long modular = offset(p.sequence(), first);
+            long offset = highest + (int) (modular - highest); // the int cast: nearest, within ±2 GiB
+            if (offset < 0) { // before the first octet: as far as the modular offset says
+                offset = modular;
+            }
             if (offset < highest && !starts.contains(offset)) {
                 outOfOrder++;
             }
             starts.add(offset);
-            highest = Math.max(highest, offset + p.payload().length);
+            if (offset <= highest + MAX_JUMP) {
+                highest = Math.max(highest, offset + p.payload().length);
+            }
+            placed.add(new Placed(p, offset));
         }
-        List<TcpPacket> sorted = new ArrayList<>(withData);
-        sorted.sort(Comparator.comparingLong((TcpPacket p) -> offset(p.sequence(), first))
-                .thenComparingLong(TcpPacket::frame));
+        List<Placed> sorted = new ArrayList<>(placed);
+        sorted.sort(Comparator.comparingLong(Placed::offset).thenComparingLong(q -> q.packet().frame()));
         // A segment far beyond what came before cannot belong to this stream (a sequence number damaged,
         // or a connection reusing the ports much later): it and everything after it in sequence order are
         // left out, so that one bad number cannot make the rest of the stream one long gap.
         long extent = 0;
         long captured = 0;
         int accepted = 0;
-        for (TcpPacket p : sorted) {
-            long offset = offset(p.sequence(), first);
+        for (Placed q : sorted) {
+            long offset = q.offset();
+            int length = q.packet().payload().length;
             if (offset > extent + MAX_JUMP) {
                 break;
             }
-            captured += Math.max(0, offset + p.payload().length - Math.max(offset, extent));
-            extent = Math.max(extent, offset + p.payload().length);
+            captured += Math.max(0, offset + length - Math.max(offset, extent));
+            extent = Math.max(extent, offset + length);
             accepted++;
         }
         int ignored = sorted.size() - accepted;
@@ -129,8 +145,9 @@ public final class ByteStream {
         int retransmitted = 0;
         long covered = 0;
         int stored = 0;
-        for (TcpPacket p : sorted) {
-            long offset = offset(p.sequence(), first);
+        for (Placed q : sorted) {
+            TcpPacket p = q.packet();
+            long offset = q.offset();
             byte[] payload = p.payload();
             long end = offset + payload.length;
             if (end <= covered) {

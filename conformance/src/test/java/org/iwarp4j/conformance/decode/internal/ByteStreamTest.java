@@ -42,6 +42,23 @@ class ByteStreamTest {
         assertThat(s.frameAt(5 * MIB_256)).isEqualTo(7);
     }
 
+    /** Sequence numbers wrap at 2^32: a stream past 4 GiB goes on rather than folding onto its start. */
+    @Test
+    void aStreamPastFourGibibytesKeepsGoing() {
+        long step = 128L << 20;
+        List<TcpPacket> packets = new ArrayList<>(List.of(syn()));
+        for (int k = 0; k < 40; k++) { // 5 GiB: snaplen-cut segments leave the rest of each out
+            packets.add(data(2 + k, k * step, (byte) k));
+        }
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, packets);
+        assertThat(s.retransmitted()).isZero();
+        assertThat(s.outOfOrder()).isZero();
+        assertThat(s.length()).isEqualTo(39 * step + 1);
+        assertThat(s.gaps()).hasSize(39);
+        assertThat(s.data()[s.index(35 * step)]).isEqualTo((byte) 35);
+        assertThat(s.frameAt(35 * step)).isEqualTo(37);
+    }
+
     @Test
     void indexAndGapInFollowTheStreamsOffsets() {
         // Octets 0-3, gap 4-9, 10-11, gap 12-19, 20-23.
