@@ -3,6 +3,8 @@ package org.iwarp4j.conformance.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +45,32 @@ class HostileCaptureTest {
         assertThat(AllocatedBytes.ofThisThread() - before).isLessThan(64L << 20);
         assertThat(byPort.connections()).hasSize(64)
                 .allSatisfy(c -> assertThat(c.missingOctets()).isEqualTo(2 * 7 * ((1L << 28) - 1)));
+    }
+
+    /** A section header, then an enhanced packet block of 12 octets (it needs 32): the file ends there. */
+    static byte[] shortPacketBlock() {
+        ByteBuffer b = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0x0a0d0d0a).putInt(28).putInt(0x1a2b3c4d).putShort((short) 1).putShort((short) 0).putLong(-1)
+                .putInt(28);
+        b.putInt(6).putInt(12).putInt(12);
+        return b.array();
+    }
+
+    @Test
+    void aPacketBlockTooShortForItsTypeEndsTheReading() throws Exception {
+        DecodeReport alone = CaptureDecoder.decode(shortPacketBlock(), DecodeOptions.DEFAULT);
+        assertThat(alone.frames()).isZero();
+        assertThat(alone.notes()).extracting(Note::text)
+                .containsExactly("reading stopped after frame 0: the next record is cut short or damaged");
+        SyntheticCapturesTest.Peer p = new SyntheticCapturesTest.Peer(7174);
+        p.conn.send(true, new byte[] {1, 2, 3});
+        byte[] whole = p.capture.pcapng();
+        byte[] damaged = java.util.Arrays.copyOf(whole, whole.length + 12);
+        ByteBuffer.wrap(damaged, whole.length, 12).putInt(6).putInt(12).putInt(12);
+        DecodeReport r = CaptureDecoder.decode(damaged, DecodeOptions.DEFAULT);
+        assertThat(r.frames()).as("the frames before it are kept").isEqualTo(3);
+        assertThat(r.notes()).extracting(Note::text)
+                .containsExactly("reading stopped after frame 3: the next record is cut short or damaged");
     }
 
     /**

@@ -45,8 +45,8 @@ public final class Decoding {
             findings.note(-1, -1, "", unsupported + " frames of unknown link types " + linkTypes + " skipped");
         }
         if (file.truncated()) {
-            findings.note(file.frames().size(), -1, "", "the file ends inside a record after frame "
-                    + file.frames().size());
+            findings.note(file.frames().size(), -1, "", "reading stopped after frame " + file.frames().size()
+                    + ": the next record is cut short or damaged");
         }
         List<ConnectionSummary> summaries = new ArrayList<>();
         for (int i = 0; i < tcp.size(); i++) {
