@@ -1,16 +1,20 @@
 package org.iwarp4j.conformance.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.iwarp4j.conformance.decode.internal.AllocatedBytes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A capture may come from a stranger: whatever it claims, the decoder's memory and work stay
@@ -45,6 +49,18 @@ class HostileCaptureTest {
         assertThat(AllocatedBytes.ofThisThread() - before).isLessThan(64L << 20);
         assertThat(byPort.connections()).hasSize(64)
                 .allSatisfy(c -> assertThat(c.missingOctets()).isEqualTo(2 * 7 * ((1L << 28) - 1)));
+    }
+
+    @Test
+    void aFileOverTwoGibibytesIsUnreadableWithAdvice(@TempDir Path dir) throws Exception {
+        Path large = dir.resolve("large.pcap");
+        try (RandomAccessFile f = new RandomAccessFile(large.toFile(), "rw")) {
+            f.setLength(3L << 30); // sparse: no disk, and the check must come before any reading
+        }
+        assertThatThrownBy(() -> CaptureDecoder.decode(large, DecodeOptions.DEFAULT))
+                .isInstanceOf(UnreadableCaptureException.class)
+                .hasMessage(large + ": 3,221,225,472 octets, more than the decoder reads (2 GiB); split it first,"
+                        + " e.g. editcap -c 1000000 " + large + " part.pcap, and decode the parts");
     }
 
     /** A section header, then an enhanced packet block of 12 octets (it needs 32): the file ends there. */

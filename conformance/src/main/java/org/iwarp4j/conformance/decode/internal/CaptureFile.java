@@ -17,8 +17,11 @@ import java.util.List;
  */
 public final class CaptureFile {
 
-    /** One captured frame: its number, link type, timestamp in nanoseconds, and the captured octets. */
-    public record Frame(long number, int linkType, long timestampNanos, byte[] data) {
+    /**
+     * One captured frame: its number, link type, timestamp in nanoseconds, and the captured octets
+     * (a read-only view into the file's octets, not a copy: the file is held once).
+     */
+    public record Frame(long number, int linkType, long timestampNanos, ByteBuffer data) {
     }
 
     /** The input is not a capture this reader understands. */
@@ -104,8 +107,7 @@ public final class CaptureFile {
                 truncated = true;
                 break;
             }
-            byte[] data = new byte[captured];
-            in.get(pos + 16, data);
+            ByteBuffer data = in.slice(pos + 16, captured).asReadOnlyBuffer();
             frames.add(new Frame(frames.size() + 1, linkType,
                     seconds * 1_000_000_000L + (nanos ? fraction : fraction * 1000), data));
             pos += 16 + captured;
@@ -190,8 +192,7 @@ public final class CaptureFile {
                 if (iface < 0 || iface >= linkTypes.size() || captured < 0 || captured > length - 32) {
                     return false;
                 }
-                byte[] data = new byte[captured];
-                in.get(pos + 28, data);
+                ByteBuffer data = in.slice(pos + 28, captured).asReadOnlyBuffer();
                 long unitsPerSecond = resolutions.get(iface);
                 long nanos = unitsPerSecond == 1_000_000_000L ? stamp
                         : stamp / unitsPerSecond * 1_000_000_000L + stamp % unitsPerSecond * 1_000_000_000L / unitsPerSecond;
@@ -202,8 +203,8 @@ public final class CaptureFile {
                     return false;
                 }
                 int original = in.getInt(pos + 8);
-                byte[] data = new byte[Math.max(Math.min(original, length - 16), 0)];
-                in.get(pos + 12, data);
+                int captured = Math.max(Math.min(original, length - 16), 0);
+                ByteBuffer data = in.slice(pos + 12, captured).asReadOnlyBuffer();
                 frames.add(new Frame(frames.size() + 1, linkTypes.get(0), 0, data));
             }
             default -> {

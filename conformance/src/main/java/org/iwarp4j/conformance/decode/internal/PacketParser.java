@@ -42,7 +42,7 @@ public final class PacketParser {
     }
 
     public static Optional<TcpPacket> parse(CaptureFile.Frame frame) {
-        ByteBuffer data = ByteBuffer.wrap(frame.data()).order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer data = frame.data().duplicate().order(ByteOrder.BIG_ENDIAN); // positions and limits are ours
         try {
             return switch (frame.linkType()) {
                 // The loopback header is an address family, whose values differ between systems: look at

@@ -20,7 +20,7 @@ class PacketParserTest {
                 .put((byte) 6).putShort((short) 0).put(new byte[] {10, 0, 0, 1}).put(new byte[] {10, 0, 0, 2});
         b.putShort((short) 40000).putShort((short) 7174).putInt(1001).putInt(0x50505050).put((byte) 0x50).put((byte) 0x18)
                 .putShort((short) 65535).putInt(0).put((byte) 'M');
-        return new CaptureFile.Frame(1, PacketParser.LINKTYPE_IPV4, 0, b.array());
+        return new CaptureFile.Frame(1, PacketParser.LINKTYPE_IPV4, 0, b.flip());
     }
 
     @Test
