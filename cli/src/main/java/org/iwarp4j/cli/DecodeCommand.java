@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
                         + " NFS names (RFC 8267); every violation is printed with its requirement ID"
                         + " (docs/requirements/) and frame."},
         footer = {"", "Example: iwarp decode nfs.pcap -V --connection 1",
-                "Exit status: 0 no violation (warnings allowed), 1 violations, 2 unreadable input or usage error."})
+                "Exit status: 0 no violation (warnings allowed), 1 violations, 2 unreadable input, a capture the decoder"
+                        + " could not finish (too large for memory, a decoder failure) or usage error."})
 final class DecodeCommand implements Callable<Integer> {
 
     @Spec
@@ -81,9 +82,13 @@ final class DecodeCommand implements Callable<Integer> {
             report = CaptureDecoder.decode(file, new DecodeOptions(new HashSet<>(ports),
                     connection == null ? -1 : connection));
         } catch (UnreadableCaptureException e) {
-            err.println("iwarp decode: " + e.getMessage());
-            err.flush();
-            return 2;
+            return couldNot(err, e.getMessage());
+        } catch (OutOfMemoryError e) {
+            // Status 1 would read as "violations found": say what happened and what to do instead.
+            return couldNot(err, file + ": not enough memory to decode it; give Java more (IWARP_JAVA_OPTS=-Xmx8g)"
+                    + " or split the capture (editcap -c 1000000 " + file + " part.pcap)");
+        } catch (RuntimeException e) {
+            return couldNot(err, file + ": the decoder failed (" + e + "); please report this with the capture");
         }
         if (json) {
             ReportWriter.json(report, out);
@@ -91,5 +96,12 @@ final class DecodeCommand implements Callable<Integer> {
             ReportWriter.text(report, out, verbose);
         }
         return report.exitStatus();
+    }
+
+    /** One line on stderr and exit status 2: the capture could not be decoded (no stack trace). */
+    private static int couldNot(PrintWriter err, String why) {
+        err.println("iwarp decode: " + why);
+        err.flush();
+        return 2;
     }
 }

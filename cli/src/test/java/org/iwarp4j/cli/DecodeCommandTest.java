@@ -3,11 +3,13 @@ package org.iwarp4j.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
+import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.iwarp4j.testkit.TestData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,6 +85,35 @@ class DecodeCommandTest {
         assertThat(iwarp("decode")).isEqualTo(2);
         assertThat(iwarp("decode", "--connection", "x", capture("rping-siw.pcap"))).isEqualTo(2);
         assertThat(out.toString()).isEmpty();
+    }
+
+    /** A section header, then an enhanced packet block of 12 octets: it threw out of the decoder. */
+    @Test
+    void aDamagedPcapngIsReportedNotThrown(@TempDir Path dir) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0x0a0d0d0a).putInt(28).putInt(0x1a2b3c4d).putShort((short) 1).putShort((short) 0).putLong(-1)
+                .putInt(28).putInt(6).putInt(12).putInt(12);
+        Path damaged = dir.resolve("damaged.pcapng");
+        Files.write(damaged, b.array());
+        assertThat(iwarp("decode", damaged.toString())).isZero();
+        assertThat(out.toString()).startsWith("pcapng, 0 frames, 0 TCP connections")
+                .contains("reading stopped after frame 0: the next record is cut short or damaged");
+        assertThat(err.toString()).doesNotContain("at org.").isEmpty();
+    }
+
+    /** Out of memory is status 2 with one line saying what to do, not status 1 ("violations") and a trace. */
+    @Test
+    void runningOutOfMemoryExitsTwoWithAdvice(@TempDir Path dir) throws Exception {
+        Path large = dir.resolve("large.pcap");
+        try (RandomAccessFile f = new RandomAccessFile(large.toFile(), "rw")) {
+            f.setLength(64L << 20); // sparse: more than the child's heap, no disk
+        }
+        try (ChildIwarp child = ChildIwarp.startWith(List.of("-Xmx32m"), "decode", large.toString())) {
+            String output = child.awaitExit(60);
+            assertThat(child.process().exitValue()).isEqualTo(2);
+            assertThat(output).isEqualTo("iwarp decode: " + large + ": not enough memory to decode it; give Java more"
+                    + " (IWARP_JAVA_OPTS=-Xmx8g) or split the capture (editcap -c 1000000 " + large + " part.pcap)");
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.iwarp4j.conformance.decode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import org.iwarp4j.conformance.decode.internal.CaptureFile;
 import org.iwarp4j.conformance.decode.internal.Decoding;
 
@@ -31,25 +32,46 @@ import org.iwarp4j.conformance.decode.internal.Decoding;
  * {@code Mulpdu}, {@code RdmapControl}, {@code ReadRequestHeader}, {@code TerminateMessage},
  * {@code TerminateReason}, {@code RpcRdmaHeaderDecoder}, {@code RpcRdmaPrivateData}, {@code
  * InlineThresholds}, {@code RpcCallHeader}, {@code RpcReplyHeader} and the NFS binding tables.
- * The whole file is read into memory.
+ * The whole file is read into memory (at most 2 GiB); then only its TCP payloads and one
+ * connection's streams at a time are kept.
  */
 public final class CaptureDecoder {
 
     private CaptureDecoder() {
     }
 
-    /** Decodes {@code file}. */
+    /** The largest file read: the largest Java array. */
+    static final long MAX_FILE_SIZE = Integer.MAX_VALUE - 8;
+
+    /**
+     * Decodes {@code file}.
+     *
+     * @throws UnreadableCaptureException also for a file over 2 GiB, with advice on splitting it
+     */
     public static DecodeReport decode(Path file, DecodeOptions options) throws UnreadableCaptureException {
-        byte[] bytes;
+        Decoding.Packets packets;
         try {
-            bytes = Files.readAllBytes(file);
+            // The file's octets are referenced only while its packets are taken out.
+            packets = Decoding.read(read(file));
+        } catch (CaptureFile.UnreadableException e) {
+            throw new UnreadableCaptureException(file + ": " + e.getMessage(), e);
+        }
+        return Decoding.report(packets, options);
+    }
+
+    private static byte[] read(Path file) throws UnreadableCaptureException {
+        try {
+            long size = Files.size(file);
+            if (size > MAX_FILE_SIZE) {
+                throw new UnreadableCaptureException(String.format(Locale.ROOT, "%s: %,d octets, more than the"
+                        + " decoder reads (2 GiB); split it first, e.g. editcap -c 1000000 %s part.pcap, and decode"
+                        + " the parts", file, size, file));
+            }
+            return Files.readAllBytes(file);
+        } catch (UnreadableCaptureException e) {
+            throw e;
         } catch (IOException e) {
             throw new UnreadableCaptureException(file + ": " + reason(e), e);
-        }
-        try {
-            return decode(bytes, options);
-        } catch (UnreadableCaptureException e) {
-            throw new UnreadableCaptureException(file + ": " + e.getMessage(), e);
         }
     }
 

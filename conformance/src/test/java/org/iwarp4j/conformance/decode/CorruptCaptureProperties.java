@@ -61,6 +61,10 @@ class CorruptCaptureProperties {
     }
 
     private static byte[] markerCapture() {
+        return markerPeer().capture.pcap(false);
+    }
+
+    private static SyntheticCapturesTest.Peer markerPeer() {
         SyntheticCapturesTest.Peer p = new SyntheticCapturesTest.Peer(7174).startup(0xd0,
                 MpaWire.enhanced(false, java.util.Set.of(), 4, 4, new byte[0]), 0xd0,
                 MpaWire.enhanced(false, java.util.Set.of(), 4, 4, new byte[0]));
@@ -70,7 +74,51 @@ class CorruptCaptureProperties {
             p.r(MpaWire.readRequest(k, 0x10, 0, 900, 0x20, 0));
             p.i(MpaWire.readResponse(0x10, 0, new byte[900], true));
         }
-        return p.capture.pcap(false);
+        return p;
+    }
+
+    /** The marker capture as pcapng, and where each of its blocks starts. */
+    private static final byte[] PCAPNG = markerPeer().capture.pcapng();
+    private static final List<Integer> BLOCKS = blockStarts(PCAPNG);
+
+    private static List<Integer> blockStarts(byte[] pcapng) {
+        List<Integer> starts = new java.util.ArrayList<>();
+        for (int pos = 0; pos < pcapng.length; pos += java.nio.ByteBuffer.wrap(pcapng).getInt(pos + 4)) {
+            starts.add(pos);
+        }
+        return starts;
+    }
+
+    /** A block after the section header, the length to give it, and where after its start the file ends. */
+    @Provide
+    Arbitrary<Tuple.Tuple3<Integer, Integer, Integer>> blockDamage() {
+        return Arbitraries.integers().between(1, BLOCKS.size() - 1).flatMap(block -> Arbitraries.integers()
+                .between(0, 16).flatMap(words -> Arbitraries.integers().between(0, 64)
+                        .map(end -> Tuple.of(block, 4 * words, end))));
+    }
+
+    /**
+     * pcapng: one block's length rewritten (shorter than its type allows, or longer than the file),
+     * the file cut soon after that block starts, and a few octets past the section header damaged.
+     */
+    @Property(tries = 150)
+    void damagedPcapngDecodesOrIsUnreadable(@ForAll("blockDamage") Tuple.Tuple3<Integer, Integer, Integer> d,
+            @ForAll("positions") List<Integer> positions, @ForAll byte value) throws Exception {
+        byte[] file = PCAPNG.clone();
+        int start = BLOCKS.get(d.get1());
+        java.nio.ByteBuffer.wrap(file).putInt(start + 4, d.get2());
+        for (int position : positions.subList(0, positions.size() / 2)) {
+            int at = 28 + position % (file.length - 28);
+            file[at] = (byte) (file[at] ^ (value == 0 ? 0x21 : value));
+        }
+        byte[] cut = java.util.Arrays.copyOf(file, Math.min(file.length, start + d.get3()));
+        try {
+            DecodeReport r = CaptureDecoder.decode(cut, DecodeOptions.DEFAULT);
+            assertThat(r.frames()).isLessThanOrEqualTo(BLOCKS.size() - 2);
+            ReportWriter.json(r, new java.io.PrintWriter(java.io.Writer.nullWriter()));
+        } catch (UnreadableCaptureException expected) {
+            assertThat(expected.getMessage()).isNotBlank();
+        }
     }
 
     @Property(tries = 150)

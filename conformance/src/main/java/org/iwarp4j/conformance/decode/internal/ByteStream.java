@@ -9,9 +9,14 @@ import java.util.List;
 /**
  * The octets one side of a TCP connection sent, in sequence order, as far as the capture holds
  * them: retransmitted octets are kept once, segments that came out of order are put in their
- * place, and octets no frame carried are recorded as {@link Gap gaps} (their place in {@link
- * #data()} holds zeros). Offset 0 is the first data octet: the one after the SYN when the SYN was
- * captured, else the lowest sequence number seen.
+ * place, and octets no frame carried are recorded as {@link Gap gaps}. Offset 0 is the first data
+ * octet: the one after the SYN when the SYN was captured, else the lowest sequence number seen.
+ *
+ * <p>Only captured octets are stored ({@link #data()}, gaps left out), so a capture whose
+ * sequence numbers leave hundreds of megaoctets between one-octet segments costs no more memory
+ * than the octets it holds; {@link #index} finds an offset's octet. Offsets stay the stream's
+ * own, so markers (every 512 octets of the stream, RFC 5044 §4.2) and the offsets in notes are
+ * those of the wire.
  */
 public final class ByteStream {
 
@@ -19,16 +24,23 @@ public final class ByteStream {
     public record Gap(long offset, long length, long frameAfter) {
     }
 
+    /** A segment and the stream offset of its first octet. */
+    private record Placed(TcpPacket packet, long offset) {
+    }
+
     private static final long SEQUENCE_SPACE = 1L << 32;
     /** Octets a capture may lack in one go before the rest is taken as not this stream's. */
     private static final long MAX_JUMP = 256L << 20;
-    /** The most one direction may hold: a Java array. */
-    private static final long MAX_LENGTH = Integer.MAX_VALUE - 8;
 
     private final InetSocketAddress source;
     private final InetSocketAddress destination;
     private final byte[] data;
+    private final long length;
     private final List<Gap> gaps;
+    /** Where each gap ends, ascending (gaps are sorted and disjoint): for binary search. */
+    private final long[] gapEnds;
+    /** The octets missing before each gap, and last all of them: an offset less these is its place in {@link #data}. */
+    private final long[] missingBefore;
     private final long[] segmentOffsets;
     private final long[] segmentFrames;
     private final int retransmitted;
@@ -37,13 +49,20 @@ public final class ByteStream {
     private final long finFrame;
     private final int ignored;
 
-    private ByteStream(InetSocketAddress source, InetSocketAddress destination, byte[] data, List<Gap> gaps,
-                       long[] segmentOffsets, long[] segmentFrames, int retransmitted, int outOfOrder,
-                       int announcedMss, long finFrame, int ignored) {
+    private ByteStream(InetSocketAddress source, InetSocketAddress destination, byte[] data, long length,
+                       List<Gap> gaps, long[] segmentOffsets, long[] segmentFrames, int retransmitted,
+                       int outOfOrder, int announcedMss, long finFrame, int ignored) {
         this.source = source;
         this.destination = destination;
         this.data = data;
+        this.length = length;
         this.gaps = gaps;
+        this.gapEnds = new long[gaps.size()];
+        this.missingBefore = new long[gaps.size() + 1];
+        for (int i = 0; i < gaps.size(); i++) {
+            gapEnds[i] = gaps.get(i).offset() + gaps.get(i).length();
+            missingBefore[i + 1] = missingBefore[i] + gaps.get(i).length();
+        }
         this.segmentOffsets = segmentOffsets;
         this.segmentFrames = segmentFrames;
         this.retransmitted = retransmitted;
@@ -72,46 +91,63 @@ public final class ByteStream {
             }
         }
         long first = initial >= 0 ? (initial + 1) % SEQUENCE_SPACE : lowest(withData);
+        // Sequence numbers count modulo 2^32 (RFC 9293 §3.4): each segment is placed at the offset, among
+        // those its number allows, nearest the highest octet so far, so a stream past 4 GiB goes on
+        // instead of folding back onto its start as retransmissions. A segment far ahead (dropped below)
+        // does not move the reference.
         // Out of order: in capture order, a segment that starts below the highest octet seen so far at an
         // offset no earlier segment started at (one that did is a retransmission, counted below).
         int outOfOrder = 0;
         long highest = 0;
         java.util.Set<Long> starts = new java.util.HashSet<>();
+        List<Placed> placed = new ArrayList<>(withData.size());
         for (TcpPacket p : withData) {
-            long offset = offset(p.sequence(), first);
+            long modular = offset(p.sequence(), first);
+            long offset = highest + (int) (modular - highest); // the int cast: nearest, within ±2 GiB
+            if (offset < 0) { // before the first octet: as far as the modular offset says
+                offset = modular;
+            }
             if (offset < highest && !starts.contains(offset)) {
                 outOfOrder++;
             }
             starts.add(offset);
-            highest = Math.max(highest, offset + p.payload().length);
+            if (offset <= highest + MAX_JUMP) {
+                highest = Math.max(highest, offset + p.payload().length);
+            }
+            placed.add(new Placed(p, offset));
         }
-        List<TcpPacket> sorted = new ArrayList<>(withData);
-        sorted.sort(Comparator.comparingLong((TcpPacket p) -> offset(p.sequence(), first))
-                .thenComparingLong(TcpPacket::frame));
+        List<Placed> sorted = new ArrayList<>(placed);
+        sorted.sort(Comparator.comparingLong(Placed::offset).thenComparingLong(q -> q.packet().frame()));
         // A segment far beyond what came before cannot belong to this stream (a sequence number damaged,
         // or a connection reusing the ports much later): it and everything after it in sequence order are
-        // left out, so that one bad number cannot ask for gigaoctets of gap.
+        // left out, so that one bad number cannot make the rest of the stream one long gap.
         long extent = 0;
+        long captured = 0;
         int accepted = 0;
-        for (TcpPacket p : sorted) {
-            long offset = offset(p.sequence(), first);
-            if (offset > extent + MAX_JUMP || offset + p.payload().length > MAX_LENGTH) {
+        for (Placed q : sorted) {
+            long offset = q.offset();
+            int length = q.packet().payload().length;
+            if (offset > extent + MAX_JUMP) {
                 break;
             }
-            extent = Math.max(extent, offset + p.payload().length);
+            captured += Math.max(0, offset + length - Math.max(offset, extent));
+            extent = Math.max(extent, offset + length);
             accepted++;
         }
         int ignored = sorted.size() - accepted;
         sorted = sorted.subList(0, accepted);
-        byte[] data = new byte[(int) extent];
+        // Fits: every captured octet came out of a capture file, which is at most 2 GiB (CaptureDecoder).
+        byte[] data = new byte[Math.toIntExact(captured)];
         List<Gap> gaps = new ArrayList<>();
         long[] offsets = new long[sorted.size()];
         long[] frames = new long[sorted.size()];
         int segments = 0;
         int retransmitted = 0;
         long covered = 0;
-        for (TcpPacket p : sorted) {
-            long offset = offset(p.sequence(), first);
+        int stored = 0;
+        for (Placed q : sorted) {
+            TcpPacket p = q.packet();
+            long offset = q.offset();
             byte[] payload = p.payload();
             long end = offset + payload.length;
             if (end <= covered) {
@@ -125,13 +161,14 @@ public final class ByteStream {
             } else if (offset > covered) {
                 gaps.add(new Gap(covered, offset - covered, p.frame()));
             }
-            System.arraycopy(payload, skip, data, (int) (offset + skip), payload.length - skip);
+            System.arraycopy(payload, skip, data, stored, payload.length - skip);
+            stored += payload.length - skip;
             offsets[segments] = offset + skip;
             frames[segments] = p.frame();
             segments++;
             covered = end;
         }
-        return new ByteStream(source, destination, data, List.copyOf(gaps), Arrays.copyOf(offsets, segments),
+        return new ByteStream(source, destination, data, extent, List.copyOf(gaps), Arrays.copyOf(offsets, segments),
                 Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame, ignored);
     }
 
@@ -164,27 +201,55 @@ public final class ByteStream {
         return destination;
     }
 
-    /** Every octet from offset 0 to the last one captured; gaps hold zeros. */
+    /**
+     * The captured octets in stream order, gaps left out: up to the first gap, an octet's index is
+     * its offset; beyond it, {@link #index} says where an offset's octet is.
+     */
     public byte[] data() {
         return data;
     }
 
-    public int length() {
-        return data.length;
+    /** The stream's length: the offset after its last captured octet, gaps counted. */
+    public long length() {
+        return length;
     }
 
     public List<Gap> gaps() {
         return gaps;
     }
 
+    /**
+     * Where the octet at {@code offset} is in {@link #data()}: the number of captured octets before
+     * it. Octets of a range without a gap are consecutive there.
+     */
+    public int index(long offset) {
+        int i = firstGapEndingAfter(offset);
+        long missing = missingBefore[i];
+        if (i < gaps.size()) { // inside gap i, its octets before the offset are missing too
+            missing += Math.max(0, Math.min(offset, gapEnds[i]) - gaps.get(i).offset());
+        }
+        return (int) (offset - missing);
+    }
+
     /** The first gap that overlaps {@code [from, to)}, or {@code null}. */
     public Gap gapIn(long from, long to) {
-        for (Gap g : gaps) {
-            if (g.offset() < to && g.offset() + g.length() > from) {
-                return g;
+        int i = firstGapEndingAfter(from);
+        return i < gaps.size() && gaps.get(i).offset() < to ? gaps.get(i) : null;
+    }
+
+    /** The index of the first gap that ends after {@code offset}, or the number of gaps. */
+    private int firstGapEndingAfter(long offset) {
+        int low = 0;
+        int high = gapEnds.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (gapEnds[mid] <= offset) {
+                low = mid + 1;
+            } else {
+                high = mid;
             }
         }
-        return null;
+        return low;
     }
 
     /** The frame that carried the octet at {@code offset} (the nearest one before it inside a gap), or -1. */

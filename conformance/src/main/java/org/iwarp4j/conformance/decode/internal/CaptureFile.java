@@ -11,14 +11,17 @@ import java.util.List;
  * and simple packet blocks; several sections and interfaces, each with its own link type). Frames
  * are numbered from 1 in file order, as tcpdump, tshark and Wireshark number them.
  *
- * <p>A file cut short inside its last record keeps the frames before it and says so in {@link
- * #truncated()}; a file that is neither format, or whose first header is cut short, is {@link
- * UnreadableException unreadable}.
+ * <p>A file cut short inside a record, or with a damaged record, keeps the frames before it and
+ * says so in {@link #truncated()}; a file that is neither format, or whose first header is cut
+ * short or damaged, is {@link UnreadableException unreadable}.
  */
 public final class CaptureFile {
 
-    /** One captured frame: its number, link type, timestamp in nanoseconds, and the captured octets. */
-    public record Frame(long number, int linkType, long timestampNanos, byte[] data) {
+    /**
+     * One captured frame: its number, link type, timestamp in nanoseconds, and the captured octets
+     * (a read-only view into the file's octets, not a copy: the file is held once).
+     */
+    public record Frame(long number, int linkType, long timestampNanos, ByteBuffer data) {
     }
 
     /** The input is not a capture this reader understands. */
@@ -54,7 +57,10 @@ public final class CaptureFile {
         return frames;
     }
 
-    /** The last record was cut short (a capture still being written, or a copy that stopped early). */
+    /**
+     * Reading stopped at a record cut short (a capture still being written, or a copy that stopped
+     * early) or damaged (its length too short for its type, or its fields beyond it).
+     */
     public boolean truncated() {
         return truncated;
     }
@@ -101,8 +107,7 @@ public final class CaptureFile {
                 truncated = true;
                 break;
             }
-            byte[] data = new byte[captured];
-            in.get(pos + 16, data);
+            ByteBuffer data = in.slice(pos + 16, captured).asReadOnlyBuffer();
             frames.add(new Frame(frames.size() + 1, linkType,
                     seconds * 1_000_000_000L + (nanos ? fraction : fraction * 1000), data));
             pos += 16 + captured;
@@ -116,7 +121,6 @@ public final class CaptureFile {
         List<Long> resolutions = new ArrayList<>();
         int pos = 0;
         boolean truncated = false;
-        boolean sawSection = false;
         while (pos < in.limit()) {
             if (in.limit() - pos < 12) {
                 truncated = true;
@@ -130,61 +134,84 @@ public final class CaptureFile {
                     in.order(ByteOrder.BIG_ENDIAN);
                 } else if (Integer.reverseBytes(order) == PCAPNG_BYTE_ORDER) {
                     in.order(ByteOrder.LITTLE_ENDIAN);
-                } else {
+                } else if (pos == 0) {
                     throw new UnreadableException(String.format("pcapng section with byte-order magic %08x", order));
+                } else {
+                    truncated = true;
+                    break;
                 }
-                sawSection = true;
                 linkTypes.clear();
                 resolutions.clear();
-            } else if (!sawSection) {
+            } else if (pos == 0) {
                 throw new UnreadableException("pcapng without a section header");
             }
-            ByteOrder order = in.order();
             int length = in.getInt(pos + 4);
-            if (length < 12 || length % 4 != 0 || length > in.limit() - pos) {
-                if (!sawSection || frames.isEmpty() && pos == 0) {
+            if (length < minimumLength(type) || length % 4 != 0 || length > in.limit() - pos) {
+                if (pos == 0) {
                     throw new UnreadableException("pcapng block of length " + length + " at offset " + pos);
                 }
                 truncated = true;
                 break;
             }
-            switch (type) {
-                case 1 -> { // interface description: link type, reserved, snaplen, options
-                    linkTypes.add(in.getShort(pos + 8) & 0xffff);
-                    resolutions.add(timestampResolution(in, pos + 16, pos + length - 4));
-                }
-                case 6 -> { // enhanced packet
-                    int iface = in.getInt(pos + 8);
-                    long stamp = (in.getInt(pos + 12) & 0xffffffffL) << 32 | (in.getInt(pos + 16) & 0xffffffffL);
-                    int captured = in.getInt(pos + 20);
-                    if (iface < 0 || iface >= linkTypes.size() || captured < 0 || captured > length - 32) {
-                        throw new UnreadableException("pcapng packet block at offset " + pos + " is malformed");
-                    }
-                    byte[] data = new byte[captured];
-                    in.get(pos + 28, data);
-                    long unitsPerSecond = resolutions.get(iface);
-                    long nanos = unitsPerSecond == 1_000_000_000L ? stamp
-                            : stamp / unitsPerSecond * 1_000_000_000L + stamp % unitsPerSecond * 1_000_000_000L / unitsPerSecond;
-                    frames.add(new Frame(frames.size() + 1, linkTypes.get(iface), nanos, data));
-                }
-                case 3 -> { // simple packet: interface 0, no timestamp
-                    if (linkTypes.isEmpty()) {
-                        throw new UnreadableException("pcapng simple packet before any interface");
-                    }
-                    int original = in.getInt(pos + 8);
-                    int captured = Math.min(original, length - 16);
-                    byte[] data = new byte[Math.max(captured, 0)];
-                    in.get(pos + 12, data);
-                    frames.add(new Frame(frames.size() + 1, linkTypes.get(0), 0, data));
-                }
-                default -> {
-                    // name resolution, statistics, custom blocks: nothing a decoder needs
-                }
+            if (!block(in, type, pos, length, frames, linkTypes, resolutions)) {
+                truncated = true;
+                break;
             }
-            in.order(order);
             pos += length;
         }
         return new CaptureFile("pcapng", frames, truncated);
+    }
+
+    /**
+     * The shortest a block of each type can be: type, length, the fixed fields, length again
+     * (pcapng, draft-ietf-opsawg-pcapng §4.1-4.4). A shorter one is damaged, however its length
+     * field reads.
+     */
+    private static int minimumLength(int type) {
+        return switch (type) {
+            case PCAPNG_SECTION -> 28;
+            case 1 -> 20; // interface description
+            case 6 -> 32; // enhanced packet
+            case 3 -> 16; // simple packet
+            default -> 12;
+        };
+    }
+
+    /** Reads one block of at least its type's minimum length; false if it is damaged. */
+    private static boolean block(ByteBuffer in, int type, int pos, int length, List<Frame> frames,
+                                 List<Integer> linkTypes, List<Long> resolutions) {
+        switch (type) {
+            case 1 -> { // interface description: link type, reserved, snaplen, options
+                linkTypes.add(in.getShort(pos + 8) & 0xffff);
+                resolutions.add(timestampResolution(in, pos + 16, pos + length - 4));
+            }
+            case 6 -> { // enhanced packet
+                int iface = in.getInt(pos + 8);
+                long stamp = (in.getInt(pos + 12) & 0xffffffffL) << 32 | (in.getInt(pos + 16) & 0xffffffffL);
+                int captured = in.getInt(pos + 20);
+                if (iface < 0 || iface >= linkTypes.size() || captured < 0 || captured > length - 32) {
+                    return false;
+                }
+                ByteBuffer data = in.slice(pos + 28, captured).asReadOnlyBuffer();
+                long unitsPerSecond = resolutions.get(iface);
+                long nanos = unitsPerSecond == 1_000_000_000L ? stamp
+                        : stamp / unitsPerSecond * 1_000_000_000L + stamp % unitsPerSecond * 1_000_000_000L / unitsPerSecond;
+                frames.add(new Frame(frames.size() + 1, linkTypes.get(iface), nanos, data));
+            }
+            case 3 -> { // simple packet: interface 0, no timestamp
+                if (linkTypes.isEmpty()) {
+                    return false;
+                }
+                int original = in.getInt(pos + 8);
+                int captured = Math.max(Math.min(original, length - 16), 0);
+                ByteBuffer data = in.slice(pos + 12, captured).asReadOnlyBuffer();
+                frames.add(new Frame(frames.size() + 1, linkTypes.get(0), 0, data));
+            }
+            default -> {
+                // name resolution, statistics, custom blocks: nothing a decoder needs
+            }
+        }
+        return true;
     }
 
     /** The if_tsresol option: units per second (default 10^6). */

@@ -19,12 +19,26 @@ public final class Decoding {
     }
 
     /**
+     * What decoding needs of a capture file: once this is built the file's octets can go, so the
+     * heap holds the TCP payloads and one connection's streams, not the file besides.
+     *
+     * @param unknownLinkTypes the link types of the frames skipped as unknown
+     */
+    public record Packets(String format, int frames, boolean truncated, int unknownFrames,
+                          Set<Integer> unknownLinkTypes, TcpConnections tcp) {
+    }
+
+    /** {@link #read}, then {@link #report}. */
+    public static DecodeReport run(byte[] capture, DecodeOptions options) throws CaptureFile.UnreadableException {
+        return report(read(capture), options);
+    }
+
+    /**
      * @throws CaptureFile.UnreadableException if the bytes are not a capture, or no frame has a link
      *     type the decoder knows
      */
-    public static DecodeReport run(byte[] capture, DecodeOptions options) throws CaptureFile.UnreadableException {
+    public static Packets read(byte[] capture) throws CaptureFile.UnreadableException {
         CaptureFile file = CaptureFile.parse(capture);
-        Findings findings = new Findings();
         TcpConnections tcp = new TcpConnections();
         int unsupported = 0;
         Set<Integer> linkTypes = new java.util.TreeSet<>();
@@ -41,20 +55,27 @@ public final class Decoding {
             throw new CaptureFile.UnreadableException("no frame of a known link type: " + linkTypes
                     + " (known: 0 and 108 loopback, 1 Ethernet, 101/228/229 raw IP, 113 Linux SLL, 276 SLL2)");
         }
-        if (unsupported > 0) {
-            findings.note(-1, -1, "", unsupported + " frames of unknown link types " + linkTypes + " skipped");
+        return new Packets(file.format(), file.frames().size(), file.truncated(), unsupported, linkTypes, tcp);
+    }
+
+    /** Decodes the connections {@code options} selects, one at a time. */
+    public static DecodeReport report(Packets file, DecodeOptions options) {
+        Findings findings = new Findings();
+        TcpConnections tcp = file.tcp();
+        if (file.unknownFrames() > 0) {
+            findings.note(-1, -1, "", file.unknownFrames() + " frames of unknown link types " + file.unknownLinkTypes()
+                    + " skipped");
         }
         if (file.truncated()) {
-            findings.note(file.frames().size(), -1, "", "the file ends inside a record after frame "
-                    + file.frames().size());
+            findings.note(file.frames(), -1, "", "reading stopped after frame " + file.frames()
+                    + ": the next record is cut short or damaged");
         }
-        List<TcpConnections.Connection> connections = tcp.connections();
         List<ConnectionSummary> summaries = new ArrayList<>();
-        for (int i = 0; i < connections.size(); i++) {
+        for (int i = 0; i < tcp.size(); i++) {
             if (options.connection() >= 0 && options.connection() != i) {
                 continue;
             }
-            TcpConnections.Connection c = connections.get(i);
+            TcpConnections.Connection c = tcp.take(i);
             boolean request = ConnectionDecoder.startsWithRequest(c);
             boolean byPort = !request && (options.ports().contains(c.client().destination().getPort())
                     || options.ports().contains(c.client().source().getPort()));
@@ -69,7 +90,7 @@ public final class Decoding {
         violations.sort(Comparator.comparingLong(Violation::frame));
         List<Note> notes = new ArrayList<>(findings.notes());
         notes.sort(Comparator.comparingLong(Note::frame));
-        return new DecodeReport(file.format(), file.frames().size(), connections.size(), summaries, units,
+        return new DecodeReport(file.format(), file.frames(), tcp.size(), summaries, units,
                 violations, notes);
     }
 }

@@ -23,17 +23,34 @@ final class FpduReader {
     }
 
     private static final int MIN_ULPDU = DdpConstants.TAGGED_HEADER_LENGTH;
+    /**
+     * What resynchronising may read of whole FPDUs, beyond {@link #RESYNC_PER_OCTET} per captured
+     * octet: a few hundred full-size candidates, for a short stream.
+     */
+    private static final long RESYNC_ALLOWANCE = 64L * MpaConstants.MAX_ULPDU;
+    /**
+     * Octets resynchronising may read whole per captured octet. Real data passes the header test at
+     * about one offset in 16,000, so a real stream needs a few; data built to pass it everywhere
+     * would otherwise cost each offset up to 64 KiB of reading and CRC, some 16,000 times the input.
+     */
+    private static final int RESYNC_PER_OCTET = 16;
 
     private final ByteStream stream;
     private final long fullOperationStart;
     private final boolean markers;
+    /** The stream's captured octets: {@link ByteStream#index} finds an offset's. */
     private final byte[] data;
+    private final long length;
+    private final long resyncBudget;
+    private long resyncOctets;
 
     FpduReader(ByteStream stream, long fullOperationStart, boolean markers) {
         this.stream = stream;
         this.fullOperationStart = fullOperationStart;
         this.markers = markers;
         this.data = stream.data();
+        this.length = stream.length();
+        this.resyncBudget = RESYNC_ALLOWANCE + RESYNC_PER_OCTET * (long) data.length;
     }
 
     boolean markers() {
@@ -59,7 +76,7 @@ final class FpduReader {
         }
 
         boolean available(long from, int count) {
-            if (from + count > data.length) {
+            if (from + count > length) {
                 stop = Stop.END_OF_CAPTURE;
                 stopAt = from;
                 return false;
@@ -100,7 +117,7 @@ final class FpduReader {
                 if (!available(pos, run)) {
                     return false;
                 }
-                System.arraycopy(data, (int) pos, out, at + done, run);
+                System.arraycopy(data, stream.index(pos), out, at + done, run);
                 done += run;
                 pos += run;
             }
@@ -114,20 +131,30 @@ final class FpduReader {
         return rest == 0 ? from : from + MpaConstants.MARKER_INTERVAL - rest;
     }
 
+    /** The four octets at {@code at}, which the capture holds. */
     private int getInt(long at) {
-        int i = (int) at;
+        int i = stream.index(at);
         return (data[i] & 0xff) << 24 | (data[i + 1] & 0xff) << 16 | (data[i + 2] & 0xff) << 8 | data[i + 3] & 0xff;
     }
 
-    /** Reads the FPDU that starts at {@code start} (a marker there belongs to it, MPA-R-018). */
+    /** A cursor at the FPDU that starts at {@code start} (a marker there belongs to it, MPA-R-018). */
+    private Cursor fpduAt(long start) {
+        return new Cursor(start, isMarker(start) ? start + MpaConstants.MARKER_LENGTH : start);
+    }
+
+    /** Reads ULPDU_Length; -1 if the capture stops first ({@code c} says where). */
+    private static int ulpduLength(Cursor c) {
+        byte[] octets = new byte[2];
+        return c.read(octets, 0, 2) ? (octets[0] & 0xff) << 8 | octets[1] & 0xff : -1;
+    }
+
+    /** Reads the FPDU that starts at {@code start}. */
     Attempt read(long start) {
-        long lengthField = isMarker(start) ? start + MpaConstants.MARKER_LENGTH : start;
-        Cursor c = new Cursor(start, lengthField);
-        byte[] lengthOctets = new byte[2];
-        if (!c.read(lengthOctets, 0, 2)) {
+        Cursor c = fpduAt(start);
+        int length = ulpduLength(c);
+        if (length < 0) {
             return new Attempt(null, c.stop, c.stopAt, null);
         }
-        int length = (lengthOctets[0] & 0xff) << 8 | lengthOctets[1] & 0xff;
         if (length < MIN_ULPDU) {
             return new Attempt(null, Stop.FRAMING, start, "ULPDU_Length " + length
                     + " is shorter than any DDP header: the stream is not FPDUs from offset " + start);
@@ -144,7 +171,8 @@ final class FpduReader {
             return new Attempt(null, c.stop, c.stopAt, null);
         }
         CRC32C crc = new CRC32C();
-        crc.update(data, (int) start, (int) (crcAt - start));
+        // Read without a gap, so its octets are consecutive in data.
+        crc.update(data, stream.index(start), (int) (crcAt - start));
         // The CRC goes on the wire least significant octet first, as an iSCSI digest does (RFC 3385).
         int received = (crcOctets[3] & 0xff) << 24 | (crcOctets[2] & 0xff) << 16 | (crcOctets[1] & 0xff) << 8
                 | crcOctets[0] & 0xff;
@@ -158,19 +186,23 @@ final class FpduReader {
      * Finds where FPDUs start again at or after {@code from}, after octets the capture lacks or a
      * framing error: with markers, the first marker whose FPDUPTR names a readable FPDU; without,
      * the first offset where an FPDU with a plausible DDP/RDMAP header (and a matching CRC, when
-     * CRCs are in use) is followed by another or by the end of what was captured. -1 if none.
+     * CRCs are in use) is followed by another or by the end of what was captured. -1 if none, or
+     * once this reader has read as many octets resynchronising as its stream allows.
      */
     long resynchronise(long from, boolean crc) {
-        long limit = Math.min(data.length, from + 2L * MpaConstants.MAX_ULPDU + 64);
+        long limit = Math.min(length, from + 2L * MpaConstants.MAX_ULPDU + 64);
         for (long p = from; p < limit; p++) {
-            if (stream.gapIn(p, p + 1) != null) {
-                ByteStream.Gap g = stream.gapIn(p, p + 1);
+            if (resyncOctets > resyncBudget) {
+                return -1;
+            }
+            ByteStream.Gap g = stream.gapIn(p, p + 1);
+            if (g != null) {
                 p = g.offset() + g.length() - 1;
                 continue;
             }
             if (markers) {
                 long m = nextMarker(p);
-                if (m + 4 > data.length) {
+                if (m + 4 > length) {
                     return -1;
                 }
                 if (stream.gapIn(m, m + 4) != null) {
@@ -192,31 +224,62 @@ final class FpduReader {
         return -1;
     }
 
+    /**
+     * Whether an FPDU starts at {@code p}: its header plausible, its CRC matching when CRCs are in
+     * use, and (with {@code lookAhead}) the same of the FPDU after it unless the capture stops first.
+     * Whole FPDUs (up to 64 KiB each) are read and their CRCs computed only where the first octets
+     * pass {@link #headerPlausibleAt}.
+     */
     private boolean plausible(long p, boolean crc, boolean lookAhead) {
-        if (!markers && p + 4 <= data.length) {
-            // Cheap test of the two control octets before reading up to 64 KiB.
-            int ddp = data[(int) p + 2] & 0xff;
-            if ((ddp & DdpConstants.CONTROL_VERSION_MASK) != DdpConstants.DDP_VERSION
-                    || (ddp & DdpConstants.CONTROL_RESERVED_MASK) != 0
-                    || RdmapControl.version(data[(int) p + 3] & 0xff) != 1) {
-                return false;
-            }
+        if (!headerPlausibleAt(p)) {
+            return false;
         }
+        Attempt a = examine(p);
+        if (a.fpdu() == null || crc && !a.fpdu().crcMatches()) {
+            return false;
+        }
+        long next = a.fpdu().end();
+        if (!lookAhead || next >= length) {
+            return true;
+        }
+        if (!headerPlausibleAt(next)) {
+            return false;
+        }
+        Attempt b = examine(next);
+        if (b.stop() == Stop.END_OF_CAPTURE || b.stop() == Stop.GAP) {
+            return true;
+        }
+        return b.fpdu() != null && (!crc || b.fpdu().crcMatches());
+    }
+
+    /** {@link #read}, counting the octets it covered against the budget of resynchronising. */
+    private Attempt examine(long p) {
         Attempt a = read(p);
-        if (a.fpdu() == null) {
-            return false;
-        }
-        if (!headerPlausible(a.fpdu().ulpdu()) || crc && !a.fpdu().crcMatches()) {
-            return false;
-        }
-        if (!lookAhead || a.fpdu().end() >= data.length) {
+        resyncOctets += (a.fpdu() != null ? a.fpdu().end() : a.stopOffset()) - p;
+        return a;
+    }
+
+    /** Octets read whole while resynchronising, so far. */
+    long resyncOctets() {
+        return resyncOctets;
+    }
+
+    /**
+     * Whether the FPDU at {@code p} can be one by its first octets alone: a ULPDU_Length that holds
+     * a DDP header and a plausible DDP/RDMAP header (RFC 5041 §4, RFC 5040 §4). Where the capture
+     * stops within them, the full read says so as cheaply.
+     */
+    private boolean headerPlausibleAt(long p) {
+        Cursor c = fpduAt(p);
+        int length = ulpduLength(c);
+        if (length < 0) {
             return true;
         }
-        Attempt next = read(a.fpdu().end());
-        if (next.stop() == Stop.END_OF_CAPTURE || next.stop() == Stop.GAP) {
-            return true;
+        if (length < MIN_ULPDU) {
+            return false;
         }
-        return next.fpdu() != null && headerPlausible(next.fpdu().ulpdu()) && (!crc || next.fpdu().crcMatches());
+        byte[] header = new byte[Math.min(length, DdpConstants.UNTAGGED_HEADER_LENGTH)];
+        return !c.read(header, 0, header.length) || headerPlausible(header);
     }
 
     static boolean headerPlausible(byte[] ulpdu) {

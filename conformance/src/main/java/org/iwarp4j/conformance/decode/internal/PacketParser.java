@@ -13,8 +13,9 @@ import java.util.Optional;
  *
  * <p>Link types: BSD loopback (0, family in the capturing host's byte order) and OpenBSD loopback
  * (108), Ethernet (1, with 802.1Q/802.1ad tags), raw IP (101, 228, 229), Linux cooked capture SLL
- * (113, what {@code tcpdump -i any} writes) and SLL2 (276). Frames that are not TCP, IP fragments
- * and frames cut short inside a header carry no usable segment and are skipped.
+ * (113, what {@code tcpdump -i any} writes) and SLL2 (276). Frames that are not TCP, IP fragments,
+ * frames cut short inside a header and headers whose length fields cannot be right carry no usable
+ * segment and are skipped.
  */
 public final class PacketParser {
 
@@ -41,7 +42,7 @@ public final class PacketParser {
     }
 
     public static Optional<TcpPacket> parse(CaptureFile.Frame frame) {
-        ByteBuffer data = ByteBuffer.wrap(frame.data()).order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer data = frame.data().duplicate().order(ByteOrder.BIG_ENDIAN); // positions and limits are ours
         try {
             return switch (frame.linkType()) {
                 // The loopback header is an address family, whose values differ between systems: look at
@@ -83,7 +84,9 @@ public final class PacketParser {
         int totalLength = data.getShort(start + 2) & 0xffff;
         int fragment = data.getShort(start + 6) & 0x3fff;
         int protocol = data.get(start + 9) & 0xff;
-        if (fragment != 0 || protocol != PROTOCOL_TCP) {
+        // An IHL below 5 words cannot hold the IPv4 header itself (RFC 791 §3.1): the TCP header would
+        // be read from inside it.
+        if (headerLength < 20 || fragment != 0 || protocol != PROTOCOL_TCP) {
             return Optional.empty();
         }
         InetAddress source = address(data, start + 12, 4);

@@ -2,12 +2,16 @@ package org.iwarp4j.conformance.decode.internal;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** Sorts TCP packets into connections and reassembles both directions of each. */
+/**
+ * Sorts TCP packets into connections and reassembles both directions of each, one connection at
+ * a time and only those asked for: the heap then holds the packets and one connection's streams,
+ * not every connection's streams at once.
+ */
 public final class TcpConnections {
 
     /**
@@ -38,11 +42,16 @@ public final class TcpConnections {
         }
     }
 
-    private final Map<Key, Pending> pending = new LinkedHashMap<>();
+    private final Map<Key, Pending> byAddresses = new HashMap<>();
+    /** In order of first frame; a connection taken is {@code null}. */
+    private final List<Pending> inOrder = new ArrayList<>();
 
     public void add(TcpPacket packet) {
-        Pending p = pending.computeIfAbsent(Key.of(packet.source(), packet.destination()),
-                k -> new Pending(packet.frame()));
+        Pending p = byAddresses.computeIfAbsent(Key.of(packet.source(), packet.destination()), k -> {
+            Pending first = new Pending(packet.frame());
+            inOrder.add(first);
+            return first;
+        });
         if (p.client == null) {
             p.client = packet.source();
             p.server = packet.destination();
@@ -63,12 +72,20 @@ public final class TcpConnections {
         (packet.source().equals(p.client) ? p.fromClient : p.fromServer).add(packet);
     }
 
-    public List<Connection> connections() {
-        List<Connection> out = new ArrayList<>();
-        for (Pending p : pending.values()) {
-            out.add(new Connection(p.firstFrame, ByteStream.assemble(p.client, p.server, p.fromClient),
-                    ByteStream.assemble(Objects.requireNonNull(p.server), p.client, p.fromServer), p.synSeen));
-        }
-        return out;
+    /** The number of connections, iWARP or not. */
+    public int size() {
+        return inOrder.size();
+    }
+
+    /**
+     * Reassembles connection {@code index} (numbered in order of first frame, as tshark's {@code
+     * tcp.stream}) and lets go of its packets: each connection is taken once, after the last {@link
+     * #add}.
+     */
+    public Connection take(int index) {
+        Pending p = Objects.requireNonNull(inOrder.set(index, null), "connection taken twice");
+        byAddresses.remove(Key.of(p.client, p.server));
+        return new Connection(p.firstFrame, ByteStream.assemble(p.client, p.server, p.fromClient),
+                ByteStream.assemble(Objects.requireNonNull(p.server), p.client, p.fromServer), p.synSeen);
     }
 }
