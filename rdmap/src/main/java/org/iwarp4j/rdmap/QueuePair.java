@@ -86,7 +86,12 @@ public final class QueuePair {
         return streamId;
     }
 
-    /** Connects to a listening peer; completes when the queue pair can send (state RTS). */
+    /**
+     * Connects to a listening peer; completes when the queue pair can send (state RTS). If the
+     * connection never gets there (TCP connect refused or timed out, MPA reject or startup
+     * failure), the future fails, the connection is closed and the work posted before completes as
+     * flushed (RFC 5040 §6.2.1, RDMAP-R-035).
+     */
     public CompletableFuture<QueuePair> connect(SocketAddress remote) {
         rnic.connect(this, remote);
         return established;
@@ -165,7 +170,9 @@ public final class QueuePair {
      * CONNECTION_LOST} error (RFC 5044 §8 code 1, for which no Terminate is sent), or the cause of
      * a failed write ("connection closed under a pending write" when the connection closed under
      * it), or, when the connection ended with sends outstanding and nothing else failed first,
-     * "connection closed with work outstanding, not by this queue pair"; {@code null} if none.
+     * "connection closed with work outstanding, not by this queue pair", or, for a connection that
+     * never reached RTS, why (the TCP connect's failure, an {@code MpaRejectedException}, MPA's
+     * startup timeout: the cause {@link #established()} failed with); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {
@@ -272,8 +279,25 @@ public final class QueuePair {
     }
 
     void failedToEstablish(Throwable cause) {
+        // Work posted before connect is flushed with it (the TCP connect's failure, the MPA
+        // reject): the reason the connection never came. A Terminate, if one was due, says it instead.
+        if (terminateReason == null) {
+            port.failed(cause);
+        }
         moveTo(QueuePairState.ERROR);
         established.completeExceptionally(cause);
+    }
+
+    /** Whether an engine was bound to this queue pair's work queue (its channel was initialised). */
+    boolean hasEngine() {
+        return workQueue.isBound();
+    }
+
+    /** A connect that never got its channel initialised: flush what was posted, as close() in IDLE does. */
+    void endWithoutEngine() {
+        moveTo(QueuePairState.ERROR);
+        workQueue.flushUnbound(port);
+        closedDown();
     }
 
     void moveTo(QueuePairState next) {

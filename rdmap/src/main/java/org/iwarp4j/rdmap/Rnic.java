@@ -6,6 +6,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -23,6 +24,7 @@ import java.util.function.Consumer;
 import org.iwarp4j.ddp.DdpMeters;
 import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
+import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
@@ -226,7 +228,7 @@ public final class Rnic implements AutoCloseable {
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
-        new Bootstrap().group(group).channel(transport.socketChannel())
+        ChannelFuture connecting = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -236,17 +238,41 @@ public final class Rnic implements AutoCloseable {
                         capture.accept(ch);
                         useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
-                        ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
-                                queuePair.newEngine());
+                        MpaStartupHandler startup = MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa()));
+                        ch.pipeline().addLast(startup, queuePair.newEngine());
+                        // A reject leaves TCP open (RFC 5044 §7.1.2, MPA-R-056) and this end has
+                        // no use for it: closed as a listener's is, so that the engine's teardown
+                        // flushes the work posted before connect (RDMAP-R-035). Not after an RFC
+                        // 6581 setup error: the engine sends its Terminate first, then closes.
+                        startup.startup().whenComplete((parameters, failure) -> {
+                            if (failure != null && !(failure instanceof MpaException
+                                    && ((MpaException) failure).terminateRequired())) {
+                                FailedStartup.ended(ch);
+                            }
+                        });
                     }
                 })
-                .connect(remote)
-                .addListener(f -> {
-                    if (!f.isSuccess()) {
-                        queuePair.failedToEstablish(f.cause());
-                        queuePair.closedDown();
-                    }
-                });
+                .connect(remote);
+        if (connecting.isDone()) {
+            // A closed RNIC refuses the registration at once, and Netty would notify a listener
+            // on that RNIC's terminated event loop, that is never.
+            connectEnded(queuePair, connecting);
+        } else {
+            connecting.addListener(f -> connectEnded(queuePair, (ChannelFuture) f));
+        }
+    }
+
+    private static void connectEnded(QueuePair queuePair, ChannelFuture connecting) {
+        if (!connecting.isSuccess()) {
+            queuePair.failedToEstablish(connecting.cause());
+            // With its engine in the pipeline, the queue pair is closed down when the channel is
+            // deregistered (QueuePairEngine.handlerRemoved), after its work was flushed. Without
+            // (the channel never registered: the RNIC is closed, or an initializer failed),
+            // nothing else will flush it.
+            if (!queuePair.hasEngine()) {
+                queuePair.endWithoutEngine();
+            }
+        }
     }
 
     /**

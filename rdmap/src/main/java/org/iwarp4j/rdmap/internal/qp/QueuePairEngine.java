@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +59,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     private ScheduledFuture<?> wakeUpWrite;
     private boolean heardFromPeer;
     private MpaRole role;
+    /** The teardown ran (see {@link #tearDown}): it must run exactly once, whichever event brings it. */
+    private boolean tornDown;
 
     public QueuePairEngine(QueuePairPort port) {
         this.port = port;
@@ -128,6 +132,21 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     }
 
     // ------------------------------------------------------------------ startup
+
+    /**
+     * As Initiator: a TCP connect that fails (refused, unreachable, timed out) fails the queue
+     * pair before the channel is deregistered, so that the work {@link #tearDown} then flushes
+     * carries the connect's failure, not a closed connection's.
+     */
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+        promise.addListener(f -> {
+            if (!f.isSuccess()) {
+                port.failedToEstablish(f.cause());
+            }
+        });
+        ctx.connect(remote, local, promise);
+    }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
@@ -285,13 +304,34 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         super.channelWritabilityChanged(ctx);
     }
 
+    /**
+     * Removed with the pipeline of a closed channel, after channelInactive, or instead of it: Netty
+     * fires channelInactive only for a channel that was active, so one whose TCP connect failed
+     * (refused, unreachable, timed out) is deregistered without it. Posted work then still
+     * completes as flushed here (RFC 5040 §6.2.1, RDMAP-R-035).
+     */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        transmitter.dropUnsent(new ClosedChannelException());
+        tearDown();
+        transmitter.dropUnsent(new ClosedChannelException()); // anything given since the teardown
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        tearDown();
+        super.channelInactive(ctx);
+    }
+
+    /**
+     * The connection is gone: nothing more is sent or placed, every outstanding and posted work
+     * request completes as flushed (RDMAP-R-035) and the queue pair is closed down. Exactly once,
+     * from channelInactive or handlerRemoved, whichever comes first.
+     */
+    private void tearDown() {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
         cancelWakeUpWrite();
         terminator.cancelCloseTimer();
         // Messages not yet written (a Read Response in progress, those given after it) fail as
@@ -308,6 +348,5 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         terminator.failAll(WorkCompletionStatus.FLUSHED, port.terminateReason());
         receivePath.release();
         port.closedDown();
-        super.channelInactive(ctx);
     }
 }
