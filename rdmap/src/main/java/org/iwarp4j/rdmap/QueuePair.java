@@ -235,9 +235,10 @@ public final class QueuePair {
     }
 
     /**
-     * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, then TCP is
-     * closed; posted receives complete as flushed. Before any connection (IDLE), everything
-     * posted completes as flushed at once.
+     * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, the Read
+     * Responses to the peer's RDMA Reads under way are written (for at most {@link
+     * QueuePairSettings#closeLinger()}, RDMAP-R-034), then TCP is closed; posted receives complete
+     * as flushed. Before any connection (IDLE), everything posted completes as flushed at once.
      */
     public CompletableFuture<QueuePair> close() {
         if (!workQueue.isBound()) {

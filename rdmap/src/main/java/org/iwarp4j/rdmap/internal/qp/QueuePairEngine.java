@@ -2,6 +2,7 @@ package org.iwarp4j.rdmap.internal.qp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -59,6 +60,10 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     private ScheduledFuture<?> wakeUpWrite;
     private boolean heardFromPeer;
     private MpaRole role;
+    /** An orderly close waits for the last messages to be written (see {@link #closeWhenWritten}). */
+    private boolean lingering;
+    /** Pending while {@link #lingering}; closes the connection when it runs. */
+    private ScheduledFuture<?> lingerTimer;
     /** The teardown ran (see {@link #tearDown}): it must run exactly once, whichever event brings it. */
     private boolean tornDown;
 
@@ -125,9 +130,50 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         ctx.flush();
     }
 
+    /** An orderly close goes on once this end's own send queue is empty. */
     private void closeWhenIdle() {
-        if (closing && transmitter.idle()) {
+        if (closing && transmitter.idle() && !lingering) {
+            lingering = true;
+            closeWhenWritten();
+            long linger = port.settings().closeLinger().toNanos();
+            if (ctx.channel().isOpen()) {
+                lingerTimer = ctx.executor().schedule(this::lingerEnded, linger, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /**
+     * Closes once every message given to the channel has been written: the Read Responses to the
+     * peer's RDMA Reads still under way (made as the socket takes them, or in Netty's outbound
+     * buffer) go out whole, as RFC 5040 §2 lets every operation in progress complete in a graceful
+     * termination (RDMAP-R-034); a close at once discarded them and the peer's Reads failed
+     * mid-FPDU. A response to a Read Request read meanwhile is waited for too. Bounded by
+     * {@link QueuePairSettings#closeLinger()}.
+     */
+    private void closeWhenWritten() {
+        ChannelFuture last = transmitter.lastWritten();
+        if (last == null || last.isDone()) {
             ctx.close();
+        } else {
+            ctx.flush(); // MPA writes an FPDU's trailer, and so completes its write, on a flush
+            last.addListener(f -> closeWhenWritten());
+        }
+    }
+
+    /** The peer did not take the last messages within the linger (it stopped reading): close anyway. */
+    private void lingerEnded() {
+        lingerTimer = null;
+        if (ctx.channel().isOpen()) {
+            log.debug("queue pair {}: closed after {} with messages to the peer still unwritten",
+                    port.queuePair().number(), port.settings().closeLinger());
+            ctx.close();
+        }
+    }
+
+    private void cancelLinger() {
+        if (lingerTimer != null) {
+            lingerTimer.cancel(false);
+            lingerTimer = null;
         }
     }
 
@@ -333,6 +379,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         }
         tornDown = true;
         cancelWakeUpWrite();
+        cancelLinger();
         terminator.cancelCloseTimer();
         // Messages not yet written (a Read Response in progress, those given after it) fail as
         // Netty failed the channel's own queued writes: first, with the closed channel's cause.
