@@ -340,13 +340,38 @@ public final class Rnic implements AutoCloseable {
         return nextBaseTaggedOffset.getAndAdd(span);
     }
 
-    /** Closes every connection and stops the event loops. */
+    /**
+     * Closes every connection and stops the event loops; returns once they have stopped (each
+     * connection's outstanding work completed as flushed).
+     *
+     * <p>Called on one of this RNIC's own event loops (from a {@link CompletionQueue#setListener
+     * completion queue listener}, or a callback of {@link QueuePair#established()} or {@link
+     * QueuePair#closeFuture()}, which complete there), it cannot wait for that loop to stop: it
+     * starts the same shutdown and returns at once, as Netty's own {@code close()} and {@code
+     * shutdownGracefully()} do on an event loop. The loops stop once the current task returns.
+     */
     @Override
     public void close() {
+        if (inOwnEventLoop()) {
+            // Waiting would be this thread waiting for its own end: the termination future's
+            // executor is GlobalEventExecutor, so Netty's BlockingOperationException check does not
+            // see it, and the wait never ends.
+            channels.close().addListener(closed -> group.shutdownGracefully(0, 2, TimeUnit.SECONDS));
+            return;
+        }
         // Closed first, so every connection's teardown (channelInactive: completions flushed, buffers
         // released) runs before the event loops stop; a loop shut down first can drop it.
         channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private boolean inOwnEventLoop() {
+        for (io.netty.util.concurrent.EventExecutor loop : group) {
+            if (loop.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Builder for {@link Rnic}. */

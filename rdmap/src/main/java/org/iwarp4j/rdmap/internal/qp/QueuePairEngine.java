@@ -80,7 +80,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
-        port.workQueue().bind(ctx.executor(), this);
+        port.workQueue().bind(ctx.executor(), this, completions.flushing());
     }
 
     // ------------------------------------------------------------------ work queue commands

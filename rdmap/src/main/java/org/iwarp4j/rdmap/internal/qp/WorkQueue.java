@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -37,6 +38,8 @@ public final class WorkQueue {
     private final Runnable drainTask = this::drain;
     private volatile Executor executor;
     private volatile WorkCommand.Handler handler;
+    /** Completes commands as flushed once the event loop is gone; see {@link #scheduleDrain}. */
+    private volatile WorkCommand.Handler flushing;
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
@@ -130,8 +133,12 @@ public final class WorkQueue {
         return handler != null;
     }
 
-    /** Binds the engine (on its event loop); commands that waited are drained on a later turn. */
-    void bind(Executor executor, WorkCommand.Handler handler) {
+    /**
+     * Binds the engine (on its event loop); commands that waited are drained on a later turn.
+     * {@code flushing} completes the commands queued after the event loop stopped.
+     */
+    void bind(Executor executor, WorkCommand.Handler handler, WorkCommand.Handler flushing) {
+        this.flushing = flushing;
         this.executor = executor;
         this.handler = handler;
         if (!commands.isEmpty()) {
@@ -177,7 +184,20 @@ public final class WorkQueue {
     private void scheduleDrain() {
         Executor e = executor;
         if (e != null && drainScheduled.compareAndSet(false, true)) {
-            e.execute(drainTask);
+            try {
+                e.execute(drainTask);
+            } catch (RejectedExecutionException loopGone) {
+                // The event loop has stopped (its RNIC was closed): no engine will ever run these
+                // commands. The connection's teardown flushed what the engine held before the loop
+                // stopped; what was queued since (a post that passed the state check, a close or
+                // abort) completes here, as flushed (RFC 5040 §6.2.1), instead of the caller
+                // getting the loop's exception and the queue staying marked as scheduled.
+                drainScheduled.set(false);
+                WorkCommand.Handler h = flushing;
+                for (WorkCommand c; (c = poll()) != null; ) {
+                    c.dispatch(h);
+                }
+            }
         }
     }
 
