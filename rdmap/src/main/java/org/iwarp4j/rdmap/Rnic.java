@@ -208,7 +208,17 @@ public final class Rnic implements AutoCloseable {
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
-                            ch.pipeline().addLast(decision.queuePair().newEngine());
+                            QueuePair queuePair = decision.queuePair();
+                            if (!queuePair.claimForConnection()) {
+                                // A queue pair runs one connection: a second engine on its work
+                                // queue would take the first one's work. Refused as the ULP's own
+                                // reject is (MPA Reply R=1, then closed: FailedStartup).
+                                logAcceptRefused(queuePair);
+                                return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
+                                        "queue pair " + queuePair.number() + " was already connected, accepted"
+                                                + " or closed"));
+                            }
+                            ch.pipeline().addLast(queuePair.newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
                                     ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
                         });
@@ -225,6 +235,21 @@ public final class Rnic implements AutoCloseable {
                 .bind(local).sync().channel();
         channels.add(server);
         return new Listener(server);
+    }
+
+    /**
+     * A ULP bug, but a peer can make it happen once per connection it opens: rate-limited as the
+     * queue pairs' failures are.
+     */
+    private void logAcceptRefused(QueuePair queuePair) {
+        long unlogged = failureLogLimit.admit();
+        String message = "{}: a connection request was accepted with queue pair {}, which is {} and was already"
+                + " connected, accepted or closed; rejected ({} not logged since the last message)";
+        if (unlogged >= 0) {
+            log.warn(message, name, queuePair.number(), queuePair.state(), unlogged);
+        } else {
+            log.debug(message, name, queuePair.number(), queuePair.state(), unlogged);
+        }
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {

@@ -113,7 +113,9 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     @Override
     public void closeGracefully() {
         closing = true;
-        if (port.state() == QueuePairState.RTS) {
+        // Also while the startup still runs (IDLE): no new work from now on, and establishment
+        // leaves the state at CLOSING (QueuePairPort.established moves only IDLE to RTS).
+        if (port.state() == QueuePairState.RTS || port.state() == QueuePairState.IDLE) {
             port.moveTo(QueuePairState.CLOSING);
         }
         closeWhenIdle();

@@ -38,8 +38,13 @@ public final class WorkQueue {
     private final Runnable drainTask = this::drain;
     private volatile Executor executor;
     private volatile WorkCommand.Handler handler;
-    /** Completes commands as flushed once the event loop is gone; see {@link #scheduleDrain}. */
+    /**
+     * Completes commands as flushed once no engine will run them: the event loop is gone
+     * ({@link #scheduleDrain}), or the queue pair ended without an engine ({@link #flushUnbound}).
+     */
     private volatile WorkCommand.Handler flushing;
+    /** Set by {@link #flushUnbound}: no engine will ever be bound, commands queued later are flushed at once. */
+    private volatile boolean endedUnbound;
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
@@ -163,12 +168,23 @@ public final class WorkQueue {
      * For a queue pair that never ran an engine (closed or aborted before any connection): every
      * work request posted and waiting here completes as flushed (RFC 5040 §6.2.1), with its own
      * opcode, giving its slot back. Called after the queue pair left IDLE, so no later post
-     * passes its state check.
+     * passes its state check; one that passed it before and queues after this flush is flushed
+     * as it queues.
      */
     public void flushUnbound(QueuePairPort port) {
-        WorkCommand.Handler flushing = new Completions(port).flushing();
+        flushing = new Completions(port).flushing();
+        // Set before the queue is emptied: a post that passed its state check before the queue
+        // pair left IDLE and queues after this flush sees the flag ({@link #scheduleDrain}), and
+        // one that queued before is taken here. Volatile accesses on both sides: one of them sees
+        // the other's write.
+        endedUnbound = true;
+        flushAll(flushing);
+    }
+
+    /** Completes every queued command with {@code h}, from whichever thread gets each first. */
+    private void flushAll(WorkCommand.Handler h) {
         for (WorkCommand c; (c = poll()) != null; ) {
-            c.dispatch(flushing);
+            c.dispatch(h);
         }
     }
 
@@ -183,7 +199,13 @@ public final class WorkQueue {
 
     private void scheduleDrain() {
         Executor e = executor;
-        if (e != null && drainScheduled.compareAndSet(false, true)) {
+        if (e == null) {
+            if (endedUnbound) {
+                flushAll(flushing); // queued after flushUnbound had emptied the queue
+            }
+            return;
+        }
+        if (drainScheduled.compareAndSet(false, true)) {
             try {
                 e.execute(drainTask);
             } catch (RejectedExecutionException loopGone) {
@@ -193,10 +215,7 @@ public final class WorkQueue {
                 // abort) completes here, as flushed (RFC 5040 §6.2.1), instead of the caller
                 // getting the loop's exception and the queue staying marked as scheduled.
                 drainScheduled.set(false);
-                WorkCommand.Handler h = flushing;
-                for (WorkCommand c; (c = poll()) != null; ) {
-                    c.dispatch(h);
-                }
+                flushAll(flushing);
             }
         }
     }
