@@ -30,7 +30,11 @@ public final class ConnectionRequest {
         return request.enhancedData();
     }
 
-    /** Accept, binding the connection to {@code queuePair} (state IDLE, receives may be posted). */
+    /**
+     * Accept, binding the connection to {@code queuePair} (state IDLE, receives may be posted). A
+     * queue pair runs one connection: one already connected, accepted or closed is not bound, and
+     * the peer gets an MPA reject instead (logged as a warning).
+     */
     public ConnectionDecision accept(QueuePair queuePair) {
         return new ConnectionDecision(queuePair, null);
     }

@@ -9,6 +9,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.iwarp4j.ddp.Access;
 import org.iwarp4j.ddp.DdpMeters;
 import org.iwarp4j.ddp.StagTable;
@@ -53,6 +54,15 @@ public final class QueuePair {
     private final CompletableFuture<QueuePair> established = new CompletableFuture<>();
     private final CompletableFuture<QueuePair> closed = new CompletableFuture<>();
     private volatile QueuePairState state = QueuePairState.IDLE;
+    /**
+     * Who took this queue pair out of IDLE: one compare-and-set shared by {@link #connect}, a
+     * listener's accept and {@link #close()}/{@link #abort()}, so that a queue pair runs at most
+     * one connection and none after it was closed.
+     */
+    private final AtomicReference<Use> use = new AtomicReference<>(Use.UNUSED);
+
+    /** What took the queue pair out of IDLE ({@link #use}). */
+    private enum Use { UNUSED, CONNECTION, CLOSED_UNUSED }
     private volatile NegotiatedParameters negotiated;
     private volatile TerminateReason terminateReason;
     private volatile boolean terminateReceived;
@@ -86,10 +96,31 @@ public final class QueuePair {
         return streamId;
     }
 
-    /** Connects to a listening peer; completes when the queue pair can send (state RTS). */
+    /**
+     * Connects to a listening peer; completes when the queue pair can send (state RTS). If the
+     * connection never gets there (TCP connect refused or timed out, MPA reject or startup
+     * failure), the future fails, the connection is closed and the work posted before completes as
+     * flushed (RFC 5040 §6.2.1, RDMAP-R-035).
+     *
+     * @throws IllegalStateException if this queue pair was already connected, accepted by a
+     *         listener or closed (a queue pair runs one connection; it stays as it is)
+     */
     public CompletableFuture<QueuePair> connect(SocketAddress remote) {
+        if (!claimForConnection()) {
+            throw new IllegalStateException("queue pair " + number + " is " + state
+                    + " and was already connected, accepted or closed: a queue pair runs one connection;"
+                    + " create a new one");
+        }
         rnic.connect(this, remote);
         return established;
+    }
+
+    /**
+     * Takes this queue pair from IDLE for a connection (connect, or a listener's accept): {@code
+     * false} if it was already taken for one or closed. Exactly one caller ever gets {@code true}.
+     */
+    boolean claimForConnection() {
+        return use.compareAndSet(Use.UNUSED, Use.CONNECTION);
     }
 
     /** Completes when the connection reaches RTS, or exceptionally if it never does. */
@@ -165,7 +196,9 @@ public final class QueuePair {
      * CONNECTION_LOST} error (RFC 5044 §8 code 1, for which no Terminate is sent), or the cause of
      * a failed write ("connection closed under a pending write" when the connection closed under
      * it), or, when the connection ended with sends outstanding and nothing else failed first,
-     * "connection closed with work outstanding, not by this queue pair"; {@code null} if none.
+     * "connection closed with work outstanding, not by this queue pair", or, for a connection that
+     * never reached RTS, why (the TCP connect's failure, an {@code MpaRejectedException}, MPA's
+     * startup timeout: the cause {@link #established()} failed with); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {
@@ -228,16 +261,15 @@ public final class QueuePair {
     }
 
     /**
-     * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, then TCP is
-     * closed; posted receives complete as flushed. Before any connection (IDLE), everything
-     * posted completes as flushed at once.
+     * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, the Read
+     * Responses to the peer's RDMA Reads under way are written (for at most {@link
+     * QueuePairSettings#closeLinger()}, RDMAP-R-034), then TCP is closed; posted receives complete
+     * as flushed. Before any {@link #connect} or accept, everything posted completes as flushed
+     * at once, and the queue pair can no longer be connected or accepted; during the connection's
+     * startup the close waits for it (state CLOSING), so the work posted before goes out first.
      */
     public CompletableFuture<QueuePair> close() {
-        if (!workQueue.isBound()) {
-            moveTo(QueuePairState.ERROR);
-            workQueue.flushUnbound(port);
-            closed.complete(this);
-        } else {
+        if (!endIfUnused()) {
             workQueue.enqueue(new WorkCommand.CloseGracefully());
         }
         return closed;
@@ -249,14 +281,24 @@ public final class QueuePair {
      * Request it never responds to keeps {@link #close()} waiting forever).
      */
     public CompletableFuture<QueuePair> abort() {
-        if (!workQueue.isBound()) {
-            moveTo(QueuePairState.ERROR);
-            workQueue.flushUnbound(port);
-            closed.complete(this);
-        } else {
+        if (!endIfUnused()) {
             workQueue.enqueue(new WorkCommand.Abort());
         }
         return closed;
+    }
+
+    /**
+     * Ends a queue pair that was never taken for a connection, and returns {@code true}: what was
+     * posted completes as flushed at once, and no connect or accept can take it afterwards.
+     * {@code false} once a connection took it: its engine (or, if it never got one, {@link
+     * #endWithoutEngine}) closes it down.
+     */
+    private boolean endIfUnused() {
+        if (!use.compareAndSet(Use.UNUSED, Use.CLOSED_UNUSED) && use.get() != Use.CLOSED_UNUSED) {
+            return false;
+        }
+        endWithoutEngine();
+        return true;
     }
 
     private void checkPostable() {
@@ -272,8 +314,29 @@ public final class QueuePair {
     }
 
     void failedToEstablish(Throwable cause) {
+        // Work posted before connect is flushed with it (the TCP connect's failure, the MPA
+        // reject): the reason the connection never came. A Terminate, if one was due, says it instead.
+        if (terminateReason == null) {
+            port.failed(cause);
+        }
         moveTo(QueuePairState.ERROR);
         established.completeExceptionally(cause);
+    }
+
+    /** Whether an engine was bound to this queue pair's work queue (its channel was initialised). */
+    boolean hasEngine() {
+        return workQueue.isBound();
+    }
+
+    /**
+     * A queue pair that no engine will ever run (closed unused, or a connect that never got its
+     * channel initialised): what was posted, and what a post racing this still queues, completes
+     * as flushed (RFC 5040 §6.2.1, RDMAP-R-035).
+     */
+    void endWithoutEngine() {
+        moveTo(QueuePairState.ERROR);
+        workQueue.flushUnbound(port);
+        closedDown();
     }
 
     void moveTo(QueuePairState next) {
@@ -368,7 +431,10 @@ public final class QueuePair {
         @Override
         public void established(NegotiatedParameters parameters) {
             negotiated = parameters;
-            QueuePair.this.moveTo(QueuePairState.RTS);
+            // Only from IDLE: a close asked for while connecting (CLOSING) or a failure stays.
+            if (state == QueuePairState.IDLE) {
+                QueuePair.this.moveTo(QueuePairState.RTS);
+            }
             workQueue.drainNow();
             established.complete(QueuePair.this);
         }

@@ -32,6 +32,8 @@ public final class QueuePairSettings {
     public static final String DIRECT_PLACEMENT_THRESHOLD_PROPERTY = "iwarp4j.directPlacementThreshold";
     /** Default of {@link Builder#terminateCloseTimeout(Duration)}. */
     public static final Duration DEFAULT_TERMINATE_CLOSE_TIMEOUT = Duration.ofSeconds(DEFAULT_TERMINATE_CLOSE_SECONDS);
+    /** Default of {@link Builder#closeLinger(Duration)}: 2 s, as {@link #DEFAULT_TERMINATE_CLOSE_TIMEOUT}. */
+    public static final Duration DEFAULT_CLOSE_LINGER = Duration.ofSeconds(2);
 
     private final ProtectionDomain protectionDomain;
     private final CompletionQueue sendCompletionQueue;
@@ -41,6 +43,7 @@ public final class QueuePairSettings {
     private final MpaSettings mpa;
     private final Duration wakeUpWriteAfter;
     private final Duration terminateCloseTimeout;
+    private final Duration closeLinger;
     private final int directPlacementThreshold;
     private final boolean signalAllSends;
 
@@ -53,6 +56,7 @@ public final class QueuePairSettings {
         this.mpa = b.mpa;
         this.wakeUpWriteAfter = b.wakeUpWriteAfter;
         this.terminateCloseTimeout = b.terminateCloseTimeout;
+        this.closeLinger = b.closeLinger;
         this.directPlacementThreshold = b.directPlacementThreshold;
         this.signalAllSends = b.signalAllSends;
     }
@@ -126,6 +130,14 @@ public final class QueuePairSettings {
         return terminateCloseTimeout;
     }
 
+    /**
+     * After {@link QueuePair#close()}, the longest the TCP connection stays open while Read
+     * Responses to the peer are still on their way out; see {@link Builder#closeLinger(Duration)}.
+     */
+    public Duration closeLinger() {
+        return closeLinger;
+    }
+
     /** See {@link Builder#directPlacementThreshold(int)}. */
     public int directPlacementThreshold() {
         return directPlacementThreshold;
@@ -149,6 +161,7 @@ public final class QueuePairSettings {
         private MpaSettings mpa = MpaSettings.builder().build();
         private Duration wakeUpWriteAfter = Duration.ofSeconds(1);
         private Duration terminateCloseTimeout = DEFAULT_TERMINATE_CLOSE_TIMEOUT;
+        private Duration closeLinger = DEFAULT_CLOSE_LINGER;
         private int directPlacementThreshold = defaultDirectPlacementThreshold();
         private boolean signalAllSends = true;
 
@@ -220,6 +233,29 @@ public final class QueuePairSettings {
                 throw new IllegalArgumentException("negative terminate close timeout: " + timeout);
             }
             this.terminateCloseTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * After {@link QueuePair#close()} (an orderly close, RFC 5040 §6.2), once this end's own
+         * posted sends have finished, the longest the TCP connection stays open while what is
+         * still on its way to the peer is written: the Read Responses answering the peer's RDMA
+         * Reads, which no work request of this end waits for. Then it is closed whether or not
+         * they left, and the peer's Reads fail. Default 2 s; {@link Duration#ZERO} closes as soon
+         * as the sends have finished, cutting off a response under way.
+         *
+         * <p>Why: RFC 5040 §2 lets every RDMA operation in progress complete in a graceful
+         * termination (RDMAP-R-034), the peer's Reads that this end accepted too; but a peer
+         * that stops reading would hold the close, and its connection, for as long as it likes
+         * (docs/limits.md, "Read Responses to a peer that does not read"). This bounds that, as
+         * {@link #terminateCloseTimeout} bounds a Terminate's way out. {@link QueuePair#abort()}
+         * closes at once.
+         */
+        public Builder closeLinger(Duration linger) {
+            if (linger.isNegative()) {
+                throw new IllegalArgumentException("negative close linger: " + linger);
+            }
+            this.closeLinger = linger;
             return this;
         }
 

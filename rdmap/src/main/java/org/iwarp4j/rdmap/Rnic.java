@@ -6,6 +6,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -23,6 +24,7 @@ import java.util.function.Consumer;
 import org.iwarp4j.ddp.DdpMeters;
 import org.iwarp4j.ddp.StagTable;
 import org.iwarp4j.mpa.MpaDecision;
+import org.iwarp4j.mpa.MpaException;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
 import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
@@ -206,7 +208,17 @@ public final class Rnic implements AutoCloseable {
                                 return CompletableFuture.completedFuture(MpaDecision.reject(
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
-                            ch.pipeline().addLast(decision.queuePair().newEngine());
+                            QueuePair queuePair = decision.queuePair();
+                            if (!queuePair.claimForConnection()) {
+                                // A queue pair runs one connection: a second engine on its work
+                                // queue would take the first one's work. Refused as the ULP's own
+                                // reject is (MPA Reply R=1, then closed: FailedStartup).
+                                logAcceptRefused(queuePair);
+                                return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
+                                        "queue pair " + queuePair.number() + " was already connected, accepted"
+                                                + " or closed"));
+                            }
+                            ch.pipeline().addLast(queuePair.newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
                                     ? MpaDecision.accept() : MpaDecision.accept(decision.privateData()));
                         });
@@ -225,8 +237,23 @@ public final class Rnic implements AutoCloseable {
         return new Listener(server);
     }
 
+    /**
+     * A ULP bug, but a peer can make it happen once per connection it opens: rate-limited as the
+     * queue pairs' failures are.
+     */
+    private void logAcceptRefused(QueuePair queuePair) {
+        long unlogged = failureLogLimit.admit();
+        String message = "{}: a connection request was accepted with queue pair {}, which is {} and was already"
+                + " connected, accepted or closed; rejected ({} not logged since the last message)";
+        if (unlogged >= 0) {
+            log.warn(message, name, queuePair.number(), queuePair.state(), unlogged);
+        } else {
+            log.debug(message, name, queuePair.number(), queuePair.state(), unlogged);
+        }
+    }
+
     void connect(QueuePair queuePair, SocketAddress remote) {
-        new Bootstrap().group(group).channel(transport.socketChannel())
+        ChannelFuture connecting = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -236,17 +263,41 @@ public final class Rnic implements AutoCloseable {
                         capture.accept(ch);
                         useReceiveBuffers(ch);
                         channelInitializer.accept(ch);
-                        ch.pipeline().addLast(MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa())),
-                                queuePair.newEngine());
+                        MpaStartupHandler startup = MpaStartupHandler.initiator(withMeters(queuePair.settings().mpa()));
+                        ch.pipeline().addLast(startup, queuePair.newEngine());
+                        // A reject leaves TCP open (RFC 5044 §7.1.2, MPA-R-056) and this end has
+                        // no use for it: closed as a listener's is, so that the engine's teardown
+                        // flushes the work posted before connect (RDMAP-R-035). Not after an RFC
+                        // 6581 setup error: the engine sends its Terminate first, then closes.
+                        startup.startup().whenComplete((parameters, failure) -> {
+                            if (failure != null && !(failure instanceof MpaException
+                                    && ((MpaException) failure).terminateRequired())) {
+                                FailedStartup.ended(ch);
+                            }
+                        });
                     }
                 })
-                .connect(remote)
-                .addListener(f -> {
-                    if (!f.isSuccess()) {
-                        queuePair.failedToEstablish(f.cause());
-                        queuePair.closedDown();
-                    }
-                });
+                .connect(remote);
+        if (connecting.isDone()) {
+            // A closed RNIC refuses the registration at once, and Netty would notify a listener
+            // on that RNIC's terminated event loop, that is never.
+            connectEnded(queuePair, connecting);
+        } else {
+            connecting.addListener(f -> connectEnded(queuePair, (ChannelFuture) f));
+        }
+    }
+
+    private static void connectEnded(QueuePair queuePair, ChannelFuture connecting) {
+        if (!connecting.isSuccess()) {
+            queuePair.failedToEstablish(connecting.cause());
+            // With its engine in the pipeline, the queue pair is closed down when the channel is
+            // deregistered (QueuePairEngine.handlerRemoved), after its work was flushed. Without
+            // (the channel never registered: the RNIC is closed, or an initializer failed),
+            // nothing else will flush it.
+            if (!queuePair.hasEngine()) {
+                queuePair.endWithoutEngine();
+            }
+        }
     }
 
     /**
@@ -314,13 +365,38 @@ public final class Rnic implements AutoCloseable {
         return nextBaseTaggedOffset.getAndAdd(span);
     }
 
-    /** Closes every connection and stops the event loops. */
+    /**
+     * Closes every connection and stops the event loops; returns once they have stopped (each
+     * connection's outstanding work completed as flushed).
+     *
+     * <p>Called on one of this RNIC's own event loops (from a {@link CompletionQueue#setListener
+     * completion queue listener}, or a callback of {@link QueuePair#established()} or {@link
+     * QueuePair#closeFuture()}, which complete there), it cannot wait for that loop to stop: it
+     * starts the same shutdown and returns at once, as Netty's own {@code close()} and {@code
+     * shutdownGracefully()} do on an event loop. The loops stop once the current task returns.
+     */
     @Override
     public void close() {
+        if (inOwnEventLoop()) {
+            // Waiting would be this thread waiting for its own end: the termination future's
+            // executor is GlobalEventExecutor, so Netty's BlockingOperationException check does not
+            // see it, and the wait never ends.
+            channels.close().addListener(closed -> group.shutdownGracefully(0, 2, TimeUnit.SECONDS));
+            return;
+        }
         // Closed first, so every connection's teardown (channelInactive: completions flushed, buffers
         // released) runs before the event loops stop; a loop shut down first can drop it.
         channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private boolean inOwnEventLoop() {
+        for (io.netty.util.concurrent.EventExecutor loop : group) {
+            if (loop.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Builder for {@link Rnic}. */

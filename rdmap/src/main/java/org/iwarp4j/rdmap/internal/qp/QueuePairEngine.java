@@ -2,9 +2,12 @@ package org.iwarp4j.rdmap.internal.qp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +60,12 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     private ScheduledFuture<?> wakeUpWrite;
     private boolean heardFromPeer;
     private MpaRole role;
+    /** An orderly close waits for the last messages to be written (see {@link #closeWhenWritten}). */
+    private boolean lingering;
+    /** Pending while {@link #lingering}; closes the connection when it runs. */
+    private ScheduledFuture<?> lingerTimer;
+    /** The teardown ran (see {@link #tearDown}): it must run exactly once, whichever event brings it. */
+    private boolean tornDown;
 
     public QueuePairEngine(QueuePairPort port) {
         this.port = port;
@@ -71,7 +80,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
-        port.workQueue().bind(ctx.executor(), this);
+        port.workQueue().bind(ctx.executor(), this, completions.flushing());
     }
 
     // ------------------------------------------------------------------ work queue commands
@@ -104,7 +113,9 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     @Override
     public void closeGracefully() {
         closing = true;
-        if (port.state() == QueuePairState.RTS) {
+        // Also while the startup still runs (IDLE): no new work from now on, and establishment
+        // leaves the state at CLOSING (QueuePairPort.established moves only IDLE to RTS).
+        if (port.state() == QueuePairState.RTS || port.state() == QueuePairState.IDLE) {
             port.moveTo(QueuePairState.CLOSING);
         }
         closeWhenIdle();
@@ -121,13 +132,69 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         ctx.flush();
     }
 
+    /** An orderly close goes on once this end's own send queue is empty. */
     private void closeWhenIdle() {
-        if (closing && transmitter.idle()) {
+        if (closing && transmitter.idle() && !lingering) {
+            lingering = true;
+            closeWhenWritten();
+            long linger = port.settings().closeLinger().toNanos();
+            if (ctx.channel().isOpen()) {
+                lingerTimer = ctx.executor().schedule(this::lingerEnded, linger, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /**
+     * Closes once every message given to the channel has been written: the Read Responses to the
+     * peer's RDMA Reads still under way (made as the socket takes them, or in Netty's outbound
+     * buffer) go out whole, as RFC 5040 §2 lets every operation in progress complete in a graceful
+     * termination (RDMAP-R-034); a close at once discarded them and the peer's Reads failed
+     * mid-FPDU. A response to a Read Request read meanwhile is waited for too. Bounded by
+     * {@link QueuePairSettings#closeLinger()}.
+     */
+    private void closeWhenWritten() {
+        ChannelFuture last = transmitter.lastWritten();
+        if (last == null || last.isDone()) {
+            ctx.close();
+        } else {
+            ctx.flush(); // MPA writes an FPDU's trailer, and so completes its write, on a flush
+            last.addListener(f -> closeWhenWritten());
+        }
+    }
+
+    /** The peer did not take the last messages within the linger (it stopped reading): close anyway. */
+    private void lingerEnded() {
+        lingerTimer = null;
+        if (ctx.channel().isOpen()) {
+            log.debug("queue pair {}: closed after {} with messages to the peer still unwritten",
+                    port.queuePair().number(), port.settings().closeLinger());
             ctx.close();
         }
     }
 
+    private void cancelLinger() {
+        if (lingerTimer != null) {
+            lingerTimer.cancel(false);
+            lingerTimer = null;
+        }
+    }
+
     // ------------------------------------------------------------------ startup
+
+    /**
+     * As Initiator: a TCP connect that fails (refused, unreachable, timed out) fails the queue
+     * pair before the channel is deregistered, so that the work {@link #tearDown} then flushes
+     * carries the connect's failure, not a closed connection's.
+     */
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+        promise.addListener(f -> {
+            if (!f.isSuccess()) {
+                port.failedToEstablish(f.cause());
+            }
+        });
+        ctx.connect(remote, local, promise);
+    }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
@@ -285,14 +352,36 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         super.channelWritabilityChanged(ctx);
     }
 
+    /**
+     * Removed with the pipeline of a closed channel, after channelInactive, or instead of it: Netty
+     * fires channelInactive only for a channel that was active, so one whose TCP connect failed
+     * (refused, unreachable, timed out) is deregistered without it. Posted work then still
+     * completes as flushed here (RFC 5040 §6.2.1, RDMAP-R-035).
+     */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        transmitter.dropUnsent(new ClosedChannelException());
+        tearDown();
+        transmitter.dropUnsent(new ClosedChannelException()); // anything given since the teardown
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        tearDown();
+        super.channelInactive(ctx);
+    }
+
+    /**
+     * The connection is gone: nothing more is sent or placed, every outstanding and posted work
+     * request completes as flushed (RDMAP-R-035) and the queue pair is closed down. Exactly once,
+     * from channelInactive or handlerRemoved, whichever comes first.
+     */
+    private void tearDown() {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
         cancelWakeUpWrite();
+        cancelLinger();
         terminator.cancelCloseTimer();
         // Messages not yet written (a Read Response in progress, those given after it) fail as
         // Netty failed the channel's own queued writes: first, with the closed channel's cause.
@@ -308,6 +397,5 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         terminator.failAll(WorkCompletionStatus.FLUSHED, port.terminateReason());
         receivePath.release();
         port.closedDown();
-        super.channelInactive(ctx);
     }
 }

@@ -52,7 +52,10 @@ public interface QueuePairPort {
 
     void moveTo(QueuePairState state);
 
-    /** MPA startup succeeded: RTS, posted work drained, the established future completed. */
+    /**
+     * MPA startup succeeded: RTS (from IDLE only: a close asked for meanwhile keeps CLOSING),
+     * posted work drained, the established future completed.
+     */
     void established(NegotiatedParameters parameters);
 
     void failedToEstablish(Throwable cause);

@@ -71,6 +71,8 @@ final class Transmitter {
     private int ord;
     private boolean started;
     private boolean sentAny;
+    /** The outcome of the last message given to the channel, or {@code null}; see {@link #lastWritten}. */
+    private ChannelFuture lastWritten;
 
     /**
      * @param onIdle runs whenever completions leave the send queue empty (an orderly close waits for that)
@@ -307,9 +309,21 @@ final class Transmitter {
         ChannelPromise written = ctx.newPromise();
         long limit = 0;
         unsent.add(segmenter, source, written, limit);
+        lastWritten = written;
         unsent.writeWhatFits();
         messageWritten();
         return written;
+    }
+
+    /**
+     * The outcome of the last message given to the channel (a Read Response still being made
+     * included), {@code null} if none was: it completes once that message and every one before
+     * it has been written to the socket, or failed. Messages are written in the order given, and
+     * Netty completes the writes of a channel in order; MPA completes an FPDU's write with the
+     * write of its last octet (its trailer, which a flush writes).
+     */
+    ChannelFuture lastWritten() {
+        return lastWritten;
     }
 
     /**
@@ -327,10 +341,12 @@ final class Transmitter {
      */
     ChannelFuture writeTerminate(ByteBuf terminate) {
         if (unsent.isEmpty()) {
-            return ctx.write(terminate);
+            lastWritten = ctx.write(terminate);
+            return lastWritten;
         }
         ChannelPromise written = ctx.newPromise();
         unsent.add(terminate, written);
+        lastWritten = written;
         unsent.writeWhatFits();
         return written;
     }
@@ -375,6 +391,7 @@ final class Transmitter {
                 payload.release();
             }
         }
+        lastWritten = last;
         messageWritten();
         if (entry != null) {
             entry.messageLength = segmenter.messageLength();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -37,6 +38,13 @@ public final class WorkQueue {
     private final Runnable drainTask = this::drain;
     private volatile Executor executor;
     private volatile WorkCommand.Handler handler;
+    /**
+     * Completes commands as flushed once no engine will run them: the event loop is gone
+     * ({@link #scheduleDrain}), or the queue pair ended without an engine ({@link #flushUnbound}).
+     */
+    private volatile WorkCommand.Handler flushing;
+    /** Set by {@link #flushUnbound}: no engine will ever be bound, commands queued later are flushed at once. */
+    private volatile boolean endedUnbound;
 
     /** From any thread. */
     public void enqueue(WorkCommand command) {
@@ -130,8 +138,12 @@ public final class WorkQueue {
         return handler != null;
     }
 
-    /** Binds the engine (on its event loop); commands that waited are drained on a later turn. */
-    void bind(Executor executor, WorkCommand.Handler handler) {
+    /**
+     * Binds the engine (on its event loop); commands that waited are drained on a later turn.
+     * {@code flushing} completes the commands queued after the event loop stopped.
+     */
+    void bind(Executor executor, WorkCommand.Handler handler, WorkCommand.Handler flushing) {
+        this.flushing = flushing;
         this.executor = executor;
         this.handler = handler;
         if (!commands.isEmpty()) {
@@ -156,12 +168,23 @@ public final class WorkQueue {
      * For a queue pair that never ran an engine (closed or aborted before any connection): every
      * work request posted and waiting here completes as flushed (RFC 5040 §6.2.1), with its own
      * opcode, giving its slot back. Called after the queue pair left IDLE, so no later post
-     * passes its state check.
+     * passes its state check; one that passed it before and queues after this flush is flushed
+     * as it queues.
      */
     public void flushUnbound(QueuePairPort port) {
-        WorkCommand.Handler flushing = new Completions(port).flushing();
+        flushing = new Completions(port).flushing();
+        // Set before the queue is emptied: a post that passed its state check before the queue
+        // pair left IDLE and queues after this flush sees the flag ({@link #scheduleDrain}), and
+        // one that queued before is taken here. Volatile accesses on both sides: one of them sees
+        // the other's write.
+        endedUnbound = true;
+        flushAll(flushing);
+    }
+
+    /** Completes every queued command with {@code h}, from whichever thread gets each first. */
+    private void flushAll(WorkCommand.Handler h) {
         for (WorkCommand c; (c = poll()) != null; ) {
-            c.dispatch(flushing);
+            c.dispatch(h);
         }
     }
 
@@ -176,8 +199,24 @@ public final class WorkQueue {
 
     private void scheduleDrain() {
         Executor e = executor;
-        if (e != null && drainScheduled.compareAndSet(false, true)) {
-            e.execute(drainTask);
+        if (e == null) {
+            if (endedUnbound) {
+                flushAll(flushing); // queued after flushUnbound had emptied the queue
+            }
+            return;
+        }
+        if (drainScheduled.compareAndSet(false, true)) {
+            try {
+                e.execute(drainTask);
+            } catch (RejectedExecutionException loopGone) {
+                // The event loop has stopped (its RNIC was closed): no engine will ever run these
+                // commands. The connection's teardown flushed what the engine held before the loop
+                // stopped; what was queued since (a post that passed the state check, a close or
+                // abort) completes here, as flushed (RFC 5040 §6.2.1), instead of the caller
+                // getting the loop's exception and the queue staying marked as scheduled.
+                drainScheduled.set(false);
+                flushAll(flushing);
+            }
         }
     }
 

@@ -84,7 +84,7 @@ class WorkQueueReceiveTest {
     }
 
     private void bind() throws Exception {
-        loop.submit(() -> queue.bind(loop, engine)).get(10, TimeUnit.SECONDS);
+        loop.submit(() -> queue.bind(loop, engine, engine)).get(10, TimeUnit.SECONDS);
     }
 
     /** Runs {@code task} on the loop, then a later task, so that a drain the task scheduled has run. */
@@ -211,7 +211,7 @@ class WorkQueueReceiveTest {
         queue.postReceives(receives(1), notPosted::add);
         List<String> atReturn = new CopyOnWriteArrayList<>();
         loop.submit(() -> {
-            queue.bind(loop, engine); // schedules the drain of 1 for a later task
+            queue.bind(loop, engine, engine); // schedules the drain of 1 for a later task
             queue.postReceives(receives(2), notPosted::add);
             atReturn.addAll(seen);
         }).get(10, TimeUnit.SECONDS);
