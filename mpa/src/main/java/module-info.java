@@ -4,6 +4,8 @@
  *
  * <p>{@code org.iwarp4j.mpa.internal} is exported only to the conformance tools (whose probe writes
  * startup frames with the stack's own codec): its framing helpers are free to change.
+ * {@code org.iwarp4j.mpa.internal.text} is how the modules that print a peer's text show it
+ * ({@code PeerText}); it is no part of the MPA API either.
  */
 module org.iwarp4j.mpa {
     // Netty and Micrometer types appear in the API (ByteBuf, Channel, handlers, MeterRegistry).
@@ -19,4 +21,5 @@ module org.iwarp4j.mpa {
 
     exports org.iwarp4j.mpa;
     exports org.iwarp4j.mpa.internal to org.iwarp4j.conformance;
+    exports org.iwarp4j.mpa.internal.text to org.iwarp4j.conformance, org.iwarp4j.tools;
 }

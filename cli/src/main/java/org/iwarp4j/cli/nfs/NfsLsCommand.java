@@ -7,6 +7,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.List;
+import org.iwarp4j.mpa.internal.text.PeerText;
 import org.iwarp4j.nfs.v3.Fattr3;
 import org.iwarp4j.tools.nfs.NfsFileInfo;
 import org.iwarp4j.tools.nfs.NfsFiles;
@@ -59,17 +60,24 @@ final class NfsLsCommand extends NfsClientCommand {
     }
 
     private void print(PrintWriter out, NfsFiles nfs, String path, NfsFileInfo a) {
+        out.println(line(a, longFormat && a.type() == 'l' ? nfs.readlink(path) : null, longFormat));
+    }
+
+    /**
+     * One line of the listing: the name, or with {@code longFormat} ls -l's columns and
+     * {@code -> linkTarget} when there is one. The name, the target and NFSv4's owner and group
+     * strings are the server's (any user who can create a file on the export chooses some), so
+     * their control characters are escaped ({@link PeerText}).
+     */
+    static String line(NfsFileInfo a, String linkTarget, boolean longFormat) {
+        String name = PeerText.escape(a.name());
         if (!longFormat) {
-            out.println(a.name());
-            return;
+            return name;
         }
-        String target = "";
-        if (a.type() == 'l') {
-            String link = nfs.readlink(path);
-            target = link != null ? " -> " + link : "";
-        }
-        out.printf("%s %3d %5s %5s %12d %s %s%s%n", mode(a.type(), a.mode()), a.links(), a.ownerText(), a.groupText(),
-                a.size(), a.mtime() == null ? "-" : TIME.format(a.mtime()), a.name(), target);
+        return String.format("%s %3d %5s %5s %12d %s %s%s", mode(a.type(), a.mode()), a.links(),
+                PeerText.escape(a.ownerText()), PeerText.escape(a.groupText()), a.size(),
+                a.mtime() == null ? "-" : TIME.format(a.mtime()), name,
+                linkTarget == null ? "" : " -> " + PeerText.escape(linkTarget));
     }
 
     /** ls's mode string: the type letter and rwx bits (with setuid, setgid and sticky). */

@@ -125,6 +125,17 @@ class NfsServeEndToEndTest {
         assertThat(Files.readAllBytes(local.resolve("data.bin"))).isEqualTo(data);
     }
 
+    /** Names and link targets are the server's: escape sequences in them are listed escaped. */
+    @Test
+    void namesAndLinkTargetsWithEscapeSequencesAreListedEscaped() throws Exception {
+        Files.createFile(exported.resolve("a\u001b[2Jb"));
+        Files.createSymbolicLink(exported.resolve("l"), Path.of("t\u001b]0;x\u0007t"));
+        assertThat(iwarp("nfs ls -l 127.0.0.1:/export" + ports + " --transport tcp --vers 3")).as(err.toString())
+                .isZero();
+        assertThat(out.toString()).containsPattern("(?m)^-.* a\\\\x1b\\[2Jb$").contains(" l -> t\\x1b]0;x\\x07t")
+                .doesNotContain("\u001b", "\u0007");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"rdma", "tcp"})
     void errorsAreExitOneWithTheNfsStatus(String transport) {

@@ -331,6 +331,20 @@ class SyntheticCapturesTest {
     }
 
     @Test
+    void aWrongReplyKeyIsQuotedWithItsControlOctetsEscaped() throws Exception {
+        Peer p = new Peer(7174);
+        p.conn.send(true, MpaWire.startup(true, 0x40, 2, NONE));
+        byte[] reply = MpaWire.startup(false, 0x40, 2, NONE);
+        // "MPA ID " then a screen clear (ESC [2J), C1 CSI and "Fram": 16 octets in place of the key
+        byte[] key = "MPA ID \u001b[2J\u009bFram".getBytes(StandardCharsets.ISO_8859_1);
+        System.arraycopy(key, 0, reply, 0, key.length);
+        p.conn.send(false, reply);
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).singleElement().extracting(Violation::detail)
+                .isEqualTo("the Responder's first octets are \"MPA ID \\x1b[2J\\x9bFram\", not the Reply key");
+    }
+
+    @Test
     void readRequestsBeyondOrdAndAMismatchedResponse() throws Exception {
         Peer p = new Peer(7174).startup(0x50, ird(1, 1), 0x50, ird(1, 1));
         p.i(MpaWire.send(1, bytes(4))).r(MpaWire.send(1, bytes(4)));

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * What one end measured and found: the figures per size (bandwidth or latency), the peer's
- * perftest version string, whether the data was verified ({@code verified} false with
+ * perftest version string (its control characters escaped, as the peer chose it), whether the data was verified ({@code verified} false with
  * {@code problems} when it was wrong; {@code verifiable} false against a perftest peer, whose
  * memory holds no known pattern) and, from a client's report, the peer's view. A server end also
  * says what it served per size ({@code served}; empty at a client).

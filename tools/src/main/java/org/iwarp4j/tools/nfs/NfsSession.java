@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.iwarp4j.mpa.internal.text.PeerText;
 import org.iwarp4j.nfs.Nfs4Client;
 import org.iwarp4j.nfs.Nfs4StatusException;
 import org.iwarp4j.nfs.NfsClient;
@@ -228,8 +229,9 @@ public final class NfsSession implements AutoCloseable {
         }
         String export = MountExports.holding(location, exports);
         if (export == null) {
+            // the server names its exports: shown with their control characters escaped
             throw new IOException("no export of " + location.host() + " holds " + location.path() + " (exports: "
-                    + (exports.isEmpty() ? "none" : String.join(", ", exports)) + ")");
+                    + (exports.isEmpty() ? "none" : PeerText.escape(String.join(", ", exports))) + ")");
         }
         return export;
     }

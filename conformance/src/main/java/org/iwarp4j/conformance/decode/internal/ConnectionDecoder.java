@@ -3,6 +3,7 @@ package org.iwarp4j.conformance.decode.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import org.iwarp4j.mpa.MpaConstants;
 import org.iwarp4j.mpa.MpaStartupFrame;
 import org.iwarp4j.mpa.Mulpdu;
 import org.iwarp4j.mpa.RtrType;
+import org.iwarp4j.mpa.internal.text.PeerText;
 import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.internal.wire.RdmapConstants;
 import org.iwarp4j.rdmap.internal.wire.RdmapControl;
@@ -222,7 +224,8 @@ final class ConnectionDecoder {
         if (!isRequest && !hasKey(s, MpaConstants.replyKey())) {
             if (s.length() >= MpaConstants.KEY_LENGTH && s.gapIn(0, MpaConstants.KEY_LENGTH) == null) {
                 out.violation(Check.MPA_REPLY_KEY, s.frameAt(0), index, dir, "the Responder's first octets are \""
-                        + printable(Arrays.copyOf(s.data(), MpaConstants.KEY_LENGTH)) + "\", not the Reply key");
+                        + PeerText.escape(new String(s.data(), 0, MpaConstants.KEY_LENGTH, StandardCharsets.ISO_8859_1))
+                        + "\", not the Reply key");
             } else {
                 out.note(s.frameAt(0), index, dir, "the Reply is not in the capture");
             }
@@ -342,14 +345,6 @@ final class ConnectionDecoder {
             b.append(" S");
         }
         return b.length() == 0 ? "" : " (" + b.substring(1) + ")";
-    }
-
-    private static String printable(byte[] b) {
-        StringBuilder s = new StringBuilder();
-        for (byte x : b) {
-            s.append(x >= 0x20 && x < 0x7f ? (char) x : '.');
-        }
-        return s.toString();
     }
 
     /** The checks that need both startup frames, and the parameters of Full Operation. */

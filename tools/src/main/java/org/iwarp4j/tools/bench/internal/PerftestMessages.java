@@ -3,6 +3,7 @@ package org.iwarp4j.tools.bench.internal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.iwarp4j.mpa.internal.text.PeerText;
 
 /**
  * The messages perftest (4.5, "6.06") exchanges on its rdma_cm control connection besides
@@ -40,13 +41,17 @@ public final class PerftestMessages {
         return Arrays.copyOf(text, VERSION_LENGTH);
     }
 
-    /** The text before the first NUL. */
+    /**
+     * The text before the first NUL, with its control characters escaped ({@link PeerText}): the
+     * peer chooses it and it is only ever shown (report lines, error messages, JSON) or tested for
+     * iwarp4j's printable suffix, so it is made safe for a terminal once, here.
+     */
     public static String versionOf(byte[] message) {
         int end = 0;
         while (end < message.length && message[end] != 0) {
             end++;
         }
-        return new String(message, 0, end, StandardCharsets.US_ASCII);
+        return PeerText.escape(new String(message, 0, end, StandardCharsets.US_ASCII));
     }
 
     public static boolean isIwarp4j(String version) {

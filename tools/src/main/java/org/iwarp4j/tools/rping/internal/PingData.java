@@ -3,6 +3,7 @@ package org.iwarp4j.tools.rping.internal;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.iwarp4j.mpa.internal.text.PeerText;
 
 /**
  * The ping data of Linux rping's client, octet for octet: {@code snprintf(buf, size, "rdma-ping-%d: ",
@@ -42,22 +43,12 @@ public final class PingData {
 
     /**
      * The C string at {@code index}, for printing: the octets before the first NUL, at most
-     * {@code max} of them, as ISO-8859-1, with control octets (C0, DEL, C1) shown as {@code \xNN}:
-     * the peer chooses them, and raw they would reach the operator's terminal as escape sequences.
-     * rping's own pattern is printable, so its lines are as C rping prints them.
+     * {@code max} of them, as ISO-8859-1, with control octets (C0, DEL, C1) shown as {@code \xNN}
+     * ({@link PeerText}): the peer chooses them, and raw they would reach the operator's terminal as
+     * escape sequences. rping's own pattern is printable, so its lines are as C rping prints them.
      */
     public static String cString(ByteBuf buffer, int index, int max) {
-        int length = cStringLength(buffer, index, max);
-        StringBuilder text = new StringBuilder(length);
-        for (int i = index; i < index + length; i++) {
-            int c = buffer.getUnsignedByte(i);
-            if (c < 0x20 || (c >= 0x7F && c < 0xA0)) {
-                text.append(String.format(Locale.ROOT, "\\x%02x", c));
-            } else {
-                text.append((char) c);
-            }
-        }
-        return text.toString();
+        return PeerText.escape(buffer.toString(index, cStringLength(buffer, index, max), StandardCharsets.ISO_8859_1));
     }
 
     /** {@code strlen}, bounded: the octets before the first NUL within {@code max}, else {@code max}. */
