@@ -60,9 +60,11 @@ class ModuleDescriptorTest {
         ModuleDescriptor mpa = descriptor("org.iwarp4j.mpa");
         assertThat(mpa.isAutomatic()).isFalse();
         assertThat(mpa.packages()).contains("org.iwarp4j.mpa", "org.iwarp4j.mpa.internal");
-        // The startup-frame codec goes to the conformance probe only (a qualified export), nowhere else.
+        // The startup-frame codec goes to the conformance probe only (a qualified export), nowhere else;
+        // PeerText to the two modules that print a peer's text.
         assertThat(exports(mpa)).isEqualTo(Map.of("org.iwarp4j.mpa", Set.of(),
-                "org.iwarp4j.mpa.internal", Set.of("org.iwarp4j.conformance")));
+                "org.iwarp4j.mpa.internal", Set.of("org.iwarp4j.conformance"),
+                "org.iwarp4j.mpa.internal.text", Set.of("org.iwarp4j.conformance", "org.iwarp4j.tools")));
         assertThat(transitiveRequires(mpa)).contains("io.netty.buffer", "io.netty.transport", "io.netty.codec",
                 "micrometer.core");
     }
