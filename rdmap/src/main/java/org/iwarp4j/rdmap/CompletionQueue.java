@@ -16,11 +16,8 @@ import java.util.function.Consumer;
  * polled from any thread — or, with a listener, handed to the listener on the event loop that
  * completed them (the listener must not block).
  *
- * <p>An overrun (more unpolled completions than the capacity) fails the queue pair that overran
- * it, as the verbs make it an error of the queue pair: the completion that found the queue full is
- * lost, the connection is closed, the queue pair goes to ERROR with {@link
- * QueuePair#failureCause()} naming the overrun, and its other work completes FATAL or FLUSHED as
- * room is made. Size the queue for the work you post.
+ * <p>An overrun (more unpolled completions than the capacity) puts the queue pair that overran
+ * it into ERROR, as a hardware RNIC does: size the queue for the work you post.
  *
  * <p>No lock: {@link #poll()} of an empty queue reads one counter (a thread polling in a loop, as
  * perftest does, never contends with the completing event loop), and a thread waiting in {@link
@@ -174,9 +171,8 @@ public final class CompletionQueue {
      * QueuePair#postReceive} returns (so always ahead of a Send posted after it), behind any
      * receive still queued from another thread; after a {@code close()} or {@code abort()} still
      * queued it waits behind that and is flushed. The listener is never called from inside its own
-     * post. It must not throw: an exception, from whichever completion, fails that queue pair's
-     * connection as a local failure (its other work completes FATAL, {@link
-     * QueuePair#failureCause()} is the exception). {@code setListener(null)} does not wait for a call already running.
+     * post. It must not throw: an exception leaves the completing engine and fails that
+     * queue pair's connection. {@code setListener(null)} does not wait for a call already running.
      */
     public void setListener(Consumer<WorkCompletion> listener) {
         this.listener = listener;

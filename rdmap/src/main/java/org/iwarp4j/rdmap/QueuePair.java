@@ -398,7 +398,7 @@ public final class QueuePair {
         }
 
         @Override
-        public boolean complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
+        public void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
                              WorkCompletionStatus status, int byteLength, boolean solicitedEvent,
                              Integer invalidatedStag, TerminateReason reason) {
             CompletionQueue cq;
@@ -415,9 +415,7 @@ public final class QueuePair {
             rnic.meters().completed(completion);
             if (!cq.complete(completion, workQueue.executor())) {
                 moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
-                return false;
             }
-            return true;
         }
 
         @Override

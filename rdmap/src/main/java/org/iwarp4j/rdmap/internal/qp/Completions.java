@@ -1,6 +1,5 @@
 package org.iwarp4j.rdmap.internal.qp;
 
-import java.util.function.Consumer;
 import org.iwarp4j.ddp.ReceiveBuffer;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
@@ -19,23 +18,12 @@ final class Completions {
 
     private final QueuePairPort port;
     private final boolean signalAllSends;
-    /** Fails the queue pair's connection; until an engine sets it, nothing is left to fail. */
-    private Consumer<Throwable> onFailure = failure -> { };
     /** Send slots of unsignalled successes since the last send completion. */
     private int unsignalledDone;
 
     Completions(QueuePairPort port) {
         this.port = port;
         this.signalAllSends = port.settings().signalAllSends();
-    }
-
-    /**
-     * How a completion that could not be delivered fails the connection: the completion queue was
-     * full (an overrun, which verbs make an error of the queue pair: it goes to ERROR and its work
-     * is flushed, not carried on past a lost completion), or the queue's listener threw.
-     */
-    void onFailure(Consumer<Throwable> onFailure) {
-        this.onFailure = onFailure;
     }
 
     /**
@@ -50,42 +38,19 @@ final class Completions {
         }
         int slots = 1 + unsignalledDone;
         unsignalledDone = 0;
-        deliver(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
+        port.complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
     }
 
     /** A receive was filled by a Send (RFC 5040 §5.3). */
     void received(long workRequestId, int length, boolean solicitedEvent, Integer invalidatedStag) {
-        deliver(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
+        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
                 WorkCompletionStatus.SUCCESS, length, solicitedEvent, invalidatedStag, null);
     }
 
     /** A receive that ends without data: flushed, or refused at posting. */
     void receiveFailed(long workRequestId, WorkCompletionStatus status, TerminateReason reason) {
-        deliver(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
+        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
                 null, reason);
-    }
-
-    /**
-     * Hands one completion to the port. A listener's exception stops here, whichever path completed
-     * (a read, a write's listener, the work queue's drain), so that the caller's own bookkeeping
-     * goes on and the failure takes the one path every local failure takes.
-     */
-    private void deliver(QueuePairPort.Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
-                         WorkCompletionStatus status, int length, boolean solicitedEvent, Integer invalidatedStag,
-                         TerminateReason reason) {
-        boolean queued;
-        try {
-            queued = port.complete(queue, slots, workRequestId, opcode, status, length, solicitedEvent,
-                    invalidatedStag, reason);
-        } catch (RuntimeException listenerFailed) {
-            onFailure.accept(listenerFailed);
-            return;
-        }
-        if (!queued) {
-            onFailure.accept(new IllegalStateException("completion queue overrun: the " + queue.name().toLowerCase(
-                    java.util.Locale.ROOT) + " completion of work request " + workRequestId + " (" + status
-                    + ") found the completion queue full and was lost"));
-        }
     }
 
     /** Every posted receive the DDP queue still held (RFC 5040 §6.2.1). */

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelPromise;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaError;
@@ -81,7 +80,6 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
-        completions.onFailure(this::completionFailed);
         port.workQueue().bind(ctx.executor(), this, completions.flushing());
     }
 
@@ -296,21 +294,6 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                     ctx.channel(), cause);
         }
         ctx.close();
-    }
-
-    /**
-     * A completion could not be delivered (its completion queue overran, or the queue's listener
-     * threw): the queue pair fails as for any local failure, in a task of its own, since the
-     * completion was made in the middle of the receive path's, the transmitter's or the drain's
-     * work, which must not be torn down under them.
-     */
-    private void completionFailed(Throwable cause) {
-        try {
-            ctx.executor().execute(() -> exceptionCaught(ctx, cause));
-        } catch (RejectedExecutionException loopStopped) {
-            log.debug("queue pair {}: a completion failed after its event loop stopped", port.queuePair().number(),
-                    cause);
-        }
     }
 
     /**

@@ -44,11 +44,8 @@ public interface QueuePairPort {
      * Gives back {@code slots} slots of {@code queue} (more than one when the completion also ends
      * unsignalled send requests before it), builds the completion, counts it and hands it to the
      * queue's completion queue; an overrun moves the queue pair to ERROR.
-     *
-     * @return {@code false} if the completion queue was full: the completion is lost
-     * @throws RuntimeException what the completion queue's listener threw
      */
-    boolean complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
+    void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
                   int byteLength, boolean solicitedEvent, Integer invalidatedStag, TerminateReason reason);
 
     QueuePairState state();

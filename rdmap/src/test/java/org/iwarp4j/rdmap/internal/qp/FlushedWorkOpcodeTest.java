@@ -40,7 +40,7 @@ class FlushedWorkOpcodeTest {
                         case "terminateReason" -> null;
                         case "complete" -> {
                             completed.add(args[2] + " " + args[3] + " " + args[4]);
-                            yield true;
+                            yield null;
                         }
                         default -> throw new UnsupportedOperationException(method.getName());
                     });

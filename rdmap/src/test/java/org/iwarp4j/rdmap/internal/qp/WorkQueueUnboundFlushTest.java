@@ -31,7 +31,7 @@ class WorkQueueUnboundFlushTest {
                         case "terminateReason" -> null;
                         case "complete" -> {
                             completed.add(args[2] + " " + args[4]);
-                            yield true;
+                            yield null;
                         }
                         default -> throw new UnsupportedOperationException(method.getName());
                     });
