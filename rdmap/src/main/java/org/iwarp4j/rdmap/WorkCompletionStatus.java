@@ -11,13 +11,6 @@ public enum WorkCompletionStatus {
     LOCAL_LENGTH_ERROR,
     /** A local memory region does not grant the access, or is no longer valid. */
     LOCAL_PROTECTION_ERROR,
-    /**
-     * The request cannot be carried out on this queue pair's connection: an RDMA Read where the
-     * negotiated ORD is 0 (the peer's IRD was 0, RFC 6581 §9.1), so no Read Request may ever be
-     * sent; nothing is sent and the queue pair carries on (ibv_wc_status IBV_WC_LOC_QP_OP_ERR; siw
-     * refuses such a post).
-     */
-    LOCAL_OPERATION_ERROR,
     /** The peer refused access to its memory (a Terminate with a tagged-buffer or protection error). */
     REMOTE_ACCESS_ERROR,
     /** The peer could not carry out the operation (no receive posted, message too long, ...). */

@@ -127,40 +127,4 @@ class TwoRnicErrorAndOrdTest {
             clientMemory.release();
         }
     }
-
-    @Test
-    void withOrdZeroAReadCompletesInErrorAtOnceAndTheRequestsBehindItGoOn() throws Exception {
-        // MPA2-R-007: with a negotiated ORD of 0 no Read Request may be sent. The Read completes
-        // LOCAL_OPERATION_ERROR instead of waiting for a slot that never comes (which held every
-        // request behind it too); the Write after it succeeds and the queue pair stays in RTS.
-        ByteBuf serverMemory = ByteBufAllocator.DEFAULT.directBuffer(4096).writeZero(4096);
-        ByteBuf clientMemory = ByteBufAllocator.DEFAULT.directBuffer(4096).writeZero(4096);
-        try {
-            MemoryRegion[] serverMr = new MemoryRegion[1];
-            try (RdmaPair pair = new RdmaPair(MpaSettings.builder().ord(0).build(), server ->
-                    serverMr[0] = server.settings().protectionDomain().register(serverMemory, RdmaPair.ALL),
-                    client -> { })) {
-                assertThat(pair.client.negotiated().ord()).isZero();
-                MemoryRegion clientMr = pair.clientPd.register(clientMemory, RdmaPair.ALL);
-                clientMemory.setByte(0, 0x5A);
-                pair.client.postSend(
-                        SendWorkRequest.rdmaRead(1, serverMr[0].stag(), serverMr[0].baseTaggedOffset(),
-                                clientMr.sge(1024, 512)),
-                        SendWorkRequest.rdmaWrite(2, serverMr[0].stag(), serverMr[0].baseTaggedOffset(),
-                                clientMr.sge(0, 1)));
-                WorkCompletion read = RdmaPair.next(pair.clientCq);
-                assertThat(read.workRequestId()).isEqualTo(1);
-                assertThat(read.status()).isEqualTo(WorkCompletionStatus.LOCAL_OPERATION_ERROR);
-                WorkCompletion write = RdmaPair.next(pair.clientCq);
-                assertThat(write.workRequestId()).isEqualTo(2);
-                assertThat(write.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
-                assertThat(pair.client.state()).isEqualTo(QueuePairState.RTS);
-                assertThat(pair.server.terminateReason()).isNull();
-                pair.client.close().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-            }
-        } finally {
-            serverMemory.release();
-            clientMemory.release();
-        }
-    }
 }

@@ -208,11 +208,6 @@ final class Transmitter {
     private void startRead(SendEntry entry) throws LocalWorkError {
         ScatterGatherElement sink = entry.request.localSegments().get(0);
         checkLocal(sink, Access.LOCAL_WRITE);
-        if (ord == 0) {
-            // With ORD 0 no Read Request may be sent (MPA2-R-007); waiting for a slot would hold this
-            // Read, and every request after it (completions are in order), for ever.
-            throw new LocalWorkError(WorkCompletionStatus.LOCAL_OPERATION_ERROR);
-        }
         if (outstandingReads.size() >= ord) {
             readsWaitingForOrd.add(entry);
             meters.readWaitedForOrd();
