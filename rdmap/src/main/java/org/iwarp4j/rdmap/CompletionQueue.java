@@ -16,8 +16,12 @@ import java.util.function.Consumer;
  * polled from any thread — or, with a listener, handed to the listener on the event loop that
  * completed them (the listener must not block).
  *
- * <p>An overrun (more unpolled completions than the capacity) puts the queue pair that overran
- * it into ERROR, as a hardware RNIC does: size the queue for the work you post.
+ * <p>An overrun (more unpolled completions than the capacity) loses the completion that did not
+ * fit and fails the queue pair that overran the queue, as a hardware RNIC does (a completion queue
+ * overrun is an asynchronous error that puts its queue pairs into ERROR): it sends a Terminate
+ * (RDMAP Local Catastrophic Error), closes its connection and flushes its work (into the full
+ * queue: those completions are lost as well); its {@link QueuePair#failureCause()} reads
+ * "completion queue overrun, capacity N". Size the queue for the work you post.
  *
  * <p>No lock: {@link #poll()} of an empty queue reads one counter (a thread polling in a loop, as
  * perftest does, never contends with the completing event loop), and a thread waiting in {@link

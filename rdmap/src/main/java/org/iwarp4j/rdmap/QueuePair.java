@@ -165,7 +165,10 @@ public final class QueuePair {
      * CONNECTION_LOST} error (RFC 5044 §8 code 1, for which no Terminate is sent), or the cause of
      * a failed write ("connection closed under a pending write" when the connection closed under
      * it), or, when the connection ended with sends outstanding and nothing else failed first,
-     * "connection closed with work outstanding, not by this queue pair"; {@code null} if none.
+     * "connection closed with work outstanding, not by this queue pair"; or a completion queue
+     * overrun, an IllegalStateException reading "completion queue overrun, capacity N" (the one
+     * failure here that is also sent to the peer: a Terminate, RDMAP Local Catastrophic Error,
+     * which {@link #terminateReason()} then names); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {
@@ -335,7 +338,7 @@ public final class QueuePair {
         }
 
         @Override
-        public void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
+        public boolean complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
                              WorkCompletionStatus status, int byteLength, boolean solicitedEvent,
                              Integer invalidatedStag, TerminateReason reason) {
             CompletionQueue cq;
@@ -350,9 +353,8 @@ public final class QueuePair {
                     invalidatedStag, reason, status == WorkCompletionStatus.SUCCESS ? null : failureCause,
                     QueuePair.this);
             rnic.meters().completed(completion);
-            if (!cq.complete(completion, workQueue.executor())) {
-                moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
-            }
+            // An overrun is the engine's to handle: it fails the queue pair (Completions).
+            return cq.complete(completion, workQueue.executor());
         }
 
         @Override

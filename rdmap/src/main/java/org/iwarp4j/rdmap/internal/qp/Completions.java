@@ -1,6 +1,7 @@
 package org.iwarp4j.rdmap.internal.qp;
 
 import org.iwarp4j.ddp.ReceiveBuffer;
+import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.TerminateReason;
@@ -16,14 +17,35 @@ import org.iwarp4j.rdmap.WorkCompletionStatus;
  */
 final class Completions {
 
+    /**
+     * What fails the queue pair when a completion does not reach the user: its engine. A queue
+     * pair that never ran one (flushed before any connection) is in ERROR already and has none.
+     */
+    interface Undelivered {
+        /**
+         * {@code cq} was full and the completion is lost. Called inside the completing code (a
+         * send queue's ordered completion, a receive's delivery, a flush): it must leave it
+         * consistent to go on, and may be called again by the flush it starts.
+         */
+        void overrun(CompletionQueue cq);
+    }
+
+    private static final Undelivered NONE = cq -> { };
+
     private final QueuePairPort port;
     private final boolean signalAllSends;
     /** Send slots of unsignalled successes since the last send completion. */
     private int unsignalledDone;
+    private Undelivered undelivered = NONE;
 
     Completions(QueuePairPort port) {
         this.port = port;
         this.signalAllSends = port.settings().signalAllSends();
+    }
+
+    /** The engine that fails the queue pair when a completion does not reach the user. */
+    void failTo(Undelivered engine) {
+        this.undelivered = engine;
     }
 
     /**
@@ -38,19 +60,34 @@ final class Completions {
         }
         int slots = 1 + unsignalledDone;
         unsignalledDone = 0;
-        port.complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
+        complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
     }
 
     /** A receive was filled by a Send (RFC 5040 §5.3). */
     void received(long workRequestId, int length, boolean solicitedEvent, Integer invalidatedStag) {
-        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
+        complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
                 WorkCompletionStatus.SUCCESS, length, solicitedEvent, invalidatedStag, null);
     }
 
     /** A receive that ends without data: flushed, or refused at posting. */
     void receiveFailed(long workRequestId, WorkCompletionStatus status, TerminateReason reason) {
-        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
+        complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
                 null, reason);
+    }
+
+    /**
+     * Hands one completion to the port. A completion queue overrun loses the completion: whoever
+     * waits for its work request would wait forever, and later completions would land after the
+     * gap, so the queue pair must not go on as if nothing happened ({@link Undelivered}).
+     */
+    private void complete(QueuePairPort.Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
+                          WorkCompletionStatus status, int byteLength, boolean solicitedEvent, Integer invalidatedStag,
+                          TerminateReason reason) {
+        if (!port.complete(queue, slots, workRequestId, opcode, status, byteLength, solicitedEvent, invalidatedStag,
+                reason)) {
+            undelivered.overrun(queue == QueuePairPort.Queue.SEND ? port.settings().sendCompletionQueue()
+                    : port.settings().receiveCompletionQueue());
+        }
     }
 
     /** Every posted receive the DDP queue still held (RFC 5040 §6.2.1). */
