@@ -175,8 +175,13 @@ public final class CompletionQueue {
      * QueuePair#postReceive} returns (so always ahead of a Send posted after it), behind any
      * receive still queued from another thread; after a {@code close()} or {@code abort()} still
      * queued it waits behind that and is flushed. The listener is never called from inside its own
-     * post. It must not throw: an exception leaves the completing engine and fails that
-     * queue pair's connection. {@code setListener(null)} does not wait for a call already running.
+     * post. It must not throw: an exception is caught on the event loop and fails the queue pair
+     * whose completion it was, as any local failure does (no Terminate; {@link
+     * QueuePair#failureCause()} is the exception, its outstanding work completes {@code FATAL} and
+     * {@code FLUSHED}, its connection closes), whatever completion it was called for: a Send's or
+     * Write's, a receive's, or one made while posting. An exception from a completion flushed after the
+     * queue pair failed changes nothing more (it is logged at debug level; for a queue pair closed
+     * before it ever connected it becomes the failure cause). {@code setListener(null)} does not wait for a call already running.
      */
     public void setListener(Consumer<WorkCompletion> listener) {
         this.listener = listener;

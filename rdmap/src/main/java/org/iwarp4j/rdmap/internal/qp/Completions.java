@@ -28,19 +28,35 @@ final class Completions {
          * consistent to go on, and may be called again by the flush it starts.
          */
         void overrun(CompletionQueue cq);
-    }
 
-    private static final Undelivered NONE = cq -> { };
+        /**
+         * Delivering the completion threw {@code failure}: the completion queue's listener did,
+         * which it must not. Called where {@link #overrun} is, under the same conditions.
+         */
+        void failed(Throwable failure);
+    }
 
     private final QueuePairPort port;
     private final boolean signalAllSends;
     /** Send slots of unsignalled successes since the last send completion. */
     private int unsignalledDone;
-    private Undelivered undelivered = NONE;
+    private Undelivered undelivered;
 
     Completions(QueuePairPort port) {
         this.port = port;
         this.signalAllSends = port.settings().signalAllSends();
+        // No engine (flushed before any connection): the queue pair is in ERROR already; a
+        // listener's exception is kept as its failure cause, not thrown into the close() flushing.
+        this.undelivered = new Undelivered() {
+            @Override
+            public void overrun(CompletionQueue cq) {
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                port.failed(failure);
+            }
+        };
     }
 
     /** The engine that fails the queue pair when a completion does not reach the user. */
@@ -78,13 +94,23 @@ final class Completions {
     /**
      * Hands one completion to the port. A completion queue overrun loses the completion: whoever
      * waits for its work request would wait forever, and later completions would land after the
-     * gap, so the queue pair must not go on as if nothing happened ({@link Undelivered}).
+     * gap, so the queue pair must not go on as if nothing happened ({@link Undelivered}). A
+     * listener that throws is contained here, the one place every completion passes: from a
+     * write's listener Netty would only log it, and from the work queue's drain it would stop the
+     * commands behind it and the drain's flush until the next post.
      */
     private void complete(QueuePairPort.Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
                           WorkCompletionStatus status, int byteLength, boolean solicitedEvent, Integer invalidatedStag,
                           TerminateReason reason) {
-        if (!port.complete(queue, slots, workRequestId, opcode, status, byteLength, solicitedEvent, invalidatedStag,
-                reason)) {
+        boolean delivered;
+        try {
+            delivered = port.complete(queue, slots, workRequestId, opcode, status, byteLength, solicitedEvent,
+                    invalidatedStag, reason);
+        } catch (RuntimeException | Error e) {
+            undelivered.failed(e);
+            return;
+        }
+        if (!delivered) {
             undelivered.overrun(queue == QueuePairPort.Queue.SEND ? port.settings().sendCompletionQueue()
                     : port.settings().receiveCompletionQueue());
         }

@@ -73,7 +73,18 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
-        completions.failTo(this::completionQueueOverrun);
+        completions.failTo(new Completions.Undelivered() {
+            @Override
+            public void overrun(CompletionQueue cq) {
+                completionQueueOverrun(cq);
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                // A completion queue listener's exception: a local failure, as one from the pipeline.
+                exceptionCaught(ctx, failure);
+            }
+        });
         port.workQueue().bind(ctx.executor(), this);
     }
 
