@@ -181,14 +181,28 @@ public final class QueuePair {
      * QueuePairSettings.Builder#signalAllSends}). A request's slot is taken until its completion,
      * or for an unsignalled one a later request's completion, reaches the completion queue.
      *
+     * <p>An RDMA Read needs an ORD of at least 1: on a connection whose negotiated ORD is 0 (the
+     * peer's IRD was 0, or {@code MpaSettings.ord(0)}) no Read may ever be outstanding. Posted
+     * once the connection is up, it is refused here; posted before, it completes at once with
+     * {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} when the connection comes up, and the
+     * work after it goes on.
+     *
      * @throws NullPointerException if a request is {@code null} (none is posted)
      * @throws IllegalStateException if the requests do not fit in the send queue (none is posted),
-     *         or the queue pair is past RTS
+     *         or the queue pair is past RTS, or a request is an RDMA Read and the negotiated ORD is
+     *         0 (none is posted)
      */
     public void postSend(SendWorkRequest... requests) {
         // Refused here, not in the event loop's drain, where it would stop the commands behind it.
+        NegotiatedParameters n = negotiated;
+        boolean noReads = n != null && n.ord() == 0;
         for (SendWorkRequest r : requests) {
             Objects.requireNonNull(r, "request");
+            if (noReads && r.kind() == SendWorkRequest.Kind.RDMA_READ) {
+                // As ibv_post_send fails a Read on siw with ORD 0 (EINVAL): it could never be sent.
+                throw new IllegalStateException("queue pair " + number + " negotiated ORD 0: it may send no RDMA"
+                        + " Read (the peer's IRD or this end's ORD was 0, RFC 6581 §9.1)");
+            }
         }
         checkPostable();
         if (outstandingSends.addAndGet(requests.length) > settings.sendQueueDepth()) {
