@@ -132,6 +132,10 @@ public final class QueuePair {
      * {@code true} if {@link #terminateReason()} came in a Terminate from the peer (its RNIC found
      * the error, e.g. in an RDMA Write or Read Request this end sent), {@code false} if this end sent
      * the Terminate or there was none. Upper layers need the direction to know whose operation failed.
+     * A Terminate from the peer that is itself invalid (on a wrong queue, MSN not 1 or MO not 0, too
+     * long) counts as received too, and is never answered (RFC 5040 §5.4, §7.1, RDMAP-R-029): its
+     * reason is what the peer wrote where it could be read, and {@link #failureCause()} says what was
+     * wrong with it.
      */
     public boolean terminateReceived() {
         return terminateReceived;
@@ -168,7 +172,9 @@ public final class QueuePair {
      * "connection closed with work outstanding, not by this queue pair"; or a completion queue
      * overrun, an IllegalStateException reading "completion queue overrun, capacity N" (the one
      * failure here that is also sent to the peer: a Terminate, RDMAP Local Catastrophic Error,
-     * which {@link #terminateReason()} then names); {@code null} if none.
+     * which {@link #terminateReason()} then names); or, beside a Terminate received that was itself
+     * invalid, an IOException reading "invalid Terminate from the peer, not answered" and why
+     * ({@link #terminateReceived()}); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {

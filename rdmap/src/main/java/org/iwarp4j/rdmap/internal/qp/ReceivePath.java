@@ -3,6 +3,7 @@ package org.iwarp4j.rdmap.internal.qp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -298,7 +299,11 @@ final class ReceivePath implements PlacementAdvisor {
             try {
                 segment = receiver.decode(ulpdu);
             } catch (DdpException e) {
-                terminator.terminateFor(e, ulpdu);
+                if (meantAsTerminate(ulpdu, null)) {
+                    invalidTerminate(e.getMessage(), null);
+                } else {
+                    terminator.terminateFor(e, ulpdu);
+                }
                 return;
             }
             if (segment == null) {
@@ -307,7 +312,11 @@ final class ReceivePath implements PlacementAdvisor {
             try {
                 dispatch(segment, ulpdu);
             } catch (DdpException e) {
-                terminator.terminateFor(e, ulpdu);
+                if (meantAsTerminate(ulpdu, segment)) {
+                    invalidTerminate(e.getMessage(), segment); // e.g. too long, MSN not 1
+                } else {
+                    terminator.terminateFor(e, ulpdu);
+                }
             } finally {
                 segment.release();
             }
@@ -326,7 +335,17 @@ final class ReceivePath implements PlacementAdvisor {
         long queueNumber = segment.tagged() ? -1 : segment.untaggedHeader().qn() & 0xFFFFFFFFL;
         RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, segment.header().rsvdUlp(), queueNumber);
         if (!check.isValid()) {
-            terminate(check.cause());
+            if (meantAsTerminate(ulpdu, segment)) {
+                invalidTerminate(check.cause() + ", " + check.cause().reason(), segment); // e.g. on QN 0
+            } else {
+                terminate(check.cause());
+            }
+            return;
+        }
+        if (check.opcode() == RdmapOpcode.TERMINATE && segment.untaggedHeader().mo() != 0) {
+            // Within the 64-octet buffer DDP would place it, leaving octets from MO 0 unwritten.
+            invalidTerminate("MO " + Integer.toUnsignedLong(segment.untaggedHeader().mo())
+                    + ", not 0 (RFC 5040 §5.4, RDMAP-R-025)", segment);
             return;
         }
         switch (check.opcode()) {
@@ -476,6 +495,46 @@ final class ReceivePath implements PlacementAdvisor {
         } catch (RuntimeException e) {
             reason = TerminateReason.rdmap(0x2, 0xFF);
         }
+        terminator.terminateReceived(reason, stag);
+    }
+
+    /**
+     * Whether {@code ulpdu} is meant as a Terminate: its RDMAP opcode is Terminate's (the control
+     * octet follows DDP's, tagged or not, so this can be read even when DDP refused the header), or
+     * it arrived on the Terminate queue (QN 2; {@code segment} is {@code null} if it did not decode).
+     */
+    private static boolean meantAsTerminate(ByteBuf ulpdu, DdpSegment segment) {
+        if (ulpdu.readableBytes() >= 2 && RdmapControl.opcodeCode(ulpdu.getUnsignedByte(ulpdu.readerIndex() + 1))
+                == RdmapOpcode.TERMINATE.code()) {
+            return true;
+        }
+        return segment != null && !segment.tagged() && segment.untaggedHeader().qn() == RdmapConstants.QN_TERMINATE;
+    }
+
+    /**
+     * The peer's Terminate is itself invalid (on a wrong queue, MSN not 1 or MO not 0, too long for
+     * the Terminate buffer, bad control field): RFC 5040 §5.4 and §7.1 have that reported to the
+     * local ULP only (RDMAP-R-029), and a Terminate is never answered with one (RDMAP-R-028's note),
+     * so it ends the queue pair as a valid one does: received, nothing sent, the connection closed.
+     * The reason is what the peer wrote, if its message starts where a Terminate's control word
+     * is (MO 0), else RDMAP Remote Operation Unspecified, as for a Terminate that does not decode;
+     * the failure cause says what was wrong with it.
+     */
+    private void invalidTerminate(String why, DdpSegment segment) {
+        TerminateReason reason = TerminateReason.RDMAP_OPERATION_UNSPECIFIED;
+        OptionalInt stag = OptionalInt.empty();
+        if (segment != null && !segment.tagged() && segment.untaggedHeader().mo() == 0
+                && segment.payloadLength() >= RdmapConstants.TERMINATE_CONTROL_LENGTH) {
+            try {
+                TerminateMessage terminate = TerminateMessage.decode(segment.payload().duplicate());
+                reason = terminate.reason();
+                stag = terminatedStag(terminate);
+            } catch (RuntimeException e) {
+                // keep the unspecified reason
+            }
+        }
+        port.failed(new IOException("invalid Terminate from the peer, not answered (RFC 5040 §5.4, §7.1,"
+                + " RDMAP-R-029): " + why));
         terminator.terminateReceived(reason, stag);
     }
 
