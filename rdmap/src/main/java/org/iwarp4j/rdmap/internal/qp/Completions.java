@@ -1,6 +1,5 @@
 package org.iwarp4j.rdmap.internal.qp;
 
-import org.iwarp4j.ddp.ReceiveBuffer;
 import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
@@ -113,13 +112,6 @@ final class Completions {
         if (!delivered) {
             undelivered.overrun(queue == QueuePairPort.Queue.SEND ? port.settings().sendCompletionQueue()
                     : port.settings().receiveCompletionQueue());
-        }
-    }
-
-    /** Every posted receive the DDP queue still held (RFC 5040 §6.2.1). */
-    void flushReceives(Iterable<ReceiveBuffer> buffers, TerminateReason reason) {
-        for (ReceiveBuffer buffer : buffers) {
-            receiveFailed(buffer.workRequestId(), WorkCompletionStatus.FLUSHED, reason);
         }
     }
 

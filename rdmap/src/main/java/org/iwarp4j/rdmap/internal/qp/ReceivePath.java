@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpError;
 import org.iwarp4j.ddp.DdpException;
 import org.iwarp4j.ddp.DdpHeader;
 import org.iwarp4j.ddp.DdpReceiver;
@@ -71,6 +72,9 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf internalBuffers;
     private int internalUsed;
     private ByteBuf currentUlpdu;
+    /** A Send met a posted receive whose region was no longer valid: the MSN of that receive. */
+    private boolean refusedReceive;
+    private int refusedReceiveMsn;
     /** A flush is scheduled for the end of this event loop turn; see {@link #flushSoon()}. */
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushNow;
@@ -117,29 +121,43 @@ final class ReceivePath implements PlacementAdvisor {
      * The DDP buffer of {@code request}, or {@code null} if a segment is not valid local-write
      * memory of this protection domain. A receive is posted once per Send received, so the usual
      * one-segment request is built without a list of its own ({@link ReceiveBuffer#of(long,
-     * ByteBuf, int, int)}).
+     * ByteBuf, int, int, PlacementGuard)}).
+     *
+     * <p>Each piece keeps its region's placement guard: the region may be deregistered or
+     * invalidated while the receive is posted, and "when mr.close() returns no read into the
+     * memory is running and none starts" (docs/verbs.md) holds for a Send's placement too, copied
+     * or read in place, as for a Write's (RFC 5040 §8.1.1 #6, RDMAP-R-038; siw checks a receive's
+     * memory again at each placement, siw_check_sge).
      */
     private ReceiveBuffer bufferOf(ReceiveWorkRequest request) {
         List<ScatterGatherElement> segments = request.localSegments();
         if (segments.size() == 1) {
             ScatterGatherElement sge = segments.get(0);
-            return usable(sge) ? ReceiveBuffer.of(request.id(), sge.region().memory(), (int) sge.offset(), sge.length())
-                    : null;
+            TaggedBuffer registered = usable(sge);
+            return registered == null ? null : ReceiveBuffer.of(request.id(), registered.memory(), (int) sge.offset(),
+                    sge.length(), registered.placementGuard());
         }
         List<ScatterEntry> scatter = new ArrayList<>(segments.size());
         for (ScatterGatherElement sge : segments) {
-            if (!usable(sge)) {
+            TaggedBuffer registered = usable(sge);
+            if (registered == null) {
                 return null;
             }
-            scatter.add(new ScatterEntry(sge.region().memory(), (int) sge.offset(), sge.length()));
+            scatter.add(new ScatterEntry(registered.memory(), (int) sge.offset(), sge.length(),
+                    registered.placementGuard()));
         }
         return ReceiveBuffer.of(request.id(), scatter);
     }
 
-    private boolean usable(ScatterGatherElement sge) {
+    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain. */
+    private TaggedBuffer usable(ScatterGatherElement sge) {
         MemoryRegion region = sge.region();
-        return region.isValid() && region.protectionDomain() == port.settings().protectionDomain()
-                && region.access().contains(Access.LOCAL_WRITE) && sge.offset() + sge.length() <= region.length();
+        if (region.protectionDomain() != port.settings().protectionDomain()
+                || !region.access().contains(Access.LOCAL_WRITE) || sge.offset() + sge.length() > region.length()) {
+            return null;
+        }
+        TaggedBuffer registered = stagTable.lookup(region.stag()); // null once invalid
+        return registered != null && registered.memory() == region.memory() ? registered : null;
     }
 
     /** Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2. */
@@ -214,9 +232,17 @@ final class ReceivePath implements PlacementAdvisor {
             case SEND:
             case SEND_WITH_INVALIDATE:
             case SEND_WITH_SE:
-            case SEND_WITH_SE_AND_INVALIDATE:
-                target = receives.placementTarget((org.iwarp4j.ddp.UntaggedHeader) header, payload);
+            case SEND_WITH_SE_AND_INVALIDATE: {
+                // With the guard of the receive's region, as for a Write's (bufferOf).
+                DirectPlacement receive = receives.directPlacement((org.iwarp4j.ddp.UntaggedHeader) header,
+                        header.length(), payload);
+                if (receive == null) {
+                    return null;
+                }
+                target = receive.target();
+                guard = receive.guard();
                 break;
+            }
             default:
                 return null;
         }
@@ -275,9 +301,18 @@ final class ReceivePath implements PlacementAdvisor {
         }
     }
 
-    /** Takes back every posted receive, for the flush. */
-    List<ReceiveBuffer> flushReceives() {
-        return receives.flush();
+    /**
+     * Takes back every posted receive and completes it (RFC 5040 §6.2.1, RDMAP-R-035): flushed,
+     * except the one whose memory refused a Send's placement, which gets the local error it is.
+     */
+    void flushReceives(TerminateReason reason) {
+        int msn = receives.nextMsn();
+        for (ReceiveBuffer buffer : receives.flush()) {
+            WorkCompletionStatus status = refusedReceive && msn == refusedReceiveMsn
+                    ? WorkCompletionStatus.LOCAL_PROTECTION_ERROR : WorkCompletionStatus.FLUSHED;
+            completions.receiveFailed(buffer.workRequestId(), status, reason);
+            msn++;
+        }
     }
 
     /** The connection is gone: the internal buffers go back to the allocator. */
@@ -315,6 +350,14 @@ final class ReceivePath implements PlacementAdvisor {
                 if (meantAsTerminate(ulpdu, segment)) {
                     invalidTerminate(e.getMessage(), segment); // e.g. too long, MSN not 1
                 } else {
+                    if (e.error() == DdpError.LOCAL_CATASTROPHIC && !segment.tagged()
+                            && segment.untaggedHeader().qn() == RdmapConstants.QN_SEND) {
+                        // The posted receive's memory is no longer a valid target: that receive
+                        // completes LOCAL_PROTECTION_ERROR (flushReceives), the queue pair fails
+                        // with DDP Local Catastrophic, as siw's siw_check_sge failure does.
+                        refusedReceiveMsn = segment.untaggedHeader().msn();
+                        refusedReceive = true;
+                    }
                     terminator.terminateFor(e, ulpdu);
                 }
             } finally {
