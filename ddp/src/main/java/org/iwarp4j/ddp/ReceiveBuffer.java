@@ -2,6 +2,7 @@ package org.iwarp4j.ddp;
 
 import io.netty.buffer.ByteBuf;
 import java.util.List;
+import org.iwarp4j.mpa.PlacementGuard;
 
 /**
  * An untagged buffer posted to an {@link UntaggedQueue} (RFC 5041 §5.1.2): a scatter list whose
@@ -47,6 +48,14 @@ public final class ReceiveBuffer {
         return new ReceiveBuffer(workRequestId, new ScatterEntry(buffer, index, length));
     }
 
+    /**
+     * As {@link #of(long, ByteBuf, int, int)}, for memory that {@code guard} keeps a valid target
+     * (see {@link ScatterEntry}).
+     */
+    public static ReceiveBuffer of(long workRequestId, ByteBuf buffer, int index, int length, PlacementGuard guard) {
+        return new ReceiveBuffer(workRequestId, new ScatterEntry(buffer, index, length, guard));
+    }
+
     /** A buffer made of {@code scatterList}, in order; the list may be empty (a zero-length buffer). */
     public static ReceiveBuffer of(long workRequestId, List<ScatterEntry> scatterList) {
         return new ReceiveBuffer(workRequestId, scatterList);
@@ -67,25 +76,40 @@ public final class ReceiveBuffer {
         return length;
     }
 
-    /** Copies {@code length} octets of {@code src} from {@code srcIndex} to buffer offset {@code offset}; checked by the caller. */
-    void write(long offset, ByteBuf src, int srcIndex, int length) {
+    /**
+     * Copies {@code length} octets of {@code src} from {@code srcIndex} to buffer offset {@code
+     * offset}; checked by the caller. Each piece is written under its guard, checked there: a
+     * piece whose memory stopped being a valid target is not written.
+     *
+     * @return {@code false} if a piece's guard refused (the pieces before it were written)
+     */
+    boolean write(long offset, ByteBuf src, int srcIndex, int length) {
         // By index, not for-each: an iterator per placed segment (every Send's) is not always
         // optimised away (JFR's allocation samples on the receiving loop of a Send run).
         for (int i = 0; i < scatterList.size(); i++) {
             ScatterEntry e = scatterList.get(i);
             if (length == 0) {
-                return;
+                return true;
             }
             if (offset >= e.length()) {
                 offset -= e.length();
                 continue;
             }
             int n = (int) Math.min(length, e.length() - offset);
-            MemoryPlacement.copy(src, srcIndex, e.buffer(), e.index() + (int) offset, n);
+            PlacementGuard guard = e.guard();
+            if (!guard.enter()) {
+                return false;
+            }
+            try {
+                MemoryPlacement.copy(src, srcIndex, e.buffer(), e.index() + (int) offset, n);
+            } finally {
+                guard.exit();
+            }
             srcIndex += n;
             length -= n;
             offset = 0;
         }
+        return true;
     }
 
     @Override

@@ -120,7 +120,8 @@ public final class TaggedBuffer {
 
     /**
      * The guard of a placement into this buffer that does not go through {@link StagTable} (MPA's
-     * direct placement, whose socket read writes the memory): entered, it holds the buffer's read
+     * direct placement, whose socket read writes the memory, and a Send's placement into a receive
+     * posted in this buffer, {@link ScatterEntry}): entered, it holds the buffer's read
      * lock, so that {@link StagTable#invalidate} and {@link StagTable#deregister} wait for it as for
      * the table's own placements (§8.3.1 #6); it refuses once the buffer is invalid.
      */

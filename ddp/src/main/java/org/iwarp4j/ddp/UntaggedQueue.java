@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.iwarp4j.mpa.DirectPlacement;
 
 /**
  * The untagged buffers of one queue number on one DDP stream (RFC 5041 §5.1.2, §5.3, §5.4, §7.1):
@@ -23,7 +24,9 @@ import java.util.function.Consumer;
  * not an offset inside the buffer is {@link DdpError#INVALID_MO}, and MO + payload length past the
  * buffer's end is {@link DdpError#MESSAGE_TOO_LONG}. A zero-length segment also needs its buffer
  * (a zero-length Send consumes one, RFC 5040 §5.3) and may have MO equal to the buffer length. On
- * any error nothing is written.
+ * any error nothing is written, except when a buffer's memory stops being a valid target while it
+ * is posted ({@link ScatterEntry#guard()} refuses: {@link DdpError#LOCAL_CATASTROPHIC}): the pieces
+ * of the scatter list before the refusing one may have been written.
  *
  * <p><b>Resources.</b> The queue holds at most {@code capacity} buffers and nothing else: a segment
  * can only act on a buffer that was posted, so the remote peer cannot make it grow.
@@ -160,14 +163,21 @@ public final class UntaggedQueue {
                     + Integer.toUnsignedLong(header.msn()));
         }
         if (length > 0) {
+            boolean written;
             try {
-                slot.buffer.write(mo, payload, payload.readerIndex(), length);
+                written = slot.buffer.write(mo, payload, payload.readerIndex(), length);
             } catch (IndexOutOfBoundsException | IllegalReferenceCountException e) {
                 DdpException failure = new DdpException(DdpError.LOCAL_CATASTROPHIC,
                         "a posted buffer of QN " + Integer.toUnsignedLong(queueNumber) + " is no longer usable: "
                                 + e.getMessage());
                 failure.initCause(e);
                 throw failure;
+            }
+            if (!written) {
+                // Its region was deregistered or invalidated since it was posted (the guard refused).
+                throw new DdpException(DdpError.LOCAL_CATASTROPHIC, "the memory of the buffer posted for MSN "
+                        + Integer.toUnsignedLong(header.msn()) + " on QN " + Integer.toUnsignedLong(queueNumber)
+                        + " is no longer a valid target (deregistered or invalidated)");
             }
         }
         if (!slot.started) {
@@ -189,6 +199,17 @@ public final class UntaggedQueue {
      * checked again) by {@link #place} when it is complete.
      */
     public ByteBuf placementTarget(UntaggedHeader header, int length) {
+        DirectPlacement placement = directPlacement(header, 0, length);
+        return placement == null ? null : placement.target();
+    }
+
+    /**
+     * {@link #placementTarget} as MPA's direct placement of a ULPDU whose header is {@code
+     * headerLength} octets, with the guard of the piece of the scatter list the payload lies in
+     * ({@link ScatterEntry#guard()}): a socket read into memory whose region is deregistered
+     * meanwhile stops as it does for tagged memory. {@code null} where placementTarget is.
+     */
+    public DirectPlacement directPlacement(UntaggedHeader header, int headerLength, int length) {
         if (header.qn() != queueNumber || length <= 0) {
             return null;
         }
@@ -209,11 +230,13 @@ public final class UntaggedQueue {
             if (mo + length > e.length()) {
                 return null;
             }
+            ByteBuf target;
             try {
-                return e.buffer().retainedSlice(e.index() + (int) mo, length);
+                target = e.buffer().retainedSlice(e.index() + (int) mo, length);
             } catch (IndexOutOfBoundsException | IllegalReferenceCountException ex) {
                 return null; // the ordinary path reports it
             }
+            return DirectPlacement.of(headerLength, target, e.guard());
         }
         return null;
     }

@@ -286,4 +286,48 @@ class UntaggedQueueTest {
         assertThatThrownBy(() -> new ScatterEntry(arena, -1, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThat(new ScatterEntry(arena, 8190, 2).length()).isEqualTo(2);
     }
+
+    /**
+     * A posted buffer whose memory stops being a valid target (its region deregistered while it is
+     * posted): its guard refuses, nothing is written, the segment fails Local Catastrophic, and
+     * MPA's direct placement is handed the same guard, so that a socket read stops there too.
+     */
+    @Test
+    void aBufferWhoseGuardRefusesGetsNothing() throws Exception {
+        boolean[] valid = {true};
+        int[] held = {0};
+        int[] entries = {0};
+        org.iwarp4j.mpa.PlacementGuard guard = new org.iwarp4j.mpa.PlacementGuard() {
+            @Override
+            public boolean enter() {
+                if (valid[0]) {
+                    held[0]++;
+                    entries[0]++;
+                }
+                return valid[0];
+            }
+
+            @Override
+            public void exit() {
+                held[0]--;
+            }
+        };
+        UntaggedQueue q = queue(0, 2);
+        arena.setZero(100, 64);
+        q.post(ReceiveBuffer.of(1, arena, 100, 64, guard));
+        UntaggedHeader header = new UntaggedHeader(true, 0x43, 0, 0, 1, 0);
+        org.iwarp4j.mpa.DirectPlacement placement = q.directPlacement(header, 18, 32);
+        assertThat(placement.guard()).isSameAs(guard);
+        assertThat(placement.headerLength()).isEqualTo(18);
+        placement.target().release();
+
+        valid[0] = false;
+        assertThat(rejected(q, true, 1, 0, 32)).isEqualTo(DdpError.LOCAL_CATASTROPHIC);
+
+        valid[0] = true;
+        place(q, true, 1, 0, Bufs.pattern(32, 3));
+        assertThat(entries[0]).as("the copy entered the guard").isEqualTo(1);
+        assertThat(held[0]).as("and left it").isZero();
+        assertThat(delivered).hasSize(1);
+    }
 }

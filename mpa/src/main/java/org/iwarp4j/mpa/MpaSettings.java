@@ -133,7 +133,10 @@ public final class MpaSettings {
         return ird;
     }
 
-    /** Outbound RDMA Read queue depth this end wants (RFC 6581 §9.1). */
+    /**
+     * Outbound RDMA Read queue depth this end wants (RFC 6581 §9.1). 0 means no RDMA Read at all:
+     * a connection that negotiates ORD 0 (this, or the peer's IRD 0) refuses every Read.
+     */
     public int ord() {
         return ord;
     }

@@ -16,8 +16,12 @@ import java.util.function.Consumer;
  * polled from any thread — or, with a listener, handed to the listener on the event loop that
  * completed them (the listener must not block).
  *
- * <p>An overrun (more unpolled completions than the capacity) puts the queue pair that overran
- * it into ERROR, as a hardware RNIC does: size the queue for the work you post.
+ * <p>An overrun (more unpolled completions than the capacity) loses the completion that did not
+ * fit and fails the queue pair that overran the queue, as a hardware RNIC does (a completion queue
+ * overrun is an asynchronous error that puts its queue pairs into ERROR): it sends a Terminate
+ * (RDMAP Local Catastrophic Error), closes its connection and flushes its work (into the full
+ * queue: those completions are lost as well); its {@link QueuePair#failureCause()} reads
+ * "completion queue overrun, capacity N". Size the queue for the work you post.
  *
  * <p>No lock: {@link #poll()} of an empty queue reads one counter (a thread polling in a loop, as
  * perftest does, never contends with the completing event loop), and a thread waiting in {@link
@@ -171,8 +175,13 @@ public final class CompletionQueue {
      * QueuePair#postReceive} returns (so always ahead of a Send posted after it), behind any
      * receive still queued from another thread; after a {@code close()} or {@code abort()} still
      * queued it waits behind that and is flushed. The listener is never called from inside its own
-     * post. It must not throw: an exception leaves the completing engine and fails that
-     * queue pair's connection. {@code setListener(null)} does not wait for a call already running.
+     * post. It must not throw: an exception is caught on the event loop and fails the queue pair
+     * whose completion it was, as any local failure does (no Terminate; {@link
+     * QueuePair#failureCause()} is the exception, its outstanding work completes {@code FATAL} and
+     * {@code FLUSHED}, its connection closes), whatever completion it was called for: a Send's or
+     * Write's, a receive's, or one made while posting. An exception from a completion flushed after the
+     * queue pair failed changes nothing more (it is logged at debug level; for a queue pair closed
+     * before it ever connected it becomes the failure cause). {@code setListener(null)} does not wait for a call already running.
      */
     public void setListener(Consumer<WorkCompletion> listener) {
         this.listener = listener;

@@ -163,6 +163,10 @@ public final class QueuePair {
      * {@code true} if {@link #terminateReason()} came in a Terminate from the peer (its RNIC found
      * the error, e.g. in an RDMA Write or Read Request this end sent), {@code false} if this end sent
      * the Terminate or there was none. Upper layers need the direction to know whose operation failed.
+     * A Terminate from the peer that is itself invalid (on a wrong queue, MSN not 1 or MO not 0, too
+     * long) counts as received too, and is never answered (RFC 5040 §5.4, §7.1, RDMAP-R-029): its
+     * reason is what the peer wrote where it could be read, and {@link #failureCause()} says what was
+     * wrong with it.
      */
     public boolean terminateReceived() {
         return terminateReceived;
@@ -198,7 +202,12 @@ public final class QueuePair {
      * it), or, when the connection ended with sends outstanding and nothing else failed first,
      * "connection closed with work outstanding, not by this queue pair", or, for a connection that
      * never reached RTS, why (the TCP connect's failure, an {@code MpaRejectedException}, MPA's
-     * startup timeout: the cause {@link #established()} failed with); {@code null} if none.
+     * startup timeout: the cause {@link #established()} failed with); or a completion queue
+     * overrun, an IllegalStateException reading "completion queue overrun, capacity N" (the one
+     * failure here that is also sent to the peer: a Terminate, RDMAP Local Catastrophic Error,
+     * which {@link #terminateReason()} then names); or, beside a Terminate received that was itself
+     * invalid, an IOException reading "invalid Terminate from the peer, not answered" and why
+     * ({@link #terminateReceived()}); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {
@@ -211,14 +220,28 @@ public final class QueuePair {
      * QueuePairSettings.Builder#signalAllSends}). A request's slot is taken until its completion,
      * or for an unsignalled one a later request's completion, reaches the completion queue.
      *
+     * <p>An RDMA Read needs an ORD of at least 1: on a connection whose negotiated ORD is 0 (the
+     * peer's IRD was 0, or {@code MpaSettings.ord(0)}) no Read may ever be outstanding. Posted
+     * once the connection is up, it is refused here; posted before, it completes at once with
+     * {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} when the connection comes up, and the
+     * work after it goes on.
+     *
      * @throws NullPointerException if a request is {@code null} (none is posted)
      * @throws IllegalStateException if the requests do not fit in the send queue (none is posted),
-     *         or the queue pair is past RTS
+     *         or the queue pair is past RTS, or a request is an RDMA Read and the negotiated ORD is
+     *         0 (none is posted)
      */
     public void postSend(SendWorkRequest... requests) {
         // Refused here, not in the event loop's drain, where it would stop the commands behind it.
+        NegotiatedParameters n = negotiated;
+        boolean noReads = n != null && n.ord() == 0;
         for (SendWorkRequest r : requests) {
             Objects.requireNonNull(r, "request");
+            if (noReads && r.kind() == SendWorkRequest.Kind.RDMA_READ) {
+                // As ibv_post_send fails a Read on siw with ORD 0 (EINVAL): it could never be sent.
+                throw new IllegalStateException("queue pair " + number + " negotiated ORD 0: it may send no RDMA"
+                        + " Read (the peer's IRD or this end's ORD was 0, RFC 6581 §9.1)");
+            }
         }
         checkPostable();
         if (outstandingSends.addAndGet(requests.length) > settings.sendQueueDepth()) {
@@ -398,7 +421,7 @@ public final class QueuePair {
         }
 
         @Override
-        public void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
+        public boolean complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
                              WorkCompletionStatus status, int byteLength, boolean solicitedEvent,
                              Integer invalidatedStag, TerminateReason reason) {
             CompletionQueue cq;
@@ -413,9 +436,8 @@ public final class QueuePair {
                     invalidatedStag, reason, status == WorkCompletionStatus.SUCCESS ? null : failureCause,
                     QueuePair.this);
             rnic.meters().completed(completion);
-            if (!cq.complete(completion, workQueue.executor())) {
-                moveTo(QueuePairState.ERROR); // an overrun fails the queue pair, as RNICs do
-            }
+            // An overrun is the engine's to handle: it fails the queue pair (Completions).
+            return cq.complete(completion, workQueue.executor());
         }
 
         @Override

@@ -6,6 +6,9 @@ import java.util.List;
  * A receive buffer posted to a queue pair (RFC 5040 §5.3: each Send consumes exactly one): the
  * incoming message is scattered over {@link #localSegments()} in order. A Send longer than their
  * total ends the connection with a Terminate (DDP 0x2/0x05) and completes this request in error.
+ * A Send that finds the region of a segment deregistered or invalidated since the post places
+ * nothing there: this request completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} and the
+ * queue pair fails with a Terminate (DDP Local Catastrophic, 0x1/0x0/0x00).
  */
 public final class ReceiveWorkRequest {
 

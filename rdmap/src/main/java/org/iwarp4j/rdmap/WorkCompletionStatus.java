@@ -9,7 +9,11 @@ public enum WorkCompletionStatus {
      * Write's remote tagged offset plus its length passes 2^64 (nothing is sent).
      */
     LOCAL_LENGTH_ERROR,
-    /** A local memory region does not grant the access, or is no longer valid. */
+    /**
+     * A local memory region does not grant the access, or is no longer valid; or the connection
+     * does not grant the operation: an RDMA Read posted before a connection that negotiated ORD 0
+     * (no Read may be outstanding, RFC 6581 §9.1; nothing is sent).
+     */
     LOCAL_PROTECTION_ERROR,
     /** The peer refused access to its memory (a Terminate with a tagged-buffer or protection error). */
     REMOTE_ACCESS_ERROR,

@@ -1,6 +1,6 @@
 package org.iwarp4j.rdmap.internal.qp;
 
-import org.iwarp4j.ddp.ReceiveBuffer;
+import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.TerminateReason;
@@ -16,14 +16,51 @@ import org.iwarp4j.rdmap.WorkCompletionStatus;
  */
 final class Completions {
 
+    /**
+     * What fails the queue pair when a completion does not reach the user: its engine. A queue
+     * pair that never ran one (flushed before any connection) is in ERROR already and has none.
+     */
+    interface Undelivered {
+        /**
+         * {@code cq} was full and the completion is lost. Called inside the completing code (a
+         * send queue's ordered completion, a receive's delivery, a flush): it must leave it
+         * consistent to go on, and may be called again by the flush it starts.
+         */
+        void overrun(CompletionQueue cq);
+
+        /**
+         * Delivering the completion threw {@code failure}: the completion queue's listener did,
+         * which it must not. Called where {@link #overrun} is, under the same conditions.
+         */
+        void failed(Throwable failure);
+    }
+
     private final QueuePairPort port;
     private final boolean signalAllSends;
     /** Send slots of unsignalled successes since the last send completion. */
     private int unsignalledDone;
+    private Undelivered undelivered;
 
     Completions(QueuePairPort port) {
         this.port = port;
         this.signalAllSends = port.settings().signalAllSends();
+        // No engine (flushed before any connection): the queue pair is in ERROR already; a
+        // listener's exception is kept as its failure cause, not thrown into the close() flushing.
+        this.undelivered = new Undelivered() {
+            @Override
+            public void overrun(CompletionQueue cq) {
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                port.failed(failure);
+            }
+        };
+    }
+
+    /** The engine that fails the queue pair when a completion does not reach the user. */
+    void failTo(Undelivered engine) {
+        this.undelivered = engine;
     }
 
     /**
@@ -38,25 +75,43 @@ final class Completions {
         }
         int slots = 1 + unsignalledDone;
         unsignalledDone = 0;
-        port.complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
+        complete(QueuePairPort.Queue.SEND, slots, request.id(), opcode, status, length, false, null, reason);
     }
 
     /** A receive was filled by a Send (RFC 5040 §5.3). */
     void received(long workRequestId, int length, boolean solicitedEvent, Integer invalidatedStag) {
-        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
+        complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE,
                 WorkCompletionStatus.SUCCESS, length, solicitedEvent, invalidatedStag, null);
     }
 
     /** A receive that ends without data: flushed, or refused at posting. */
     void receiveFailed(long workRequestId, WorkCompletionStatus status, TerminateReason reason) {
-        port.complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
+        complete(QueuePairPort.Queue.RECEIVE, 1, workRequestId, WorkCompletionOpcode.RECEIVE, status, 0, false,
                 null, reason);
     }
 
-    /** Every posted receive the DDP queue still held (RFC 5040 §6.2.1). */
-    void flushReceives(Iterable<ReceiveBuffer> buffers, TerminateReason reason) {
-        for (ReceiveBuffer buffer : buffers) {
-            receiveFailed(buffer.workRequestId(), WorkCompletionStatus.FLUSHED, reason);
+    /**
+     * Hands one completion to the port. A completion queue overrun loses the completion: whoever
+     * waits for its work request would wait forever, and later completions would land after the
+     * gap, so the queue pair must not go on as if nothing happened ({@link Undelivered}). A
+     * listener that throws is contained here, the one place every completion passes: from a
+     * write's listener Netty would only log it, and from the work queue's drain it would stop the
+     * commands behind it and the drain's flush until the next post.
+     */
+    private void complete(QueuePairPort.Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode,
+                          WorkCompletionStatus status, int byteLength, boolean solicitedEvent, Integer invalidatedStag,
+                          TerminateReason reason) {
+        boolean delivered;
+        try {
+            delivered = port.complete(queue, slots, workRequestId, opcode, status, byteLength, solicitedEvent,
+                    invalidatedStag, reason);
+        } catch (RuntimeException | Error e) {
+            undelivered.failed(e);
+            return;
+        }
+        if (!delivered) {
+            undelivered.overrun(queue == QueuePairPort.Queue.SEND ? port.settings().sendCompletionQueue()
+                    : port.settings().receiveCompletionQueue());
         }
     }
 

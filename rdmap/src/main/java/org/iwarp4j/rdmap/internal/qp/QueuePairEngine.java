@@ -19,10 +19,12 @@ import org.iwarp4j.mpa.MpaRole;
 import org.iwarp4j.mpa.MpaStartupEvent;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.mpa.PlacementRecvByteBufAllocator;
+import org.iwarp4j.rdmap.CompletionQueue;
 import org.iwarp4j.rdmap.QueuePairSettings;
 import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.WorkCompletionStatus;
 import org.iwarp4j.rdmap.internal.wire.TerminateBuilder;
 import org.slf4j.Logger;
@@ -80,6 +82,18 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 this::writeFailed, cause -> exceptionCaught(ctx, cause));
         this.receivePath = new ReceivePath(port, completions, terminator, transmitter, ctx);
         terminator.bind(receivePath, transmitter);
+        completions.failTo(new Completions.Undelivered() {
+            @Override
+            public void overrun(CompletionQueue cq) {
+                completionQueueOverrun(cq);
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                // A completion queue listener's exception: a local failure, as one from the pipeline.
+                exceptionCaught(ctx, failure);
+            }
+        });
         port.workQueue().bind(ctx.executor(), this, completions.flushing());
     }
 
@@ -322,6 +336,30 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                     + cause.getMessage(), cause);
         }
         return cause;
+    }
+
+    /**
+     * A completion queue was full, and a completion of this queue pair is lost: whoever waits for
+     * its work request would wait forever, and the completions after it would arrive behind the
+     * gap. As on an RNIC (IB and RDMAC verbs: a completion queue overrun is an asynchronous error
+     * that puts the queue pairs completing into it into ERROR), the queue pair fails: nothing more
+     * is placed, sent or answered, and its outstanding work is flushed (into a queue that may well
+     * be full still: those completions are lost too, which the failure cause explains). The peer
+     * is told with a Terminate, RDMAP Local Catastrophic Error (0x0/0x0/0x00, no headers: RFC 5040
+     * §7.1 #1 for an error not tied to an incoming message, RDMAP-R-036, RDMAP-R-026), so that its
+     * work fails with a reason instead of a bare closed connection.
+     */
+    private void completionQueueOverrun(CompletionQueue cq) {
+        if (terminator.isTerminated()) {
+            log.debug("queue pair {}, already terminated, lost a flushed completion: completion queue of {} full",
+                    port.queuePair().number(), cq.capacity());
+            return;
+        }
+        IllegalStateException overrun = new IllegalStateException("completion queue overrun, capacity "
+                + cq.capacity() + ": a completion of queue pair " + port.queuePair().number() + " was lost");
+        logFailure("failed", overrun, overrun);
+        port.failed(overrun);
+        terminator.sendTerminateAndFail(TerminateBuilder.forLocalError(TerminateReason.RDMAP_LOCAL_CATASTROPHIC));
     }
 
     /**

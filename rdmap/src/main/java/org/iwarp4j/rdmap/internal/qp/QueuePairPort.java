@@ -43,9 +43,12 @@ public interface QueuePairPort {
     /**
      * Gives back {@code slots} slots of {@code queue} (more than one when the completion also ends
      * unsignalled send requests before it), builds the completion, counts it and hands it to the
-     * queue's completion queue; an overrun moves the queue pair to ERROR.
+     * queue's completion queue.
+     *
+     * @return {@code false} if the completion queue was full (an overrun): the completion is lost,
+     *     and the caller must fail the queue pair
      */
-    void complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
+    boolean complete(Queue queue, int slots, long workRequestId, WorkCompletionOpcode opcode, WorkCompletionStatus status,
                   int byteLength, boolean solicitedEvent, Integer invalidatedStag, TerminateReason reason);
 
     QueuePairState state();

@@ -3,10 +3,12 @@ package org.iwarp4j.rdmap.internal.qp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import org.iwarp4j.ddp.Access;
+import org.iwarp4j.ddp.DdpError;
 import org.iwarp4j.ddp.DdpException;
 import org.iwarp4j.ddp.DdpHeader;
 import org.iwarp4j.ddp.DdpReceiver;
@@ -70,6 +72,9 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf internalBuffers;
     private int internalUsed;
     private ByteBuf currentUlpdu;
+    /** A Send met a posted receive whose region was no longer valid: the MSN of that receive. */
+    private boolean refusedReceive;
+    private int refusedReceiveMsn;
     /** A flush is scheduled for the end of this event loop turn; see {@link #flushSoon()}. */
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushNow;
@@ -116,29 +121,43 @@ final class ReceivePath implements PlacementAdvisor {
      * The DDP buffer of {@code request}, or {@code null} if a segment is not valid local-write
      * memory of this protection domain. A receive is posted once per Send received, so the usual
      * one-segment request is built without a list of its own ({@link ReceiveBuffer#of(long,
-     * ByteBuf, int, int)}).
+     * ByteBuf, int, int, PlacementGuard)}).
+     *
+     * <p>Each piece keeps its region's placement guard: the region may be deregistered or
+     * invalidated while the receive is posted, and "when mr.close() returns no read into the
+     * memory is running and none starts" (docs/verbs.md) holds for a Send's placement too, copied
+     * or read in place, as for a Write's (RFC 5040 §8.1.1 #6, RDMAP-R-038; siw checks a receive's
+     * memory again at each placement, siw_check_sge).
      */
     private ReceiveBuffer bufferOf(ReceiveWorkRequest request) {
         List<ScatterGatherElement> segments = request.localSegments();
         if (segments.size() == 1) {
             ScatterGatherElement sge = segments.get(0);
-            return usable(sge) ? ReceiveBuffer.of(request.id(), sge.region().memory(), (int) sge.offset(), sge.length())
-                    : null;
+            TaggedBuffer registered = usable(sge);
+            return registered == null ? null : ReceiveBuffer.of(request.id(), registered.memory(), (int) sge.offset(),
+                    sge.length(), registered.placementGuard());
         }
         List<ScatterEntry> scatter = new ArrayList<>(segments.size());
         for (ScatterGatherElement sge : segments) {
-            if (!usable(sge)) {
+            TaggedBuffer registered = usable(sge);
+            if (registered == null) {
                 return null;
             }
-            scatter.add(new ScatterEntry(sge.region().memory(), (int) sge.offset(), sge.length()));
+            scatter.add(new ScatterEntry(registered.memory(), (int) sge.offset(), sge.length(),
+                    registered.placementGuard()));
         }
         return ReceiveBuffer.of(request.id(), scatter);
     }
 
-    private boolean usable(ScatterGatherElement sge) {
+    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain. */
+    private TaggedBuffer usable(ScatterGatherElement sge) {
         MemoryRegion region = sge.region();
-        return region.isValid() && region.protectionDomain() == port.settings().protectionDomain()
-                && region.access().contains(Access.LOCAL_WRITE) && sge.offset() + sge.length() <= region.length();
+        if (region.protectionDomain() != port.settings().protectionDomain()
+                || !region.access().contains(Access.LOCAL_WRITE) || sge.offset() + sge.length() > region.length()) {
+            return null;
+        }
+        TaggedBuffer registered = stagTable.lookup(region.stag()); // null once invalid
+        return registered != null && registered.memory() == region.memory() ? registered : null;
     }
 
     /** Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2. */
@@ -213,9 +232,17 @@ final class ReceivePath implements PlacementAdvisor {
             case SEND:
             case SEND_WITH_INVALIDATE:
             case SEND_WITH_SE:
-            case SEND_WITH_SE_AND_INVALIDATE:
-                target = receives.placementTarget((org.iwarp4j.ddp.UntaggedHeader) header, payload);
+            case SEND_WITH_SE_AND_INVALIDATE: {
+                // With the guard of the receive's region, as for a Write's (bufferOf).
+                DirectPlacement receive = receives.directPlacement((org.iwarp4j.ddp.UntaggedHeader) header,
+                        header.length(), payload);
+                if (receive == null) {
+                    return null;
+                }
+                target = receive.target();
+                guard = receive.guard();
                 break;
+            }
             default:
                 return null;
         }
@@ -274,9 +301,18 @@ final class ReceivePath implements PlacementAdvisor {
         }
     }
 
-    /** Takes back every posted receive, for the flush. */
-    List<ReceiveBuffer> flushReceives() {
-        return receives.flush();
+    /**
+     * Takes back every posted receive and completes it (RFC 5040 §6.2.1, RDMAP-R-035): flushed,
+     * except the one whose memory refused a Send's placement, which gets the local error it is.
+     */
+    void flushReceives(TerminateReason reason) {
+        int msn = receives.nextMsn();
+        for (ReceiveBuffer buffer : receives.flush()) {
+            WorkCompletionStatus status = refusedReceive && msn == refusedReceiveMsn
+                    ? WorkCompletionStatus.LOCAL_PROTECTION_ERROR : WorkCompletionStatus.FLUSHED;
+            completions.receiveFailed(buffer.workRequestId(), status, reason);
+            msn++;
+        }
     }
 
     /** The connection is gone: the internal buffers go back to the allocator. */
@@ -298,7 +334,11 @@ final class ReceivePath implements PlacementAdvisor {
             try {
                 segment = receiver.decode(ulpdu);
             } catch (DdpException e) {
-                terminator.terminateFor(e, ulpdu);
+                if (meantAsTerminate(ulpdu, null)) {
+                    invalidTerminate(e.getMessage(), null);
+                } else {
+                    terminator.terminateFor(e, ulpdu);
+                }
                 return;
             }
             if (segment == null) {
@@ -307,7 +347,19 @@ final class ReceivePath implements PlacementAdvisor {
             try {
                 dispatch(segment, ulpdu);
             } catch (DdpException e) {
-                terminator.terminateFor(e, ulpdu);
+                if (meantAsTerminate(ulpdu, segment)) {
+                    invalidTerminate(e.getMessage(), segment); // e.g. too long, MSN not 1
+                } else {
+                    if (e.error() == DdpError.LOCAL_CATASTROPHIC && !segment.tagged()
+                            && segment.untaggedHeader().qn() == RdmapConstants.QN_SEND) {
+                        // The posted receive's memory is no longer a valid target: that receive
+                        // completes LOCAL_PROTECTION_ERROR (flushReceives), the queue pair fails
+                        // with DDP Local Catastrophic, as siw's siw_check_sge failure does.
+                        refusedReceiveMsn = segment.untaggedHeader().msn();
+                        refusedReceive = true;
+                    }
+                    terminator.terminateFor(e, ulpdu);
+                }
             } finally {
                 segment.release();
             }
@@ -326,7 +378,17 @@ final class ReceivePath implements PlacementAdvisor {
         long queueNumber = segment.tagged() ? -1 : segment.untaggedHeader().qn() & 0xFFFFFFFFL;
         RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, segment.header().rsvdUlp(), queueNumber);
         if (!check.isValid()) {
-            terminate(check.cause());
+            if (meantAsTerminate(ulpdu, segment)) {
+                invalidTerminate(check.cause() + ", " + check.cause().reason(), segment); // e.g. on QN 0
+            } else {
+                terminate(check.cause());
+            }
+            return;
+        }
+        if (check.opcode() == RdmapOpcode.TERMINATE && segment.untaggedHeader().mo() != 0) {
+            // Within the 64-octet buffer DDP would place it, leaving octets from MO 0 unwritten.
+            invalidTerminate("MO " + Integer.toUnsignedLong(segment.untaggedHeader().mo())
+                    + ", not 0 (RFC 5040 §5.4, RDMAP-R-025)", segment);
             return;
         }
         switch (check.opcode()) {
@@ -476,6 +538,46 @@ final class ReceivePath implements PlacementAdvisor {
         } catch (RuntimeException e) {
             reason = TerminateReason.rdmap(0x2, 0xFF);
         }
+        terminator.terminateReceived(reason, stag);
+    }
+
+    /**
+     * Whether {@code ulpdu} is meant as a Terminate: its RDMAP opcode is Terminate's (the control
+     * octet follows DDP's, tagged or not, so this can be read even when DDP refused the header), or
+     * it arrived on the Terminate queue (QN 2; {@code segment} is {@code null} if it did not decode).
+     */
+    private static boolean meantAsTerminate(ByteBuf ulpdu, DdpSegment segment) {
+        if (ulpdu.readableBytes() >= 2 && RdmapControl.opcodeCode(ulpdu.getUnsignedByte(ulpdu.readerIndex() + 1))
+                == RdmapOpcode.TERMINATE.code()) {
+            return true;
+        }
+        return segment != null && !segment.tagged() && segment.untaggedHeader().qn() == RdmapConstants.QN_TERMINATE;
+    }
+
+    /**
+     * The peer's Terminate is itself invalid (on a wrong queue, MSN not 1 or MO not 0, too long for
+     * the Terminate buffer, bad control field): RFC 5040 §5.4 and §7.1 have that reported to the
+     * local ULP only (RDMAP-R-029), and a Terminate is never answered with one (RDMAP-R-028's note),
+     * so it ends the queue pair as a valid one does: received, nothing sent, the connection closed.
+     * The reason is what the peer wrote, if its message starts where a Terminate's control word
+     * is (MO 0), else RDMAP Remote Operation Unspecified, as for a Terminate that does not decode;
+     * the failure cause says what was wrong with it.
+     */
+    private void invalidTerminate(String why, DdpSegment segment) {
+        TerminateReason reason = TerminateReason.RDMAP_OPERATION_UNSPECIFIED;
+        OptionalInt stag = OptionalInt.empty();
+        if (segment != null && !segment.tagged() && segment.untaggedHeader().mo() == 0
+                && segment.payloadLength() >= RdmapConstants.TERMINATE_CONTROL_LENGTH) {
+            try {
+                TerminateMessage terminate = TerminateMessage.decode(segment.payload().duplicate());
+                reason = terminate.reason();
+                stag = terminatedStag(terminate);
+            } catch (RuntimeException e) {
+                // keep the unspecified reason
+            }
+        }
+        port.failed(new IOException("invalid Terminate from the peer, not answered (RFC 5040 §5.4, §7.1,"
+                + " RDMAP-R-029): " + why));
         terminator.terminateReceived(reason, stag);
     }
 

@@ -172,7 +172,7 @@ final class Terminator {
     void failAll(WorkCompletionStatus headStatus, TerminateReason reason) {
         transmitter.flush(headStatus, reason);
         if (receivePath != null) {
-            completions.flushReceives(receivePath.flushReceives(), reason);
+            receivePath.flushReceives(reason);
         }
         WorkCommand.Handler flushing = completions.flushing();
         for (WorkCommand c; (c = port.workQueue().poll()) != null; ) {

@@ -208,6 +208,15 @@ final class Transmitter {
     private void startRead(SendEntry entry) throws LocalWorkError {
         ScatterGatherElement sink = entry.request.localSegments().get(0);
         checkLocal(sink, Access.LOCAL_WRITE);
+        if (ord == 0) {
+            // ORD 0 (the peer's IRD was 0, or this end asked for no Reads, RFC 6581 §9.1): no Read
+            // Request may ever be outstanding, so the Read would wait for ORD forever and, as
+            // completions are in order, hold back every completion and an orderly close behind it.
+            // The connection does not grant the operation: it completes at once in error and the
+            // queue pair goes on (siw fails such a post: siw_activate_tx, "We negotiated not to
+            // send READ req's"). QueuePair.postSend refuses it once the ORD is known.
+            throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+        }
         if (outstandingReads.size() >= ord) {
             readsWaitingForOrd.add(entry);
             meters.readWaitedForOrd();
