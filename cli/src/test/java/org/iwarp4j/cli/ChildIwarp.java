@@ -40,6 +40,11 @@ public final class ChildIwarp implements AutoCloseable {
     /** Starts {@code java JVM_OPTIONS... iwarp ARGS...} (e.g. {@code -Djava.io.tmpdir=DIR}). */
     public static ChildIwarp startWith(List<String> jvmOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        if (Runtime.version().feature() >= 22) {
+            // The jar's manifest grants Netty's native libraries native access (docs/jdk.md); on a
+            // class path the JVM asks for the option instead, else it warns on stderr from Java 24.
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), IwarpCommand.class.getName()));
         command.addAll(List.of(args));
