@@ -1,6 +1,6 @@
 /**
  * JMH benchmarks for iwarp4j's hot paths. Built as {@code benchmarks/target/benchmarks.jar} by
- * {@code mvn -pl benchmarks -am package}; never run by the build. Run them with
+ * {@code ./mvnw -pl benchmarks -am package -DskipTests} from the checkout root; never run by the build. Run them with
  * {@code java -jar benchmarks/target/benchmarks.jar <regex> [JMH options]}.
  *
  * <p>Throughput benchmarks report ops/s as the primary score and, as the secondary score

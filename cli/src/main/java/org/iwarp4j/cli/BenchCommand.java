@@ -585,7 +585,7 @@ final class BenchCommand {
         }
     }
 
-    /** {@code --crc[=on|accept|off]}: the one form every command takes ({@code --crc} alone is {@code on}). */
+    /** {@code --poll busy|event}, in any case. */
     static final class PollConverter implements picocli.CommandLine.ITypeConverter<PollMode> {
         @Override
         public PollMode convert(String value) {
@@ -597,6 +597,7 @@ final class BenchCommand {
         }
     }
 
+    /** {@code --crc[=on|accept|off]}: the one form every command takes ({@code --crc} alone is {@code on}). */
     static final class CrcConverter implements picocli.CommandLine.ITypeConverter<NegotiationMode> {
         @Override
         public NegotiationMode convert(String value) {

@@ -38,8 +38,11 @@ public final class IwarpCommand {
 
     /**
      * The command line: {@code pcap} runs a command line of its own; {@code --pcap} wraps the
-     * subcommand. Every subcommand prints this version for {@code -V} (picocli leaves theirs
-     * empty) and takes enum values in any case ({@code --transport epoll}).
+     * subcommand. Every subcommand with picocli's standard options prints this version for
+     * {@code --version} and {@code -V} (picocli leaves theirs empty); {@code decode} has
+     * {@code --version} only ({@code -V} is {@code --verbose}) and {@code rping} neither ({@code -V}
+     * validates the data, as Linux rping's does). Enum values are taken in any case
+     * ({@code --transport epoll}).
      */
     private static CommandLine commandLine() {
         IwarpCommand top = new IwarpCommand();

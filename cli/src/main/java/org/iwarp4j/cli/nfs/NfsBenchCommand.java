@@ -37,8 +37,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code iwarp nfs bench [SERVER:/dir]}: NFSv3 WRITE and READ throughput over RPC-over-RDMA and
- * over TCP against the same server in one run, with the ratio; every pass verified by CRC32C.
+ * {@code iwarp nfs bench [SERVER:/dir]}: NFS WRITE and READ throughput (the version {@code --vers}
+ * names, by default the highest the server offers) over RPC-over-RDMA and over TCP against the same
+ * server in one run, with the ratio; every pass verified by CRC32C.
  * Without SERVER (or with {@code --loopback}) it serves a temporary directory in this process.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
@@ -46,7 +47,7 @@ import picocli.CommandLine.Spec;
                 "with the ratio. Without SERVER (or with --loopback) an iwarp4j server on a temporary directory",
                 "runs in this process. Writes, reads and removes one file; every pass is verified by CRC32C."},
         footer = {"", "Exit status: 0 done and verified, 1 a call failed or the data did not verify,",
-                "2 usage error, 3 no connection."})
+                "2 usage error, 3 no connection, 130 stopped by Ctrl-C (nothing printed; its files removed)."})
 final class NfsBenchCommand implements Callable<Integer> {
 
     @Spec

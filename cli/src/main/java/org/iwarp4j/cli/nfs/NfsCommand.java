@@ -12,6 +12,6 @@ import picocli.CommandLine.Command;
                 "against TCP. NFSv3's MOUNT always travels over TCP (RFC 8267 §5.1)."},
         subcommands = {NfsServeCommand.class, NfsLsCommand.class, NfsGetCommand.class, NfsPutCommand.class,
                 NfsBenchCommand.class},
-        footer = {"", "Exit status: 0 done (and verified), 1 failed or not verified,", "2 usage error, 3 no connection."})
+        footer = {"", "Exit status: 0 done (and verified), 1 failed or not verified,", "2 usage error, 3 no connection, 130 nfs bench stopped by Ctrl-C."})
 public final class NfsCommand {
 }
