@@ -182,6 +182,7 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /** One baseline's connections for one size ({@link #open}), for one or more windows. */
     public static final class Phase implements AutoCloseable {
+        private static final long SERVER_END_MILLIS = 5000;
         private final TcpMode mode;
         private final int size;
         private final List<Connection> connections = new ArrayList<>();
@@ -191,9 +192,31 @@ public final class TcpBenchClient implements AutoCloseable {
             this.size = size;
         }
 
-        /** Closes the open connections, if any. */
+        /**
+         * Closes the open connections, if any. Each first ends its output and waits (up to {@link
+         * #SERVER_END_MILLIS} for them all) until the server has ended its side, so that the
+         * server has given their places back before the next phase connects: it serves only
+         * {@link TcpBenchServer#maxConnections} at once, and an interleaved run's next size opens
+         * both baselines' connections right after the last size's are closed.
+         */
         @Override
         public void close() {
+            for (Connection c : connections) {
+                if (c.channel.isActive()) {
+                    ((DuplexChannel) c.channel).shutdownOutput();
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SERVER_END_MILLIS);
+            for (Connection c : connections) {
+                try {
+                    c.ended.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    break; // a server that does not answer is not waited for further: closed below all the same
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             for (Connection c : connections) {
                 c.channel.close().syncUninterruptibly();
             }
