@@ -1,9 +1,11 @@
 package org.iwarp4j.tools.bench.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -12,6 +14,8 @@ import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.ConnectFailedException;
+import org.iwarp4j.tools.net.ConnectErrors;
 import org.junit.jupiter.api.Test;
 
 /** The plain-TCP comparison's client against its server: how it connects and how it lets go. */
@@ -52,6 +56,24 @@ class TcpBenchClientConnectTest {
 
             assertThat(server.done().get(WAIT_SECONDS, TimeUnit.SECONDS)).isNull();
             assertThat(notices).as("no connection refused").isEmpty();
+        }
+    }
+
+    @Test
+    void aRefusalIsTriedEveryAttemptThenReported() throws Exception {
+        InetSocketAddress closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = (InetSocketAddress) s.getLocalSocketAddress();
+        }
+        try (TcpBenchClient client = new TcpBenchClient(settings(), closed)) {
+            long start = System.nanoTime();
+            ConnectFailedException failure = catchThrowableOfType(client::done, ConnectFailedException.class);
+
+            assertThat(failure.getMessage()).isEqualTo("cannot connect to " + ConnectErrors.where(closed)
+                    + " for the TCP comparison: Connection refused");
+            assertThat(System.nanoTime() - start).as("every pause between the attempts was taken")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(
+                            (ConnectAttempts.ATTEMPTS - 1) * ConnectAttempts.DELAY_MILLIS));
         }
     }
 }
