@@ -25,6 +25,8 @@ module org.iwarp4j.tools {
     requires java.management;
     // LoopbackBench scale checks the open-file limit (UnixOperatingSystemMXBean) before it connects.
     requires jdk.management;
+    // The TCP comparison server warns of a connection it refused.
+    requires org.slf4j;
 
     exports org.iwarp4j.tools.bench;
     exports org.iwarp4j.tools.loopback;

@@ -40,6 +40,8 @@ public final class PerftestServer implements AutoCloseable {
     private final InetSocketAddress boundAddress;
     /** The plain-TCP comparison's server, on the same port once the data connections are up; or null. */
     private volatile TcpBenchServer tcp;
+    /** Where the control connection came from: the only address the TCP comparison serves. */
+    private volatile java.net.InetAddress controlPeer;
 
     /** Listens at {@code address} (port 0: any) until {@link #serveOne} or {@link #close}. */
     public PerftestServer(BenchSettings settings, InetSocketAddress address, MeterRegistry meters)
@@ -62,6 +64,9 @@ public final class PerftestServer implements AutoCloseable {
         try {
             bound = rnic.listen(address, settings.mpa(), request -> {
                 QueuePair next = offered.poll();
+                if (next == control.queuePair() && request.remoteAddress() instanceof InetSocketAddress peer) {
+                    controlPeer = peer.getAddress();
+                }
                 return next == null ? request.reject(new byte[0]) : request.accept(next);
             });
         } catch (Throwable e) { // Netty's bind failure is an undeclared checked exception: release all the same
@@ -184,7 +189,8 @@ public final class PerftestServer implements AutoCloseable {
                 // handshake the client waits for, so that its first TCP connection finds it listening.
                 stopListening();
                 tcp = new TcpBenchServer(boundAddress, settings.transport(), settings.eventLoopThreads(),
-                        settings.maxSize(), settings.pcap());
+                        settings.maxSize(), settings.pcap(), controlPeer,
+                        TcpBenchServer.maxConnections(settings.queuePairs()));
             }
             control.handShake(PingPongDest.ZERO);
             List<PingPongDest> mine = new ArrayList<>();

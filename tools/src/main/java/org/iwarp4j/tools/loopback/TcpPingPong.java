@@ -29,8 +29,8 @@ final class TcpPingPong {
     static RoundTrips run(int size, int warmupRounds, int rounds, Transport transport) throws Exception {
         EventLoopGroup clientGroup = NettyIo.group(transport);
         Channel client = null;
-        try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress("127.0.0.1", 0), transport, 1, size,
-                null)) {
+        InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
+        try (TcpBenchServer server = new TcpBenchServer(loopback, transport, 1, size, null, loopback.getAddress(), 1)) {
             long[] timing = new long[2];
             long[] cpu = new long[2];
             CompletableFuture<Void> done = new CompletableFuture<>();

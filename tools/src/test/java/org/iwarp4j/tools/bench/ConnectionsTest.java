@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * How the perftest client connects: a server that is not listening yet is tried again, also when
  * a NAT in between (QEMU's user-mode network) accepted the TCP connection itself and closed it
  * when the server refused — the client then sees the connection end before the MPA Reply
- * (MpaError.CONNECTION_LOST); an MPA reject is final.
+ * (MpaError.CONNECTION_LOST); an MPA reject, an unknown host and a timeout are final.
  */
 class ConnectionsTest {
 
@@ -75,6 +75,48 @@ class ConnectionsTest {
             assertThat(failure.getCause()).isInstanceOf(MpaException.class);
             assertThat(((MpaException) failure.getCause()).error()).isEqualTo(MpaError.CONNECTION_LOST);
             assertThat(proxy.connections.get()).isEqualTo(Connections.ATTEMPTS);
+        }
+    }
+
+    @Test
+    void aRefusedConnectionIsTriedAgainEveryAttempt() throws Exception {
+        InetSocketAddress closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = (InetSocketAddress) s.getLocalSocketAddress();
+        }
+        AtomicInteger attempts = new AtomicInteger();
+
+        ConnectFailedException failure = catchThrowableOfType(() -> Connections.connect(() -> {
+            attempts.incrementAndGet();
+            return queuePair(client);
+        }, closed, WAIT_SECONDS), ConnectFailedException.class);
+
+        assertThat(failure.getMessage()).endsWith(": Connection refused");
+        assertThat(attempts.get()).isEqualTo(Connections.ATTEMPTS);
+    }
+
+    /**
+     * A peer that takes the TCP connection and never answers the MPA Request stands for any
+     * connect that times out (a host dropping SYNs): trying again would wait as long again, 30
+     * times over.
+     */
+    @Test
+    void aTimeoutIsFinalAtOnce() throws Exception {
+        AtomicInteger attempts = new AtomicInteger();
+        Supplier<QueuePair> queuePairs = () -> {
+            attempts.incrementAndGet();
+            return queuePair(client);
+        };
+        // Never accepted: the kernel completes the handshakes of its backlog, and nothing answers.
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            ConnectFailedException failure = catchThrowableOfType(
+                    () -> Connections.connect(queuePairs, silent.getLocalSocketAddress(), 1),
+                    ConnectFailedException.class);
+
+            assertThat(failure.getCause()).isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(failure.getMessage()).isEqualTo("cannot connect to "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(silent.getLocalSocketAddress()) + ": no answer in time");
+            assertThat(attempts.get()).isEqualTo(1);
         }
     }
 

@@ -3,10 +3,7 @@ package org.iwarp4j.tools.bench.internal;
 import org.iwarp4j.tools.bench.ConnectFailedException;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.iwarp4j.tools.net.ConnectErrors;
 import org.iwarp4j.mpa.MpaError;
@@ -17,14 +14,14 @@ import org.iwarp4j.rdmap.QueuePair;
 /**
  * Connecting as perftest's {@code rdma_cm_client_connection} does: a perftest server starts
  * listening for the data connections only after answering a handshake, so a refused attempt is
- * retried (perftest: 10 times, 100 ms apart; here for up to {@link #ATTEMPTS} tries). Behind a
+ * tried again (perftest: 10 times, 100 ms apart; here as {@link ConnectAttempts} says). Behind a
  * NAT that accepts TCP itself (QEMU's user-mode network) a refused connection looks like one
- * that ends before the MPA Reply ({@link MpaError#CONNECTION_LOST}): retried too.
+ * that ends before the MPA Reply ({@link MpaError#CONNECTION_LOST}): tried again too. Nothing
+ * else is: not a timeout, not an MPA reject, not a name that does not resolve.
  */
 public final class Connections {
 
-    public static final int ATTEMPTS = 30;
-    private static final long DELAY_MILLIS = 100;
+    public static final int ATTEMPTS = ConnectAttempts.ATTEMPTS;
 
     private Connections() {
     }
@@ -32,30 +29,28 @@ public final class Connections {
     /** Connects a fresh queue pair from {@code queuePairs} until one reaches RTS. */
     public static QueuePair connect(Supplier<QueuePair> queuePairs, SocketAddress server, long timeoutSeconds)
             throws IOException, InterruptedException {
-        Throwable last = null;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        QueuePair[] last = new QueuePair[1];
+        return ConnectAttempts.connect(() -> {
             QueuePair qp = queuePairs.get();
+            last[0] = qp;
+            boolean connected = false;
             try {
-                return qp.connect(server).get(timeoutSeconds, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                last = e.getCause();
-                qp.close();
-                if (last instanceof MpaRejectedException rejected) {
-                    // The Reply says why, against what our Request asked.
-                    throw new ConnectFailedException(ConnectErrors.rejected(server, rejected, qp.settings().mpa()), last);
+                QueuePair up = qp.connect(server).get(timeoutSeconds, TimeUnit.SECONDS);
+                connected = true;
+                return up;
+            } finally {
+                if (!connected) {
+                    qp.close();
                 }
-                if (last instanceof MpaException mpa && mpa.error() != MpaError.CONNECTION_LOST) {
-                    break; // MPA said no (a reject, a bad frame): retrying will not change its mind
-                }
-                if (last instanceof UnknownHostException) {
-                    break; // no name service answer will come in three seconds either
-                }
-            } catch (TimeoutException e) {
-                last = e;
-                qp.close();
             }
-            Thread.sleep(DELAY_MILLIS);
-        }
-        throw new ConnectFailedException(ConnectErrors.cannotConnect(server, last), last);
+        }, Connections::notListeningYet, cause -> cause instanceof MpaRejectedException rejected
+                // The Reply says why, against what our Request asked.
+                ? new ConnectFailedException(ConnectErrors.rejected(server, rejected, last[0].settings().mpa()), cause)
+                : new ConnectFailedException(ConnectErrors.cannotConnect(server, cause), cause));
+    }
+
+    private static boolean notListeningYet(Throwable cause) {
+        return ConnectAttempts.refused(cause)
+                || cause instanceof MpaException mpa && mpa.error() == MpaError.CONNECTION_LOST;
     }
 }

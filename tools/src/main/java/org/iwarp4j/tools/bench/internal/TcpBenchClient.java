@@ -182,6 +182,7 @@ public final class TcpBenchClient implements AutoCloseable {
 
     /** One baseline's connections for one size ({@link #open}), for one or more windows. */
     public static final class Phase implements AutoCloseable {
+        private static final long SERVER_END_MILLIS = 5000;
         private final TcpMode mode;
         private final int size;
         private final List<Connection> connections = new ArrayList<>();
@@ -191,9 +192,31 @@ public final class TcpBenchClient implements AutoCloseable {
             this.size = size;
         }
 
-        /** Closes the open connections, if any. */
+        /**
+         * Closes the open connections, if any. Each first ends its output and waits (up to {@link
+         * #SERVER_END_MILLIS} for them all) until the server has ended its side, so that the
+         * server has given their places back before the next phase connects: it serves only
+         * {@link TcpBenchServer#maxConnections} at once, and an interleaved run's next size opens
+         * both baselines' connections right after the last size's are closed.
+         */
         @Override
         public void close() {
+            for (Connection c : connections) {
+                if (c.channel.isActive()) {
+                    ((DuplexChannel) c.channel).shutdownOutput();
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SERVER_END_MILLIS);
+            for (Connection c : connections) {
+                try {
+                    c.ended.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    break; // a server that does not answer is not waited for further: closed below all the same
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             for (Connection c : connections) {
                 c.channel.close().syncUninterruptibly();
             }
@@ -335,22 +358,36 @@ public final class TcpBenchClient implements AutoCloseable {
     private Connection connect(TcpMode mode, int size) throws IOException, InterruptedException {
         Connection c = new Connection(mode, size, settings.depth(),
                 mode == TcpMode.READ_COPY ? new ApplicationBuffer(settings.bufferPerQueuePair()) : null, freed);
-        Throwable last = null;
-        for (int attempt = 0; attempt < 30; attempt++) {
-            io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
-                    .channel(NettyIo.socketChannel(settings.transport()))
-                    .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server).await();
-            if (f.isSuccess()) {
+        boolean connected = false;
+        try {
+            // A refusal is tried again: the server binds the port only after the RDMA run's connections.
+            Connection up = ConnectAttempts.connect(() -> {
+                io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
+                        .channel(NettyIo.socketChannel(settings.transport()))
+                        .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                        .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server);
+                try {
+                    f.await();
+                } catch (InterruptedException e) {
+                    f.channel().close().syncUninterruptibly(); // a connect that succeeds later must not stay open
+                    throw e;
+                }
+                if (!f.isSuccess()) {
+                    throw new java.util.concurrent.ExecutionException(f.cause());
+                }
                 c.channel = f.channel();
                 c.channel.writeAndFlush(Unpooled.buffer(8).writeInt(mode.ordinal()).writeInt(size));
                 return c;
+            }, ConnectAttempts::refused, last -> new ConnectFailedException("cannot connect to "
+                    + org.iwarp4j.tools.net.ConnectErrors.where(server) + " for the TCP comparison: "
+                    + org.iwarp4j.tools.net.ConnectErrors.reason(last), last));
+            connected = true;
+            return up;
+        } finally {
+            if (!connected) {
+                c.release(); // a channel that never became active gets no channelInactive
             }
-            last = f.cause();
-            Thread.sleep(100); // the server binds the port after the RDMA run
         }
-        throw new ConnectFailedException("cannot connect to " + org.iwarp4j.tools.net.ConnectErrors.where(server)
-                + " for the TCP comparison: " + org.iwarp4j.tools.net.ConnectErrors.reason(last), last);
     }
 
     @Override
@@ -380,6 +417,7 @@ public final class TcpBenchClient implements AutoCloseable {
         final AtomicLong received = new AtomicLong();
         final ByteBuf countOctets = Unpooled.buffer(8);
         final ApplicationBuffer application;
+        private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
         private final Semaphore freed;
         private final int signalInterval;
         volatile Channel channel;
@@ -486,6 +524,14 @@ public final class TcpBenchClient implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             ended.complete(null);
             count.completeExceptionally(new IOException("TCP comparison connection closed"));
+            release();
+        }
+
+        /** Once, from whichever comes first: the channel's end or a connect that failed. */
+        void release() {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
             countOctets.release();
             if (application != null) {
                 application.release();

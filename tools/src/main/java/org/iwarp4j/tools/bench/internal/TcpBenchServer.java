@@ -14,10 +14,13 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.channel.WriteBufferWaterMark;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.iwarp4j.rdmap.Transport;
@@ -26,8 +29,17 @@ import org.iwarp4j.tools.pcap.PcapRecording;
 /**
  * The server end of the plain-TCP comparison: Netty on the same transport as the RNIC, serving
  * {@link TcpMode}s until a client sends {@link TcpMode#DONE}.
+ *
+ * <p>It listens on a port anyone can reach, so it serves only its client: connections from the
+ * client's address (that of its control connection), at most {@link #maxConnections} at once; any
+ * other connection is closed as soon as it is accepted, before a buffer or a thread is spent on it,
+ * and a DONE can come only from a connection it serves. A connection's answers wait while the
+ * channel is not writable (auto-read off), so a client that asks and does not read holds at most
+ * the write buffer's high-water mark, not everything it asked for.
  */
 public final class TcpBenchServer implements AutoCloseable {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TcpBenchServer.class);
 
     private final EventLoopGroup group;
     private final Channel server;
@@ -36,23 +48,50 @@ public final class TcpBenchServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Connections being served: counted at accept, given back when closed. */
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicBoolean refusalNoted = new AtomicBoolean();
+    private final InetAddress client;
+    private final int maxConnections;
+    private final Consumer<String> notice;
     private volatile long lastConnectionEnded;
 
+    /**
+     * @param client         the only address served: the client's (its control connection's)
+     * @param maxConnections connections served at once ({@link #maxConnections(int)})
+     */
     public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
-                          PcapRecording pcap) throws InterruptedException {
+                          PcapRecording pcap, InetAddress client, int maxConnections) throws InterruptedException {
+        this(address, transport, threads, maxSize, pcap, client, maxConnections, log::warn);
+    }
+
+    /** As above, telling {@code notice} instead of the log of the first connection refused. */
+    TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize, PcapRecording pcap,
+                   InetAddress client, int maxConnections, Consumer<String> notice) throws InterruptedException {
+        this.client = client;
+        this.maxConnections = maxConnections;
+        this.notice = notice;
         group = NettyIo.group(transport, threads);
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
         Consumer<Channel> record = PcapRecording.recorder(pcap);
+        // The answers are slices of one pattern, so the mark counts queued messages rather than copies:
+        // two of the largest keep one queued behind the one being written, as the unbounded queue did.
+        int high = Math.max(WriteBufferWaterMark.DEFAULT.high(), 2 * maxSize);
         try {
             server = new ServerBootstrap().group(group)
                     .channel(NettyIo.serverSocketChannel(transport))
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (!admit(ch)) {
+                                ch.close();
+                                return;
+                            }
                             record.accept(ch);
                             connections.add(ch);
                             ch.pipeline().addLast(new Connection());
@@ -65,8 +104,41 @@ public final class TcpBenchServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Connections a client of {@code queuePairs} queue pairs may have open at once: one per queue
+     * pair for each of the two baselines an interleaved run keeps open together, and the one that
+     * says DONE.
+     */
+    public static int maxConnections(int queuePairs) {
+        return 2 * queuePairs + 1;
+    }
+
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Whether {@code ch} is served; if so it is counted until it closes. */
+    private boolean admit(SocketChannel ch) {
+        InetSocketAddress remote = ch.remoteAddress();
+        if (remote == null || !client.equals(remote.getAddress())) {
+            refused(remote, "not the client's address " + client.getHostAddress());
+            return false;
+        }
+        if (open.incrementAndGet() > maxConnections) {
+            open.decrementAndGet();
+            refused(remote, "over " + maxConnections + " connections at once");
+            return false;
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        return true;
+    }
+
+    private void refused(InetSocketAddress remote, String why) {
+        if (refusalNoted.compareAndSet(false, true)) {
+            notice.accept("TCP comparison: closed a connection from "
+                    + (remote == null ? "?" : org.iwarp4j.tools.net.ConnectErrors.where(remote)) + " (" + why
+                    + "); further refusals are not reported");
+        }
     }
 
     /** When ({@link System#nanoTime()}) a comparison connection last closed; 0 before the first. */
@@ -96,13 +168,15 @@ public final class TcpBenchServer implements AutoCloseable {
     }
 
     /** One connection: the header, then the mode's behaviour. */
-    private final class Connection extends ChannelInboundHandlerAdapter {
+    final class Connection extends ChannelInboundHandlerAdapter {
         private final ByteBuf header = Unpooled.buffer(8);
         private TcpMode mode;
         private int size;
         private long consumed;
         /** Octets of the current round trip read so far in {@link TcpMode#ECHO_ON_LOOP}. */
         private long pendingOnLoop;
+        /** Read requests not answered yet: they wait while the channel is not writable. */
+        private long owed;
         private ApplicationBuffer application;
         private EchoResponder echo;
 
@@ -139,11 +213,8 @@ public final class TcpBenchServer implements AutoCloseable {
                 switch (mode) {
                     case SINK_COPY -> application.copy(in);
                     case READ, READ_COPY -> {
-                        long requests = (consumed / 4) - ((consumed - n) / 4);
-                        for (long r = 0; r < requests; r++) {
-                            ctx.write(pattern.retainedSlice(0, size));
-                        }
-                        ctx.flush();
+                        owed += (consumed / 4) - ((consumed - n) / 4);
+                        answer(ctx);
                     }
                     case ECHO, ECHO_BUSY -> echo.received(n);
                     case ECHO_ON_LOOP -> {
@@ -158,7 +229,36 @@ public final class TcpBenchServer implements AutoCloseable {
                 }
             } finally {
                 in.release();
+                if (!ctx.channel().isWritable()) {
+                    ctx.channel().config().setAutoRead(false);
+                }
             }
+        }
+
+        /** Answers owed Read requests while the channel takes them. */
+        private void answer(ChannelHandlerContext ctx) {
+            boolean wrote = false;
+            while (owed > 0 && ctx.channel().isWritable()) {
+                ctx.write(pattern.retainedSlice(0, size));
+                owed--;
+                wrote = true;
+            }
+            if (wrote) {
+                ctx.flush();
+            }
+        }
+
+        /**
+         * Reading resumes once the channel is writable again and the owed answers are out, so that
+         * what a client asks for and does not read waits in the client's socket, not here.
+         */
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                answer(ctx);
+            }
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && owed == 0);
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

@@ -1,0 +1,79 @@
+package org.iwarp4j.tools.bench.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.rdmap.Transport;
+import org.iwarp4j.tools.bench.BenchSettings;
+import org.iwarp4j.tools.bench.BenchTest;
+import org.iwarp4j.tools.bench.ConnectFailedException;
+import org.iwarp4j.tools.net.ConnectErrors;
+import org.junit.jupiter.api.Test;
+
+/** The plain-TCP comparison's client against its server: how it connects and how it lets go. */
+class TcpBenchClientConnectTest {
+
+    private static final int QUEUE_PAIRS = 2;
+    private static final long WAIT_SECONDS = 30;
+
+    private static BenchSettings settings() {
+        return new BenchSettings(BenchTest.READ, List.of(64), 0, 0.05, 0, QUEUE_PAIRS, 8, NegotiationMode.ACCEPT,
+                false, 2, 0, Transport.NIO, true);
+    }
+
+    /**
+     * An interleaved run keeps both baselines' connections open at once and opens them again for
+     * the next size right after closing them: the server, serving at most twice the queue pairs
+     * and the DONE, must have let the last ones go by then, so each close waits for the server's.
+     */
+    @Test
+    void anInterleavedRunStaysWithinTheServersBound() throws Exception {
+        List<String> notices = Collections.synchronizedList(new ArrayList<>());
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress(loopback, 0), Transport.NIO, 1, 64,
+                null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), notices::add);
+             TcpBenchClient client = new TcpBenchClient(settings(), server.localAddress())) {
+            for (int size = 0; size < 5; size++) {
+                TcpBenchClient.Phase raw = client.open(64, false);
+                TcpBenchClient.Phase copy = client.open(64, true);
+                try {
+                    assertThat(client.window(raw, 0.01).bandwidth()).isNotNull();
+                    assertThat(client.window(copy, 0.01).bandwidth()).isNotNull();
+                } finally {
+                    raw.close();
+                    copy.close();
+                }
+            }
+            client.done();
+
+            assertThat(server.done().get(WAIT_SECONDS, TimeUnit.SECONDS)).isNull();
+            assertThat(notices).as("no connection refused").isEmpty();
+        }
+    }
+
+    @Test
+    void aRefusalIsTriedEveryAttemptThenReported() throws Exception {
+        InetSocketAddress closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = (InetSocketAddress) s.getLocalSocketAddress();
+        }
+        try (TcpBenchClient client = new TcpBenchClient(settings(), closed)) {
+            long start = System.nanoTime();
+            ConnectFailedException failure = catchThrowableOfType(client::done, ConnectFailedException.class);
+
+            assertThat(failure.getMessage()).isEqualTo("cannot connect to " + ConnectErrors.where(closed)
+                    + " for the TCP comparison: Connection refused");
+            assertThat(System.nanoTime() - start).as("every pause between the attempts was taken")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(
+                            (ConnectAttempts.ATTEMPTS - 1) * ConnectAttempts.DELAY_MILLIS));
+        }
+    }
+}
