@@ -207,7 +207,8 @@ public final class RpingPersistentServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 log.error("rping server failed (client " + peer + "): interrupted");
             } catch (RuntimeException e) {
-                // e.g. a post refused because the connection went down between two steps
+                // A bug of ours must still give the client's place back (a post refused because the
+                // connection went down between two steps is a disconnect, reported by the loop).
                 log.error("rping server failed (client " + peer + "): " + e);
             } finally {
                 try {
