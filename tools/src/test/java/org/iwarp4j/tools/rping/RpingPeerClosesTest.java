@@ -2,10 +2,17 @@ package org.iwarp4j.tools.rping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.tools.rping.internal.RpingFailure;
@@ -15,11 +22,12 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
- * A peer that closes the connection between two steps of a ping: the next post finds the queue
- * pair past RTS, which refuses it. That is rping's DISCONNECT event, as a flushed completion at
- * the same step is, never an exception. Each test holds this end back until its queue pair has
- * seen the close (its close future), so the post comes after the close every time; run freely,
- * which of the two comes first is a race.
+ * A peer that closes or resets the connection between two steps of a ping: the next post finds
+ * the queue pair past RTS, which refuses it, or the work posted fails, flushed or (a Send being
+ * written) FATAL with the connection's I/O error. Each is rping's DISCONNECT event, never an exception or a
+ * "cq completion failed". Each test holds this end back until its queue pair has seen the close
+ * (its close future), so the post comes after the close every time; run freely, which of them a
+ * peer's close gives is a race.
  */
 class RpingPeerClosesTest {
 
@@ -114,6 +122,64 @@ class RpingPeerClosesTest {
             assertDisconnected(() -> client.receive("the next go ahead"),
                     "the peer disconnected while this end waited for the next go ahead");
             server.done.get(WAIT, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A Send whose write fails with an I/O error (the socket's reset, or a write still pending when
+     * the peer's FIN closed the connection) completes FATAL with that cause, ahead of the flushed
+     * receive: a peer's close between pings gives this instead of a refused post or a flush when it
+     * meets the client's Send on its way out. The write fails here at the head of the client's
+     * pipeline, next to the socket, to take that side every time.
+     */
+    @Test
+    void aSendFailedByTheConnectionsIoErrorIsTheDisconnect() throws Exception {
+        RpingFailure failure = receiveAfterAFailedSend(new IOException("Broken pipe"));
+        assertThat(failure.disconnected()).as(failure.getMessage()).isTrue();
+        assertThat(failure).hasMessage("the peer disconnected (Broken pipe) while this end waited for the go ahead");
+    }
+
+    @Test
+    void aSendFailedByAFailureOfThisStacksIsNoDisconnect() throws Exception {
+        RpingFailure failure = receiveAfterAFailedSend(new IllegalStateException("a bug"));
+        assertThat(failure.disconnected()).as(failure.getMessage()).isFalse();
+        assertThat(failure).hasMessage("cq completion failed status FATAL while waiting for the go ahead");
+    }
+
+    /** Connects a client, makes its first Send's write fail with {@code cause} and waits for the go ahead. */
+    private static RpingFailure receiveAfterAFailedSend(Throwable cause) throws Exception {
+        FailingWrites writes = new FailingWrites();
+        Rnic rnic = Rnic.builder().eventLoopThreads(1).channelInitializer(ch -> ch.pipeline().addLast(writes)).build();
+        // A server that waits for the client's first Send, which never comes: its fault plays no part.
+        try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CLOSE_AFTER_FIRST_PING)) {
+            RpingOptions options = Rpings.client(server.port()).build();
+            try (RpingEndpoint client = new RpingEndpoint(options, silent(), rnic, Rpings.STEP_TIMEOUT)) {
+                client.postReceive();
+                client.queuePair.connect(options.socketAddress()).get(WAIT, TimeUnit.SECONDS);
+                writes.failure = cause;
+                client.send(RpingEndpoint.describe(client.startMr, options.size()), "the start buffer");
+                Throwable thrown = catchThrowable(() -> client.receive("the go ahead"));
+                assertThat(thrown).isInstanceOf(RpingFailure.class);
+                return (RpingFailure) thrown;
+            }
+        } finally {
+            rnic.close();
+        }
+    }
+
+    /** Fails every write once {@link #failure} is set, as the socket fails one with an error. */
+    private static final class FailingWrites extends ChannelOutboundHandlerAdapter {
+        volatile Throwable failure;
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            Throwable f = failure;
+            if (f == null) {
+                ctx.write(msg, promise);
+                return;
+            }
+            ReferenceCountUtil.release(msg);
+            promise.setFailure(f);
         }
     }
 
