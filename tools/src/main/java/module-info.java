@@ -7,7 +7,7 @@
  * connections ({@link org.iwarp4j.tools.pcap.PcapRecording}).
  *
  * <p>The {@code internal} packages (perftest's wire messages, the transfer engines, the TCP baseline,
- * rping's buffers) are not exported.
+ * rping's buffers, the rate limit of the lines a peer can cause) are not exported.
  */
 module org.iwarp4j.tools {
     requires transitive org.iwarp4j.rdmap;

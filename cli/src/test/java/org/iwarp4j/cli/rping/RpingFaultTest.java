@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.cli.IwarpCommand;
 import org.junit.jupiter.api.Test;
@@ -22,12 +24,19 @@ class RpingFaultTest {
         return IwarpCommand.run(output.outWriter, output.errWriter, args);
     }
 
+    /** {@code rping -c} against {@code server} on loopback with {@code options}, every wait bounded. */
+    private static int client(Rpings.Output output, MisbehavingPeer server, String... options) {
+        List<String> args = new ArrayList<>(List.of("rping", "-c", "-a", "127.0.0.1", "-p",
+                String.valueOf(server.port()), "--timeout", "30"));
+        args.addAll(List.of(options));
+        return run(output, args.toArray(String[]::new));
+    }
+
     @Test
     void minusVCatchesAServerThatWritesBackWrongData() throws Exception {
         try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CORRUPT_WRITE)) {
             Rpings.Output output = new Rpings.Output();
-            int status = run(output, "rping", "-c", "-a", "127.0.0.1", "-p", String.valueOf(server.port()), "-C", "3",
-                    "-V", "-v", "--timeout", "30");
+            int status = client(output, server, "-C", "3", "-V", "-v");
             assertThat(status).isEqualTo(1);
             assertThat(output.err.toString().lines()).startsWith("data mismatch!");
             assertThat(output.err.toString()).contains("rping client failed: ping 0: the data written back differs "
@@ -42,8 +51,7 @@ class RpingFaultTest {
     void withoutMinusVWrongDataGoesUnnoticedAsInRping() throws Exception {
         try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CORRUPT_WRITE)) {
             Rpings.Output output = new Rpings.Output();
-            int status = run(output, "rping", "-c", "-a", "127.0.0.1", "-p", String.valueOf(server.port()), "-C", "3",
-                    "-v", "--timeout", "30");
+            int status = client(output, server, "-C", "3", "-v");
             assertThat(status).as(output.err.toString()).isZero();
             // Octet 20 of "rdma-ping-0: ABCDEFGH..." is 'H' (0x48); the flip made it 'h'.
             assertThat(output.linesStartingWith("ping data: ")).hasSize(3).first().asString()
@@ -55,8 +63,7 @@ class RpingFaultTest {
     void aFailedCompletionEndsTheClientWithStatusOne() throws Exception {
         try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.BAD_READ_STAG)) {
             Rpings.Output output = new Rpings.Output();
-            int status = run(output, "rping", "-c", "-a", "127.0.0.1", "-p", String.valueOf(server.port()), "-C", "3",
-                    "--timeout", "30");
+            int status = client(output, server, "-C", "3");
             assertThat(status).isEqualTo(1);
             // Our RNIC answered the bad Read Request with a Terminate (RDMAP-R-014), which flushed our receive.
             assertThat(output.err.toString()).contains("rping client failed: cq completion failed status FLUSHED")
@@ -76,6 +83,40 @@ class RpingFaultTest {
                     .contains("while waiting for the RDMA Read of the client's start buffer");
             assertThat(server.output.err.toString()).contains("rping server failed: cq completion failed");
             client.done.get(Rpings.WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Where the server's close meets the client's work is a race in this test and the next: a post
+     * the closed queue pair refuses, a flushed completion, or a FATAL one when the Send meets the
+     * peer's reset (RpingPeerClosesTest takes each side every time). All of them are the server gone.
+     */
+    @Test
+    void aServerThatClosesRightAfterTheHandshakeIsADisconnectAndStatusZero() throws Exception {
+        try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CLOSE_AFTER_HANDSHAKE)) {
+            Rpings.Output output = new Rpings.Output();
+            int status = client(output, server);
+            assertThat(status).as(output.err.toString()).isZero();
+            assertThat(output.err.toString().lines()).containsExactly("client DISCONNECT EVENT...");
+            server.done.get(Rpings.WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aServerThatClosesAfterOnePingEndsAnEndlessRunWithStatusZeroAndACountedRunWithOne() throws Exception {
+        try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CLOSE_AFTER_FIRST_PING)) {
+            Rpings.Output output = new Rpings.Output();
+            int status = client(output, server, "-v");
+            assertThat(status).as(output.err.toString()).isZero();
+            assertThat(output.linesStartingWith("ping data: ")).hasSize(1);
+            assertThat(output.err.toString().lines()).containsExactly("client DISCONNECT EVENT...");
+        }
+        try (MisbehavingPeer server = MisbehavingPeer.server(MisbehavingPeer.Fault.CLOSE_AFTER_FIRST_PING)) {
+            Rpings.Output output = new Rpings.Output();
+            int status = client(output, server, "-C", "3");
+            assertThat(status).isEqualTo(1);
+            assertThat(output.err.toString()).startsWith("client DISCONNECT EVENT...")
+                    .contains("rping client failed: the peer disconnected ").contains("(1 iterations completed)");
         }
     }
 

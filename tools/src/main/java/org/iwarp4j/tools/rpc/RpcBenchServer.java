@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.rpc;
 
 import org.iwarp4j.tools.bench.internal.NettyIo;
+import org.iwarp4j.tools.internal.RateLimitedLines;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoopGroup;
@@ -25,22 +26,34 @@ public final class RpcBenchServer implements AutoCloseable {
     private final EventLoopGroup tcpGroup;
     private final SimpleMeterRegistry rdmaCalls = new SimpleMeterRegistry();
     private final SimpleMeterRegistry tcpCalls = new SimpleMeterRegistry();
+    /** The line for each connection that ends, or null: a peer can open and close as many as it likes. */
+    private final RateLimitedLines closedLines;
     private RpcRdmaServer rdma;
     private RpcTcpServer tcp;
 
     /**
      * Listens on {@code rdmaAddress} and {@code tcpAddress}; {@code closed} hears of each
-     * RPC-over-RDMA connection that ends (its peer and calls), or is null.
+     * RPC-over-RDMA connection that ends (its peer and calls), or is null. It hears of at most 10
+     * every 5 seconds, then of the number held back ("... suppressed K similar lines"), on a thread
+     * of its own: never on an event loop, which a blocked standard output would hold.
      */
     public RpcBenchServer(RpcBenchSettings settings, InetSocketAddress rdmaAddress, InetSocketAddress tcpAddress,
                    MeterRegistry rnicMeters, Consumer<String> closed) throws IOException {
+        this(closed == null ? null : new RateLimitedLines(closed, "iwarp-bench-rpc-server-lines"), settings,
+                rdmaAddress, tcpAddress, rnicMeters);
+    }
+
+    /** As above, the lines going to {@code closedLines} (tests give it a clock), closed with this server. */
+    RpcBenchServer(RateLimitedLines closedLines, RpcBenchSettings settings, InetSocketAddress rdmaAddress,
+                   InetSocketAddress tcpAddress, MeterRegistry rnicMeters) throws IOException {
+        this.closedLines = closedLines;
         this.rnic = settings.rnic("server", rnicMeters);
         this.tcpGroup = NettyIo.group(settings.transport());
         try {
             rdma = RpcRdmaServer.listen(rnic, rdmaAddress,
                     new RpcDispatcher(rdmaCalls).register(EchoProgram.create()), settings.rdmaSettings());
-            if (closed != null) {
-                rdma.onConnection(r -> r.closeFuture().whenComplete((v, e) -> closed.accept(describe(r))));
+            if (closedLines != null) {
+                rdma.onConnection(r -> r.closeFuture().whenComplete((v, e) -> closedLines.print(describe(r))));
             }
             tcp = RpcTcpServer.builder(new RpcDispatcher(tcpCalls).register(EchoProgram.create()))
                     .maxRecordSize(EchoProgram.DEFAULT_MAX_DATA + 4096)
@@ -99,5 +112,9 @@ public final class RpcBenchServer implements AutoCloseable {
         }
         rnic.close();
         tcpGroup.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        if (closedLines != null) {
+            // Last: the connections closed above are reported until the RNIC's event loops end.
+            closedLines.close();
+        }
     }
 }

@@ -76,7 +76,12 @@ public final class RpingClient {
         }
     }
 
-    private RpingResult ping(RpingEndpoint endpoint, NegotiatedParameters negotiated) throws InterruptedException {
+    /**
+     * Pings over {@code endpoint}, connected; {@link #run()} once the connection is up, and tests
+     * on an endpoint they connected themselves, to hold the first ping back until the peer has done
+     * its part (closed the connection, say).
+     */
+    RpingResult ping(RpingEndpoint endpoint, NegotiatedParameters negotiated) throws InterruptedException {
         int size = options.size();
         int completed = 0;
         int verified = 0;
@@ -86,9 +91,11 @@ public final class RpingClient {
                 byte[] data = PingData.of(ping, size);
                 endpoint.startBuf.setBytes(0, data);
                 endpoint.rdmaBuf.setZero(0, size);
-                advertise(endpoint, endpoint.startMr, "the server's go ahead after its RDMA Read");
+                advertise(endpoint, endpoint.startMr, "the Send of the start buffer",
+                        "the server's go ahead after its RDMA Read");
                 betweenPings = false;
-                advertise(endpoint, endpoint.rdmaMr, "the server's go ahead after its RDMA Write");
+                advertise(endpoint, endpoint.rdmaMr, "the Send of the sink buffer",
+                        "the server's go ahead after its RDMA Write");
                 betweenPings = true;
                 completed++;
                 if (options.validate()) {
@@ -117,11 +124,11 @@ public final class RpingClient {
     }
 
     /** Sends {addr, rkey, len} of {@code region} and waits for the server's "go ahead". */
-    private void advertise(RpingEndpoint endpoint, MemoryRegion region, String goAhead)
+    private void advertise(RpingEndpoint endpoint, MemoryRegion region, String send, String goAhead)
             throws RpingFailure, InterruptedException {
         RpingRdmaInfo info = RpingEndpoint.describe(region, options.size());
         log.debug("RDMA addr %x rkey %x len %d", info.buf(), info.rkey(), info.size());
-        endpoint.send(info);
+        endpoint.send(info, send);
         endpoint.receive(goAhead);
     }
 

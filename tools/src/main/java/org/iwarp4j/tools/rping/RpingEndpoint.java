@@ -16,9 +16,11 @@ import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.ProtectionDomain;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.QueuePairSettings;
+import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.rdmap.ReceiveWorkRequest;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
+import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.WorkCompletion;
 import org.iwarp4j.rdmap.WorkCompletionOpcode;
 
@@ -52,6 +54,8 @@ final class RpingEndpoint implements AutoCloseable {
     private final MemoryRegion sendMr;
     private final boolean ownsRnic;
     private boolean closed;
+    /** {@code recv_buf} could not be posted again after the last message: the peer had disconnected. */
+    private boolean receiveNotReposted;
 
     /** An end with an RNIC of its own, closed with it; every wait bounded by the options' timeout, if any. */
     RpingEndpoint(RpingOptions options, RpingLog log) {
@@ -107,18 +111,55 @@ final class RpingEndpoint implements AutoCloseable {
         return Unpooled.directBuffer(length, length).writeZero(length);
     }
 
-    /** Posts {@code recv_buf}: one receive is all rping ever has posted. */
+    /** Posts {@code recv_buf} before the connection is up: one receive is all rping ever has posted. */
     void postReceive() {
-        queuePair.postReceive(new ReceiveWorkRequest(RECEIVE_ID, recvMr.sge()));
+        queuePair.postReceive(receiveRequest());
+    }
+
+    private ReceiveWorkRequest receiveRequest() {
+        return new ReceiveWorkRequest(RECEIVE_ID, recvMr.sge());
     }
 
     /**
      * Sends {@code info} from {@code send_buf}, which is rewritten in place as in rping: safe,
      * because each end sends its next message only after the peer answered the previous one.
      */
-    void send(RpingRdmaInfo info) {
+    void send(RpingRdmaInfo info, String what) throws RpingFailure {
         info.set(sendBuf, 0);
-        queuePair.postSend(SendWorkRequest.send(SEND_ID, sendMr.sge()));
+        postSend(SendWorkRequest.send(SEND_ID, sendMr.sge()), what);
+    }
+
+    /**
+     * Posts one send-queue request; {@code what} names it if the queue pair refuses it because the
+     * connection has ended (see {@link #refusedPost}).
+     */
+    void postSend(SendWorkRequest request, String what) throws RpingFailure {
+        try {
+            queuePair.postSend(request);
+        } catch (IllegalStateException e) {
+            throw refusedPost(e, what);
+        }
+    }
+
+    /**
+     * A queue pair past RTS refuses every post with an {@link IllegalStateException}: the peer
+     * closed the connection (or a Terminate ended it) after this end's last completion. Posted a
+     * moment earlier, the request would have completed as flushed, and {@link CompletionPoller}
+     * would have reported that end; the refusal is reported the same way, so that a peer closing
+     * between two steps is rping's DISCONNECT event, not an exception. Refused while the queue pair
+     * is still IDLE or RTS (a full queue, an RDMA Read with ORD 0), the post is this end's mistake
+     * and the exception is rethrown.
+     */
+    private RpingFailure refusedPost(IllegalStateException refused, String what) {
+        QueuePairState state = queuePair.state();
+        if (state == QueuePairState.IDLE || state == QueuePairState.RTS) {
+            throw refused;
+        }
+        TerminateReason reason = queuePair.terminateReason();
+        if (reason == null) {
+            return RpingFailure.disconnected("the peer disconnected before this end could post " + what);
+        }
+        return new RpingFailure("the connection was terminated (" + reason + ") before this end could post " + what);
     }
 
     /** The {@code rping_rdma_info} describing {@code region}, as rping's {@code rping_format_send}. */
@@ -131,13 +172,27 @@ final class RpingEndpoint implements AutoCloseable {
      * bogus data" otherwise, as rping), reposts the receive and returns the message.
      */
     RpingRdmaInfo receive(String what) throws RpingFailure, InterruptedException {
+        if (receiveNotReposted) {
+            // No receive is posted: the wait would see no completion, ever.
+            throw RpingFailure.disconnected("the peer disconnected while this end waited for " + what);
+        }
         WorkCompletion c = completions.await(WorkCompletionOpcode.RECEIVE, what);
         if (c.byteLength() != RpingRdmaInfo.LENGTH) {
             throw new RpingFailure("Received bogus data, size " + c.byteLength() + " (an rping message has "
                     + RpingRdmaInfo.LENGTH + " octets)");
         }
         RpingRdmaInfo info = RpingRdmaInfo.get(recvBuf, 0);
-        postReceive();
+        try {
+            queuePair.postReceive(receiveRequest());
+        } catch (IllegalStateException e) {
+            RpingFailure refused = refusedPost(e, "the receive for the peer's next Send");
+            if (!refused.disconnected()) {
+                throw refused;
+            }
+            // The message arrived whole before the peer closed: it completes this step (the
+            // client's last go ahead completes its last ping); the next step reports the disconnect.
+            receiveNotReposted = true;
+        }
         return info;
     }
 

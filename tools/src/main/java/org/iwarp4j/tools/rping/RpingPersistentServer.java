@@ -11,11 +11,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.iwarp4j.mpa.NegotiatedParameters;
 import org.iwarp4j.rdmap.ConnectionDecision;
 import org.iwarp4j.rdmap.ConnectionRequest;
 import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.tools.internal.RateLimitedLines;
 import org.iwarp4j.tools.rping.internal.RpingLog;
 
 /**
@@ -27,7 +29,9 @@ import org.iwarp4j.tools.rping.internal.RpingLog;
  * next step of a ping (or the options' {@code --timeout}, if shorter): a client that vanishes
  * without closing its connection gives its place back. Each client's run is reported as {@link
  * RpingServer}'s is, named by the client's address, on the error stream when it fails; the server
- * itself runs until {@link #close()}.
+ * itself runs until {@link #close()}. Every line on the error stream is one a peer can cause, once
+ * per connection it opens: they are rate-limited and written off the event loop and the clients'
+ * threads ({@link RateLimitedLines}).
  */
 public final class RpingPersistentServer implements AutoCloseable {
 
@@ -44,7 +48,9 @@ public final class RpingPersistentServer implements AutoCloseable {
     private static final long CLOSE_WAIT_SECONDS = 10;
 
     private final RpingOptions options;
+    /** Its error lines go through {@link #lines}. */
     private final RpingLog log;
+    private final RateLimitedLines lines;
     private final int maxClients;
     private final Duration waitLimit;
     private final Rnic rnic;
@@ -58,10 +64,11 @@ public final class RpingPersistentServer implements AutoCloseable {
     private final AtomicInteger rejected = new AtomicInteger();
     private boolean closed;
 
-    private RpingPersistentServer(RpingOptions options, RpingLog log, int maxClients, Duration waitLimit)
-            throws InterruptedException {
+    private RpingPersistentServer(RpingOptions options, RpingLog log, int maxClients, Duration waitLimit,
+                                  LongSupplier nanoClock) throws InterruptedException {
         this.options = options;
-        this.log = log;
+        this.lines = new RateLimitedLines(log::error, "rping-persistent-server-lines", nanoClock);
+        this.log = log.withErrorsTo(lines::print);
         this.maxClients = maxClients;
         this.waitLimit = options.timeout() != null && options.timeout().compareTo(waitLimit) < 0
                 ? options.timeout() : waitLimit;
@@ -91,13 +98,20 @@ public final class RpingPersistentServer implements AutoCloseable {
     /** As {@link #bind(RpingOptions, PrintWriter, PrintWriter)}, with other bounds (tests). */
     static RpingPersistentServer bind(RpingOptions options, PrintWriter out, PrintWriter err, int maxClients,
                                       Duration waitLimit) throws InterruptedException {
+        return bind(options, out, err, maxClients, waitLimit, System::nanoTime);
+    }
+
+    /** As above, the rate limit of the error lines on {@code nanoClock} (tests). */
+    static RpingPersistentServer bind(RpingOptions options, PrintWriter out, PrintWriter err, int maxClients,
+                                      Duration waitLimit, LongSupplier nanoClock) throws InterruptedException {
         if (!options.server()) {
             throw new IllegalArgumentException("client options given to the server");
         }
         if (maxClients < 1) {
             throw new IllegalArgumentException("maxClients " + maxClients + " < 1");
         }
-        return new RpingPersistentServer(options, new RpingLog(out, err, options.debug()), maxClients, waitLimit);
+        return new RpingPersistentServer(options, new RpingLog(out, err, options.debug()), maxClients, waitLimit,
+                nanoClock);
     }
 
     /** The bound address (the port is the one chosen when the options asked for port 0). */
@@ -133,7 +147,7 @@ public final class RpingPersistentServer implements AutoCloseable {
 
     /**
      * Waits until {@code count} clients' runs have ended (succeeded or failed, and their places
-     * given back); false if the time ran out first.
+     * given back) and the lines handed over so far are written; false if the time ran out first.
      */
     boolean awaitClientsEnded(int count, long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -146,7 +160,7 @@ public final class RpingPersistentServer implements AutoCloseable {
                 TimeUnit.NANOSECONDS.timedWait(lock, left);
             }
         }
-        return true;
+        return lines.awaitWritten(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -207,7 +221,8 @@ public final class RpingPersistentServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 log.error("rping server failed (client " + peer + "): interrupted");
             } catch (RuntimeException e) {
-                // e.g. a post refused because the connection went down between two steps
+                // A bug of ours must still give the client's place back (a post refused because the
+                // connection went down between two steps is a disconnect, reported by the loop).
                 log.error("rping server failed (client " + peer + "): " + e);
             } finally {
                 try {
@@ -292,6 +307,9 @@ public final class RpingPersistentServer implements AutoCloseable {
             }
         } finally {
             rnic.close();
+            // Last: the clients' lines come until they end. A client still running after the wait
+            // above has its last line dropped.
+            lines.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.iwarp4j.tools.internal.RateLimitedLines;
 import org.iwarp4j.tools.rping.internal.RpingFailure;
 import org.iwarp4j.tools.rping.internal.RpingLog;
 import org.iwarp4j.mpa.NegotiatedParameters;
@@ -19,12 +20,15 @@ import org.iwarp4j.rdmap.Listener;
  * The passive side of rping ({@code rping -s}) for one client: listens, accepts the first MPA
  * Request and serves that client's pings ({@link ServerPingLoop}: RDMA Read of its start buffer,
  * RDMA Write back into its sink) until it disconnects. One client per server, as rping without
- * {@code -P}: later requests are rejected. {@link RpingPersistentServer} is {@code -P}.
+ * {@code -P}: later requests are rejected, each with a line on the error stream, rate-limited.
+ * {@link RpingPersistentServer} is {@code -P}.
  */
 public final class RpingServer implements AutoCloseable {
 
     private final RpingOptions options;
     private final RpingLog log;
+    /** The line for each request rejected: a peer can make as many as it likes. */
+    private final RateLimitedLines rejections;
     private final RpingEndpoint endpoint;
     private final Listener listener;
     private final AtomicBoolean accepted = new AtomicBoolean();
@@ -36,6 +40,7 @@ public final class RpingServer implements AutoCloseable {
     private RpingServer(RpingOptions options, RpingLog log) throws InterruptedException {
         this.options = options;
         this.log = log;
+        this.rejections = new RateLimitedLines(log::error, "rping-server-lines");
         this.endpoint = new RpingEndpoint(options, log);
         try {
             endpoint.postReceive();
@@ -67,10 +72,13 @@ public final class RpingServer implements AutoCloseable {
         return (InetSocketAddress) listener.localAddress();
     }
 
-    /** Runs on an event loop: the first request gets the queue pair, any later one a reject. */
+    /**
+     * Runs on an event loop: the first request gets the queue pair, any later one a reject, whose
+     * line is rate-limited and written off the event loop ({@link RateLimitedLines}).
+     */
     private ConnectionDecision connectRequest(ConnectionRequest request) {
         if (closed || !accepted.compareAndSet(false, true)) {
-            log.error("rejecting a connection request from " + request.remoteAddress()
+            rejections.print("rejecting a connection request from " + request.remoteAddress()
                     + ": this rping server serves one client");
             return request.reject(new byte[0]);
         }
@@ -118,6 +126,11 @@ public final class RpingServer implements AutoCloseable {
         return endpoint.queuePair.negotiated();
     }
 
+    /** Waits until the lines of the requests rejected so far are written (tests). */
+    boolean awaitLinesWritten(long timeout, TimeUnit unit) throws InterruptedException {
+        return rejections.awaitWritten(timeout, unit);
+    }
+
     /** Stops listening and ends a running {@link #serve()}, then frees everything. */
     @Override
     public void close() {
@@ -133,5 +146,6 @@ public final class RpingServer implements AutoCloseable {
             }
         }
         endpoint.close();
+        rejections.close();
     }
 }

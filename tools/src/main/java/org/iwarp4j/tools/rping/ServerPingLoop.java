@@ -69,10 +69,10 @@ final class ServerPingLoop {
                     verify(completed, length);
                     verified++;
                 }
-                endpoint.send(RpingRdmaInfo.GO_AHEAD);
+                endpoint.send(RpingRdmaInfo.GO_AHEAD, "the go ahead after the RDMA Read");
                 log.debug("server posted go ahead");
                 writeBack(length);
-                endpoint.send(RpingRdmaInfo.GO_AHEAD);
+                endpoint.send(RpingRdmaInfo.GO_AHEAD, "the go ahead after the RDMA Write");
                 log.debug("server posted go ahead");
                 completed++;
             }
@@ -97,8 +97,8 @@ final class ServerPingLoop {
         log.debug("Received %s from peer", source);
         log.debug("server received sink adv"); // sic: rping's words for the start buffer too
         int length = checkedLength(source);
-        endpoint.queuePair.postSend(SendWorkRequest.rdmaRead(RpingEndpoint.RDMA_ID, source.rkey(), source.buf(),
-                endpoint.rdmaMr.sge(0, length)));
+        endpoint.postSend(SendWorkRequest.rdmaRead(RpingEndpoint.RDMA_ID, source.rkey(), source.buf(),
+                endpoint.rdmaMr.sge(0, length)), "the RDMA Read of the client's start buffer");
         log.debug("server posted rdma read req ");
         endpoint.completions.await(WorkCompletionOpcode.RDMA_READ, "the RDMA Read of the client's start buffer");
         log.debug("server received read complete");
@@ -130,8 +130,8 @@ final class ServerPingLoop {
             throw new RpingFailure("the client's sink buffer of " + Integer.toUnsignedString(sink.size())
                     + " octets is smaller than the " + writeLength + " octets to write back");
         }
-        endpoint.queuePair.postSend(SendWorkRequest.rdmaWrite(RpingEndpoint.RDMA_ID, sink.rkey(), sink.buf(),
-                endpoint.rdmaMr.sge(0, writeLength)));
+        endpoint.postSend(SendWorkRequest.rdmaWrite(RpingEndpoint.RDMA_ID, sink.rkey(), sink.buf(),
+                endpoint.rdmaMr.sge(0, writeLength)), "the RDMA Write into the client's sink");
         log.debug("rdma write from lkey %x laddr %x len %d", endpoint.rdmaMr.stag(), endpoint.rdmaMr.baseTaggedOffset(),
                 writeLength);
         endpoint.completions.await(WorkCompletionOpcode.RDMA_WRITE, "the RDMA Write into the client's sink");

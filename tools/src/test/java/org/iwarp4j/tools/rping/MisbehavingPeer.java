@@ -18,7 +18,8 @@ import org.iwarp4j.rdmap.WorkCompletionOpcode;
 
 /**
  * An rping peer with a deliberate fault, on the same verbs as ours: a server that corrupts the data
- * it writes back or reads with a wrong STag, a client that advertises a wrong STag.
+ * it writes back, reads with a wrong STag or closes the connection early, a client that advertises
+ * a wrong STag.
  */
 public final class MisbehavingPeer implements AutoCloseable {
 
@@ -28,7 +29,11 @@ public final class MisbehavingPeer implements AutoCloseable {
         /** Server: RDMA Reads the client's start buffer with the advertised STag plus one. */
         BAD_READ_STAG,
         /** Client: advertises its start buffer with a wrong STag. */
-        BAD_ADVERTISED_STAG
+        BAD_ADVERTISED_STAG,
+        /** Server: closes the connection (in order) as soon as it is up, before any ping. */
+        CLOSE_AFTER_HANDSHAKE,
+        /** Server: serves one ping, then closes the connection (in order). */
+        CLOSE_AFTER_FIRST_PING
     }
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -46,7 +51,10 @@ public final class MisbehavingPeer implements AutoCloseable {
         if (options.server()) {
             listener = endpoint.rnic.listen(options.socketAddress(), options.mpaSettings(),
                     r -> r.accept(endpoint.queuePair));
-            done = CompletableFuture.runAsync(this::serve, thread);
+            // Closed from the event loop the moment the connection is up: as early as a peer can.
+            done = fault == Fault.CLOSE_AFTER_HANDSHAKE
+                    ? endpoint.queuePair.established().thenCompose(qp -> qp.close()).thenApply(qp -> null)
+                    : CompletableFuture.runAsync(this::serve, thread);
         } else {
             listener = null;
             endpoint.queuePair.connect(server).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -85,12 +93,17 @@ public final class MisbehavingPeer implements AutoCloseable {
                 if (fault == Fault.CORRUPT_WRITE) {
                     endpoint.rdmaBuf.setByte(20, endpoint.rdmaBuf.getByte(20) ^ 0x20);
                 }
-                endpoint.send(RpingRdmaInfo.GO_AHEAD);
+                endpoint.send(RpingRdmaInfo.GO_AHEAD, "go ahead");
                 RpingRdmaInfo sink = endpoint.receive("sink");
                 endpoint.queuePair.postSend(SendWorkRequest.rdmaWrite(RpingEndpoint.RDMA_ID, sink.rkey(), sink.buf(),
                         endpoint.rdmaMr.sge(0, source.size())));
                 endpoint.completions.await(WorkCompletionOpcode.RDMA_WRITE, "write");
-                endpoint.send(RpingRdmaInfo.GO_AHEAD);
+                endpoint.send(RpingRdmaInfo.GO_AHEAD, "go ahead");
+                if (fault == Fault.CLOSE_AFTER_FIRST_PING) {
+                    // In order: the go ahead goes out before the FIN.
+                    endpoint.queuePair.close().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    return;
+                }
             }
         } catch (RpingFailure e) {
             // The client disconnected or the fault ended the connection: done.
@@ -102,7 +115,11 @@ public final class MisbehavingPeer implements AutoCloseable {
     /** Advertises the start buffer with STag + 1, then waits for the server to give up. */
     private void advertiseWrongly() {
         RpingRdmaInfo start = RpingEndpoint.describe(endpoint.startMr, endpoint.startMr.length());
-        endpoint.send(new RpingRdmaInfo(start.buf(), start.rkey() + 1, start.size()));
+        try {
+            endpoint.send(new RpingRdmaInfo(start.buf(), start.rkey() + 1, start.size()), "start");
+        } catch (RpingFailure e) {
+            throw new IllegalStateException(e);
+        }
         endpoint.queuePair.closeFuture().join();
     }
 

@@ -2,8 +2,12 @@ package org.iwarp4j.tools.rping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.iwarp4j.tools.rping.internal.PingData;
 import org.iwarp4j.mpa.NegotiatedParameters;
@@ -142,6 +146,9 @@ class RpingLoopbackTest {
             assertThat(rejected.negotiated()).isNull();
             assertThat(second.err.toString()).startsWith("connect error: localhost:" + server.port()
                     + ": the peer rejected the connection: it gave no reason (MPA Reply with R=1, no private data)");
+            // Written off the event loop that rejected the request, so not necessarily yet.
+            assertThat(server.server.awaitLinesWritten(Rpings.WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
             assertThat(server.output.err.toString()).contains("this rping server serves one client");
 
             // The first client leaves before its first ping: nothing was asked (-C 0), nothing failed.
@@ -149,6 +156,56 @@ class RpingLoopbackTest {
             RpingResult served = server.awaitResult();
             assertThat(served.failure()).isNull();
             assertThat(served.completed()).isZero();
+        }
+    }
+
+    /**
+     * The line of a rejected request is written off the event loop that rejects it: a standard
+     * error that blocks (a paused terminal, a pipe nobody reads) holds no connection.
+     */
+    @Test
+    void aRequestIsRejectedWhileTheErrorStreamIsBlocked() throws Exception {
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        Writer blocked = new Writer() {
+            @Override
+            public void write(char[] chars, int offset, int length) throws java.io.IOException {
+                writing.countDown();
+                try {
+                    if (!goOn.await(Rpings.WAIT_SECONDS, TimeUnit.SECONDS)) {
+                        throw new java.io.IOException("never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Rpings.Output output = new Rpings.Output();
+        try (RpingServer server = RpingServer.bind(RpingOptions.serverBuilder()
+                .address(java.net.InetAddress.getLoopbackAddress()).port(0).timeout(Rpings.STEP_TIMEOUT).build(),
+                output.outWriter, new PrintWriter(blocked, true));
+             RawMpaPeer first = RawMpaPeer.connect(server.localAddress(),
+                     RpingOptions.clientBuilder(java.net.InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
+            first.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS);
+            for (int i = 0; i < 2; i++) {
+                Rpings.Output second = new Rpings.Output();
+                RpingResult rejected = new RpingClient(Rpings.client(server.localAddress().getPort()).count(1).build(),
+                        second.outWriter, second.errWriter).run();
+                assertThat(rejected.failure()).contains("the peer rejected the connection");
+                assertThat(writing.await(Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).as("the line is being written")
+                        .isTrue();
+            }
+            goOn.countDown(); // before the server's close, which waits for its lines a while
+        } finally {
+            goOn.countDown();
         }
     }
 

@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.rping;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -9,6 +10,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.iwarp4j.tools.internal.RateLimitedLines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +38,13 @@ class RpingPersistentServerTest {
     }
 
     private void bind(int maxClients, int count, java.time.Duration waitLimit) throws Exception {
+        bind(maxClients, count, waitLimit, System::nanoTime);
+    }
+
+    private void bind(int maxClients, int count, java.time.Duration waitLimit, LongSupplier clock) throws Exception {
         server = RpingPersistentServer.bind(RpingOptions.serverBuilder().address(InetAddress.getLoopbackAddress())
                 .port(0).count(count).validate(true).build(), serverOutput.outWriter, serverOutput.errWriter,
-                maxClients, waitLimit);
+                maxClients, waitLimit, clock);
     }
 
     private RawMpaPeer rawClient() throws Exception {
@@ -102,12 +109,44 @@ class RpingPersistentServerTest {
                     second.outWriter, second.errWriter).run();
             assertThat(rejected.negotiated()).isNull();
             assertThat(second.err.toString()).contains("the peer rejected the connection");
-            assertThat(serverOutput.err.toString()).contains("1 clients are being served, the most at once");
             assertThat(server.clientsRejected()).isEqualTo(1);
             first.disconnect();
         }
         assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // Written off the event loop that rejected the request: certain only once the lines are written.
+        assertThat(serverOutput.err.toString()).contains("1 clients are being served, the most at once");
         assertThat(ping(3).completed()).isEqualTo(3);
+    }
+
+    /**
+     * A peer that opens connection after connection makes the server write a line for each (here
+     * a rejection while the one place is taken): the burst is written, then how many were not.
+     */
+    @Test
+    void theLinesAPeerCausesAreRateLimited() throws Exception {
+        bind(1, 0, Rpings.STEP_TIMEOUT, () -> 0L); // time stands still: no interval ever ends
+        int requests = RateLimitedLines.BURST + 2;
+        try (RawMpaPeer first = rawClient()) {
+            for (int i = 0; i < requests; i++) {
+                try (RawMpaPeer rejected = RawMpaPeer.connect(server.localAddress(),
+                        RpingOptions.clientBuilder(InetAddress.getLoopbackAddress()).build().mpaSettings(), 24)) {
+                    assertThatThrownBy(() -> rejected.negotiated.get(RawMpaPeer.WAIT_SECONDS, TimeUnit.SECONDS))
+                            .hasCauseInstanceOf(org.iwarp4j.mpa.MpaRejectedException.class);
+                }
+            }
+            assertThat(server.clientsRejected()).isEqualTo(requests);
+            first.disconnect();
+        }
+        assertThat(server.awaitClientsEnded(1, Rpings.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        server.close();
+
+        List<String> lines = serverOutput.err.toString().lines().toList();
+        assertThat(lines).hasSize(RateLimitedLines.BURST + 1);
+        assertThat(lines.subList(0, RateLimitedLines.BURST)).allSatisfy(line -> assertThat(line)
+                .startsWith("rejecting a connection request from /127.0.0.1:")
+                .endsWith(": 1 clients are being served, the most at once"));
+        // Two rejections and the first client's "server DISCONNECT EVENT...".
+        assertThat(lines.get(RateLimitedLines.BURST)).isEqualTo("... suppressed 3 similar lines");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.iwarp4j.tools.rping.internal;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.CompletionQueue;
@@ -11,8 +12,12 @@ import org.iwarp4j.rdmap.WorkCompletionStatus;
  * rping's completion handler ({@code rping_cq_event_handler}) turned into a blocking wait: takes
  * completions off the one completion queue until the one rping's state machine waits for arrives.
  * Successful Send completions are only logged, as rping does; any failed completion ends the run
- * ("cq completion failed status ..."), except a flush caused by the peer's disconnect, which is
- * reported as such.
+ * ("cq completion failed status ..."), except one the peer's disconnect caused, which is reported
+ * as such: a flush, or a FATAL completion whose cause is the connection's I/O failing under it (a
+ * reset, a write pending when the peer's FIN closed the connection), both without a Terminate.
+ * Which of the two a peer's close gives depends on where this end's work was at that moment, so
+ * both are rping's DISCONNECT event, as on Linux, where rping ignores flush errors and follows the
+ * connection manager's DISCONNECTED event.
  */
 public final class CompletionPoller {
 
@@ -36,8 +41,14 @@ public final class CompletionPoller {
                 throw new RpingFailure("no completion within " + timeout.toMillis() + " ms while waiting for " + what);
             }
             if (!c.isSuccess()) {
-                if (c.status() == WorkCompletionStatus.FLUSHED && c.terminateReason() == null) {
+                if (c.terminateReason() == null && c.status() == WorkCompletionStatus.FLUSHED) {
                     throw RpingFailure.disconnected("the peer disconnected while this end waited for " + what);
+                }
+                if (c.terminateReason() == null && c.status() == WorkCompletionStatus.FATAL
+                        && c.failureCause() instanceof IOException) {
+                    // Not a RuntimeException of this stack's: the connection itself failed.
+                    throw RpingFailure.disconnected("the peer disconnected (" + c.failureCause().getMessage()
+                            + ") while this end waited for " + what);
                 }
                 throw new RpingFailure("cq completion failed status " + c.status()
                         + (c.terminateReason() != null ? " (" + c.terminateReason() + ")" : "")

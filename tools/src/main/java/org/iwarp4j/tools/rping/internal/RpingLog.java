@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.rping.internal;
 
 import java.io.PrintWriter;
+import java.util.function.Consumer;
 
 /**
  * Where rping's lines go, as Linux rping sends them: ping data ({@code -v}) and debug lines
@@ -10,13 +11,25 @@ import java.io.PrintWriter;
 public final class RpingLog {
 
     private final PrintWriter out;
-    private final PrintWriter err;
+    private final Consumer<String> err;
     private final boolean debug;
 
     public RpingLog(PrintWriter out, PrintWriter err, boolean debug) {
+        this(out, line -> {
+            err.println(line);
+            err.flush();
+        }, debug);
+    }
+
+    private RpingLog(PrintWriter out, Consumer<String> err, boolean debug) {
         this.out = out;
         this.err = err;
         this.debug = debug;
+    }
+
+    /** This log with its error lines handed to {@code errors} instead (a rate limit, say). */
+    public RpingLog withErrorsTo(Consumer<String> errors) {
+        return new RpingLog(out, errors, debug);
     }
 
     public void out(String line) {
@@ -32,7 +45,6 @@ public final class RpingLog {
     }
 
     public void error(String line) {
-        err.println(line);
-        err.flush();
+        err.accept(line);
     }
 }
