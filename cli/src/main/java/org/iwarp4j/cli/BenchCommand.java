@@ -360,6 +360,9 @@ final class BenchCommand {
                     return status;
                 }
                 return runClient(settings, out, err, clientMeters, serverMeters, loadInfo);
+            } catch (RuntimeException e) { // the last resort (the runs catch their own): one line, not a stack trace
+                err.println("iwarp bench " + test.command() + ": " + unexpected(e));
+                return EXIT_FAILED;
             } finally {
                 if (load != null) {
                     load.close();
@@ -453,6 +456,9 @@ final class BenchCommand {
                         }
                         status = e instanceof ConnectFailedException ? EXIT_NO_CONNECTION : EXIT_FAILED;
                     }
+                } catch (RuntimeException e) { // a defect, not a peer's doing: still one line and the document
+                    error = unexpected(e);
+                    status = EXIT_FAILED;
                 }
                 progress.clear();
             }
@@ -513,6 +519,11 @@ final class BenchCommand {
             void write(java.io.OutputStream out) throws IOException;
         }
 
+        /** What the one line says of an unchecked exception: there is no peer's message to pass on. */
+        private static String unexpected(RuntimeException e) {
+            return "unexpected failure: " + e;
+        }
+
         private int serve(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry meters,
                           BackgroundLoad.Info load) throws Exception {
             PerftestServer server;
@@ -543,6 +554,10 @@ final class BenchCommand {
             } catch (IOException e) {
                 outcome = null;
                 error = e.getMessage();
+                status = EXIT_FAILED;
+            } catch (RuntimeException e) { // a defect, not a peer's doing: still one line and the document
+                outcome = null;
+                error = unexpected(e);
                 status = EXIT_FAILED;
             }
             if (error != null) {

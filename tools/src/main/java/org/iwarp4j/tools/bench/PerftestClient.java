@@ -33,7 +33,8 @@ import org.iwarp4j.rdmap.Rnic;
  *
  * Against an iwarp4j server (its version says so) each size ends with a {@link
  * org.iwarp4j.tools.bench.internal.Verdict} exchange, and the latency tests run too (perftest's latency tools
- * use another exchange, not implemented). Both ends must be given the same options, as with perftest.
+ * use another exchange, not implemented). Both ends must be given the same options, as with perftest: a
+ * control message of another length than the one due ends the run with an {@link IOException} that says so.
  */
 public final class PerftestClient {
 
