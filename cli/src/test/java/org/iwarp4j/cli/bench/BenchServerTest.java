@@ -7,12 +7,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.iwarp4j.cli.IwarpCommand;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code bench TEST --server} against clients that differ from it: ones with other sizes. A server
- * ends its client with one line and its document, as the client does.
+ * {@code bench TEST --server} against clients that differ from it: one without the TCP comparison,
+ * ones with other sizes. A server ends its client with one line and its document, as the client does.
  */
 class BenchServerTest {
 
@@ -21,9 +22,33 @@ class BenchServerTest {
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
-
     private int iwarp(String line) {
         return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
+    }
+
+    @Test
+    void aServerThatComparesEndsAfterAClientWithNoTcp() throws Exception {
+        String port = " -p " + InProcessBenchServer.freePort();
+        InProcessBenchServer server = InProcessBenchServer.start("bench write --server -s 2048" + SHORT + port);
+
+        assertThat(iwarp("bench write 127.0.0.1 -s 2048 --no-tcp" + SHORT + port)).as(err.toString()).isZero();
+
+        // It used to wait for ever for the client's end of a TCP comparison that the client never ran.
+        assertThat(server.exitStatus()).as(server.err()).isZero();
+        assertThat(server.out()).contains("# data verified");
+        assertThat(out.toString()).contains("# TCP comparison skipped (--no-tcp)");
+    }
+
+    @Test
+    void aClientThatComparesLeavesOutAServerWithNoTcp() throws Exception {
+        String port = " -p " + InProcessBenchServer.freePort();
+        InProcessBenchServer server = InProcessBenchServer.start("bench write --server -s 2048 --no-tcp" + SHORT
+                + port);
+
+        assertThat(iwarp("bench write 127.0.0.1 -s 2048" + SHORT + port)).as(err.toString()).isZero();
+
+        assertThat(out.toString()).contains("# no TCP comparison: the server runs with --no-tcp");
+        assertThat(server.exitStatus()).as(server.err()).isZero();
     }
 
     /**

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server and a client given different settings, as two commands on two hosts can be: which sizes
- * they run. Each end must end with an {@link IOException} that says what went wrong (the command
- * prints it as one line), never fail with an unchecked exception.
+ * A server and a client given different settings, as two commands on two hosts can be: whether
+ * each compares with plain TCP, and which sizes they run. Each end must end, within a bound, with
+ * an {@link IOException} that says what went wrong (the command prints it as one line), never
+ * hang on the other or fail with an unchecked exception.
  */
 class SplitEndsTest {
 
@@ -61,6 +62,45 @@ class SplitEndsTest {
         } catch (ExecutionException e) {
             return e.getCause();
         }
+    }
+
+    @Test
+    void aServerThatComparesServesAClientThatDoesNot() throws Exception {
+        CompletableFuture<RdmaOutcome> served = serve(write(List.of(64), true));
+
+        BenchRunner.ClientResult client = BenchRunner.client(write(List.of(64), false), server.localAddress(),
+                null, BenchListener.NONE);
+
+        assertThat(client.rdma().verified()).isTrue();
+        // It used to wait for the client's DONE of a comparison the client never ran.
+        assertThat(served).succeedsWithin(WAIT_SECONDS, TimeUnit.SECONDS)
+                .satisfies(outcome -> assertThat(outcome.verified()).isTrue());
+    }
+
+    @Test
+    void aClientThatComparesLeavesOutAServerThatDoesNot() throws Exception {
+        CompletableFuture<RdmaOutcome> served = serve(write(List.of(64), false));
+
+        BenchRunner.ClientResult client = BenchRunner.client(write(List.of(64), true), server.localAddress(),
+                null, BenchListener.NONE);
+
+        assertThat(client.tcpNote()).isEqualTo("no TCP comparison: the server runs with --no-tcp");
+        assertThat(client.rows()).singleElement().satisfies(row -> assertThat(row.tcpBandwidth()).isNull());
+        assertThat(client.rdma().verified()).isTrue();
+        assertThat(served).succeedsWithin(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aClientThatNeverEndsTheComparisonIsGivenUpOnceItsControlConnectionIsGone() throws Exception {
+        CompletableFuture<RdmaOutcome> served = serve(write(List.of(64), true));
+        server.doneGrace(1);
+
+        // The RDMA session alone: it says it compares, closes the control connection and never says DONE.
+        RdmaOutcome rdma = PerftestClient.run(write(List.of(64), true), server.localAddress(), null, null);
+
+        assertThat(rdma.verified()).isTrue();
+        assertThat(failure(served)).isInstanceOf(IOException.class).hasMessage("the client closed the control"
+                + " connection and did not end the plain-TCP comparison (its DONE) within 1 s");
     }
 
     @Test

@@ -39,10 +39,11 @@ public abstract class RdmaSession {
     private CpuClock cpuClock = CpuClock.none();
     private SizeStart sizeStart = size -> { };
     private WindowDone windowDone = (size, window, bandwidth, cpu) -> { };
-    private Consumer<String> peerVersionKnown = version -> { };
+    private PeerKnown peerKnown = (version, comparesTcp) -> { };
     protected ControlChannel control;
     protected DataEnd data;
     private String peerVersion = "";
+    private boolean peerComparesTcp;
     private final List<BandwidthResult> bandwidth = new ArrayList<>();
     private final List<LatencyResult> latency = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
@@ -103,9 +104,19 @@ public abstract class RdmaSession {
         this.stopped = stopped;
     }
 
-    /** Told the peer's version string as soon as the versions are exchanged. */
-    public void onPeerVersion(Consumer<String> listener) {
-        this.peerVersionKnown = listener;
+    /** What the version exchange says about the peer. */
+    @FunctionalInterface
+    public interface PeerKnown {
+        /**
+         * {@code version}: the peer's version string; {@code comparesTcp}: the peer is iwarp4j and
+         * runs the plain-TCP comparison (false for perftest).
+         */
+        void known(String version, boolean comparesTcp);
+    }
+
+    /** Told about the peer as soon as the versions are exchanged. */
+    public void onPeerKnown(PeerKnown listener) {
+        this.peerKnown = listener;
     }
 
     /** Called by a client after each size. */
@@ -126,9 +137,10 @@ public abstract class RdmaSession {
 
     /** {@code exchange_versions}, {@code check_sys_data}, {@code check_mtu}. */
     protected void exchangeSystemData() throws IOException, InterruptedException {
-        byte[] version = control.exchange(PerftestMessages.version(PerftestMessages.IWARP4J_VERSION), "the version");
+        byte[] version = control.exchange(PerftestMessages.iwarp4jVersion(settings.compareTcp()), "the version");
         peerVersion = PerftestMessages.versionOf(version);
-        peerVersionKnown.accept(peerVersion);
+        peerComparesTcp = peerIsIwarp4j() && PerftestMessages.comparesTcp(version);
+        peerKnown.known(peerVersion, peerComparesTcp);
         control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER), "the cycle buffer size");
         control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE), "the cache line size");
         control.exchange(PerftestMessages.mtu(), "the MTU");
@@ -144,6 +156,11 @@ public abstract class RdmaSession {
 
     protected boolean peerIsIwarp4j() {
         return PerftestMessages.isIwarp4j(peerVersion);
+    }
+
+    /** Whether both ends run the plain-TCP comparison (the version exchange says whether the peer does). */
+    protected boolean bothCompareTcp() {
+        return settings.compareTcp() && peerComparesTcp;
     }
 
     /** The destination handshakes, then the test; {@code mine} has one entry per queue pair. */
