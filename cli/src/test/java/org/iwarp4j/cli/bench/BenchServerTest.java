@@ -6,14 +6,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.regex.Pattern;
+import org.iwarp4j.cli.ChildIwarp;
 import org.iwarp4j.cli.IwarpCommand;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code bench TEST --server} against clients that differ from it: one without the TCP comparison,
- * ones with other sizes. A server ends its client with one line and its document, as the client does.
+ * one with other sizes, and with {@code --run_infinitely} clients that fail before one that does
+ * not. A server ends its client with one line and its document, and goes on to the next when told
+ * to serve client after client.
  */
 class BenchServerTest {
 
@@ -22,6 +27,15 @@ class BenchServerTest {
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
+    private ChildIwarp child;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (child != null) {
+            child.close();
+        }
+    }
+
     private int iwarp(String line) {
         return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
     }
@@ -85,5 +99,36 @@ class BenchServerTest {
         JsonNode served = JSON.readTree(server.out());
         assertThat(served.get("error").asText()).startsWith(serverError);
         assertThat(served.get("exit_status").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * {@code --server --run_infinitely} in a process of its own, ended as a person ends it (Ctrl-C):
+     * a client whose data does not verify and one whose control messages come out of step are each
+     * reported, and the client after them is served.
+     */
+    @Test
+    void runInfinitelyServesTheNextClientAfterOnesThatFailed() throws Exception {
+        int port = InProcessBenchServer.freePort();
+        Pattern waiting = Pattern.compile("waiting for a client on port " + port + "$");
+        child = ChildIwarp.start(("bench write --server --run_infinitely -s 2048 --no-tcp" + SHORT + " -p " + port)
+                .split(" "));
+        child.awaitLine(waiting, 60);
+        String client = "bench write 127.0.0.1 --no-tcp" + SHORT + " -p " + port;
+
+        assertThat(iwarp(client + " -s 1024")).as("the server verifies other sizes than its own").isEqualTo(1);
+        child.awaitLine(Pattern.compile("^#   the client measured 1024-octet messages; this end was told 2048"), 60);
+        child.awaitLine(waiting, 60);
+        assertThat(iwarp(client + " -a --max-size 4")).as(err.toString()).isEqualTo(1);
+        child.awaitLine(Pattern.compile("^iwarp bench write: the peer sent a 16-octet control message"), 60);
+        child.awaitLine(waiting, 60);
+        out.getBuffer().setLength(0);
+        assertThat(iwarp(client + " -s 2048")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("# data verified");
+        child.awaitLine(Pattern.compile("^# data verified"), 60);
+        child.awaitLine(waiting, 60);
+
+        child.interrupt();
+        String output = child.awaitExit(60);
+        assertThat(child.process().exitValue()).as(output).isEqualTo(130);
     }
 }
