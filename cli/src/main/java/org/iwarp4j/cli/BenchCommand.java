@@ -214,7 +214,9 @@ final class BenchCommand {
         boolean histogram;
 
         @Option(names = {"--run_infinitely", "--run-infinitely"},
-                description = "repeat the run until Ctrl-C, printing every pass's rows (perftest's)")
+                description = "repeat the run until Ctrl-C, printing every pass's rows (perftest's); with"
+                        + " --server, serve client after client until Ctrl-C (exit 130), a failed one reported and"
+                        + " passed over")
         boolean runInfinitely;
 
         @Option(names = {"-F", "--CPU-freq"}, description = "perftest's: accepted and ignored (this command gives"
@@ -353,13 +355,22 @@ final class BenchCommand {
                 }
                 BackgroundLoad.Info loadInfo = load == null ? null : load.info();
                 if (server) {
-                    int status;
-                    do {
-                        status = serve(settings, out, err, serverMeters, loadInfo);
-                    } while (runInfinitely && status == 0);
-                    return status;
+                    while (true) {
+                        PerftestServer listening = listen(settings, err, serverMeters);
+                        if (listening == null) {
+                            return EXIT_NO_CONNECTION;
+                        }
+                        int status = serve(listening, settings, out, err, serverMeters, loadInfo);
+                        if (!runInfinitely) {
+                            return status;
+                        }
+                        // A failed client has had its line (and document): the next one is served all the same.
+                    }
                 }
                 return runClient(settings, out, err, clientMeters, serverMeters, loadInfo);
+            } catch (RuntimeException e) { // the last resort (the runs catch their own): one line, not a stack trace
+                err.println("iwarp bench " + test.command() + ": " + unexpected(e));
+                return EXIT_FAILED;
             } finally {
                 if (load != null) {
                     load.close();
@@ -453,6 +464,9 @@ final class BenchCommand {
                         }
                         status = e instanceof ConnectFailedException ? EXIT_NO_CONNECTION : EXIT_FAILED;
                     }
+                } catch (RuntimeException e) { // a defect, not a peer's doing: still one line and the document
+                    error = unexpected(e);
+                    status = EXIT_FAILED;
                 }
                 progress.clear();
             }
@@ -513,18 +527,27 @@ final class BenchCommand {
             void write(java.io.OutputStream out) throws IOException;
         }
 
-        private int serve(BenchSettings settings, PrintWriter out, PrintWriter err, SimpleMeterRegistry meters,
-                          BackgroundLoad.Info load) throws Exception {
-            PerftestServer server;
+        /** A server listening on the port, or null when it cannot listen (said on {@code err}). */
+        private PerftestServer listen(BenchSettings settings, PrintWriter err, SimpleMeterRegistry meters)
+                throws InterruptedException {
             InetSocketAddress bindTo = new InetSocketAddress(port);
             try {
-                server = new PerftestServer(settings, bindTo, meters);
+                return new PerftestServer(settings, bindTo, meters);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) { // Netty's bind failure may be an undeclared checked exception
                 err.println("iwarp bench " + test.command() + ": " + ConnectErrors.cannotListen(bindTo, e));
-                return EXIT_NO_CONNECTION;
+                return null;
             }
+        }
+
+        /** What the one line says of an unchecked exception: there is no peer's message to pass on. */
+        private static String unexpected(RuntimeException e) {
+            return "unexpected failure: " + e;
+        }
+
+        private int serve(PerftestServer server, BenchSettings settings, PrintWriter out, PrintWriter err,
+                          SimpleMeterRegistry meters, BackgroundLoad.Info load) throws Exception {
             int boundPort = server.localAddress().getPort();
             String name = "iwarp bench " + test.command();
             // With --json stdout is the document alone; the waiting line goes to stderr (a script waits for it).
@@ -543,6 +566,10 @@ final class BenchCommand {
             } catch (IOException e) {
                 outcome = null;
                 error = e.getMessage();
+                status = EXIT_FAILED;
+            } catch (RuntimeException e) { // a defect, not a peer's doing: still one line and the document
+                outcome = null;
+                error = unexpected(e);
                 status = EXIT_FAILED;
             }
             if (error != null) {

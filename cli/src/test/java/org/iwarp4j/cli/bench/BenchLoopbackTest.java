@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.List;
 import org.iwarp4j.cli.IwarpCommand;
@@ -199,7 +198,7 @@ class BenchLoopbackTest {
 
     @Test
     void serverAndHostSplitTheEndsAcrossCommands() throws Exception {
-        int port = freePort();
+        int port = InProcessBenchServer.freePort();
         String serverOut = splitRun("write", " -s 2048 -n 50 --warmup 0.05 -q 2 -p " + port);
         assertThat(lines().get(0)).contains("client of 127.0.0.1:" + port);
         String[] row = figures(lines()).get(0);
@@ -212,7 +211,8 @@ class BenchLoopbackTest {
 
     @Test
     void aSendServerSaysWhereTheFiguresAreInsteadOfAnEmptyTable() throws Exception {
-        String serverOut = splitRun("send", " -s 2048 -n 30 --warmup 0.05 --no-tcp -p " + freePort());
+        String serverOut = splitRun("send",
+                " -s 2048 -n 30 --warmup 0.05 --no-tcp -p " + InProcessBenchServer.freePort());
         assertThat(serverOut).contains("# figures: in the client's output (its send run sends the server"
                 + " no report)").contains("# data verified").doesNotContain("#bytes");
     }
@@ -228,15 +228,9 @@ class BenchLoopbackTest {
         return server.out();
     }
 
-    private static int freePort() throws java.io.IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
-    }
-
     @Test
     void noServerMeansExitThree() throws Exception {
-        int port = freePort();
+        int port = InProcessBenchServer.freePort();
         assertThat(iwarp("bench write 127.0.0.1 -p " + port + SHORT)).isEqualTo(3);
         assertThat(err.toString().strip()).isEqualTo("iwarp bench write: cannot connect to 127.0.0.1:" + port
                 + ": Connection refused");

@@ -55,4 +55,11 @@ final class InProcessBenchServer {
     String err() {
         return err.toString();
     }
+
+    /** A port nobody listens on now, for a server the test starts. */
+    static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            return probe.getLocalPort();
+        }
+    }
 }

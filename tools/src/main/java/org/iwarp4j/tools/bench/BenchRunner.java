@@ -12,7 +12,6 @@ import java.util.function.Consumer;
 import org.iwarp4j.tools.bench.internal.CpuClock;
 import org.iwarp4j.tools.bench.internal.RdmaSession;
 import org.iwarp4j.tools.bench.internal.TcpBenchClient;
-import org.iwarp4j.tools.bench.internal.PerftestMessages;
 
 /**
  * The two ends of a benchmark and their order: the RDMA session (perftest's exchange) and, when
@@ -226,7 +225,8 @@ public final class BenchRunner {
         List<BandwidthResult> bandwidth = new ArrayList<>();
         List<LatencyResult> latency = new ArrayList<>();
         List<BenchRow> rows = new ArrayList<>();
-        String[] peer = new String[1];
+        // Whether the server compares too (its version message says so): set once the versions are exchanged.
+        boolean[] serverCompares = new boolean[1];
         TcpBenchClient tcp = settings.compareTcp() ? new TcpBenchClient(settings, server) : null;
         TcpWindows[] interleaved = new TcpWindows[1];
         try {
@@ -236,7 +236,7 @@ public final class BenchRunner {
             }
             TcpFigures[] first = new TcpFigures[1];
             RdmaSession.SizeStart sizeStart = size -> {
-                boolean compare = tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
+                boolean compare = tcp != null && serverCompares[0];
                 if (compare && settings.interleaved()) {
                     interleaved[0] = new TcpWindows(tcp, settings, listener, size);
                 } else if (order == Order.TCP_FIRST && compare) {
@@ -260,7 +260,7 @@ public final class BenchRunner {
                     figures = interleaved[0].finish();
                     interleaved[0] = null;
                 }
-                boolean compare = tcp != null && peer[0] != null && PerftestMessages.isIwarp4j(peer[0]);
+                boolean compare = tcp != null && serverCompares[0];
                 if (figures == null && compare && !partial) {
                     figures = tcp(tcp, settings, listener, size);
                 }
@@ -279,8 +279,8 @@ public final class BenchRunner {
                                 figures.cpu(), figures.copyCpu(), windows);
                 rows.add(row);
                 listener.row(row);
-            }, windowDone, version -> {
-                peer[0] = version;
+            }, windowDone, (version, comparesTcp) -> {
+                serverCompares[0] = comparesTcp;
                 listener.connected(version);
             }, cpuClock);
             if (!settings.compareTcp()) {
@@ -289,6 +289,10 @@ public final class BenchRunner {
             if (!rdma.peerIsIwarp4j()) {
                 return new ClientResult(rdma, List.of(), List.of(),
                         "no TCP comparison: the server is perftest " + rdma.peerVersion(), rows);
+            }
+            if (!serverCompares[0]) {
+                return new ClientResult(rdma, List.of(), List.of(),
+                        "no TCP comparison: the server runs with --no-tcp", rows);
             }
             tcp.done();
             return new ClientResult(rdma, bandwidth, latency, null, rows);

@@ -33,7 +33,9 @@ import org.iwarp4j.rdmap.Rnic;
  *
  * Against an iwarp4j server (its version says so) each size ends with a {@link
  * org.iwarp4j.tools.bench.internal.Verdict} exchange, and the latency tests run too (perftest's latency tools
- * use another exchange, not implemented). Both ends must be given the same options, as with perftest.
+ * use another exchange, not implemented); each end's version message also says whether it runs the
+ * plain-TCP comparison. Both ends must be given the same options, as with perftest: a control message
+ * of another length than the one due ends the run with an {@link IOException} that says so.
  */
 public final class PerftestClient {
 
@@ -48,14 +50,14 @@ public final class PerftestClient {
 
     /**
      * As {@link #run(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}, stopped by {@code
-     * listener}, telling {@code peerVersion} the server's version string as soon as it is known and
-     * calling {@code sizeStart} before and {@code sizeDone} after each size (the harness's TCP comparison
-     * and row), {@code windowDone} after each RDMA window of an interleaved size (the TCP baselines'
-     * windows), reading each measurement's CPU time with {@code cpu} (may be null).
+     * listener}, telling {@code peer} the server's version string and whether it compares with plain TCP as
+     * soon as they are known and calling {@code sizeStart} before and {@code sizeDone} after each size (the
+     * harness's TCP comparison and row), {@code windowDone} after each RDMA window of an interleaved size (the
+     * TCP baselines' windows), reading each measurement's CPU time with {@code cpu} (may be null).
      */
     static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                            BenchListener listener, RdmaSession.SizeStart sizeStart, RdmaSession.SizeDone sizeDone,
-                           RdmaSession.WindowDone windowDone, Consumer<String> peerVersion, CpuClock cpu)
+                           RdmaSession.WindowDone windowDone, RdmaSession.PeerKnown peer, CpuClock cpu)
             throws IOException, InterruptedException {
         try (Rnic rnic = settings.rnic(settings.eventLoopThreads(), meters)) {
             Session session = new Session(rnic, settings, server, listener::progress);
@@ -72,8 +74,8 @@ public final class PerftestClient {
             if (cpu != null) {
                 session.measureCpu(cpu);
             }
-            if (peerVersion != null) {
-                session.onPeerVersion(peerVersion);
+            if (peer != null) {
+                session.onPeerKnown(peer);
             }
             return session.run();
         }

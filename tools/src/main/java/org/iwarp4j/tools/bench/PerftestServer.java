@@ -42,6 +42,13 @@ public final class PerftestServer implements AutoCloseable {
     private volatile TcpBenchServer tcp;
     /** Where the control connection came from: the only address the TCP comparison serves. */
     private volatile java.net.InetAddress controlPeer;
+    /**
+     * How long the client's end of the comparison (its DONE) may take once the control connection
+     * is gone: a client closes the control connection first, then says DONE.
+     */
+    private long doneGraceSeconds = 10;
+    /** How long the client may keep the control connection open after the closing handshake without its DONE. */
+    private static final long COMPARISON_END_SECONDS = 60;
 
     /** Listens at {@code address} (port 0: any) until {@link #serveOne} or {@link #close}. */
     public PerftestServer(BenchSettings settings, InetSocketAddress address, MeterRegistry meters)
@@ -82,8 +89,11 @@ public final class PerftestServer implements AutoCloseable {
     }
 
     /**
-     * Between iwarp4j ends, after the RDMA session: waits until the client has finished the plain-TCP
-     * comparison (it measures each size's TCP transfer right after the RDMA one), then closes its server.
+     * Between iwarp4j ends that both compare, after the RDMA session: waits until the client has
+     * finished the plain-TCP comparison (it measures each size's TCP transfer right after the RDMA
+     * one, so only its DONE is left after the closing handshake), then closes its server. The wait
+     * is bounded: a client that closed the control connection has {@code doneGraceSeconds} left, one
+     * that does neither {@link #COMPARISON_END_SECONDS}.
      */
     public void awaitTcpComparison() throws IOException, InterruptedException {
         TcpBenchServer server = tcp;
@@ -92,10 +102,30 @@ public final class PerftestServer implements AutoCloseable {
         }
         tcp = null; // closed here: close() must not close it again (its event loop is gone by then)
         try (server) {
-            server.done().get();
-        } catch (ExecutionException e) {
-            throw new IOException("TCP comparison failed: " + e.getCause(), e.getCause());
+            CompletableFuture<Void> done = server.done();
+            try {
+                CompletableFuture.anyOf(done, control.queuePair().closeFuture())
+                        .get(COMPARISON_END_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException controlFailed) {
+                // gone all the same
+            } catch (TimeoutException e) {
+                throw new IOException("the client neither ended the plain-TCP comparison nor closed the control"
+                        + " connection within " + COMPARISON_END_SECONDS + " s of the closing handshake", e);
+            }
+            try {
+                done.get(doneGraceSeconds, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new IOException("the client closed the control connection and did not end the plain-TCP"
+                        + " comparison (its DONE) within " + doneGraceSeconds + " s", e);
+            } catch (ExecutionException e) {
+                throw new IOException("TCP comparison failed: " + e.getCause(), e.getCause());
+            }
         }
+    }
+
+    /** For tests: how long {@link #awaitTcpComparison} gives the DONE once the control connection is gone. */
+    void doneGrace(long seconds) {
+        this.doneGraceSeconds = seconds;
     }
 
     /** Serves one client: waits for it as long as it takes, runs the test, returns what was found. */
@@ -184,7 +214,7 @@ public final class PerftestServer implements AutoCloseable {
                             + " did not come: " + e, e);
                 }
             }
-            if (settings.compareTcp() && peerIsIwarp4j()) {
+            if (bothCompareTcp()) {
                 // Every connection is up: the port can serve the TCP comparison from now on, before the
                 // handshake the client waits for, so that its first TCP connection finds it listening.
                 stopListening();

@@ -31,6 +31,8 @@ public final class ControlChannel implements AutoCloseable {
 
     /** perftest posts a receive of {@code sizeof(struct pingpong_dest)}; nothing longer may be sent. */
     public static final int MAX_MESSAGE = PingPongDest.LENGTH;
+    /** What a {@link PingPongDest} is called in errors. */
+    public static final String HANDSHAKE = "a pingpong_dest handshake";
 
     private final QueuePair queuePair;
     private final CompletionQueue sendCq;
@@ -57,20 +59,24 @@ public final class ControlChannel implements AutoCloseable {
         return queuePair;
     }
 
-    /** {@code ctx_xchg_data}: our message for theirs, in the order of our role. */
-    public byte[] exchange(byte[] mine) throws IOException, InterruptedException {
+    /**
+     * {@code ctx_xchg_data}: our message for theirs, in the order of our role. perftest exchanges
+     * the same {@code sizeof} each way, so theirs must have as many octets as ours; {@code what}
+     * names it for the error if not.
+     */
+    public byte[] exchange(byte[] mine, String what) throws IOException, InterruptedException {
         if (client) {
             send(mine);
-            return receive();
+            return receive(mine.length, what);
         }
-        byte[] theirs = receive();
+        byte[] theirs = receive(mine.length, what);
         send(mine);
         return theirs;
     }
 
     /** {@code ctx_hand_shake}: exchanges {@link PingPongDest}s. */
     public PingPongDest handShake(PingPongDest mine) throws IOException, InterruptedException {
-        return PingPongDest.decode(exchange(mine.encode()));
+        return PingPongDest.decode(exchange(mine.encode(), HANDSHAKE));
     }
 
     public void send(byte[] message) throws IOException, InterruptedException {
@@ -85,30 +91,39 @@ public final class ControlChannel implements AutoCloseable {
         }
     }
 
-    /** The next message, waiting up to the timeout. */
-    public byte[] receive() throws IOException, InterruptedException {
-        byte[] message = tryReceive(timeoutNanos);
+    /** The next message, waiting up to the timeout; it must be {@code what}, of {@code length} octets. */
+    public byte[] receive(int length, String what) throws IOException, InterruptedException {
+        byte[] message = tryReceive(timeoutNanos, length, what);
         if (message == null) {
             throw new IOException("no control message from the peer within "
-                    + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s");
+                    + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s (waiting for " + what + ")");
         }
         return message;
     }
 
-    /** The next message if one arrives within {@code nanos}, else {@code null}; reposts the receive. */
-    public byte[] tryReceive(long nanos) throws IOException, InterruptedException {
+    /**
+     * The next message if one arrives within {@code nanos}, else {@code null}; reposts the receive.
+     * Every message is checked here, against the one length the protocol allows at this point: two
+     * ends given other sizes or another test fall out of step, and a message of another kind
+     * decoded as this one would be nonsense (a server's handshake reads as an OK verdict).
+     */
+    public byte[] tryReceive(long nanos, int length, String what) throws IOException, InterruptedException {
         WorkCompletion c = nanos <= 0 ? receiveCq.poll() : receiveCq.poll(nanos, TimeUnit.NANOSECONDS);
         if (c == null) {
             return null;
         }
         if (!c.isSuccess()) {
-            throw new IOException("control connection failed: " + c);
+            throw new IOException("control connection failed while waiting for " + what + ": " + c);
         }
         byte[] message = ByteBufUtil.getBytes(memory, 0, c.byteLength());
         try {
             queuePair.postReceive(new ReceiveWorkRequest(0, region.sge(0, MAX_MESSAGE)));
         } catch (IllegalStateException closedMeanwhile) {
             // the peer closed after its last message (perftest does after the closing handshake)
+        }
+        if (message.length != length) {
+            throw new IOException("the peer sent a " + message.length + "-octet control message where " + what
+                    + " of " + length + " octets was due: do both ends run the same test with the same -s/-a?");
         }
         return message;
     }

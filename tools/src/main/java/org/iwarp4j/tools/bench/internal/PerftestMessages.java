@@ -24,6 +24,13 @@ public final class PerftestMessages {
      * is not disturbed; an iwarp4j peer recognises the suffix and adds its verification exchange.
      */
     public static final String IWARP4J_VERSION = PERFTEST_VERSION + " iwarp4j";
+    /**
+     * iwarp4j's flag in the version message's last octet, behind the string's NUL, where perftest
+     * (which reads the string only) and iwarp4j before it send 0: set when this end runs without the
+     * plain-TCP comparison ({@code --no-tcp}), so that an iwarp4j peer neither serves it nor waits for
+     * it. Zero says that an iwarp4j peer compares, as all did before the flag.
+     */
+    private static final byte NO_TCP = 1;
     /** perftest's page-size cycle buffer and {@code DEF_CACHE_LINE_SIZE}. */
     public static final int CYCLE_BUFFER = 4096;
     public static final int CACHE_LINE_SIZE = 64;
@@ -39,6 +46,20 @@ public final class PerftestMessages {
             throw new IllegalArgumentException("version too long: " + version);
         }
         return Arrays.copyOf(text, VERSION_LENGTH);
+    }
+
+    /** {@link #IWARP4J_VERSION}, saying whether this end runs the plain-TCP comparison. */
+    public static byte[] iwarp4jVersion(boolean comparesTcp) {
+        byte[] message = version(IWARP4J_VERSION);
+        if (!comparesTcp) {
+            message[VERSION_LENGTH - 1] = NO_TCP;
+        }
+        return message;
+    }
+
+    /** Whether an iwarp4j peer's version message says that it runs the plain-TCP comparison. */
+    public static boolean comparesTcp(byte[] message) {
+        return message.length == VERSION_LENGTH && (message[VERSION_LENGTH - 1] & NO_TCP) == 0;
     }
 
     /**

@@ -96,13 +96,13 @@ final class PingPong {
         }
     }
 
-    /** Responder: answers every ping until a control message arrives, and returns it. */
-    byte[] serve(ControlChannel control) throws IOException, InterruptedException {
+    /** Responder: answers every ping until a control message ({@code what}) arrives, and returns it. */
+    byte[] serve(ControlChannel control, int length, String what) throws IOException, InterruptedException {
         while (true) {
             if (awaitMessage(TimeUnit.MILLISECONDS.toNanos(1), (byte) (counter + 1))) {
                 ping();
             } else {
-                byte[] message = control.tryReceive(0);
+                byte[] message = control.tryReceive(0, length, what);
                 if (message != null) {
                     return message;
                 }

@@ -27,6 +27,8 @@ public abstract class RdmaSession {
     /** How long one control message or connection may take. */
     protected static final long TIMEOUT_SECONDS = 60;
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** What a field of perftest's {@code xchg_bw_reports} is called in errors. */
+    private static final String REPORT = "a field of the bandwidth report";
 
     protected final Rnic rnic;
     protected final BenchSettings settings;
@@ -37,10 +39,11 @@ public abstract class RdmaSession {
     private CpuClock cpuClock = CpuClock.none();
     private SizeStart sizeStart = size -> { };
     private WindowDone windowDone = (size, window, bandwidth, cpu) -> { };
-    private Consumer<String> peerVersionKnown = version -> { };
+    private PeerKnown peerKnown = (version, comparesTcp) -> { };
     protected ControlChannel control;
     protected DataEnd data;
     private String peerVersion = "";
+    private boolean peerComparesTcp;
     private final List<BandwidthResult> bandwidth = new ArrayList<>();
     private final List<LatencyResult> latency = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
@@ -101,9 +104,19 @@ public abstract class RdmaSession {
         this.stopped = stopped;
     }
 
-    /** Told the peer's version string as soon as the versions are exchanged. */
-    public void onPeerVersion(Consumer<String> listener) {
-        this.peerVersionKnown = listener;
+    /** What the version exchange says about the peer. */
+    @FunctionalInterface
+    public interface PeerKnown {
+        /**
+         * {@code version}: the peer's version string; {@code comparesTcp}: the peer is iwarp4j and
+         * runs the plain-TCP comparison (false for perftest).
+         */
+        void known(String version, boolean comparesTcp);
+    }
+
+    /** Told about the peer as soon as the versions are exchanged. */
+    public void onPeerKnown(PeerKnown listener) {
+        this.peerKnown = listener;
     }
 
     /** Called by a client after each size. */
@@ -124,12 +137,13 @@ public abstract class RdmaSession {
 
     /** {@code exchange_versions}, {@code check_sys_data}, {@code check_mtu}. */
     protected void exchangeSystemData() throws IOException, InterruptedException {
-        byte[] version = control.exchange(PerftestMessages.version(PerftestMessages.IWARP4J_VERSION));
+        byte[] version = control.exchange(PerftestMessages.iwarp4jVersion(settings.compareTcp()), "the version");
         peerVersion = PerftestMessages.versionOf(version);
-        peerVersionKnown.accept(peerVersion);
-        control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER));
-        control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE));
-        control.exchange(PerftestMessages.mtu());
+        peerComparesTcp = peerIsIwarp4j() && PerftestMessages.comparesTcp(version);
+        peerKnown.known(peerVersion, peerComparesTcp);
+        control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER), "the cycle buffer size");
+        control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE), "the cache line size");
+        control.exchange(PerftestMessages.mtu(), "the MTU");
     }
 
     /**
@@ -142,6 +156,11 @@ public abstract class RdmaSession {
 
     protected boolean peerIsIwarp4j() {
         return PerftestMessages.isIwarp4j(peerVersion);
+    }
+
+    /** Whether both ends run the plain-TCP comparison (the version exchange says whether the peer does). */
+    protected boolean bothCompareTcp() {
+        return settings.compareTcp() && peerComparesTcp;
     }
 
     /** The destination handshakes, then the test; {@code mine} has one entry per queue pair. */
@@ -236,7 +255,8 @@ public abstract class RdmaSession {
             }
             bandwidth.add(result);
             if (iwarp4j) {
-                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.sentForSize())));
+                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.sentForSize()),
+                        Verdict.VERDICT));
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
@@ -254,11 +274,11 @@ public abstract class RdmaSession {
         if (!send) {
             handShake(mine);
             BandwidthResult last = bandwidth.get(bandwidth.size() - 1);
-            control.exchange(PerftestMessages.int64(last.size()));
-            control.exchange(PerftestMessages.int64(last.iterations()));
-            control.exchange(PerftestMessages.float64(last.peakBytesPerSecond() / (1 << 20)));
-            control.exchange(PerftestMessages.float64(last.averageBytesPerSecond() / (1 << 20)));
-            control.exchange(PerftestMessages.float64(last.messagesPerSecond() / 1e6));
+            control.exchange(PerftestMessages.int64(last.size()), REPORT);
+            control.exchange(PerftestMessages.int64(last.iterations()), REPORT);
+            control.exchange(PerftestMessages.float64(last.peakBytesPerSecond() / (1 << 20)), REPORT);
+            control.exchange(PerftestMessages.float64(last.averageBytesPerSecond() / (1 << 20)), REPORT);
+            control.exchange(PerftestMessages.float64(last.messagesPerSecond() / 1e6), REPORT);
         }
         closingHandShake(mine);
     }
@@ -267,7 +287,7 @@ public abstract class RdmaSession {
         if (peerIsIwarp4j()) {
             for (int size : settings.sizes()) {
                 long start = System.nanoTime();
-                byte[] done = awaitMessage();
+                byte[] done = awaitMessage(Verdict.LENGTH, Verdict.SIZE_REPORT);
                 long end = System.nanoTime();
                 // The client ran the previous size's TCP comparison after that size's verdict: not this size's time.
                 long nanos = end - Math.max(start, Math.min(end, otherTrafficEndedNanos()));
@@ -287,15 +307,15 @@ public abstract class RdmaSession {
                 control.send(verdict.encode());
             }
         }
-        answer(awaitMessage(), mine);
+        answer(awaitHandShake(), mine);
         double mib = 1 << 20;
-        long size = PerftestMessages.int64(control.exchange(new byte[8]));
-        long iterations = PerftestMessages.int64(control.exchange(new byte[8]));
-        double peak = PerftestMessages.float64(control.exchange(new byte[8])) * mib;
-        double average = PerftestMessages.float64(control.exchange(new byte[8])) * mib;
-        double rate = PerftestMessages.float64(control.exchange(new byte[8])) * 1e6;
+        long size = PerftestMessages.int64(control.exchange(new byte[8], REPORT));
+        long iterations = PerftestMessages.int64(control.exchange(new byte[8], REPORT));
+        double peak = PerftestMessages.float64(control.exchange(new byte[8], REPORT)) * mib;
+        double average = PerftestMessages.float64(control.exchange(new byte[8], REPORT)) * mib;
+        double rate = PerftestMessages.float64(control.exchange(new byte[8], REPORT)) * 1e6;
         bandwidth.add(new BandwidthResult((int) size, iterations, peak, average, rate));
-        answer(awaitMessage(), mine);
+        answer(awaitHandShake(), mine);
     }
 
     private void serverSend(PingPongDest mine, List<PingPongDest> remote) throws IOException, InterruptedException {
@@ -314,11 +334,13 @@ public abstract class RdmaSession {
             throws IOException, InterruptedException {
         boolean closed = false;
         for (int size : settings.sizes()) {
-            byte[] go = awaitMessage();
+            byte[] go = awaitHandShake();
             receiver.startSize(size, !iwarp4j); // before the answer: the client sends as soon as it has it
             answer(go, mine);
             long start = System.nanoTime();
-            byte[] message = receiver.serve(control);
+            // iwarp4j's client ends a size with its size report, perftest's with a handshake
+            byte[] message = iwarp4j ? receiver.serve(control, Verdict.LENGTH, Verdict.SIZE_REPORT)
+                    : receiver.serve(control, PingPongDest.LENGTH, ControlChannel.HANDSHAKE);
             if (iwarp4j) {
                 Verdict verdict = expectSize(size, message);
                 if (verdict == null) {
@@ -336,7 +358,7 @@ public abstract class RdmaSession {
                 data.clearTargets(settings.bufferPerQueuePair());
                 control.send(verdict.encode());
                 if (allSizes) {
-                    answer(awaitMessage(), mine);
+                    answer(awaitHandShake(), mine);
                 }
             } else {
                 served.add(new ServedSize(size, receiver.receivedForSize(), true, System.nanoTime() - start));
@@ -345,7 +367,7 @@ public abstract class RdmaSession {
             }
         }
         if (!closed) {
-            answer(awaitMessage(), mine);
+            answer(awaitHandShake(), mine);
         }
     }
 
@@ -372,16 +394,17 @@ public abstract class RdmaSession {
                 if (local != null) {
                     problems.add("client: " + local);
                 }
-                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.count())));
+                Verdict verdict = Verdict.decode(control.exchange(Verdict.sizeDone(size, engine.count()),
+                        Verdict.VERDICT));
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
                 sizeDone.done(size, null, measured, false, cpu);
                 stopIfAsked(size);
             } else {
-                answer(awaitMessage(), mine);
+                answer(awaitHandShake(), mine);
                 long start = System.nanoTime();
-                byte[] done = engine.serve(control);
+                byte[] done = engine.serve(control, Verdict.LENGTH, Verdict.SIZE_REPORT);
                 long nanos = System.nanoTime() - start;
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
@@ -398,13 +421,13 @@ public abstract class RdmaSession {
         if (client) {
             closingHandShake(mine);
         } else {
-            answer(awaitMessage(), mine);
+            answer(awaitHandShake(), mine);
         }
     }
 
     private Verdict expectSize(int size, byte[] sizeDone) {
-        if (sizeDone.length != 16 || Verdict.sizeOf(sizeDone) != size) {
-            problems.add("the client measured " + (sizeDone.length == 16 ? Verdict.sizeOf(sizeDone) : -1)
+        if (Verdict.sizeOf(sizeDone) != size) {
+            problems.add("the client measured " + Verdict.sizeOf(sizeDone)
                     + "-octet messages; this end was told " + size + " (give both ends the same -s/-a)");
             return new Verdict(Verdict.SIZE_MISMATCH, 0, size);
         }
@@ -415,7 +438,7 @@ public abstract class RdmaSession {
         if (client) {
             return control.handShake(mine);
         }
-        return answer(awaitMessage(), mine);
+        return answer(awaitHandShake(), mine);
     }
 
     /** The server's half of a handshake whose first message has arrived. */
@@ -424,10 +447,17 @@ public abstract class RdmaSession {
         return PingPongDest.decode(theirs);
     }
 
-    /** A server waits for its client as long as the connection lives (a run may take long). */
-    private byte[] awaitMessage() throws IOException, InterruptedException {
+    private byte[] awaitHandShake() throws IOException, InterruptedException {
+        return awaitMessage(PingPongDest.LENGTH, ControlChannel.HANDSHAKE);
+    }
+
+    /**
+     * A server waits for its client as long as the connection lives (a run may take long), for
+     * {@code what} of {@code length} octets.
+     */
+    private byte[] awaitMessage(int length, String what) throws IOException, InterruptedException {
         while (true) {
-            byte[] message = control.tryReceive(TimeUnit.SECONDS.toNanos(1));
+            byte[] message = control.tryReceive(TimeUnit.SECONDS.toNanos(1), length, what);
             if (message != null) {
                 return message;
             }
@@ -443,7 +473,7 @@ public abstract class RdmaSession {
     private void closingHandShake(PingPongDest mine) throws IOException, InterruptedException {
         control.send(mine.encode());
         try {
-            if (control.tryReceive(CLOSE_WAIT_NANOS) == null) {
+            if (control.tryReceive(CLOSE_WAIT_NANOS, PingPongDest.LENGTH, ControlChannel.HANDSHAKE) == null) {
                 progress.accept("the server did not answer the closing handshake");
                 return;
             }

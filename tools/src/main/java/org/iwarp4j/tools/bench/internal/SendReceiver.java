@@ -137,12 +137,12 @@ final class SendReceiver {
     }
 
     /**
-     * Waits until a control message arrives, and returns it; the event loops serve the Sends
-     * meanwhile. Throws if a receive or a credit Write failed.
+     * Waits until a control message arrives ({@code what}, of {@code length} octets), and returns
+     * it; the event loops serve the Sends meanwhile. Throws if a receive or a credit Write failed.
      */
-    byte[] serve(ControlChannel control) throws IOException, InterruptedException {
+    byte[] serve(ControlChannel control, int length, String what) throws IOException, InterruptedException {
         while (true) {
-            byte[] message = control.tryReceive(FAILURE_CHECK_NANOS);
+            byte[] message = control.tryReceive(FAILURE_CHECK_NANOS, length, what);
             throwIfFailed(); // also with a message: a perftest client's path has no drainUntil after it
             if (message != null) {
                 return message;

@@ -14,13 +14,20 @@ import java.nio.ByteBuffer;
  */
 public record Verdict(int code, long messages, int detail) {
 
+    /** Both messages' length. */
+    public static final int LENGTH = 16;
+    /** What the client's message is called in errors. */
+    public static final String SIZE_REPORT = "the client's size report";
+    /** What the server's answer is called in errors. */
+    public static final String VERDICT = "the server's verdict";
+
     public static final int OK = 0;
     public static final int DATA_MISMATCH = 1;
     public static final int COUNT_MISMATCH = 2;
     public static final int SIZE_MISMATCH = 3;
 
     public static byte[] sizeDone(int size, long messages) {
-        return ByteBuffer.allocate(16).putInt(size).putLong(messages).putInt(0).array();
+        return ByteBuffer.allocate(LENGTH).putInt(size).putLong(messages).putInt(0).array();
     }
 
     public static int sizeOf(byte[] sizeDone) {
@@ -32,7 +39,7 @@ public record Verdict(int code, long messages, int detail) {
     }
 
     public byte[] encode() {
-        return ByteBuffer.allocate(16).putInt(code).putLong(messages).putInt(detail).array();
+        return ByteBuffer.allocate(LENGTH).putInt(code).putLong(messages).putInt(detail).array();
     }
 
     public static Verdict decode(byte[] octets) {

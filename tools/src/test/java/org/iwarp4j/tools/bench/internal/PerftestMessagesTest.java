@@ -15,6 +15,17 @@ class PerftestMessagesTest {
     }
 
     @Test
+    void theFlagForNoTcpComparisonIsBehindTheStringWherePerftestAndEarlierEndsSendZero() {
+        byte[] noTcp = PerftestMessages.iwarp4jVersion(false);
+        assertThat(noTcp).hasSize(PerftestMessages.VERSION_LENGTH);
+        assertThat(PerftestMessages.versionOf(noTcp)).isEqualTo("6.06 iwarp4j"); // what perftest reads is unchanged
+        assertThat(PerftestMessages.comparesTcp(noTcp)).isFalse();
+        assertThat(PerftestMessages.comparesTcp(PerftestMessages.iwarp4jVersion(true))).isTrue();
+        assertThat(PerftestMessages.iwarp4jVersion(true))
+                .isEqualTo(PerftestMessages.version(PerftestMessages.IWARP4J_VERSION));
+    }
+
+    @Test
     void aPeersVersionIsShownWithItsControlCharactersEscaped() {
         // 12 of perftest's 15 octets: a title change (OSC ... BEL) that would reach the terminal
         byte[] message = PerftestMessages.version("6.06\u001b]0;pwn\u0007");
