@@ -36,6 +36,9 @@ public final class ProtectionDomain {
      * the domain's connections, so no peer may invalidate it with Send with Invalidate (RFC 5040
      * §8.1.1 item 7: the peer gets a Terminate, "STag cannot be invalidated"). For memory that one
      * connection uses, and that its peer may invalidate, use {@link QueuePair#register}.
+     *
+     * @throws IllegalArgumentException if {@code memory} is read-only and {@code access} lets data
+     *         be placed into it ({@link Access#LOCAL_WRITE}, {@link Access#REMOTE_WRITE})
      */
     public MemoryRegion register(ByteBuf memory, Set<Access> access) {
         return register(memory, access, rnic.nextBaseTaggedOffset(memory.readableBytes()));
@@ -53,6 +56,12 @@ public final class ProtectionDomain {
 
     private MemoryRegion register(ByteBuf memory, Set<Access> access, long baseTaggedOffset, long streamId,
                                   QueuePair queuePair) {
+        if (memory.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
+            // Placement copies by address where it can, and a read-only view still has one: the
+            // write would land in memory the owner made read-only (a mapped file: a crash).
+            throw new IllegalArgumentException("read-only memory cannot be registered with " + access
+                    + ": placement writes into a region with LOCAL_WRITE or REMOTE_WRITE");
+        }
         ByteBuf region = memory.slice();
         MemoryRegion registered = new MemoryRegion(this, rnic.stagTable().register(id, streamId, baseTaggedOffset,
                 region.readableBytes(), access, region), queuePair);
