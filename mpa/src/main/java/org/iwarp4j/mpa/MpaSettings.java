@@ -285,6 +285,12 @@ public final class MpaSettings {
             return this;
         }
 
+        /**
+         * CRC32c negotiation; default {@link NegotiationMode#REQUIRE}. CRC32c is MPA's only integrity
+         * check and this stack has no IPsec (MPA-R-076, a known deviation): set {@code ACCEPT} or
+         * {@code OFF} only where the path already protects the octets at least as well, as RFC 5044
+         * §1.2 and §4.4 require (MPA-R-002, MPA-R-024). Nothing here can check that.
+         */
         public Builder crc(NegotiationMode crc) {
             this.crc = Objects.requireNonNull(crc);
             return this;
