@@ -175,33 +175,31 @@ public final class StagTable {
 
     /**
      * Invalidates the buffer on behalf of a stream, as an RDMAP Send with Invalidate asks
-     * (RFC 5040 §5.3, RDMAP-R-023): only a valid STag associated with the caller's PD and stream
-     * can be invalidated.
+     * (RFC 5040 §5.3, RDMAP-R-023): only a valid STag bound to the caller's stream (registered with
+     * that stream id) and PD can be invalidated.
      *
-     * <p>A buffer registered for {@link TaggedBuffer#ANY_STREAM} and enabled for remote access is
-     * shared by every stream of its PD, so a remote peer may not invalidate it (RFC 5040 §8.1.1
-     * item 7, RDMAP-R-047): otherwise one connection's peer could revoke memory that another
-     * connection is using. Only buffers bound to the caller's stream, or PD-wide buffers without
-     * remote access, can be invalidated this way.
+     * <p>A buffer registered for {@link TaggedBuffer#ANY_STREAM} is never invalidated this way,
+     * whatever its access rights: it serves every stream of its PD, so it is not associated with
+     * the caller's stream alone (§5.3), and a remote peer could otherwise revoke memory that
+     * another connection is using (§8.1.1 item 7, RDMAP-R-047). That a buffer has no remote access
+     * does not keep it private: an RDMA Read names its Data Sink's STag to the peer, so a ULP that
+     * takes every connection's Read sinks from one such buffer would let any one peer revoke it for
+     * all.
      *
      * @return {@link StagCheck#VALID} if it was invalidated now, {@link StagCheck#INVALID_STAG} if
      *     it was not registered or not valid, {@link StagCheck#NOT_ASSOCIATED} if it belongs to
-     *     another PD or stream, or is shared across streams (then it stays valid)
+     *     another PD or stream, or to every stream of its PD (then it stays valid)
      */
     public StagCheck invalidate(int stag, int protectionDomain, long streamId) {
         TaggedBuffer buffer = lookupAny(stag);
         if (buffer == null || !buffer.isValid()) {
             return StagCheck.INVALID_STAG;
         }
-        if (!associated(buffer, protectionDomain, streamId) || sharedForRemoteAccess(buffer)) {
+        if (buffer.protectionDomain() != protectionDomain || buffer.streamId() == TaggedBuffer.ANY_STREAM
+                || buffer.streamId() != streamId) {
             return StagCheck.NOT_ASSOCIATED;
         }
         return invalidateLocked(buffer) ? StagCheck.VALID : StagCheck.INVALID_STAG;
-    }
-
-    private static boolean sharedForRemoteAccess(TaggedBuffer buffer) {
-        return buffer.streamId() == TaggedBuffer.ANY_STREAM
-                && (buffer.access().contains(Access.REMOTE_READ) || buffer.access().contains(Access.REMOTE_WRITE));
     }
 
     /** The valid buffer registered under exactly this STag (index and key), or {@code null}. */

@@ -251,16 +251,20 @@ class StagTableTest {
     }
 
     @Test
-    void aPdWideBufferWithRemoteAccessIsSharedAcrossStreamsAndCannotBeInvalidatedRemotely() {
+    void aPdWideBufferIsSharedAcrossStreamsAndCannotBeInvalidatedRemotely() {
         // RDMAP-R-047 (RFC 5040 §8.1.1 item 7): every stream of the PD may use it, so none may revoke it.
         long stream = table.newStreamId();
         int shared = table.register(PD, BASE, 256, WRITE, regionMemory).stag();
         assertThat(table.invalidate(shared, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
         assertThat(table.lookup(shared)).as("still valid").isNotNull();
         assertThat(table.check(shared, PD, stream, Access.REMOTE_WRITE, BASE, 1)).isEqualTo(StagCheck.VALID);
-        // No remote access: nothing a peer could reach through it, so it is not shared in that sense.
+        // No remote access does not make it private: a Read names its sink's STag to the peer, and
+        // every stream's sinks may come from this one buffer.
         int local = table.register(PD, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
-        assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.VALID);
+        assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(local, PD, TaggedBuffer.ANY_STREAM)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.lookup(local)).as("still valid").isNotNull();
+        assertThat(table.invalidate(local)).as("the local ULP may").isTrue();
     }
 
     @Test

@@ -443,7 +443,8 @@ final class ReceivePath implements PlacementAdvisor {
             int stag = message.rsvdUlpWord();
             StagCheck result = stagTable.invalidate(stag, protectionDomain, streamId);
             if (result != StagCheck.VALID) {
-                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for another domain's.
+                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for one not bound to
+                // this stream (another domain's or stream's, or a domain-wide region, RDMAP-R-047).
                 TerminateCause cause = result == StagCheck.NOT_ASSOCIATED
                         ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED : TerminateCause.INVALIDATE_STAG_INVALID;
                 // The queue already gave this receive back: complete it here, first, or it is lost.
