@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p><b>Association</b> (§8.2, DDP-R-051, DDP-R-052): every buffer belongs to a protection domain
  * (an int chosen by the caller) and optionally to one stream ({@link #newStreamId()}); an access
  * from another PD, or another stream for a stream-scoped buffer, fails as
- * {@link StagCheck#NOT_ASSOCIATED}.
+ * {@link StagCheck#NOT_ASSOCIATED}. An access the local ULP named itself, not the peer, is made
+ * as {@link #LOCAL_REQUEST} and checked against the PD only.
  *
  * <p><b>Checks</b> ({@link #check}, {@link #place}, {@link #retainedSlice}), in this order: the
  * STag names a registered, valid buffer; the buffer belongs to the caller's PD and stream; it has
@@ -42,6 +43,18 @@ public final class StagTable {
     public static final int DEFAULT_CAPACITY = 1 << 16;
     /** Most buffers a table can hold: every 24-bit index but 0. */
     public static final int MAX_CAPACITY = (1 << 24) - 1;
+
+    /**
+     * The stream id for a placement whose STag and TO the local ULP named itself, not the peer:
+     * RDMAP's Read Response, which lands in the Data Sink its own Read Request named and which it
+     * compared with that request before placing (RFC 5040 §5.2.2, RDMAP-R-018). Such a placement is
+     * checked against the protection domain only, so it reaches a buffer bound to any stream of the
+     * domain, as the local ULP's own work may: the stream scope keeps other connections' peers out
+     * of a buffer, and the peer here reaches nothing but the sink the ULP chose. Never to be used
+     * for an access a peer named. It matches no buffer's stream when invalidating ({@link
+     * #invalidate(int, int, long)}).
+     */
+    public static final long LOCAL_REQUEST = -1;
 
     private final int capacity;
     /** Slot i holds the buffer with index i; slot 0 is never used. */
@@ -347,8 +360,8 @@ public final class StagTable {
     }
 
     private static boolean associated(TaggedBuffer buffer, int protectionDomain, long streamId) {
-        return buffer.protectionDomain() == protectionDomain
-                && (buffer.streamId() == TaggedBuffer.ANY_STREAM || buffer.streamId() == streamId);
+        return buffer.protectionDomain() == protectionDomain && (buffer.streamId() == TaggedBuffer.ANY_STREAM
+                || buffer.streamId() == streamId || streamId == LOCAL_REQUEST);
     }
 
     /** RFC 5041 §7.1 tagged checks 1-5 for a non-zero length. */

@@ -263,8 +263,33 @@ class StagTableTest {
         int local = table.register(PD, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
         assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
         assertThat(table.invalidate(local, PD, TaggedBuffer.ANY_STREAM)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(local, PD, StagTable.LOCAL_REQUEST)).isEqualTo(StagCheck.NOT_ASSOCIATED);
         assertThat(table.lookup(local)).as("still valid").isNotNull();
         assertThat(table.invalidate(local)).as("the local ULP may").isTrue();
+    }
+
+    @Test
+    void aPlacementTheLocalUlpNamedIsCheckedAgainstTheDomainOnly() throws Exception {
+        // A Read Response into the sink of our own Read (RDMAP-R-018): the sink may be bound to
+        // another stream of the PD; another PD is still not associated, and no stream may invalidate
+        // it remotely as LOCAL_REQUEST.
+        long owner = table.newStreamId();
+        int sink = table.register(PD, owner, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
+        rejected(sink, PD, table.newStreamId(), Access.LOCAL_WRITE, BASE, 8, DdpError.STAG_NOT_ASSOCIATED,
+                StagCheck.NOT_ASSOCIATED);
+        rejected(sink, PD + 1, StagTable.LOCAL_REQUEST, Access.LOCAL_WRITE, BASE, 8, DdpError.STAG_NOT_ASSOCIATED,
+                StagCheck.NOT_ASSOCIATED);
+        rejected(sink, PD, StagTable.LOCAL_REQUEST, Access.REMOTE_WRITE, BASE, 8, DdpError.INVALID_STAG,
+                StagCheck.ACCESS_DENIED);
+        ByteBuf payload = Bufs.buf(new byte[] {1, 2, 3});
+        try {
+            table.place(sink, PD, StagTable.LOCAL_REQUEST, Access.LOCAL_WRITE, BASE + 8, payload);
+        } finally {
+            payload.release();
+        }
+        assertThat(regionMemory.getByte(10)).isEqualTo((byte) 3);
+        assertThat(table.invalidate(sink, PD, StagTable.LOCAL_REQUEST)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(sink, PD, owner)).isEqualTo(StagCheck.VALID);
     }
 
     @Test
