@@ -120,11 +120,26 @@ public final class DdpReceiver {
      * @throws ClassCastException if the segment is untagged (a caller bug, not a protocol error)
      */
     public boolean placeTagged(DdpSegment segment, Access required) throws DdpException {
+        return placeTagged(segment, required, streamId);
+    }
+
+    /**
+     * Places a tagged segment whose STag and TO the ULP named itself and has matched with what it
+     * asked for: RDMAP's Read Response, into the Data Sink of its outstanding Read Request
+     * (RFC 5040 §5.2.2, RDMAP-R-018). As {@link #placeTagged(DdpSegment, Access)}, except that the
+     * buffer's association is checked against the stream's protection domain only ({@link
+     * StagTable#LOCAL_REQUEST}): the sink may be bound to another stream of the domain.
+     */
+    public boolean placeRequestedTagged(DdpSegment segment, Access required) throws DdpException {
+        return placeTagged(segment, required, StagTable.LOCAL_REQUEST);
+    }
+
+    private boolean placeTagged(DdpSegment segment, Access required, long callerStream) throws DdpException {
         if (stopped) {
             return false;
         }
         try {
-            stagTable.place(segment, protectionDomain, streamId, required);
+            stagTable.place(segment, protectionDomain, callerStream, required);
             meters.placed(true, segment.payloadLength());
             return true;
         } catch (DdpException e) {

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p><b>Association</b> (§8.2, DDP-R-051, DDP-R-052): every buffer belongs to a protection domain
  * (an int chosen by the caller) and optionally to one stream ({@link #newStreamId()}); an access
  * from another PD, or another stream for a stream-scoped buffer, fails as
- * {@link StagCheck#NOT_ASSOCIATED}.
+ * {@link StagCheck#NOT_ASSOCIATED}. An access the local ULP named itself, not the peer, is made
+ * as {@link #LOCAL_REQUEST} and checked against the PD only.
  *
  * <p><b>Checks</b> ({@link #check}, {@link #place}, {@link #retainedSlice}), in this order: the
  * STag names a registered, valid buffer; the buffer belongs to the caller's PD and stream; it has
@@ -42,6 +43,18 @@ public final class StagTable {
     public static final int DEFAULT_CAPACITY = 1 << 16;
     /** Most buffers a table can hold: every 24-bit index but 0. */
     public static final int MAX_CAPACITY = (1 << 24) - 1;
+
+    /**
+     * The stream id for a placement whose STag and TO the local ULP named itself, not the peer:
+     * RDMAP's Read Response, which lands in the Data Sink its own Read Request named and which it
+     * compared with that request before placing (RFC 5040 §5.2.2, RDMAP-R-018). Such a placement is
+     * checked against the protection domain only, so it reaches a buffer bound to any stream of the
+     * domain, as the local ULP's own work may: the stream scope keeps other connections' peers out
+     * of a buffer, and the peer here reaches nothing but the sink the ULP chose. Never to be used
+     * for an access a peer named. It matches no buffer's stream when invalidating ({@link
+     * #invalidate(int, int, long)}).
+     */
+    public static final long LOCAL_REQUEST = -1;
 
     private final int capacity;
     /** Slot i holds the buffer with index i; slot 0 is never used. */
@@ -175,33 +188,31 @@ public final class StagTable {
 
     /**
      * Invalidates the buffer on behalf of a stream, as an RDMAP Send with Invalidate asks
-     * (RFC 5040 §5.3, RDMAP-R-023): only a valid STag associated with the caller's PD and stream
-     * can be invalidated.
+     * (RFC 5040 §5.3, RDMAP-R-023): only a valid STag bound to the caller's stream (registered with
+     * that stream id) and PD can be invalidated.
      *
-     * <p>A buffer registered for {@link TaggedBuffer#ANY_STREAM} and enabled for remote access is
-     * shared by every stream of its PD, so a remote peer may not invalidate it (RFC 5040 §8.1.1
-     * item 7, RDMAP-R-047): otherwise one connection's peer could revoke memory that another
-     * connection is using. Only buffers bound to the caller's stream, or PD-wide buffers without
-     * remote access, can be invalidated this way.
+     * <p>A buffer registered for {@link TaggedBuffer#ANY_STREAM} is never invalidated this way,
+     * whatever its access rights: it serves every stream of its PD, so it is not associated with
+     * the caller's stream alone (§5.3), and a remote peer could otherwise revoke memory that
+     * another connection is using (§8.1.1 item 7, RDMAP-R-047). That a buffer has no remote access
+     * does not keep it private: an RDMA Read names its Data Sink's STag to the peer, so a ULP that
+     * takes every connection's Read sinks from one such buffer would let any one peer revoke it for
+     * all.
      *
      * @return {@link StagCheck#VALID} if it was invalidated now, {@link StagCheck#INVALID_STAG} if
      *     it was not registered or not valid, {@link StagCheck#NOT_ASSOCIATED} if it belongs to
-     *     another PD or stream, or is shared across streams (then it stays valid)
+     *     another PD or stream, or to every stream of its PD (then it stays valid)
      */
     public StagCheck invalidate(int stag, int protectionDomain, long streamId) {
         TaggedBuffer buffer = lookupAny(stag);
         if (buffer == null || !buffer.isValid()) {
             return StagCheck.INVALID_STAG;
         }
-        if (!associated(buffer, protectionDomain, streamId) || sharedForRemoteAccess(buffer)) {
+        if (buffer.protectionDomain() != protectionDomain || buffer.streamId() == TaggedBuffer.ANY_STREAM
+                || buffer.streamId() != streamId) {
             return StagCheck.NOT_ASSOCIATED;
         }
         return invalidateLocked(buffer) ? StagCheck.VALID : StagCheck.INVALID_STAG;
-    }
-
-    private static boolean sharedForRemoteAccess(TaggedBuffer buffer) {
-        return buffer.streamId() == TaggedBuffer.ANY_STREAM
-                && (buffer.access().contains(Access.REMOTE_READ) || buffer.access().contains(Access.REMOTE_WRITE));
     }
 
     /** The valid buffer registered under exactly this STag (index and key), or {@code null}. */
@@ -349,8 +360,8 @@ public final class StagTable {
     }
 
     private static boolean associated(TaggedBuffer buffer, int protectionDomain, long streamId) {
-        return buffer.protectionDomain() == protectionDomain
-                && (buffer.streamId() == TaggedBuffer.ANY_STREAM || buffer.streamId() == streamId);
+        return buffer.protectionDomain() == protectionDomain && (buffer.streamId() == TaggedBuffer.ANY_STREAM
+                || buffer.streamId() == streamId || streamId == LOCAL_REQUEST);
     }
 
     /** RFC 5041 §7.1 tagged checks 1-5 for a non-zero length. */

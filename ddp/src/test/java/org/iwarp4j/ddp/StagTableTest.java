@@ -251,16 +251,45 @@ class StagTableTest {
     }
 
     @Test
-    void aPdWideBufferWithRemoteAccessIsSharedAcrossStreamsAndCannotBeInvalidatedRemotely() {
+    void aPdWideBufferIsSharedAcrossStreamsAndCannotBeInvalidatedRemotely() {
         // RDMAP-R-047 (RFC 5040 §8.1.1 item 7): every stream of the PD may use it, so none may revoke it.
         long stream = table.newStreamId();
         int shared = table.register(PD, BASE, 256, WRITE, regionMemory).stag();
         assertThat(table.invalidate(shared, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
         assertThat(table.lookup(shared)).as("still valid").isNotNull();
         assertThat(table.check(shared, PD, stream, Access.REMOTE_WRITE, BASE, 1)).isEqualTo(StagCheck.VALID);
-        // No remote access: nothing a peer could reach through it, so it is not shared in that sense.
+        // No remote access does not make it private: a Read names its sink's STag to the peer, and
+        // every stream's sinks may come from this one buffer.
         int local = table.register(PD, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
-        assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.VALID);
+        assertThat(table.invalidate(local, PD, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(local, PD, TaggedBuffer.ANY_STREAM)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(local, PD, StagTable.LOCAL_REQUEST)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.lookup(local)).as("still valid").isNotNull();
+        assertThat(table.invalidate(local)).as("the local ULP may").isTrue();
+    }
+
+    @Test
+    void aPlacementTheLocalUlpNamedIsCheckedAgainstTheDomainOnly() throws Exception {
+        // A Read Response into the sink of our own Read (RDMAP-R-018): the sink may be bound to
+        // another stream of the PD; another PD is still not associated, and no stream may invalidate
+        // it remotely as LOCAL_REQUEST.
+        long owner = table.newStreamId();
+        int sink = table.register(PD, owner, BASE, 256, EnumSet.of(Access.LOCAL_WRITE), regionMemory).stag();
+        rejected(sink, PD, table.newStreamId(), Access.LOCAL_WRITE, BASE, 8, DdpError.STAG_NOT_ASSOCIATED,
+                StagCheck.NOT_ASSOCIATED);
+        rejected(sink, PD + 1, StagTable.LOCAL_REQUEST, Access.LOCAL_WRITE, BASE, 8, DdpError.STAG_NOT_ASSOCIATED,
+                StagCheck.NOT_ASSOCIATED);
+        rejected(sink, PD, StagTable.LOCAL_REQUEST, Access.REMOTE_WRITE, BASE, 8, DdpError.INVALID_STAG,
+                StagCheck.ACCESS_DENIED);
+        ByteBuf payload = Bufs.buf(new byte[] {1, 2, 3});
+        try {
+            table.place(sink, PD, StagTable.LOCAL_REQUEST, Access.LOCAL_WRITE, BASE + 8, payload);
+        } finally {
+            payload.release();
+        }
+        assertThat(regionMemory.getByte(10)).isEqualTo((byte) 3);
+        assertThat(table.invalidate(sink, PD, StagTable.LOCAL_REQUEST)).isEqualTo(StagCheck.NOT_ASSOCIATED);
+        assertThat(table.invalidate(sink, PD, owner)).isEqualTo(StagCheck.VALID);
     }
 
     @Test

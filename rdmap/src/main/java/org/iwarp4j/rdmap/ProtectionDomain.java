@@ -32,10 +32,12 @@ public final class ProtectionDomain {
 
     /**
      * Registers {@code memory}'s readable octets for every queue pair of this domain; the RNIC
-     * chooses the base tagged offset. Such a region, if it allows remote access, is shared by all
-     * the domain's connections, so no peer may invalidate it with Send with Invalidate (RFC 5040
-     * §8.1.1 item 7: the peer gets a Terminate, "STag cannot be invalidated"). For memory that one
-     * connection uses, and that its peer may invalidate, use {@link QueuePair#register}.
+     * chooses the base tagged offset. Such a region is shared by all the domain's connections, so
+     * no peer may invalidate it with Send with Invalidate (RFC 5040 §5.3, §8.1.1 item 7: the peer
+     * gets a Terminate, "STag cannot be invalidated"), whatever its access rights: a region without
+     * remote access still has its STag sent to the peer when it is the Data Sink of an RDMA Read.
+     * For memory that one connection uses, and that its peer may invalidate, use {@link
+     * QueuePair#register}.
      *
      * @throws IllegalArgumentException if {@code memory} is read-only and {@code access} lets data
      *         be placed into it ({@link Access#LOCAL_WRITE}, {@link Access#REMOTE_WRITE})

@@ -84,7 +84,9 @@ public final class QueuePair {
      * can, not even one in the same protection domain (a Write there fails as "STag not associated
      * with the stream", a Send with Invalidate is answered with Terminate RDMAP / remote protection
      * error / "STag cannot be invalidated"). Local work requests of any queue pair of the domain
-     * may still use it. Use it for memory that serves one connection, such as an RPC's chunks;
+     * may still use it, as the Data Sink of an RDMA Read too: the Read Response, checked against
+     * the Read it answers (RFC 5040 §5.2.2, RDMAP-R-018), is placed there whichever queue pair of
+     * the domain posted the Read. Use it for memory that serves one connection, such as an RPC's chunks;
      * {@link ProtectionDomain#register} makes a region every queue pair of the domain serves,
      * which for that reason a peer can never invalidate remotely.
      */

@@ -76,7 +76,15 @@ public final class SendWorkRequest {
                 remoteTaggedOffset);
     }
 
-    /** Invalidates one of this end's own STags once earlier work requests have completed. */
+    /**
+     * Invalidates one of this end's own STags once earlier work requests have completed: it takes
+     * effect in send-queue order, when every request posted before it on this queue pair has
+     * completed (an RDMA Read once its Read Response is placed, whether it was outstanding or
+     * waiting for ORD), so those requests keep their memory. A request posted after it that uses
+     * the region completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR}, as the region is
+     * invalid by then in queue order; so does the invalidate if, when its turn comes, {@code stag}
+     * names no valid region of the queue pair's protection domain. Flushed, it invalidates nothing.
+     */
     public static SendWorkRequest localInvalidate(long id, int stag) {
         return new SendWorkRequest(id, Kind.LOCAL_INVALIDATE, List.of(), stag, 0);
     }

@@ -221,8 +221,9 @@ final class ReceivePath implements PlacementAdvisor {
                 if (buffer == null) {
                     return null;
                 }
-                target = taggedTarget(buffer, tagged, check.opcode() == RdmapOpcode.RDMA_WRITE
-                        ? Access.REMOTE_WRITE : Access.LOCAL_WRITE, payload);
+                target = check.opcode() == RdmapOpcode.RDMA_WRITE
+                        ? taggedTarget(buffer, tagged, Access.REMOTE_WRITE, streamId, payload)
+                        : taggedTarget(buffer, tagged, Access.LOCAL_WRITE, StagTable.LOCAL_REQUEST, payload);
                 // Entered around each read and copy into the memory: an STag invalidated or
                 // deregistered meanwhile gets no more octets (the delivery's check then fails the
                 // segment), and an invalidation waits for the read or copy that is running.
@@ -256,9 +257,13 @@ final class ReceivePath implements PlacementAdvisor {
         return DirectPlacement.of(header.length(), target, guard);
     }
 
-    /** The registered octets a tagged payload goes to, if every check of its placement passes now. */
-    private ByteBuf taggedTarget(TaggedBuffer buffer, TaggedHeader header, Access required, int length) {
-        if (stagTable.check(header.stag(), protectionDomain, streamId, required, header.to(), length)
+    /**
+     * The registered octets a tagged payload goes to, if every check of its placement passes now
+     * (as {@code callerStream}: this stream's, or for a Read Response {@link StagTable#LOCAL_REQUEST}).
+     */
+    private ByteBuf taggedTarget(TaggedBuffer buffer, TaggedHeader header, Access required, long callerStream,
+                                 int length) {
+        if (stagTable.check(header.stag(), protectionDomain, callerStream, required, header.to(), length)
                 != StagCheck.VALID) {
             return null;
         }
@@ -413,6 +418,12 @@ final class ReceivePath implements PlacementAdvisor {
      * A Read Response segment: compared with the outstanding Read it answers (RDMAP-R-018, see
      * {@link OutstandingRead}) before DDP's tagged checks place it; one that does not continue the
      * response fails that Read and draws a Terminate (DDP Tagged Invalid STag, or Base or Bounds).
+     *
+     * <p>The sink was this end's choice, checked against the protection domain when the Read was
+     * posted, and the comparison leaves the peer no other target: so the placement is checked
+     * against the domain only ({@link StagTable#LOCAL_REQUEST}), and a sink registered with
+     * another queue pair of the domain ({@code QueuePair.register}) serves the Read, as that
+     * method promises local work requests of any queue pair of the domain.
      */
     private void readResponse(DdpSegment segment) throws DdpException {
         OutstandingRead read = transmitter.currentRead();
@@ -426,7 +437,7 @@ final class ReceivePath implements PlacementAdvisor {
             terminate(refused);
             return;
         }
-        receiver.placeTagged(segment, Access.LOCAL_WRITE);
+        receiver.placeRequestedTagged(segment, Access.LOCAL_WRITE);
         read.placed(segment.payloadLength());
         if (segment.last()) {
             meters.received(RdmapOpcode.RDMA_READ_RESPONSE);
@@ -443,7 +454,8 @@ final class ReceivePath implements PlacementAdvisor {
             int stag = message.rsvdUlpWord();
             StagCheck result = stagTable.invalidate(stag, protectionDomain, streamId);
             if (result != StagCheck.VALID) {
-                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for another domain's.
+                // RDMAP-R-024: 0x0/0x2/0x09 for an unknown STag, 0x0/0x1/0x09 for one not bound to
+                // this stream (another domain's or stream's, or a domain-wide region, RDMAP-R-047).
                 TerminateCause cause = result == StagCheck.NOT_ASSOCIATED
                         ? TerminateCause.INVALIDATE_STAG_NOT_ASSOCIATED : TerminateCause.INVALIDATE_STAG_INVALID;
                 // The queue already gave this receive back: complete it here, first, or it is lost.

@@ -30,6 +30,11 @@ import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
  * (RFC 5040 §5, RFC 5041 §5.2), keeps RDMA Reads within ORD (RFC 6581 §9.1; the excess waits
  * here, MPA2-R-007), places Read Responses, and completes work in posting order (RFC 5040 §5.5
  * #15, RDMAP-R-031). Payloads are retained slices of registered memory: nothing is copied.
+ *
+ * <p>A Local Invalidate takes effect in that order too: when it reaches the head of the send
+ * queue, that is once every request posted before it has completed, an RDMA Read's response
+ * placed included ({@link SendWorkRequest#localInvalidate}). Until then the region serves those
+ * requests, and a request posted after it finds the region invalid, as in queue order it is.
  */
 final class Transmitter {
 
@@ -58,6 +63,8 @@ final class Transmitter {
     private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    /** Local Invalidates in {@link #inOrder} not yet done, waiting for the requests before them. */
+    private int invalidationsWaiting;
     /** A Read Response made as the socket takes it, and whatever was given after it. */
     private final UnsentMessages unsent;
     private final Runnable onIdle;
@@ -154,7 +161,7 @@ final class Transmitter {
                     startRead(entry);
                     break;
                 case LOCAL_INVALIDATE:
-                    invalidateLocally(entry);
+                    invalidationsWaiting++; // done in completeInOrder, at its turn
                     break;
                 default:
                     throw new IllegalStateException(request.kind().toString());
@@ -242,7 +249,12 @@ final class Transmitter {
                 0, 1, readMsn.next(), payload, mulpdu), payload, null);
     }
 
+    /**
+     * Performs a Local Invalidate whose turn has come: every request before it has completed. The
+     * STag must still name a valid region of this protection domain then.
+     */
     private void invalidateLocally(SendEntry entry) {
+        invalidationsWaiting--;
         int stag = entry.request.remoteStag();
         org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookup(stag);
         if (buffer == null || buffer.protectionDomain() != protectionDomain.id()) {
@@ -251,6 +263,23 @@ final class Transmitter {
         }
         port.stagTable().invalidate(stag);
         entry.done(WorkCompletionStatus.SUCCESS, 0);
+    }
+
+    /**
+     * Whether a Local Invalidate of {@code stag} was posted and waits for its turn: in queue order
+     * the STag is invalid already.
+     */
+    private boolean invalidationWaiting(int stag) {
+        if (invalidationsWaiting == 0) {
+            return false;
+        }
+        for (SendEntry e : inOrder) {
+            if (e.status == null && e.request.kind() == SendWorkRequest.Kind.LOCAL_INVALIDATE
+                    && e.request.remoteStag() == stag) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The outstanding Read a Read Response belongs to (RFC 5040 §5.2.2), or {@code null}. */
@@ -435,10 +464,13 @@ final class Transmitter {
         return payload;
     }
 
-    /** A local segment must lie in a valid region of this queue pair's protection domain. */
+    /**
+     * A local segment must lie in a valid region of this queue pair's protection domain, one that
+     * no Local Invalidate posted before it is waiting to invalidate.
+     */
     private void checkLocal(ScatterGatherElement sge, Access required) throws LocalWorkError {
         MemoryRegion region = sge.region();
-        if (!region.isValid() || region.protectionDomain() != protectionDomain
+        if (!region.isValid() || region.protectionDomain() != protectionDomain || invalidationWaiting(region.stag())
                 || (required != null && !region.access().contains(required))) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
         }
@@ -447,11 +479,20 @@ final class Transmitter {
         }
     }
 
-    /** Completes finished work from the head of the send queue, in posting order. */
+    /**
+     * Completes finished work from the head of the send queue, in posting order; a Local
+     * Invalidate that reaches the head is performed there, every request before it having completed.
+     */
     private void completeInOrder() {
         boolean completed = false;
-        while (!inOrder.isEmpty() && inOrder.peek().status != null) {
-            SendEntry e = inOrder.poll();
+        for (SendEntry e; (e = inOrder.peek()) != null; ) {
+            if (e.status == null && e.request.kind() == SendWorkRequest.Kind.LOCAL_INVALIDATE) {
+                invalidateLocally(e);
+            }
+            if (e.status == null) {
+                break;
+            }
+            inOrder.poll();
             completions.send(e.request, Completions.opcodeOf(e.request.kind()), e.status, e.length, e.reason);
             completed = true;
         }
@@ -482,6 +523,7 @@ final class Transmitter {
         beforeStart.clear();
         outstandingReads.clear();
         readsWaitingForOrd.clear();
+        invalidationsWaiting = 0; // flushed above: not performed (RFC 5040 §6.2.1)
         completeInOrder();
     }
 

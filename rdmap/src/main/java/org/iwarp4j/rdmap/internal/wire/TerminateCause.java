@@ -79,8 +79,9 @@ public enum TerminateCause {
     // ---- Incoming Send with Invalidate (RFC 5040 §5.3, §7.2 #4/#5; RDMAP-R-024) ----
 
     /**
-     * The Invalidate STag exists but belongs to another stream or Protection Domain, or is shared
-     * by several streams (RDMAP-R-047). Choice (siw's {@code -EACCES} case): Remote Protection.
+     * The Invalidate STag exists but is not bound to this stream: it belongs to another stream or
+     * Protection Domain, or serves every stream of its domain (RDMAP-R-047). Choice (siw's {@code
+     * -EACCES} case): Remote Protection.
      */
     INVALIDATE_STAG_NOT_ASSOCIATED(TerminateReason.RDMAP_PROTECTION_CANNOT_INVALIDATE),
     /** The Invalidate STag is not a valid STag. Choice (siw's other case): Remote Operation. */
