@@ -325,7 +325,8 @@ class TerminateOnTheWireTest {
         // RDMAP-R-013, RDMAP-R-048, MPA2-R-007, RDMAP-R-025: IRD 2. The peer stops reading, asks for 8 MiB (the
         // response backs up in TCP, so its QN-1 slot stays taken), a zero-length Read, then a third
         // Read without waiting. The third finds no QN-1 buffer: 12 02 c0 00 + length 46 + its DDP
-        // header (one of the codes RDMAP-R-013 accepts). Exactly one Terminate, after both responses.
+        // header: DDP's answer to an untagged message without a buffer, the code RDMAP-R-013's row names
+        // (siw sends 0x0/0x2/0x07 here; RFC 5040 names none). Exactly one Terminate, after both responses.
         int size = 8 << 20;
         ByteBuf big = ByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         extraMemory.add(big);

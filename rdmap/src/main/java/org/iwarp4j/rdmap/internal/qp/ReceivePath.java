@@ -160,7 +160,12 @@ final class ReceivePath implements PlacementAdvisor {
         return registered != null && registered.memory() == region.memory() ? registered : null;
     }
 
-    /** Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2. */
+    /**
+     * Full Operation: the IRD slots and the Terminate buffer, and DDP's receiver for QNs 0-2.
+     * Exactly IRD buffers on QN 1 (RFC 5040 §5.2.2 wants at least that many): a Read Request
+     * beyond IRD finds none and DDP answers it as any untagged message without a buffer,
+     * 0x1/0x2/0x02 (RDMAP-R-013, DDP-R-046).
+     */
     void start(NegotiatedParameters parameters) {
         int ird = Math.max(1, parameters.ird());
         int total = ird * RdmapConstants.READ_REQUEST_HEADER_LENGTH + TERMINATE_BUFFER;

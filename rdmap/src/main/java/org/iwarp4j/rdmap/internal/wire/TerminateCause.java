@@ -65,12 +65,6 @@ public enum TerminateCause {
     /** Data Source TO + size wraps 2^64. */
     READ_SOURCE_TO_WRAP(TerminateReason.RDMAP_TO_WRAP),
     /**
-     * More Read Requests outstanding than our IRD (RDMAP-R-013, MPA2-R-007). RFC 5040 names no
-     * code; choice: siw's RDMAP Remote Operation / Catastrophic error localized to the stream,
-     * with the DDP header echoed ({@code 02 07 c0 00}).
-     */
-    READ_REQUEST_IRD_EXCEEDED(TerminateReason.RDMAP_CATASTROPHIC_STREAM),
-    /**
      * A Read Request segment too short to hold the 28-octet header, or one that carries payload
      * (Fig. 5). RFC 5040 names no code; choice: Remote Operation / Unspecified Error.
      */

@@ -83,9 +83,6 @@ class TerminateBuilderTest {
                     TerminateBuilder.build(readCauses[i], capture(read)),
                     Wire.concat(Wire.intBe(0x0100E000 | readCodes[i] << 16), Wire.shortBe(0x2E), read)));
         }
-        rows.add(Arguments.of("Too many Read Requests (RDMAP-R-013, siw's 0x0/0x2/0x07): M D",
-                TerminateBuilder.build(TerminateCause.READ_REQUEST_IRD_EXCEEDED, capture(read)),
-                echo(0x0207C000, read, DDP_UNTAGGED_HEADER_LENGTH)));
         TerminateCause[] tagged = {TerminateCause.TAGGED_INVALID_STAG, TerminateCause.TAGGED_BASE_OR_BOUNDS,
             TerminateCause.TAGGED_STAG_NOT_ASSOCIATED, TerminateCause.TAGGED_TO_WRAP};
         for (int code = 0; code < tagged.length; code++) {
