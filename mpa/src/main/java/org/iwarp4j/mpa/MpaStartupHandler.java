@@ -45,10 +45,12 @@ import org.iwarp4j.mpa.internal.StartupFrameCodec;
  *   <li>A reject (R=1) fails with {@link MpaRejectedException} and leaves TCP open (§7.1.2 #2, #3).</li>
  *   <li>No complete exchange within {@link MpaSettings#startupTimeout()}: closed, {@link
  *       MpaStartupTimeoutException} (§7.1.2 #8, #10).</li>
- *   <li>RFC 6581 setup errors found by the Initiator (insufficient IRD, no usable RTR) enter Full
+ *   <li>RFC 6581 setup errors found by the Initiator (insufficient IRD, no usable RTR, and a
+ *       local error without a code of its own: refusing an enhanced Reply's M or C) enter Full
  *       Operation so that the ULP can send the Terminate the RFC names ({@link
- *       MpaException#terminateRequired()}); the connection is closed when the startup timeout
- *       runs out if the ULP has not closed it by then.</li>
+ *       MpaException#terminateRequired()}: codes 6, 7 and 5, MPA2-R-006, MPA2-R-010, MPA2-R-021);
+ *       the connection is closed when the startup timeout runs out if the ULP has not closed it
+ *       by then.</li>
  * </ul>
  *
  * <p>An enhanced (revision 2) Initiator falls back to RFC 5044 when the Responder answers with a
@@ -335,7 +337,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             enhanced = false;
         }
         String refusal = refusal(reply);
-        if (refusal != null) {
+        if (refusal != null && !enhanced) {
             in.skipBytes(in.readableBytes());
             fail(new MpaException(null, refusal), true);
             return;
@@ -349,8 +351,15 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                 reply.enhancedData(), enhanced ? negotiated.ird : settings.ird(),
                 enhanced ? negotiated.ord : settings.ord(), enhanced && negotiated.peerToPeer,
                 enhanced ? negotiated.rtr : null, mulpduFromConnection());
-        MpaException setupError = enhanced && negotiated.error != null
-                ? new MpaException(negotiated.error, negotiated.errorText) : null;
+        MpaException setupError = null;
+        if (enhanced && negotiated.error != null) {
+            setupError = new MpaException(negotiated.error, negotiated.errorText);
+        } else if (refusal != null) {
+            // RFC 6581 §9.3 (MPA2-R-021): an enhanced Initiator's local error without a code of
+            // its own (here NegotiationMode.OFF refusing the Reply's M or C) is a Terminate with
+            // code 5 before the reset. It goes out as the Reply asked: with markers, with CRC.
+            setupError = new MpaException(MpaError.LOCAL_CATASTROPHIC, refusal);
+        }
         enterFullOperation(parameters, setupError);
     }
 
