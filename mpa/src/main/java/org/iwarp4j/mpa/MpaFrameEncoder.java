@@ -23,9 +23,10 @@ import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
  * Frames each outbound ULPDU (one DDP segment, as a {@link ByteBuf} or an {@link OutboundUlpdu})
- * as one FPDU (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD, CRC32c (least-significant octet first),
- * with a marker at every 512th octet of this direction's stream when the peer asked for markers
- * (§4.3).
+ * as one FPDU, never more or less (RFC 5044 §3, §4: MPA-R-003, MPA-R-010): ULPDU_Length, the
+ * ULPDU, PAD, CRC32c (least-significant octet first; the field is always there, MPA-R-028), with
+ * a marker at every 512th octet of this direction's stream when the peer asked for markers (§4.3,
+ * MPA-R-015, MPA-R-016; where they stand and what they point at: {@link MarkedCopy#encode}).
  *
  * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied. Given as
  * an {@link OutboundUlpdu} (what RDMAP sends), its FPDU goes downstream as flat buffers that the
@@ -85,7 +86,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
     private static final byte[] NO_HEADER = new byte[0];
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero). */
+    /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero, MPA-R-011). */
     private static final byte[] PAD = new byte[3];
 
     private final boolean markers;
@@ -116,7 +117,8 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
     /**
      * @param markers insert markers (the peer's startup frame had M=1)
-     * @param crc compute the CRC; when off, the CRC field is sent as zero (RFC 5044 §4.4 allows any value)
+     * @param crc compute the CRC; when off, the CRC field is still sent, as zero (RFC 5044 §4.4
+     *     allows any value, MPA-R-013, MPA-R-027)
      * @param fenced hold FPDUs until {@link #openFence()}
      */
     public MpaFrameEncoder(boolean markers, boolean crc, boolean fenced) {

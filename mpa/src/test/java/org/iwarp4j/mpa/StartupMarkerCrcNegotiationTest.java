@@ -66,6 +66,7 @@ class StartupMarkerCrcNegotiationTest {
     @ParameterizedTest(name = "Request M={0} C={2}, Reply M={1} C={3}")
     @MethodSource("combinations")
     void mpaR046_mpaR047_initiator(boolean mReq, boolean mRep, boolean cReq, boolean cRep) {
+        // MPA-R-046, MPA-R-047: as Initiator.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(settings(mReq, cReq));
         EmbeddedChannel ch = channel(initiator);
         byte[] sent = Wire.outbound(ch);
@@ -85,6 +86,7 @@ class StartupMarkerCrcNegotiationTest {
     @ParameterizedTest(name = "Request M={0} C={2}, Reply M={1} C={3}")
     @MethodSource("combinations")
     void mpaR046_mpaR047_responder(boolean mReq, boolean mRep, boolean cReq, boolean cRep) {
+        // MPA-R-046, MPA-R-047: as Responder.
         MpaStartupHandler responder = MpaStartupHandler.responder(settings(mRep, cRep),
                 ConnectRequestHandler.ACCEPT_ALL);
         EmbeddedChannel ch = channel(responder);
