@@ -18,7 +18,10 @@ public final class DdpConstants {
     public static final int CONTROL_RESERVED_MASK = 0x3C;
     /** Control field bits 1..0: DV, the DDP version (§4.1). */
     public static final int CONTROL_VERSION_MASK = 0x03;
-    /** The only DDP version, DV = 01b (§4.1, DDP-R-017). */
+    /**
+     * The only DDP version, DV = 01b (§4.1, DDP-R-017), sent and accepted in both directions: no
+     * mixing of versions on a connection (RFC 5044 Appendix C.1, MPA-R-079).
+     */
     public static final int DDP_VERSION = 1;
 
     /** Offset of the DDP control field, common to both headers (§4.1). */

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * STag names a registered, valid buffer; the buffer belongs to the caller's PD and stream; it has
  * the required {@link Access}; TO + length does not wrap 2^64; {@code [TO, TO + length)} lies in
  * {@code [base, base + length)}. A zero-length access is allowed without any lookup, whatever the
- * STag and TO (RFC 5041 §5.2, DDP-R-031; RFC 6581 RTR messages rely on it).
+ * STag and TO (RFC 5041 §5.2, DDP-R-031; RFC 6581 RTR messages rely on it: the Write RTR's STag
+ * and TO are not checked, MPA2-R-013).
  *
  * <p><b>Threads.</b> All methods are thread-safe. Lookups are lock-free. A placement holds its
  * buffer's read lock from its checks to the end of its copy, and {@link #invalidate(int)} and

@@ -20,7 +20,7 @@ import org.iwarp4j.mpa.MpaFrameEncoder;
 
 /**
  * Random message sizes x random MULPDU x random arrival: whatever is segmented is reassembled to the
- * same octets (RFC 5041 §5.2, DDP-R-028/029/030), delivered once and in MSN order (DDP-R-015,
+ * same octets (RFC 5041 §5.2, DDP-R-028, DDP-R-029, DDP-R-030), delivered once and in MSN order (DDP-R-015,
  * DDP-R-035), with the right length (DDP-R-037). Placement order may differ from sending order
  * (DDP-R-034: the sink MAY place out of order); the L segment of a message always arrives after its
  * other segments, as DDP-R-014 makes the source send it.

@@ -242,7 +242,7 @@ class SegmentationTest {
     @Test
     void nextUlpduGivesTheSameOctetsAsNextWithThePayloadNotCopied() throws Exception {
         // What RDMAP writes (header octets and a slice of the message, apart) is the ULPDU that
-        // next() builds: header per DDP-R-013/-019/-026/-030, payload slices in order (DDP-R-033).
+        // next() builds: header per DDP-R-013, DDP-R-019, DDP-R-026, DDP-R-030, payload slices in order (DDP-R-033).
         byte[] message = Bufs.pattern(5000, 9);
         ByteBuf payload = Bufs.buf(message);
         try {
@@ -284,7 +284,7 @@ class SegmentationTest {
             @ForAll int stagOrInvalidate, @ForAll int msn, @ForAll @IntRange(max = 255) int rsvdUlp) {
         // The header octets nextUlpdu() patches from the first segment's are, segment by segment,
         // what the segment's DdpHeader encodes to: L on the last only (DDP-R-013), TO / MO
-        // advancing by the payload taken (DDP-R-026, DDP-R-030), the rest repeated (DDP-R-019, -021, -024).
+        // advancing by the payload taken (DDP-R-026, DDP-R-030), the rest repeated (DDP-R-019, DDP-R-021, DDP-R-024).
         ByteBuf payload = ByteBufAllocator.DEFAULT.buffer(length).writeZero(length);
         try {
             DdpSegmenter segmenter = tagged ? DdpSegmenter.tagged(rsvdUlp, stagOrInvalidate, to, payload, mulpdu)

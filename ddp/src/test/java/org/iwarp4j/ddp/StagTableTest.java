@@ -238,7 +238,7 @@ class StagTableTest {
 
     @Test
     void remoteInvalidationChecksTheAssociation() {
-        // RDMAP-R-023/024 via DDP: only an STag of the caller's PD / stream is invalidated.
+        // RDMAP-R-023, RDMAP-R-024 via DDP: only an STag of the caller's PD / stream is invalidated.
         long stream = table.newStreamId();
         int stag = table.register(PD, stream, BASE, 256, WRITE, regionMemory).stag();
         assertThat(table.invalidate(stag, PD + 1, stream)).isEqualTo(StagCheck.NOT_ASSOCIATED);
@@ -294,7 +294,7 @@ class StagTableTest {
 
     @Test
     void reRegistrationChangesTheKeySoStaleStagsFail() throws Exception {
-        // DDP-R-053/054: with one slot the index is always reused; the key must change every time, so an
+        // DDP-R-053, DDP-R-054: with one slot the index is always reused; the key must change every time, so an
         // STag from the previous registration never reaches the new buffer.
         StagTable one = new StagTable(1);
         int previous = one.register(PD, BASE, 256, WRITE, regionMemory).stag();

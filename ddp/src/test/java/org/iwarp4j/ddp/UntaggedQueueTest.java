@@ -67,7 +67,7 @@ class UntaggedQueueTest {
 
     @Test
     void aThreeSegmentSendIsDeliveredOnceWithItsLength() throws Exception {
-        // DDP-R-015/036: delivered only after the L segment; DDP-R-037: length 3000 = MO + len of the L segment;
+        // DDP-R-015, DDP-R-036: delivered only after the L segment; DDP-R-037: length 3000 = MO + len of the L segment;
         // the message may be shorter than the buffer (RDMAP-R-020).
         UntaggedQueue q = queue(0, 4);
         q.post(buffer(11, 100, 4000));

@@ -19,10 +19,15 @@ import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
  * Turns the inbound TCP byte stream of Full Operation into ULPDUs (RFC 5044 §4, §5.2, §6): finds
- * each FPDU by its ULPDU_Length whatever the TCP segmentation (MPA-R-037), removes markers at
- * their fixed positions (MPA-R-022, MPA-R-038), checks the CRC when in use (MPA-R-030) and every
- * marker's FPDUPTR, and passes on the ULPDU only when the whole FPDU is present and valid
- * (MPA-R-039, MPA-R-040).
+ * each FPDU by its ULPDU_Length whatever the TCP segmentation (MPA-R-037, MPA-R-078), removes
+ * markers at their fixed positions (MPA-R-022, MPA-R-038), checks the CRC when in use (MPA-R-030;
+ * over ULPDU_Length through PAD, markers included, MPA-R-029; with CRC off the field is skipped
+ * unread, MPA-R-013; CRC32c over each whole DDP segment, DDP-R-006) and every marker's FPDUPTR,
+ * and passes on the ULPDU only when the whole FPDU is present and valid (MPA-R-039, MPA-R-040):
+ * the ULPDU alone, one buffer per FPDU, so segment boundaries are kept (DDP-R-004), its length
+ * that of the buffer (MPA-R-007, DDP-R-007), no framing, so that CRC and markers stay invisible to
+ * the ULP (MPA-R-025). PAD octets are covered by the CRC but their values are not looked at
+ * (MPA-R-011).
  *
  * <p>Each ULPDU goes to the next handler as a {@link ByteBuf} that the next handler must release:
  * a slice of the receive buffer (which may be a composite of several reads, see {@link
@@ -32,10 +37,10 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * its own reference), and only one in heap or read-only memory is copied out piece by piece.
  * Otherwise ULPDU octets are copied only to join small reads.
  *
- * <p>Errors (RFC 5044 §8) are fired as {@link MpaException} through {@code exceptionCaught}:
- * {@link MpaError#CRC_ERROR}, {@link MpaError#MARKER_ERROR} (also used for a ULPDU_Length above
- * {@link MpaSettings#maxReceiveUlpdu()}, since the length cannot start a valid FPDU), and
- * {@link MpaError#CONNECTION_LOST} when the connection ends inside an FPDU. After an error no
+ * <p>Errors (RFC 5044 §8, MPA-R-070, MPA-R-071) are fired as {@link MpaException} through {@code
+ * exceptionCaught}: {@link MpaError#CRC_ERROR}, {@link MpaError#MARKER_ERROR} (also used for a
+ * ULPDU_Length above {@link MpaSettings#maxReceiveUlpdu()}, markers or not, since the length cannot
+ * start a valid FPDU), and {@link MpaError#CONNECTION_LOST} when the connection ends inside an FPDU. After an error no
  * further ULPDU is delivered (MPA-R-074) and the connection is not closed here (MPA-R-075): the
  * ULP sends its Terminate and closes. Memory held between reads is bounded by one incomplete FPDU
  * (at most 65535 octets of ULPDU plus framing; every complete FPDU is taken out at once), kept in
@@ -88,7 +93,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
 
     /**
      * @param markers the peer puts markers in its FPDUs (this end's startup frame had M=1)
-     * @param crc check CRCs (either startup frame had C=1)
+     * @param crc check CRCs (either startup frame had C=1); without, the CRC field is not checked
+     *     (MPA-R-013)
      * @param maxUlpdu largest acceptable ULPDU_Length
      */
     public MpaFrameDecoder(boolean markers, boolean crc, int maxUlpdu) {
@@ -146,6 +152,7 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
         }
         int length = in.getUnsignedShort(start + lead);
         if (length > maxUlpdu) {
+            // Error 3, markers or not: RFC 5044 §8 has no closer code (MPA-R-070, MPA-R-071 Notes).
             meters.lengthErrors.increment();
             fail(ctx, in, MpaError.MARKER_ERROR, "ULPDU_Length " + length + " is over the maximum " + maxUlpdu);
             return;
@@ -199,7 +206,8 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
     /**
      * Checks and passes on the FPDU whose {@code wireLength} octets are at {@code fpdu[base]}
      * ({@code in} itself, the read of {@code in} that holds them all, or a copy), then takes them
-     * out of {@code in}. The ULPDU handed on holds its own reference to {@code fpdu}.
+     * out of {@code in}, so that no ULPDU is passed up twice (DDP-R-011). The ULPDU handed on holds
+     * its own reference to {@code fpdu}.
      */
     private void decodeFpdu(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, ByteBuf fpdu, int base,
                             int wireLength, long fpduStart, int lead, int length, int innerMarkers) {
@@ -478,6 +486,12 @@ public final class MpaFrameDecoder extends ByteToMessageDecoder {
                 "a marker's FPDUPTR disagrees with the FPDU starting at stream offset " + fpduStart);
     }
 
+    /**
+     * The peer's FIN (input shutdown) or the connection's end: the FPDUs before it go up, then the
+     * event itself (passed on by {@link ByteToMessageDecoder}), so DDP learns of a graceful close
+     * (MPA-R-069, DDP-R-009); a connection that ends inside an FPDU is error 1 (DDP-R-003: what
+     * TCP took is delivered, or an error is reported).
+     */
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // callDecode has already taken every whole FPDU; what is left is at most one partial FPDU.

@@ -23,9 +23,12 @@ import org.iwarp4j.mpa.internal.MpaMeters;
 
 /**
  * Frames each outbound ULPDU (one DDP segment, as a {@link ByteBuf} or an {@link OutboundUlpdu})
- * as one FPDU (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD, CRC32c (least-significant octet first),
- * with a marker at every 512th octet of this direction's stream when the peer asked for markers
- * (§4.3).
+ * as one FPDU, never more or less (RFC 5044 §3, §4: MPA-R-003, MPA-R-010; so DDP's segment
+ * boundaries survive the stream, DDP-R-004): ULPDU_Length, the ULPDU, PAD, CRC32c
+ * (least-significant octet first; the field is always there, MPA-R-028; the LLP's check over the
+ * whole DDP segment, DDP-R-006), with a marker at every 512th octet of this direction's stream
+ * when the peer asked for markers (§4.3, MPA-R-015, MPA-R-016; where they stand and what they
+ * point at: {@link MarkedCopy#encode}).
  *
  * <p>A ULPDU of {@value #CONTIGUOUS_LIMIT} octets or more without markers is not copied. Given as
  * an {@link OutboundUlpdu} (what RDMAP sends), its FPDU goes downstream as flat buffers that the
@@ -35,9 +38,10 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * small next FPDU, in the same buffer as that whole FPDU): two entries per FPDU in Netty's
  * outbound buffer instead of three, each entry costing an allocation, a release and the entry's
  * own bookkeeping. A flush, a close, a message of another type and the removal of this handler
- * write a held trailer on its own first. The caller's promise of an FPDU completes with the write
- * that holds its trailer (the next FPDU's small buffer, or the trailer's own at a flush), never
- * later: a responder frees an IRD slot when its Read Response is written; a void
+ * write a held trailer on its own first. The caller's promise of an FPDU (failed if the
+ * connection fails: a segment taken is delivered by TCP or its loss reported, DDP-R-003) completes
+ * with the write that holds its trailer (the next FPDU's small buffer, or the trailer's own at a
+ * flush), never later: a responder frees an IRD slot when its Read Response is written; a void
  * promise of an FPDU whose trailer shares the next FPDU's small buffer gives way to that FPDU's
  * promise, which reports the buffer's outcome. The small buffers of one flush are slices of one
  * direct buffer ({@link FlushSlab}), not an allocation each; so, once a large FPDU has opened it,
@@ -58,7 +62,9 @@ import org.iwarp4j.mpa.internal.MpaMeters;
  * <p>A Responder's encoder starts <em>fenced</em>: it holds every FPDU until the decoder has
  * validated the Initiator's first FPDU (RFC 5044 §7.1.2 #4, MPA-R-061, MPA2-R-011).
  *
- * <p>A ULPDU over 64768 octets fails its write and nothing is sent (RFC 5044 §3, MPA-R-006).
+ * <p>A ULPDU over 64768 octets fails its write and nothing is sent (RFC 5044 §3, MPA-R-006). Any
+ * shorter one is framed whatever the current MULPDU, so a segment cut before the MULPDU shrank is
+ * never handed back to be cut again (RFC 5041 §3, DDP-R-002).
  */
 public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
@@ -85,7 +91,7 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
     private static final byte[] NO_HEADER = new byte[0];
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero). */
+    /** PAD octets, for the CRC (RFC 5044 §4.1: at most 3, all zero, MPA-R-011). */
     private static final byte[] PAD = new byte[3];
 
     private final boolean markers;
@@ -116,7 +122,8 @@ public final class MpaFrameEncoder extends ChannelDuplexHandler {
 
     /**
      * @param markers insert markers (the peer's startup frame had M=1)
-     * @param crc compute the CRC; when off, the CRC field is sent as zero (RFC 5044 §4.4 allows any value)
+     * @param crc compute the CRC; when off, the CRC field is still sent, as zero (RFC 5044 §4.4
+     *     allows any value, MPA-R-013, MPA-R-027)
      * @param fenced hold FPDUs until {@link #openFence()}
      */
     public MpaFrameEncoder(boolean markers, boolean crc, boolean fenced) {

@@ -32,7 +32,8 @@ import org.iwarp4j.mpa.internal.StartupFrameCodec;
  * awaits the Reply, and on success replaces itself with {@link MpaFrameDecoder} (after it, named
  * {@value #FRAME_DECODER_NAME}) and {@link MpaFrameEncoder} (before it, {@value
  * #FRAME_ENCODER_NAME}) configured with the {@link NegotiatedParameters}, the way codec-haproxy's
- * decoder removes itself. Octets that arrived behind the last startup frame go on to the decoder.
+ * decoder removes itself. Octets that arrived behind the last startup frame go on to the decoder:
+ * both directions switch to FPDUs at once, at the octet after the frame (MPA-R-041).
  *
  * <p>Outcome: {@link #startup()} completes and an {@link MpaStartupEvent} is fired before any
  * ULPDU. Writes made before then are held and go out as FPDUs on success, or fail.
@@ -41,14 +42,19 @@ import org.iwarp4j.mpa.internal.StartupFrameCodec;
  *   <li>An invalid frame (wrong key, revision other than 1 or 2, PD_Length over 512 or over {@link
  *       MpaSettings#maxPeerPrivateData()}, enhanced with PD_Length below 4, truncated by the
  *       connection's end, octets arriving when none may) closes the connection at once and fails
- *       with {@link MpaError#INVALID_STARTUP_FRAME} (RFC 5044 §7.1.2, §8).</li>
- *   <li>A reject (R=1) fails with {@link MpaRejectedException} and leaves TCP open (§7.1.2 #2, #3).</li>
+ *       with {@link MpaError#INVALID_STARTUP_FRAME} (RFC 5044 §7.1.2, §8: MPA-R-044, MPA-R-045,
+ *       MPA-R-050, MPA-R-051, MPA-R-055, MPA-R-058, MPA-R-062, MPA-R-066, MPA-R-072; MPA2-R-002).</li>
+ *   <li>A reject (R=1) fails with {@link MpaRejectedException} and leaves TCP open (§7.1.2 #2, #3,
+ *       MPA-R-059).</li>
  *   <li>No complete exchange within {@link MpaSettings#startupTimeout()}: closed, {@link
- *       MpaStartupTimeoutException} (§7.1.2 #8, #10).</li>
- *   <li>RFC 6581 setup errors found by the Initiator (insufficient IRD, no usable RTR) enter Full
+ *       MpaStartupTimeoutException} (§7.1.2 #8, #10; two Responders waiting for each other,
+ *       MPA-R-065).</li>
+ *   <li>RFC 6581 setup errors found by the Initiator (insufficient IRD, no usable RTR, and a
+ *       local error without a code of its own: refusing an enhanced Reply's M or C) enter Full
  *       Operation so that the ULP can send the Terminate the RFC names ({@link
- *       MpaException#terminateRequired()}); the connection is closed when the startup timeout
- *       runs out if the ULP has not closed it by then.</li>
+ *       MpaException#terminateRequired()}: codes 6, 7 and 5, MPA2-R-006, MPA2-R-010, MPA2-R-021);
+ *       the connection is closed when the startup timeout runs out if the ULP has not closed it
+ *       by then.</li>
  * </ul>
  *
  * <p>An enhanced (revision 2) Initiator falls back to RFC 5044 when the Responder answers with a
@@ -124,12 +130,18 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         state = State.AWAITING_FRAME;
         timeout = ctx.executor().schedule(this::timedOut, settings.startupTimeout().toNanos(), TimeUnit.NANOSECONDS);
         if (role == MpaRole.INITIATOR) {
+            // The Initiator speaks first, with a well-formed Request (RFC 5044 §7.1.2 #1, MPA-R-053).
             sentRequest = buildRequest();
             ctx.writeAndFlush(StartupFrameCodec.encode(ctx.alloc(), sentRequest))
                     .addListener(writeFailureCloses());
         }
     }
 
+    /**
+     * Revision 1 is the plain RFC 5044 frame; revision 2 asks for the enhanced features (IRD/ORD
+     * negotiation at least): revision 2, flag S and the IRD/ORD word first in the private data,
+     * counted in PD_Length (MPA2-R-001, MPA2-R-022). Options B, C, D only with A (MPA2-R-019).
+     */
     private MpaStartupFrame buildRequest() {
         boolean enhanced = settings.revision() == REVISION_2;
         EnhancedConnectionData word = enhanced
@@ -158,7 +170,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
                 decodeFrame(in);
                 break;
             case AWAITING_DECISION:
-                // The Initiator may send nothing until it has our Reply (RFC 5044 §7.1.2 #3).
+                // The Initiator may send nothing until it has our Reply (RFC 5044 §7.1.2 #3,
+                // MPA-R-080); PD_Length said where its Request ended (MPA-R-051).
                 in.skipBytes(in.readableBytes());
                 fail(new MpaException(MpaError.INVALID_STARTUP_FRAME,
                         "octets arrived after the Request frame before the Reply was sent"), true);
@@ -171,6 +184,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     private void decodeFrame(ByteBuf in) {
         boolean expectRequest = role == MpaRole.RESPONDER;
+        // The key first (MPA-R-044, MPA-R-045, MPA-R-062); a Request key where a Reply belongs is
+        // how two Initiators find each other out (MPA-R-065).
         int mismatch = StartupFrameCodec.keyMismatch(in, expectRequest);
         if (mismatch >= 0) {
             String what = StartupFrameCodec.isOppositeKey(in, expectRequest)
@@ -188,9 +203,14 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         int revision = in.getUnsignedByte(base + 17);
         int pdLength = in.getUnsignedShort(base + 18);
         if (revision != REVISION_1 && revision != REVISION_2) {
+            // MPA-R-050: a revision this end cannot work with closes; the one in use goes to the
+            // ULP in NegotiatedParameters.revision(). Rev 0 (RDMAC MPA, other DDP and RDMAP
+            // versions) is one: versions never mix on a connection (MPA-R-079).
             invalid(in, "unsupported MPA revision " + revision);
             return;
         }
+        // PD_Length: at most 512 (MPA-R-051), at most what this end takes in (MPA-R-066); the
+        // private data is read only once all PD_Length octets are here, never more.
         if (pdLength > MAX_PRIVATE_DATA) {
             invalid(in, "PD_Length " + pdLength + " is over 512");
             return;
@@ -200,7 +220,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             return;
         }
         boolean enhanced = (flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= REVISION_2;
-        if (enhanced && pdLength < ENHANCED_DATA_LENGTH) {
+        if (enhanced && pdLength < ENHANCED_DATA_LENGTH) { // MPA2-R-002
             invalid(in, "enhanced frame with PD_Length " + pdLength + ", too short for the IRD/ORD word");
             return;
         }
@@ -218,6 +238,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         }
     }
 
+    /** A badly formed frame: close the connection at once, report error 4 (MPA-R-055, MPA-R-058, MPA-R-072). */
     private void invalid(ByteBuf in, String message) {
         in.skipBytes(in.readableBytes());
         fail(new MpaException(MpaError.INVALID_STARTUP_FRAME, message), true);
@@ -225,6 +246,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     // ---------------------------------------------------------------- Responder
 
+    /** A whole, valid Request: only now may the Responder answer and enter Full Operation (MPA-R-054). */
     private void onRequest(MpaStartupFrame request, ByteBuf in) {
         if (in.isReadable()) {
             invalid(in, "octets arrived after the Request frame before the Reply was sent");
@@ -263,6 +285,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             return;
         }
         byte[] privateData = decision.privateData() != null ? decision.privateData() : settings.privateData();
+        // An enhanced Request gets an enhanced Reply (MPA2-R-003), any other a plain RFC 5044 one,
+        // also from a revision 2 Responder (MPA2-R-014).
         boolean enhanced = request.enhanced() && settings.revision() == REVISION_2;
         int room = MAX_PRIVATE_DATA - (enhanced ? ENHANCED_DATA_LENGTH : 0);
         if (privateData.length > room) {
@@ -281,6 +305,9 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         MpaStartupFrame reply = MpaStartupFrame.reply(markersFromPeer, crc, false,
                 enhanced ? REVISION_2 : REVISION_1, enhanced ? negotiated.replyWord : null, privateData);
         ctx.writeAndFlush(StartupFrameCodec.encode(ctx.alloc(), reply)).addListener(writeFailureCloses());
+        // Markers toward the peer as its M asked, from it as ours did, each direction on its own
+        // (MPA-R-046); CRC both ways if either frame had C (MPA-R-026, MPA-R-047), else none
+        // from the first FPDU on (MPA-R-027).
         NegotiatedParameters parameters = new NegotiatedParameters(MpaRole.RESPONDER, reply.revision(),
                 crc || request.crc(), request.markers(), markersFromPeer, sendMulpdu(request.markers()),
                 settings.maxReceiveUlpdu(), request.ulpPrivateData(), request.enhancedData(),
@@ -312,14 +339,18 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     // ---------------------------------------------------------------- Initiator
 
+    /** The Initiator validates the Reply before anything else (MPA-R-058). */
     private void onReply(MpaStartupFrame reply, ByteBuf in) {
         if (reply.reject()) {
+            // MPA ends, TCP stays open (MPA-R-059).
             in.skipBytes(in.readableBytes());
             finishRejected(new MpaRejectedException(true, reply, null));
             return;
         }
         boolean enhanced;
         if (sentRequest.enhanced()) {
+            // MPA2-R-004: a revision 1 Reply is a plain RFC 5044 Responder (this end's choice);
+            // revision 2 without S fails.
             if (reply.revision() == REVISION_1) {
                 enhanced = false;
             } else if (!reply.enhanced()) {
@@ -335,7 +366,7 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
             enhanced = false;
         }
         String refusal = refusal(reply);
-        if (refusal != null) {
+        if (refusal != null && !enhanced) {
             in.skipBytes(in.readableBytes());
             fail(new MpaException(null, refusal), true);
             return;
@@ -343,14 +374,22 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
         IrdOrdNegotiation.Outcome negotiated = enhanced
                 ? IrdOrdNegotiation.accept(reply.enhancedData(), settings, sentRequest.enhancedData().peerToPeer())
                 : null;
+        // Only the Reply decides M and C toward the Responder (MPA-R-080, MPA-R-046, MPA-R-047).
         NegotiatedParameters parameters = new NegotiatedParameters(MpaRole.INITIATOR, reply.revision(),
                 sentRequest.crc() || reply.crc(), reply.markers(), sentRequest.markers(),
                 sendMulpdu(reply.markers()), settings.maxReceiveUlpdu(), reply.ulpPrivateData(),
                 reply.enhancedData(), enhanced ? negotiated.ird : settings.ird(),
                 enhanced ? negotiated.ord : settings.ord(), enhanced && negotiated.peerToPeer,
                 enhanced ? negotiated.rtr : null, mulpduFromConnection());
-        MpaException setupError = enhanced && negotiated.error != null
-                ? new MpaException(negotiated.error, negotiated.errorText) : null;
+        MpaException setupError = null;
+        if (enhanced && negotiated.error != null) {
+            setupError = new MpaException(negotiated.error, negotiated.errorText);
+        } else if (refusal != null) {
+            // RFC 6581 §9.3 (MPA2-R-021): an enhanced Initiator's local error without a code of
+            // its own (here NegotiationMode.OFF refusing the Reply's M or C) is a Terminate with
+            // code 5 before the reset. It goes out as the Reply asked: with markers, with CRC.
+            setupError = new MpaException(MpaError.LOCAL_CATASTROPHIC, refusal);
+        }
         enterFullOperation(parameters, setupError);
     }
 
@@ -369,6 +408,10 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     // ---------------------------------------------------------------- outcomes
 
+    /**
+     * Encoder and decoder replace this handler in one go, both directions at the same octet
+     * (MPA-R-041), and the ULP (DDP) is attached by the startup event (MPA-R-042).
+     */
     private void enterFullOperation(NegotiatedParameters parameters, MpaException setupError) {
         state = State.DONE;
         if (setupError == null) {
@@ -511,6 +554,8 @@ public final class MpaStartupHandler extends ByteToMessageDecoder implements Cha
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        // Before Full Operation nothing but the startup frame goes out: the ULP's writes wait
+        // (MPA-R-080 for the Initiator).
         if (fullOperation) {
             ctx.write(msg, promise);
         } else if (failure != null) {

@@ -12,8 +12,8 @@ public final class Mulpdu {
 
     /**
      * RFC 5044 §4.5: with markers {@code EMSS - (6 + 4*ceil(EMSS/512) + EMSS mod 4)}, without
-     * {@code EMSS - (6 + EMSS mod 4)}; never below 128 (§4.5, MPA-R-033) and never above
-     * 64768 (§3).
+     * {@code EMSS - (6 + EMSS mod 4)} (MPA-R-031); never below 128 (§4.5, MPA-R-033) and never
+     * above 64768 (§3, MPA-R-004).
      */
     public static int of(int emss, boolean markers) {
         if (emss <= 0) {

@@ -53,24 +53,27 @@ public final class NegotiatedParameters {
         return revision;
     }
 
-    /** CRC generated and checked in both directions (either frame had C=1). */
+    /**
+     * CRC generated and checked in both directions for the whole connection (either frame had
+     * C=1: MPA-R-026, MPA-R-047); {@code false} only when neither had (MPA-R-027).
+     */
     public boolean crc() {
         return crc;
     }
 
-    /** This end puts markers in the FPDUs it sends (the peer's frame had M=1). */
+    /** This end puts markers in the FPDUs it sends (the peer's frame had M=1, MPA-R-046). */
     public boolean markersToPeer() {
         return markersToPeer;
     }
 
-    /** The peer puts markers in the FPDUs it sends (this end's frame had M=1). */
+    /** The peer puts markers in the FPDUs it sends (this end's frame had M=1, MPA-R-046). */
     public boolean markersFromPeer() {
         return markersFromPeer;
     }
 
     /**
-     * MULPDU for what this end sends (RFC 5044 §3: DDP segments to this size), as it was when Full
-     * Operation began; see {@link #currentSendMulpdu(Channel)}.
+     * MULPDU for what this end sends (RFC 5044 §3: DDP segments to this size, between 128 and
+     * 64768, MPA-R-004), as it was when Full Operation began; see {@link #currentSendMulpdu(Channel)}.
      */
     public int sendMulpdu() {
         return sendMulpdu;

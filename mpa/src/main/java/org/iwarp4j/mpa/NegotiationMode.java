@@ -18,9 +18,13 @@ package org.iwarp4j.mpa;
  * </table>
  *
  * <p>"Refuse" means: a Responder answers with a Reply with R=1, an Initiator closes the
- * connection; both report the reason locally. {@code OFF} is a deliberate departure from
- * RFC 5044 (which wants every sender able to add markers and CRC) for tests that emulate peers
- * that cannot.
+ * connection; both report the reason locally. An Initiator that gets an enhanced (RFC 6581)
+ * Reply instead enters Full Operation with the Reply's markers and CRC just long enough for the
+ * ULP to send a Terminate with LLP code 5, local catastrophic ({@link MpaError#LOCAL_CATASTROPHIC},
+ * {@link MpaException#terminateRequired()}), before the close (RFC 6581 §9.3, MPA2-R-021).
+ *
+ * <p>{@code OFF} is a deliberate departure from RFC 5044 (which wants every sender able to add
+ * markers and CRC, MPA-R-015) for tests that emulate peers that cannot.
  */
 public enum NegotiationMode {
     OFF,

@@ -127,6 +127,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R001_pdLengthCountsTheWordAndTheWordComesFirst() {
+        // MPA2-R-001: PD_Length counts the IRD/ORD word, and the word comes first.
         byte[] pd = ascii("abc");
         EmbeddedChannel ch = channel(MpaStartupHandler.initiator(
                 MpaSettings.builder().ird(5).ord(7).privateData(pd).build()));
@@ -161,6 +162,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R002_enhancedReplyTooShortForTheWordCloses() {
+        // MPA2-R-002: an enhanced Reply too short for the word closes (error 4).
         Replied r = new Replied(DEFAULTS, reply(C | S, 2, new byte[2]));
         assertThat(r.ch.isOpen()).isFalse();
         assertInvalidFrame(r.handler);
@@ -244,6 +246,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R014_unenhancedRev2RequestGetsAnUnenhancedReply() {
+        // MPA2-R-014: a revision 2 Request without S gets a plain Reply.
         // RFC 6581 §10: an unenhanced Request (S=0) gets an unenhanced Reply, whatever its Rev.
         byte[] pd = ascii("plain");
         Answered a = new Answered(DEFAULTS, request(C, 2, pd));
@@ -271,6 +274,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R005_responderOrdAtMostInitiatorIrdAndIrdWhatItConfigures() {
+        // MPA2-R-005: Responder ORD at most the Initiator's IRD; its IRD what it configures.
         // Initiator IRD 4, ORD 8; we can give IRD 16, ORD 16.
         Answered a = new Answered(DEFAULTS, enhancedRequest(4, 8, new byte[0]));
         NegotiatedParameters p = success(a.handler);
@@ -289,6 +293,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R005_readRtrRaisesResponderIrdToOne() {
+        // MPA2-R-005: a possible Read RTR raises the Responder's IRD to 1.
         // Initiator ORD 0, peer-to-peer offering only the Read RTR: a zero-length Read needs an IRD slot.
         Answered a = new Answered(DEFAULTS, enhancedRequest(A | 4, D, new byte[0]));
         assertThat(ordHalf(a.reply) & D).isEqualTo(D);
@@ -299,6 +304,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R006_initiatorLowersOrdToResponderIrdAndKeepsIrdAtLeastResponderOrd() {
+        // MPA2-R-006: the Initiator lowers ORD to the Responder's IRD; its IRD stays at least the Responder's ORD.
         Replied r = new Replied(DEFAULTS, enhancedReply(4, 10, new byte[0]));
         NegotiatedParameters p = success(r.handler);
         assertThat(p.ord()).isEqualTo(4);
@@ -308,6 +314,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R006_responderOrdEqualToOurIrdIsFine() {
+        // MPA2-R-006: a Responder ORD equal to our IRD is fine.
         Replied r = new Replied(DEFAULTS, enhancedReply(16, 16, new byte[0]));
         assertThat(success(r.handler).ird()).isEqualTo(16);
         r.finish();
@@ -346,6 +353,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R006_oneAboveOurIrdIsAlreadyInsufficient() {
+        // MPA2-R-006: one above our IRD is already insufficient.
         Replied r = new Replied(DEFAULTS.toBuilder().ird(3).build(), enhancedReply(16, 4, new byte[0]));
         assertTerminateRequired(r, MpaError.INSUFFICIENT_IRD);
         r.finish();
@@ -395,6 +403,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R018_initiatorKeepsItsValuesOnAllOnesReply() {
+        // MPA2-R-018: 0x3FFF in the Reply leaves the Initiator's values alone.
         // Responder IRD 0x3FFF -> our ORD unchanged; Responder ORD 0x3FFF -> our IRD unchanged and
         // no insufficient-IRD error although 0x3FFF > our IRD.
         Replied r = new Replied(MpaSettings.builder().ird(2).ord(7).build(),
@@ -422,6 +431,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R016_initiatorHandsTheReplyPrivateDataToTheUlpWithoutTheWord() {
+        // MPA2-R-016: the ULP gets the Reply's private data without the word.
         byte[] pd = TestVectors.bytes("V-CMPD-2");
         Replied r = new Replied(DEFAULTS, enhancedReply(16, 16, pd));
         assertThat(success(r.handler).peerPrivateData()).isEqualTo(pd);
@@ -446,6 +456,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R017_peerIrdAndOrdReachTheUlp() {
+        // MPA2-R-017: the peer's IRD and ORD reach the ULP.
         // Responder: the request's word in the connect request and in the outcome.
         Answered a = new Answered(DEFAULTS, enhancedRequest(A | 3, CW | 5, new byte[0]));
         EnhancedConnectionData fromInitiator = new EnhancedConnectionData(true, Set.of(RtrType.WRITE), 3, 5);
@@ -473,6 +484,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R008_initiatorSetsAAndEveryRtrOptionItSupports() {
+        // MPA2-R-008: the Initiator sets A and every RTR option it supports.
         EmbeddedChannel ch = channel(MpaStartupHandler.initiator(MpaSettings.builder().peerToPeer(true)
                 .rtrTypes(EnumSet.allOf(RtrType.class)).ird(1).ord(2).build()));
         byte[] req = Wire.outbound(ch);
@@ -483,6 +495,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R008_responderEchoesAAndListsOfferedOptionsItSupports() {
+        // MPA2-R-008: the Responder echoes A and lists the offered options it supports.
         Answered a = new Answered(DEFAULTS, enhancedRequest(A | 16, CW | D | 16, new byte[0]));
         assertThat(irdHalf(a.reply) & A).isEqualTo(A);
         assertThat(irdHalf(a.reply) & B).as("Send RTR not supported here").isZero();
@@ -493,6 +506,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R008_responderListsOneOfItsOwnWhenNoOfferedOptionFits() {
+        // MPA2-R-008: the Responder lists one of its own when no offered option fits.
         // Offered only B (Send), which we cannot take: MUST set at least one option we support.
         Answered a = new Answered(DEFAULTS, enhancedRequest(A | B | 16, 16, new byte[0]));
         assertThat(irdHalf(a.reply) & A).isEqualTo(A);
@@ -503,6 +517,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R020_responderWithNoConfiguredRtrStillSupportsOne() {
+        // MPA2-R-020: a Responder configured with no RTR type still supports one.
         Answered a = new Answered(MpaSettings.builder().rtrTypes(Set.of()).build(),
                 enhancedRequest(A | 16, CW | D | 16, new byte[0]));
         assertThat((irdHalf(a.reply) & B) | (ordHalf(a.reply) & (CW | D))).isNotZero();
@@ -511,6 +526,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R008_initiatorPicksOneOfSeveralOptions() {
+        // MPA2-R-008: the Initiator picks one of several options.
         // All three listed; we send Write or Read, never Send: Write (no buffer, no IRD slot) is chosen.
         Replied r = new Replied(P2P, enhancedReply(A | B | 16, CW | D | 16, new byte[0]));
         NegotiatedParameters p = success(r.handler);
@@ -553,6 +569,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R010_unrequestedExtraOptionIsNotAnError() {
+        // MPA2-R-010: an extra option we did not offer is not an error.
         Replied r = new Replied(P2P.toBuilder().rtrTypes(Set.of(RtrType.WRITE)).build(),
                 enhancedReply(A | B | 16, CW | 16, new byte[0]));
         assertThat(success(r.handler).rtr()).isEqualTo(RtrType.WRITE);
@@ -570,6 +587,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R010_replyWithANoOptionIsNoMatchingRtr() {
+        // MPA2-R-010: a Reply with A and no option is "no matching RTR" (code 7).
         Replied r = new Replied(P2P, enhancedReply(A | 16, 16, new byte[0]));
         assertTerminateRequired(r, MpaError.NO_MATCHING_RTR);
         r.finish();
@@ -577,6 +595,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R010_replyWithoutAToAPeerToPeerRequestIsNoMatchingRtr() {
+        // MPA2-R-010: a Reply without A to a peer-to-peer Request is "no matching RTR" (code 7).
         // RFC 6581 §9.2: the Responder MUST echo A=1; without it no connection model was agreed.
         Replied r = new Replied(P2P, enhancedReply(16, CW | 16, new byte[0]));
         assertTerminateRequired(r, MpaError.NO_MATCHING_RTR);
@@ -585,6 +604,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R010_readRtrToAResponderWithIrdZeroCannotBeSent() {
+        // MPA2-R-010: a Read RTR to a Responder with IRD 0 cannot be sent.
         // Responder IRD 0 leaves us ORD 0: a zero-length Read Request would still need a slot.
         Replied r = new Replied(P2P, enhancedReply(A, D | 16, new byte[0]));
         assertTerminateRequired(r, MpaError.NO_MATCHING_RTR);
@@ -621,6 +641,7 @@ class EnhancedNegotiationTest {
 
     @Test
     void mpa2R019_initiatorSendsNoRtrFlagsInClientServerAndIgnoresThemInTheReply() {
+        // MPA2-R-019: client-server: no RTR flags in the Request, and the Reply's are ignored.
         Replied r = new Replied(MpaSettings.builder().peerToPeer(false)
                 .rtrTypes(EnumSet.allOf(RtrType.class)).build(), enhancedReply(B | 16, CW | D | 16, new byte[0]));
         assertThat(irdHalf(r.request) & (A | B)).isZero();

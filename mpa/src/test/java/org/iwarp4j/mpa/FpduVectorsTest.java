@@ -49,7 +49,7 @@ class FpduVectorsTest {
 
     @Test
     void badCrcIsErrorTwoWhenCrcIsOn() {
-        // MPA-R-026, MPA-R-030: CRC mismatch = invalid FPDU, MPA error 2.
+        // MPA-R-026, MPA-R-030, DDP-R-006: CRC mismatch = invalid FPDU, MPA error 2.
         byte[] fpdu = TestVectors.bytes("V-CRCOFF");
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(false, true, 0xFFFF));
         assertThat(Wire.inboundError(channel, fpdu).error()).isEqualTo(MpaError.CRC_ERROR);

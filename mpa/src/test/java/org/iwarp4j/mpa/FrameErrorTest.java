@@ -14,7 +14,8 @@ class FrameErrorTest {
 
     @Test
     void truncatedFpduThenEndOfStreamIsErrorOneAndNothingIsPassed() {
-        // MPA-R-039: length says 100, 50 octets arrive, then the connection ends.
+        // MPA-R-039: length says 100, 50 octets arrive, then the connection ends: reported as
+        // error 1, the LLP's error for what it took and cannot deliver (DDP-R-003).
         byte[] partial = new byte[52];
         partial[1] = 100;
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(false, true, 0xFFFF));
@@ -49,7 +50,8 @@ class FrameErrorTest {
 
     @Test
     void threeUlpdusBecomeThreeFpdusEachOneWrite() {
-        // MPA-R-003: exactly one ULPDU per FPDU; MPA-R-036: each FPDU is handed to TCP as one write.
+        // MPA-R-003, DDP-R-004: exactly one ULPDU per FPDU, boundaries kept; MPA-R-036: each FPDU
+        // is handed to TCP as one write.
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameEncoder(false, true, false));
         int[] lengths = {18, 1000, 14};
         for (int n : lengths) {
@@ -68,7 +70,8 @@ class FrameErrorTest {
 
     @Test
     void closeIndicationsReachTheUpperLayer() {
-        // MPA-R-069 / MPA-R-008: a FIN (input shutdown) and the connection's end pass through to DDP.
+        // MPA-R-069 / MPA-R-008 / DDP-R-009: a FIN (input shutdown) and the connection's end pass
+        // through to DDP.
         java.util.List<Object> seen = new java.util.ArrayList<>();
         EmbeddedChannel channel = new EmbeddedChannel(new MpaFrameDecoder(false, true, 0xFFFF),
                 new io.netty.channel.ChannelInboundHandlerAdapter() {

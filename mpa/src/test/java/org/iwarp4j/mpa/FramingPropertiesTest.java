@@ -18,7 +18,8 @@ import net.jqwik.api.constraints.Size;
 /**
  * Random ULPDU sequences x random TCP chunking x markers on/off x CRC on/off: what the encoder
  * writes, cut anywhere, decodes to exactly the ULPDUs sent, in the order sent (MPA-R-001, MPA-R-003,
- * MPA-R-007, MPA-R-022, MPA-R-037, MPA-R-040, MPA-R-078). Different ULPDU lengths put FPDU starts,
+ * MPA-R-007, MPA-R-022, MPA-R-037, MPA-R-040, MPA-R-078), each once and with its boundaries
+ * (DDP-R-004, DDP-R-011). Different ULPDU lengths put FPDU starts,
  * and so markers, at every offset in the FPDU.
  */
 class FramingPropertiesTest {

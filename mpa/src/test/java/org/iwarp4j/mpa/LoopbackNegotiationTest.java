@@ -17,9 +17,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every combination of revision x markers x CRC x private data negotiates over real loopback TCP,
- * and ULPDUs of 1, MULPDU and 64768 octets flow both ways intact (MPA-R-003, MPA-R-007, MPA-R-009, MPA-R-046,
- * -047; MPA2-R-001, MPA2-R-003, MPA2-R-014). The Responder sends right after accept; its FPDUs wait for the
- * Initiator's first one (MPA-R-061).
+ * and ULPDUs of 1, MULPDU and 64768 octets flow both ways intact (64768 is above the MULPDU: a
+ * segment is never sent back to be cut again, DDP-R-002; MPA-R-003, MPA-R-007, MPA-R-009,
+ * MPA-R-046, MPA-R-047; MPA2-R-001, MPA2-R-003, MPA2-R-014). The Responder sends right after
+ * accept; its FPDUs wait for the Initiator's first one (MPA-R-061).
  */
 class LoopbackNegotiationTest {
 

@@ -65,7 +65,7 @@ class StartupInitiatorTest {
     @Test
     void mpaR041_theRequestIsTheFirstAndOnlyThingSentBeforeTheReply() {
         // MPA-R-041 / MPA-R-053: MPA starts at the first octet of the stream; the Initiator sends
-        // its Request on activation and nothing more until the Reply is in.
+        // its Request on activation and nothing more until the Reply is in (MPA-R-080).
         MpaStartupHandler initiator = MpaStartupHandler.initiator(REV1);
         EmbeddedChannel ch = channel(initiator);
         assertThat(Wire.outbound(ch)).isEqualTo(TestVectors.bytes("V-MPA-REQ1"));
@@ -164,6 +164,7 @@ class StartupInitiatorTest {
 
     @Test
     void mpaR051_replyPdLength513Closes() {
+        // MPA-R-051: a Reply with PD_Length 513 closes.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(REV1);
         EmbeddedChannel ch = started(initiator);
         ch.writeInbound(Wire.buf(header(REPLY_KEY, C, 1, 513)));
@@ -289,6 +290,7 @@ class StartupInitiatorTest {
 
     @Test
     void mpaR060_writesMadeBeforeTheReplyAreHeldThenSentAsFpdusInOrder() {
+        // MPA-R-060, MPA-R-080: writes made before the Reply are held, then sent as FPDUs in order.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(REV1);
         EmbeddedChannel ch = started(initiator);
         ChannelFuture first = write(ch, ulpdu("V-FPDU-1"));
@@ -319,6 +321,7 @@ class StartupInitiatorTest {
 
     @Test
     void mpaR060_writeFromTheStartupFutureCallbackIsSent() {
+        // MPA-R-060: a write from the startup future's callback is sent.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(REV1);
         EmbeddedChannel ch = started(initiator);
         AtomicReference<ChannelFuture> sent = new AtomicReference<>();
@@ -347,6 +350,7 @@ class StartupInitiatorTest {
 
     @Test
     void mpaR064_withoutMarkersTheFirstOctetsAreTheLength() {
+        // MPA-R-064: without markers the first octets are ULPDU_Length.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(REV1);
         EmbeddedChannel ch = started(initiator);
         ch.writeInbound(Wire.buf(TestVectors.bytes("V-MPA-REP1")));

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.mpa.MpaStartupFixtures.C;
 import static org.iwarp4j.mpa.MpaStartupFixtures.M;
 import static org.iwarp4j.mpa.MpaStartupFixtures.R;
+import static org.iwarp4j.mpa.MpaStartupFixtures.S;
+import static org.iwarp4j.mpa.MpaStartupFixtures.TIMEOUT;
 import static org.iwarp4j.mpa.MpaStartupFixtures.assertExitedMpa;
 import static org.iwarp4j.mpa.MpaStartupFixtures.assertFullOperation;
 import static org.iwarp4j.mpa.MpaStartupFixtures.channel;
+import static org.iwarp4j.mpa.MpaStartupFixtures.elapse;
 import static org.iwarp4j.mpa.MpaStartupFixtures.failure;
 import static org.iwarp4j.mpa.MpaStartupFixtures.flags;
 import static org.iwarp4j.mpa.MpaStartupFixtures.fpdu;
@@ -14,6 +17,7 @@ import static org.iwarp4j.mpa.MpaStartupFixtures.reply;
 import static org.iwarp4j.mpa.MpaStartupFixtures.request;
 import static org.iwarp4j.mpa.MpaStartupFixtures.success;
 import static org.iwarp4j.mpa.MpaStartupFixtures.ulpdu;
+import static org.iwarp4j.mpa.MpaStartupFixtures.word;
 import static org.iwarp4j.mpa.MpaStartupFixtures.write;
 
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -62,6 +66,7 @@ class StartupMarkerCrcNegotiationTest {
     @ParameterizedTest(name = "Request M={0} C={2}, Reply M={1} C={3}")
     @MethodSource("combinations")
     void mpaR046_mpaR047_initiator(boolean mReq, boolean mRep, boolean cReq, boolean cRep) {
+        // MPA-R-046, MPA-R-047: as Initiator.
         MpaStartupHandler initiator = MpaStartupHandler.initiator(settings(mReq, cReq));
         EmbeddedChannel ch = channel(initiator);
         byte[] sent = Wire.outbound(ch);
@@ -81,6 +86,7 @@ class StartupMarkerCrcNegotiationTest {
     @ParameterizedTest(name = "Request M={0} C={2}, Reply M={1} C={3}")
     @MethodSource("combinations")
     void mpaR046_mpaR047_responder(boolean mReq, boolean mRep, boolean cReq, boolean cRep) {
+        // MPA-R-046, MPA-R-047: as Responder.
         MpaStartupHandler responder = MpaStartupHandler.responder(settings(mRep, cRep),
                 ConnectRequestHandler.ACCEPT_ALL);
         EmbeddedChannel ch = channel(responder);
@@ -184,6 +190,42 @@ class StartupMarkerCrcNegotiationTest {
         assertThat(ch.isOpen()).isFalse();
         assertThat(failure(initiator)).isExactlyInstanceOf(MpaException.class);
         assertThat(ch.finish()).isFalse();
+    }
+
+    @ParameterizedTest(name = "markers off {0}, Reply flags {1}")
+    @MethodSource("enhancedRefusals")
+    void mpa2R021_enhancedInitiatorRefusingTheReplyTerminatesWithCode5(boolean markersOff, int replyFlags) {
+        // MPA2-R-021 (RFC 6581 §9.3): after an enhanced Reply a local error with no code of its own
+        // (refusing M or C) is reported with a Terminate LLP/MPA code 5 before the reset. MPA enters
+        // Full Operation framed as the Reply asked, so the ULP's Terminate (V-FPDU-8's, code 6 made 5)
+        // goes out with the leading marker the Reply's M asks for and a real CRC.
+        byte[] terminate = ulpdu("V-FPDU-8");
+        terminate[19] = (byte) MpaError.LOCAL_CATASTROPHIC.code();
+        MpaStartupFixtures.Probe ulp = new MpaStartupFixtures.Probe(
+                e -> !e.isSuccess() && e.cause().terminateRequired() ? terminate : null);
+        MpaSettings.Builder settings = MpaSettings.builder();
+        MpaStartupHandler initiator = MpaStartupHandler.initiator(markersOff
+                ? settings.markers(NegotiationMode.OFF).build() : settings.crc(NegotiationMode.OFF).build());
+        EmbeddedChannel ch = channel(initiator, ulp);
+        assertThat(flags(Wire.outbound(ch)) & (markersOff ? M : C)).isZero();
+        ch.writeInbound(Wire.buf(reply(replyFlags | S, 2, word(16, 16))));
+
+        MpaException e = failure(initiator);
+        assertThat(e.error()).isEqualTo(MpaError.LOCAL_CATASTROPHIC);
+        assertThat(e.terminateRequired()).isTrue();
+        assertThat(ch.isOpen()).isTrue();
+        assertFullOperation(ch);
+        assertThat(ulp.writes).hasSize(1);
+        assertThat(ulp.writes.get(0).isSuccess()).as("%s", ulp.writes.get(0).cause()).isTrue();
+        assertThat(Wire.outbound(ch)).isEqualTo(fpdu(terminate, (replyFlags & M) != 0, true));
+        // If the ULP does not close, the startup timeout does.
+        elapse(ch, TIMEOUT);
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    static Stream<Arguments> enhancedRefusals() {
+        return Stream.of(Arguments.of(true, M | C), Arguments.of(true, M), Arguments.of(false, C));
     }
 
     @Test

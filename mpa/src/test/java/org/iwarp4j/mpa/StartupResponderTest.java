@@ -462,6 +462,7 @@ class StartupResponderTest {
 
     @Test
     void mpaR061_writesMadeBeforeStartupCompletesAreHeldThenSentAsFpdus() {
+        // MPA-R-061: writes made before startup completes are held, then sent as FPDUs.
         // Writes made while the ULP decides are held by the startup handler, then by the fence,
         // and finally go out as FPDUs, in order.
         CompletableFuture<MpaDecision> decision = new CompletableFuture<>();

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaSettings;
+import org.iwarp4j.mpa.NegotiationMode;
 import org.iwarp4j.mpa.RtrType;
 import org.iwarp4j.rdmap.HardwarePeer.Profile;
 import org.junit.jupiter.api.AfterEach;
@@ -145,16 +146,34 @@ class HardwarePeerInteropTest {
     void ourWriteOnlyInitiatorMeetsAReadOnlyResponder() throws Exception {
         // We offer only the Write RTR; cxgb4's Reply names Read all the same (send_mpa_reply). We
         // cannot send it: MPA2-R-010, Terminate LLP/MPA code 7 instead of an RTR, and close.
+        terminatesInsteadOfTheRtr(P2P.toBuilder().rtrTypes(EnumSet.of(RtrType.WRITE)).build(), 0x07,
+                TerminateReason.LLP_NO_MATCHING_RTR);
+    }
+
+    @Test
+    void ourCrcOffInitiatorTerminatesAnEnhancedReplyThatAsksForCrc() throws Exception {
+        // MPA2-R-021 (RFC 6581 §9.3): crc OFF refuses the Reply's C=1 (every hardware peer sets it);
+        // after an enhanced Reply that local error has no code of its own, so instead of the RTR a
+        // Terminate LLP/MPA code 5 goes out, CRC'd as the peer asked (take() checks it), and we close.
+        terminatesInsteadOfTheRtr(P2P.toBuilder().crc(NegotiationMode.OFF).build(), 0x05,
+                TerminateReason.LLP_LOCAL_CATASTROPHIC);
+    }
+
+    /**
+     * Our Initiator with {@code mpa} facing a Chelsio-like Responder (Reply: C, A, Read RTR) sends,
+     * instead of the RTR, a Terminate LLP/MPA {@code code} with no headers (QN 2, MSN 1), and closes.
+     */
+    private void terminatesInsteadOfTheRtr(MpaSettings mpa, int code, TerminateReason reason) throws Exception {
         try (HardwarePeer peer = HardwarePeer.listening(Profile.CHELSIO)) {
-            QueuePair qp = queuePair(P2P.toBuilder().rtrTypes(EnumSet.of(RtrType.WRITE)).build());
+            QueuePair qp = queuePair(mpa);
             qp.connect(peer.address());
             assertThat(peer.acceptAsResponder(4, 4)).isFalse();
             assertThat(peer.receivedTerminate).isNotNull();
             assertThat(Arrays.copyOf(peer.receivedTerminate, 20)).isEqualTo(ByteBuffer.allocate(20)
                     .put((byte) 0x41).put((byte) 0x47).putInt(0).putInt(2).putInt(1).putInt(0).put((byte) 0x20)
-                    .put((byte) 0x07).array());
+                    .put((byte) code).array());
             qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
-            assertThat(qp.terminateReason()).isEqualTo(TerminateReason.LLP_NO_MATCHING_RTR);
+            assertThat(qp.terminateReason()).isEqualTo(reason);
         }
     }
 

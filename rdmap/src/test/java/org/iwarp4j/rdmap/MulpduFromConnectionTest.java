@@ -67,9 +67,10 @@ class MulpduFromConnectionTest {
                 assertThat(RdmaPair.sameOctets(serverMemory, 0, clientMemory, 0, MIB)).isTrue();
                 assertThat(RdmaPair.sameOctets(clientMemory, MIB, clientMemory, 0, MIB)).isTrue();
                 if (transport == Transport.EPOLL) {
-                    // The current MULPDU follows the MSS Linux reports now: above EMSS 1460's, at most the
-                    // loopback MSS's. How far the window has opened depends on timing (a loaded machine
-                    // saw 47238 after 1 MiB), so only the bounds are certain.
+                    // The current MULPDU (DDP-R-001: told anew when it changes) follows the MSS Linux
+                    // reports now: above EMSS 1460's, at most the loopback MSS's. How far the window
+                    // has opened depends on timing (a loaded machine saw 47238 after 1 MiB), so only
+                    // the bounds are certain.
                     assertThat(pair.client.negotiated().currentSendMulpdu(clientChannels.get(0)))
                             .isGreaterThan(Mulpdu.of(MpaSettings.DEFAULT_EMSS, markers))
                             .isLessThanOrEqualTo(Mulpdu.of(65483, markers));

@@ -47,6 +47,18 @@ final class RequirementCatalogue {
     /** Where the catalogue lives, relative to the checkout root. */
     static final Path DIRECTORY = Path.of("docs", "requirements");
 
+    /**
+     * An ID followed by a shortened one (an ID then {@code /nnn}, {@code /-nnn}, {@code , -nnn},
+     * {@code (a note), -nnn}, {@code and -nnn} or {@code to -nnn}): the short one is invisible to
+     * {@code git grep} and to this scan, so every ID must be written out in full.
+     */
+    static final Pattern ABBREVIATED = Pattern.compile(
+            "\\b[A-Z][A-Z0-9]*-R-[0-9]{3}\\b(?:/-?[0-9]{3}\\b|.*?(?:,|\\band\\b|\\bor\\b|\\bto\\b)\\s*-[0-9]{3}\\b)");
+
+    /** A line that starts (after a comment leader) with a shortened ID, continuing an ID on the line before. */
+    private static final Pattern ABBREVIATED_CONTINUATION = Pattern.compile(
+            "^\\s*(?:\\*|//|#)?\\s*-[0-9]{3}(?:[,;.)]|\\s*$)");
+
     private static final Pattern WHOLE_ID = Pattern.compile("[A-Z][A-Z0-9]*-R-[0-9]{3}");
     private static final Pattern SEPARATOR_CELL = Pattern.compile(":?-{3,}:?");
     private static final Set<String> SCANNED_EXTENSIONS = Set.of(".java", ".md", ".sh", ".xml");
@@ -56,6 +68,14 @@ final class RequirementCatalogue {
                int line) {
         String prefix() {
             return id.substring(0, id.indexOf("-R-"));
+        }
+    }
+
+    /** Where a citation abbreviates an ID ({@link #ABBREVIATED}). */
+    record Abbreviation(Path file, int line, String text) {
+        @Override
+        public String toString() {
+            return file + ":" + line + " " + text;
         }
     }
 
@@ -206,8 +226,44 @@ final class RequirementCatalogue {
      * directories ({@code .git/}, caches).
      */
     static List<Citation> citations(Path root) {
-        Path catalogue = root.resolve(DIRECTORY).normalize();
         List<Citation> found = new ArrayList<>();
+        scan(root, (file, lines) -> {
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = ID.matcher(lines.get(i));
+                while (m.find()) {
+                    found.add(new Citation(m.group(), file, i + 1));
+                }
+            }
+        });
+        return found;
+    }
+
+    /**
+     * Every abbreviated citation ({@link #ABBREVIATED}, or a line continuing an ID of the line
+     * before with a shortened one) in the files {@link #citations} scans; the catalogue's own
+     * folder, whose README may talk about short forms, is not scanned.
+     */
+    static List<Abbreviation> abbreviations(Path root) {
+        List<Abbreviation> found = new ArrayList<>();
+        scan(root, (file, lines) -> {
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                boolean continuation = i > 0 && ID.matcher(lines.get(i - 1)).find()
+                        && ABBREVIATED_CONTINUATION.matcher(line).find();
+                if (continuation || ABBREVIATED.matcher(line).find()) {
+                    found.add(new Abbreviation(file, i + 1, line.strip()));
+                }
+            }
+        });
+        return found;
+    }
+
+    private interface LinesVisitor {
+        void visit(Path relativeFile, List<String> lines);
+    }
+
+    private static void scan(Path root, LinesVisitor visitor) {
+        Path catalogue = root.resolve(DIRECTORY).normalize();
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
                 @Override
@@ -224,13 +280,7 @@ final class RequirementCatalogue {
                     int dot = name.lastIndexOf('.');
                     if (attrs.isRegularFile() && dot >= 0 && SCANNED_EXTENSIONS.contains(name.substring(dot))) {
                         // IDs are ASCII; ISO-8859-1 never fails on a file that is not UTF-8.
-                        List<String> lines = readLines(file, StandardCharsets.ISO_8859_1);
-                        for (int i = 0; i < lines.size(); i++) {
-                            Matcher m = ID.matcher(lines.get(i));
-                            while (m.find()) {
-                                found.add(new Citation(m.group(), root.relativize(file), i + 1));
-                            }
-                        }
+                        visitor.visit(root.relativize(file), readLines(file, StandardCharsets.ISO_8859_1));
                     }
                     return FileVisitResult.CONTINUE;
                 }
@@ -238,7 +288,6 @@ final class RequirementCatalogue {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return found;
     }
 
     /** The citations whose ID this catalogue lacks. */

@@ -42,6 +42,31 @@ class RequirementCatalogueTest {
         List<RequirementCatalogue.Citation> unknown = catalogue.unknown(citations);
         assertTrue(unknown.isEmpty(), unknown.size() + " cited IDs are not in " + RequirementCatalogue.DIRECTORY
                 + ":\n  " + unknown.stream().map(Object::toString).collect(Collectors.joining("\n  ")));
+        List<RequirementCatalogue.Abbreviation> abbreviated = RequirementCatalogue.abbreviations(root);
+        assertTrue(abbreviated.isEmpty(), abbreviated.size() + " lines abbreviate an ID (write every ID out):\n  "
+                + abbreviated.stream().map(Object::toString).collect(Collectors.joining("\n  ")));
+    }
+
+    @Test
+    void abbreviatedIdsAreFoundOutsideTheCatalogueFolder() throws IOException {
+        String id = "MPA" + R + "044";
+        String other = "MPA" + R + "045";
+        writeCatalogue(row(id, "7.1.1", "MUST") + row(other, "7.1.1", "MUST"));
+        // The catalogue's README may speak of short forms; it is not scanned.
+        write("docs/requirements/README.md", "uncited: " + id + ", -045\n");
+        write("a/Slash.java", "// keys (" + id + "/045)\n// keys (" + id + "/-045)\n");
+        write("a/Comma.java", "/* " + id + ", -045 */\n// " + id + " (a note), -045.\n// " + id + " to -045\n");
+        write("a/Wrapped.java", "/**\n * rules " + id + ",\n * -045; more\n */\n");
+        write("a/Fine.java", "// " + id + ", " + other + "; " + id + " to " + other + "; error -111\n// 64768/128 "
+                + id + ", 128 octets\n");
+        write("docs/Guide.md", "- " + id + " and -045\n");
+
+        List<String> found = RequirementCatalogue.abbreviations(workspace).stream()
+                .map(a -> a.file() + ":" + a.line()).sorted().collect(Collectors.toList());
+
+        assertEquals(List.of(Path.of("a/Comma.java") + ":1", Path.of("a/Comma.java") + ":2",
+                Path.of("a/Comma.java") + ":3", Path.of("a/Slash.java") + ":1", Path.of("a/Slash.java") + ":2",
+                Path.of("a/Wrapped.java") + ":3", Path.of("docs/Guide.md") + ":1"), found);
     }
 
     @Test

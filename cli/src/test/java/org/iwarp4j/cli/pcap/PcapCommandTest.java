@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code iwarp pcap FILE -- COMMAND} and {@code iwarp --pcap FILE COMMAND}, judged by Wireshark:
- * tshark finds each RDMA connection by its MPA Request and Reply (MPA-R-053, MPA-R-044/045: so the
+ * tshark finds each RDMA connection by its MPA Request and Reply (MPA-R-053, MPA-R-044, MPA-R-045: so the
  * recording starts before the connection's first octet), decodes every FPDU with a good CRC32c
  * (MPA-R-002, MPA-R-010), shows the RDMAP messages each command sends, and finds no malformed frame
  * and no TCP anomaly (each connection once, nothing missing). Without tshark these tests are skipped.

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * NFSv4.1 COMPOUNDs over RPC-over-RDMA in synthetic captures: every operation of a Call named,
  * every status of a Reply; RDMA Writes and Read Requests matched against the segments the Calls
- * offered (RFC 8166 §3.4.5, §3.4.6); the RFC 8267 §6 rules (ULB-R-012, -018, -019, -021). A clean
+ * offered (RFC 8166 §3.4.5, §3.4.6); the RFC 8267 §6 rules (ULB-R-012, ULB-R-018, ULB-R-019, ULB-R-021). A clean
  * session first, then one rule broken at a time.
  */
 class Nfs4CompoundCaptureTest {

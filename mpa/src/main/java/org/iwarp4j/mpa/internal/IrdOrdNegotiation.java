@@ -71,6 +71,7 @@ public final class IrdOrdNegotiation {
             ord = Math.min(request.ird(), local.ord());
             replyOrd = ord;
         }
+        // A echoed; B, C, D only with A, else zero (MPA2-R-019); at least one RTR supported (MPA2-R-020).
         Set<RtrType> replyRtr = EnumSet.noneOf(RtrType.class);
         if (request.peerToPeer()) {
             Set<RtrType> supported = local.rtrTypes().isEmpty()
@@ -109,6 +110,7 @@ public final class IrdOrdNegotiation {
                     "Responder ORD " + reply.ord() + " exceeds this end's IRD " + ird);
         }
         if (!requestedPeerToPeer) {
+            // Client-server: the Reply's B, C, D are ignored (MPA2-R-019).
             return new Outcome(null, ird, ord, false, null, null, null);
         }
         if (!reply.peerToPeer()) {

@@ -44,9 +44,11 @@ public final class MarkedCopy {
 
     /**
      * The whole FPDU in one new direct buffer of exactly its wire length: a leading marker if the
-     * stream is at a marker position (it belongs to this FPDU, FPDUPTR 0, §4.4 rule 2),
-     * ULPDU_Length, the ULPDU ({@code header} then {@code body}'s readable octets) cut by markers,
-     * PAD (zero), a marker right after PAD if one falls there (§4.4 rule 3), the CRC
+     * stream is at a marker position (it belongs to this FPDU, FPDUPTR 0, §4.4 rule 2; so the
+     * first FPDU of Full Operation starts with one, MPA-R-019), ULPDU_Length, the ULPDU ({@code
+     * header} then {@code body}'s readable octets) cut by markers that all point back at this
+     * FPDU's ULPDU_Length (MPA-R-020, MPA-R-021), PAD (zero, MPA-R-011), a marker right after PAD
+     * if one falls there (§4.4 rule 3), the CRC over all of that, markers included (MPA-R-029),
      * least-significant octet first (zero when {@code crc} is null, §4.4 allows any value).
      * {@code body} is neither released nor moved.
      *

@@ -5,7 +5,7 @@ import static org.iwarp4j.mpa.MpaConstants.MARKER_LENGTH;
 
 /**
  * Where markers stand (RFC 5044 §4.3): at every stream offset that is a multiple of 512, counted
- * from the first octet of Full Operation in that direction (SeqStart). Offsets are kept as
+ * from the first octet of Full Operation in that direction (SeqStart; MPA-R-016, MPA-R-019). Offsets are kept as
  * {@code long} from SeqStart, so the RFC's modulo-2^32 sequence arithmetic never wraps here;
  * 2^32 is a multiple of 512, so the positions are the same.
  */

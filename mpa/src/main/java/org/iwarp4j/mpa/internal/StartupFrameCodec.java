@@ -7,7 +7,10 @@ import io.netty.buffer.ByteBufAllocator;
 import org.iwarp4j.mpa.MpaConstants;
 import org.iwarp4j.mpa.MpaStartupFrame;
 
-/** Wire form of MPA Request and Reply frames (RFC 5044 §7.1.1): no CRC, no markers. */
+/**
+ * Wire form of MPA Request and Reply frames (RFC 5044 §7.1.1): no CRC, no markers. The keys
+ * "MPA ID Req Frame" and "MPA ID Rep Frame" (MPA-R-044, MPA-R-045).
+ */
 public final class StartupFrameCodec {
 
     private static final byte[] REQUEST_KEY = MpaConstants.requestKey();

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** RFC 8267 §6.5 (callbacks) and §6.6, ULB-R-026 to ULB-R-028. */
+/** RFC 8267 §6.5 (callbacks) and §6.6, ULB-R-026, ULB-R-027, ULB-R-028. */
 class Nfs4CallbackBindingTest {
 
     /** One test per callback operation: nothing eligible, its minor versions, its reply size in words. */

@@ -29,7 +29,8 @@ class RpingCaptureTest {
     @ValueSource(strings = {"rping-siw.pcap", "rping-siw-crc.pcap"})
     void everyPingIsSendReadSendSendWriteSend(String file) throws Exception {
         SiwRpingCapture capture = SiwRpingCapture.load(file);
-        // rping -C 10: per ping three ULPDUs from the client, four from the server (RDMAP-R-011, -020, -008).
+        // rping -C 10: per ping three ULPDUs from the client, four from the server (RDMAP-R-011,
+        // RDMAP-R-020, RDMAP-R-008).
         assertThat(capture.fromClient).hasSize(30);
         assertThat(capture.fromServer).hasSize(40);
         for (int ping = 0; ping < 10; ping++) {

@@ -66,7 +66,7 @@ class RpingLoopbackTest {
             assertThat(n.markersToPeer()).isEqualTo(serverMarkers);
             assertThat(served.negotiated().crc()).isEqualTo(clientCrc || serverCrc);
             if (revision == 2) {
-                // MPA2-R-001/-005: rping's IRD/ORD 1/1 in both frames.
+                // MPA2-R-001, MPA2-R-005: rping's IRD/ORD 1/1 in both frames.
                 assertThat(n.peerEnhancedData().ird()).isEqualTo(1);
                 assertThat(n.peerEnhancedData().ord()).isEqualTo(1);
                 assertThat(served.negotiated().peerEnhancedData().ird()).isEqualTo(1);

@@ -219,7 +219,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
             } else {
                 MpaException cause = startup.cause();
                 if (cause.terminateRequired()) {
-                    // RFC 6581 §9.1/§9.2: insufficient IRD or no usable RTR -> Terminate, then close.
+                    // RFC 6581 §9.1/§9.2: insufficient IRD or no usable RTR -> Terminate, then close;
+                    // §9.3: likewise code 5 for a local error without a code of its own (MPA2-R-021).
                     terminator.sendTerminate(TerminateBuilder.forMpaError(cause.error()));
                 }
                 port.failedToEstablish(cause);

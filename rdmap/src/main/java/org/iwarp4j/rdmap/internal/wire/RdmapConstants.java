@@ -12,7 +12,10 @@ public final class RdmapConstants {
 
     // ---- RDMAP Control Field = DDP RsvdULP[0:7] (RFC 5040 §4.1, Fig. 3) ----
 
-    /** RV of RFC 5040 (01b); the only version this stack sends or accepts (RDMAP-R-002, RDMAP-R-003). */
+    /**
+     * RV of RFC 5040 (01b); the only version this stack sends or accepts (RDMAP-R-002, RDMAP-R-003),
+     * so both directions run the same one (MPA-R-079).
+     */
     public static final int RDMAP_VERSION = 1;
     /** RV of the RDMA Consortium specification (00b): "valid" per §4.1, rejected here as by Linux siw. */
     public static final int RDMAC_VERSION = 0;

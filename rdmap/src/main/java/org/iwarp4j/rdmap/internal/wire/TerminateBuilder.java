@@ -17,7 +17,7 @@ import org.iwarp4j.rdmap.TerminateReason;
  *       header when the segment is a Read Request</td><td>Fig. 10, §7.1 #3; the RDMA header is
  *       "only sent back" for a Read Request (§4.8), so a Send with Invalidate gets M D only</td></tr>
  *   <tr><td>RDMAP 0x2 Remote Operation, codes 0x05 and 0x06</td><td>none</td><td>siw's choice and
- *       ours (RDMAP-R-003, -006, -026): Fig. 10 says "if possible"</td></tr>
+ *       ours (RDMAP-R-003, RDMAP-R-006, RDMAP-R-026): Fig. 10 says "if possible"</td></tr>
  *   <tr><td>RDMAP 0x2 Remote Operation, other codes</td><td>M D + DDP header</td><td>Fig. 10</td></tr>
  *   <tr><td>DDP 0x0 Local Catastrophic</td><td>none</td><td>§4.8: no DDP header for Local
  *       Catastrophic errors</td></tr>

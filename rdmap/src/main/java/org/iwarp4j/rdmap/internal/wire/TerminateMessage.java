@@ -43,7 +43,7 @@ import org.iwarp4j.rdmap.TerminateReason;
  * decoded Terminate from a sloppy peer re-encodes to the same octets. Messages this stack sends
  * come from {@link TerminateBuilder}, which sets bits and fields per RFC 5040 Fig. 10.
  *
- * <p>Decoding is lenient where Linux siw needs it (RDMAP-R-003, -013, -024, -026): the DDP Segment
+ * <p>Decoding is lenient where Linux siw needs it (RDMAP-R-003, RDMAP-R-013, RDMAP-R-024, RDMAP-R-026): the DDP Segment
  * Length is taken as sent (siw writes the payload length), R may be set without an RDMA header
  * (siw does so for Send with Invalidate), headers may come with codes for which we would send none
  * ({@code 02 05 c0 00} + headers), and reserved bits are ignored (RDMAP-R-040). The only decode

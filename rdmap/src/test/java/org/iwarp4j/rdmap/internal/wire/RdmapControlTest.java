@@ -28,7 +28,8 @@ class RdmapControlTest {
     })
     void opcodeTableIsFigureFour(RdmapOpcode op, int code, boolean tagged, int qn, boolean invalidate, boolean se,
                                  boolean payload, int headerLength) {
-        // RDMAP-R-007 (tagged flag and QN per message), -008, -011, -020, -025.
+        // RDMAP-R-007 (tagged flag and QN per message), RDMAP-R-008, RDMAP-R-011, RDMAP-R-020,
+        // RDMAP-R-025.
         assertThat(op.code()).isEqualTo(code);
         assertThat(RdmapOpcode.fromCode(code)).isSameAs(op);
         assertThat(op.tagged()).isEqualTo(tagged);

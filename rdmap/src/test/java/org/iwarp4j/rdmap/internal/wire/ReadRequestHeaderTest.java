@@ -51,7 +51,7 @@ class ReadRequestHeaderTest {
 
     @Test
     void rtrTwoIsAZeroLengthRead() {
-        // RDMAP-R-015, MPA2-R-012/013: a zero-size read, STags and TOs zero (siw practice), not to be checked.
+        // RDMAP-R-015, MPA2-R-012, MPA2-R-013: a zero-size read, STags and TOs zero (siw practice), not to be checked.
         ReadRequestHeader header = Wire.read(rdmapHeaderOf("V-RTR-2"), ReadRequestHeader::decode);
         assertThat(header).isEqualTo(new ReadRequestHeader(0, 0, 0, 0, 0));
         assertThat(header.isZeroLength()).isTrue();

@@ -138,7 +138,7 @@ class SiwCaptureTest {
             assertThat(RdmapControl.version(s.rdmapControl)).isEqualTo(RdmapConstants.RDMAP_VERSION);
             assertThat(RdmapControl.reservedBits(s.rdmapControl)).isZero();
             assertThat(s.ddpControl & RdmapConstants.DDP_CONTROL_VERSION_MASK).isEqualTo(RdmapConstants.DDP_VERSION);
-            // RDMAP-R-006/007: a defined opcode in the buffer model and on the queue of Fig. 4.
+            // RDMAP-R-006, RDMAP-R-007: a defined opcode in the buffer model and on the queue of Fig. 4.
             assertThat(s.check.isValid()).as("%s", s.check).isTrue();
             // Every message in these captures fits one segment: L=1.
             assertThat(s.ddpControl & RdmapConstants.DDP_CONTROL_LAST).isEqualTo(RdmapConstants.DDP_CONTROL_LAST);

@@ -121,7 +121,7 @@ class TerminateBuilderTest {
         rows.add(Arguments.of("Local resource failure 0x0/0x2/0x07 tied to an incoming message: M D",
                 TerminateBuilder.build(TerminateCause.RDMAP_CATASTROPHIC_STREAM, capture(send)),
                 echo(0x0207C000, send, DDP_UNTAGGED_HEADER_LENGTH)));
-        // --- RDMAP-R-007 and -018: our documented choices ---
+        // --- RDMAP-R-007 and RDMAP-R-018: our documented choices ---
         rows.add(Arguments.of("Send opcode in a tagged segment (RDMAP-R-007): V-FPDU-5 octet 3 = 43",
                 classifyAndBuild(ulpduWithOctet("V-FPDU-5", 3, 0x43)), Wire.intBe(0x02060000)));
         rows.add(Arguments.of("Read Request on QN 0 (RDMAP-R-007): V-FPDU-3 octet 11 = 00",

@@ -159,7 +159,7 @@ class TerminateMessageTest {
         assertThat(Wire.written(m::encode)).isEqualTo(header);
     }
 
-    // ---- lenient decoding of what siw sends (RDMAP-R-003, -013, -014, -024, A.5) ----
+    // ---- lenient decoding of what siw sends (RDMAP-R-003, RDMAP-R-013, RDMAP-R-014, RDMAP-R-024, A.5) ----
 
     @Test
     void siwsPayloadLengthIsAcceptedAsTheSegmentLength() {

@@ -139,7 +139,7 @@ class TerminateReasonTest {
         "F, F, FF, Layer 0xF Error Type 0xF: Error Code 0xFF (not defined by RFC 5040/5041/5044/6581)",
     })
     void undefinedNumbersAreKeptAndSaidToBeUndefined(String layer, String etype, String code, String description) {
-        // RDMAP-R-028/029: a peer's Terminate is reported whatever it carries.
+        // RDMAP-R-028, RDMAP-R-029: a peer's Terminate is reported whatever it carries.
         TerminateReason r = TerminateReason.of(Integer.parseInt(layer, 16), Integer.parseInt(etype, 16),
                 Integer.parseInt(code, 16));
         assertThat(r.isDefined()).isFalse();
