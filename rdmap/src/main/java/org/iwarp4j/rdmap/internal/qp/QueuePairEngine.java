@@ -146,6 +146,22 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         ctx.flush();
     }
 
+    /**
+     * A command threw (a bug of this stack's: {@link WorkCommand.Handler#commandFailed}). The state
+     * it left behind is unknown, so the queue pair fails as for any local failure, without a
+     * Terminate ({@link #exceptionCaught}); first its work request, in no queue, completes FATAL
+     * with the exception as failure cause, as a request whose posting the {@link Transmitter}
+     * saw fail does. The commands behind it are flushed.
+     */
+    @Override
+    public void commandFailed(WorkCommand command, Throwable cause) {
+        if (!terminator.isTerminated()) {
+            port.failed(cause);
+        }
+        command.dispatch(completions.completing(WorkCompletionStatus.FATAL));
+        exceptionCaught(ctx, cause);
+    }
+
     /** An orderly close goes on once this end's own send queue is empty. */
     private void closeWhenIdle() {
         if (closing && transmitter.idle() && !lingering) {

@@ -94,14 +94,31 @@ final class ReceivePath implements PlacementAdvisor {
                 this::received);
     }
 
-    /** A posted receive: its segments must be valid local-write memory of this protection domain. */
+    /**
+     * A posted receive: its segments must be valid local-write memory of this protection domain
+     * (else it completes LOCAL_PROTECTION_ERROR), each within its region (else LOCAL_LENGTH_ERROR,
+     * as a Send's gather list does, {@link Transmitter#endsPastRegion}).
+     */
     void postReceive(ReceiveWorkRequest request) {
         ReceiveBuffer buffer = bufferOf(request);
         if (buffer == null) {
-            completions.receiveFailed(request.id(), WorkCompletionStatus.LOCAL_PROTECTION_ERROR, null);
+            completions.receiveFailed(request.id(), refusalOf(request), null);
         } else {
             receives.post(buffer);
         }
+    }
+
+    /** Why {@link #bufferOf} refused {@code request}: the first bad segment's error, checked as a Send's are. */
+    private WorkCompletionStatus refusalOf(ReceiveWorkRequest request) {
+        for (ScatterGatherElement sge : request.localSegments()) {
+            if (registrationOf(sge) == null) {
+                break;
+            }
+            if (Transmitter.endsPastRegion(sge)) {
+                return WorkCompletionStatus.LOCAL_LENGTH_ERROR;
+            }
+        }
+        return WorkCompletionStatus.LOCAL_PROTECTION_ERROR;
     }
 
     /**
@@ -149,11 +166,16 @@ final class ReceivePath implements PlacementAdvisor {
         return ReceiveBuffer.of(request.id(), scatter);
     }
 
-    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain. */
+    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain within its region. */
     private TaggedBuffer usable(ScatterGatherElement sge) {
+        return Transmitter.endsPastRegion(sge) ? null : registrationOf(sge);
+    }
+
+    /** The registration behind {@code sge}'s region, if that is valid local-write memory of this domain. */
+    private TaggedBuffer registrationOf(ScatterGatherElement sge) {
         MemoryRegion region = sge.region();
         if (region.protectionDomain() != port.settings().protectionDomain()
-                || !region.access().contains(Access.LOCAL_WRITE) || sge.offset() + sge.length() > region.length()) {
+                || !region.access().contains(Access.LOCAL_WRITE)) {
             return null;
         }
         TaggedBuffer registered = stagTable.lookup(region.stag()); // null once invalid

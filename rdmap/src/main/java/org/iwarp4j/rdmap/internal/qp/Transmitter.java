@@ -442,9 +442,17 @@ final class Transmitter {
                 || (required != null && !region.access().contains(required))) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
         }
-        if (sge.offset() + sge.length() > region.length()) {
+        if (endsPastRegion(sge)) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
         }
+    }
+
+    /**
+     * Whether {@code sge} ends past its region, compared as {@code offset > region length - length}:
+     * no sum that could overflow (the element's constructor bounds its end too).
+     */
+    static boolean endsPastRegion(ScatterGatherElement sge) {
+        return sge.offset() > sge.region().length() - sge.length();
     }
 
     /** Completes finished work from the head of the send queue, in posting order. */

@@ -220,11 +220,21 @@ public final class WorkQueue {
         }
     }
 
+    /**
+     * Runs the commands queued, each on its own: one that throws goes to {@link
+     * WorkCommand.Handler#commandFailed} and the rest still run (it used to end the drain, leaving
+     * the commands behind it, and the flush, to the next post's drain: a receive that threw there
+     * never completed).
+     */
     private void drain() {
         drainScheduled.set(false);
         WorkCommand.Handler h = handler;
         for (WorkCommand c; (c = poll()) != null; ) {
-            c.dispatch(h);
+            try {
+                c.dispatch(h);
+            } catch (RuntimeException | Error e) {
+                h.commandFailed(c, e);
+            }
         }
         h.drained();
     }
