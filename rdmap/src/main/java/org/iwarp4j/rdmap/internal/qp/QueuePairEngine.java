@@ -99,19 +99,34 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
 
     // ------------------------------------------------------------------ work queue commands
 
+    /**
+     * Work queued behind a close or abort was posted after it was asked for (the queue is in
+     * posting order): it is not carried out but flushed (RFC 5040 §6.2.1, {@link
+     * org.iwarp4j.rdmap.QueuePair#postSend}), in its place in posting order. A Send posted right
+     * after {@code close()} used to be written to the channel the close had just closed, and
+     * completed FATAL with no reason.
+     */
     @Override
     public void postSend(SendWorkRequest request) {
         if (terminator.isTerminated()) {
             completions.flushing().postSend(request);
+        } else if (closing) {
+            transmitter.postFlushed(request);
         } else {
             transmitter.post(request);
         }
     }
 
+    /**
+     * As {@link #postSend}: a receive posted after a close or abort is held back from DDP, so that
+     * no Send read while the close lingers fills it, and is flushed after those posted before.
+     */
     @Override
     public void postReceive(ReceiveWorkRequest request) {
         if (terminator.isTerminated()) {
             completions.flushing().postReceive(request);
+        } else if (closing) {
+            receivePath.postAfterClose(request);
         } else {
             receivePath.postReceive(request);
         }

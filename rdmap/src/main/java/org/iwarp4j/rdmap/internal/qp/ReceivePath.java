@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -72,6 +73,8 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf internalBuffers;
     private int internalUsed;
     private ByteBuf currentUlpdu;
+    /** Receives posted after a close or abort, never given to DDP; see {@link #postAfterClose}. */
+    private final ArrayDeque<ReceiveWorkRequest> postedAfterClose = new ArrayDeque<>();
     /** A Send met a posted receive whose region was no longer valid: the MSN of that receive. */
     private boolean refusedReceive;
     private int refusedReceiveMsn;
@@ -106,6 +109,16 @@ final class ReceivePath implements PlacementAdvisor {
         } else {
             receives.post(buffer);
         }
+    }
+
+    /**
+     * A receive posted after a close or abort (the queue pair's javadoc: "flushed by it"): not
+     * given to DDP, so that a Send read while an orderly close waits for its last Read Responses
+     * cannot fill it, whatever its memory; it completes FLUSHED with the rest ({@link
+     * #flushReceives}), after the receives posted before it.
+     */
+    void postAfterClose(ReceiveWorkRequest request) {
+        postedAfterClose.add(request);
     }
 
     /** Why {@link #bufferOf} refused {@code request}: the first bad segment's error, checked as a Send's are. */
@@ -325,7 +338,8 @@ final class ReceivePath implements PlacementAdvisor {
 
     /**
      * Takes back every posted receive and completes it (RFC 5040 §6.2.1, RDMAP-R-035): flushed,
-     * except the one whose memory refused a Send's placement, which gets the local error it is.
+     * except the one whose memory refused a Send's placement, which gets the local error it is;
+     * then those posted after a close ({@link #postAfterClose}), in posting order.
      */
     void flushReceives(TerminateReason reason) {
         int msn = receives.nextMsn();
@@ -334,6 +348,9 @@ final class ReceivePath implements PlacementAdvisor {
                     ? WorkCompletionStatus.LOCAL_PROTECTION_ERROR : WorkCompletionStatus.FLUSHED;
             completions.receiveFailed(buffer.workRequestId(), status, reason);
             msn++;
+        }
+        for (ReceiveWorkRequest r; (r = postedAfterClose.poll()) != null; ) {
+            completions.receiveFailed(r.id(), WorkCompletionStatus.FLUSHED, reason);
         }
     }
 

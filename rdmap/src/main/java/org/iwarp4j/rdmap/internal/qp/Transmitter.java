@@ -57,7 +57,8 @@ final class Transmitter {
     private final ArrayDeque<SendEntry> inOrder = new ArrayDeque<>();
     private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
-    private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    /** Posted before Full Operation: carried out, or completed if already done ({@link #postFlushed}), at the start. */
+    private final ArrayDeque<SendEntry> beforeStart = new ArrayDeque<>();
     /** A Read Response made as the socket takes it, and whatever was given after it. */
     private final UnsentMessages unsent;
     private final Runnable onIdle;
@@ -114,8 +115,13 @@ final class Transmitter {
                     empty, mulpdu), empty, null);
         }
         started = true;
-        for (SendWorkRequest r; (r = beforeStart.poll()) != null; ) {
-            post(r);
+        for (SendEntry e; (e = beforeStart.poll()) != null; ) {
+            if (e.status == null) {
+                carryOut(e);
+            } else {
+                inOrder.add(e);
+                completeInOrder();
+            }
         }
     }
 
@@ -130,12 +136,33 @@ final class Transmitter {
     }
 
     void post(SendWorkRequest request) {
+        SendEntry entry = new SendEntry(request);
         if (!started) {
-            beforeStart.add(request);
+            beforeStart.add(entry);
             return;
         }
-        refreshMulpdu();
+        carryOut(entry);
+    }
+
+    /**
+     * A request posted after a close or abort was asked for: not carried out, it completes
+     * FLUSHED (RFC 5040 §6.2.1) once the requests posted before it have completed, in posting
+     * order as every completion (RDMAP-R-031).
+     */
+    void postFlushed(SendWorkRequest request) {
         SendEntry entry = new SendEntry(request);
+        entry.status = WorkCompletionStatus.FLUSHED;
+        if (!started) {
+            beforeStart.add(entry);
+            return;
+        }
+        inOrder.add(entry);
+        completeInOrder();
+    }
+
+    private void carryOut(SendEntry entry) {
+        SendWorkRequest request = entry.request;
+        refreshMulpdu();
         // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
         inOrder.add(entry);
         try {
@@ -481,10 +508,11 @@ final class Transmitter {
                 head = false;
             }
         }
-        for (SendWorkRequest r : beforeStart) {
-            SendEntry e = new SendEntry(r);
-            e.status = WorkCompletionStatus.FLUSHED;
-            e.reason = reason;
+        for (SendEntry e : beforeStart) {
+            if (e.status == null) {
+                e.status = WorkCompletionStatus.FLUSHED;
+                e.reason = reason;
+            }
             inOrder.add(e);
         }
         beforeStart.clear();
