@@ -174,8 +174,9 @@ public final class CompletionQueue {
      * posting order; a receive it posts on the completing queue pair is posted before {@link
      * QueuePair#postReceive} returns (so always ahead of a Send posted after it), behind any
      * receive still queued from another thread; after a {@code close()} or {@code abort()} still
-     * queued it waits behind that and is flushed. The listener is never called from inside its own
-     * post. It must not throw: an exception is caught on the event loop and fails the queue pair
+     * queued it waits behind that and is flushed. Work it posts once {@code close()} or {@code
+     * abort()} was called completes {@code FLUSHED} ({@link QueuePair#postReceive}): repost for
+     * successful completions only. The listener is never called from inside its own post. It must not throw: an exception is caught on the event loop and fails the queue pair
      * whose completion it was, as any local failure does (no Terminate; {@link
      * QueuePair#failureCause()} is the exception, its outstanding work completes {@code FATAL} and
      * {@code FLUSHED}, its connection closes), whatever completion it was called for: a Send's or

@@ -80,7 +80,13 @@ public final class MemoryRegion implements AutoCloseable {
         return buffer.memory();
     }
 
-    /** {@code length} octets from {@code offset} of this region, for a work request. */
+    /**
+     * {@code length} octets from {@code offset} of this region, for a work request. Whether they
+     * lie within the region is checked when the work request is carried out.
+     *
+     * @throws IllegalArgumentException if {@code offset} or {@code length} is negative, or {@code
+     *         offset + length} passes 2^31 - 1 ({@link ScatterGatherElement})
+     */
     public ScatterGatherElement sge(long offset, int length) {
         return new ScatterGatherElement(this, offset, length);
     }

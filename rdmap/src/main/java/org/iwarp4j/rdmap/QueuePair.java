@@ -55,6 +55,13 @@ public final class QueuePair {
     private final CompletableFuture<QueuePair> closed = new CompletableFuture<>();
     private volatile QueuePairState state = QueuePairState.IDLE;
     /**
+     * Set by {@link #close()} and {@link #abort()} on the caller's thread, before their command is
+     * queued: from then on a post is accepted whatever the state, and the close flushes it ({@link
+     * #checkPostable}). Set first, so that a post that sees the state the close's command left on
+     * the event loop (CLOSING, then ERROR) sees this too.
+     */
+    private volatile boolean closeRequested;
+    /**
      * Who took this queue pair out of IDLE: one compare-and-set shared by {@link #connect}, a
      * listener's accept and {@link #close()}/{@link #abort()}, so that a queue pair runs at most
      * one connection and none after it was closed.
@@ -228,10 +235,19 @@ public final class QueuePair {
      * {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} when the connection comes up, and the
      * work after it goes on.
      *
+     * <p>Once {@link #close()} or {@link #abort()} has been called, what is posted is not carried
+     * out: it completes {@link WorkCompletionStatus#FLUSHED} (RFC 5040 §6.2.1), after the requests
+     * posted before the close, whether the close has reached the connection's event loop yet or
+     * not, and also once the queue pair has closed down, as libibverbs providers flush work posted
+     * to a queue pair in the error state (Linux siw: {@code siw_sq_flush_wr}). Posting then throws
+     * only for a full queue. A post made while {@code close()} runs on another thread may go
+     * either way. (A queue pair closed before it ever connected is the exception: see below.)
+     *
      * @throws NullPointerException if a request is {@code null} (none is posted)
      * @throws IllegalStateException if the requests do not fit in the send queue (none is posted),
-     *         or the queue pair is past RTS, or a request is an RDMA Read and the negotiated ORD is
-     *         0 (none is posted)
+     *         or the queue pair is past RTS and neither {@link #close()} nor {@link #abort()} was
+     *         called (it failed, or the peer ended the connection), or it was closed before it ever
+     *         connected, or a request is an RDMA Read and the negotiated ORD is 0 (none is posted)
      */
     public void postSend(SendWorkRequest... requests) {
         // Refused here, not in the event loop's drain, where it would stop the commands behind it.
@@ -265,13 +281,23 @@ public final class QueuePair {
      * #close()} or {@link #abort()}, still wait (a receive posted after a close or abort was asked
      * for is flushed by it).
      *
+     * <p>Once {@link #close()} or {@link #abort()} has been called, a receive posted is never
+     * filled: it completes {@link WorkCompletionStatus#FLUSHED} with the close's flush, after the
+     * receives posted before the close, even while an orderly close still waits for its last Read
+     * Responses and the peer's Sends still fill those earlier receives (a Send that finds none of
+     * them gets the usual Terminate, DDP "no buffer available"). As for {@link #postSend}, posting
+     * then throws only for a full queue. A completion queue listener that reposts should do so
+     * for successful completions only: what it posts in reply to a FLUSHED completion is flushed
+     * too, and so on for as long as it goes on (with any verbs provider).
+     *
      * <p>If this throws, none of {@code requests} is posted, except when posting one on the event
      * loop fails inside the engine: then the requests before it stay posted and complete as usual,
      * and the slots of the others are given back.
      *
      * @throws NullPointerException if a request is {@code null} (none is posted)
      * @throws IllegalStateException if the requests do not fit in the receive queue (none is
-     *         posted), or the queue pair is past RTS
+     *         posted), or the queue pair is past RTS and neither {@link #close()} nor {@link
+     *         #abort()} was called, or it was closed before it ever connected
      */
     public void postReceive(ReceiveWorkRequest... requests) {
         for (ReceiveWorkRequest r : requests) {
@@ -289,11 +315,14 @@ public final class QueuePair {
      * Orderly close (RFC 5040 §6.2 ULP graceful termination): posted sends finish, the Read
      * Responses to the peer's RDMA Reads under way are written (for at most {@link
      * QueuePairSettings#closeLinger()}, RDMAP-R-034), then TCP is closed; posted receives complete
-     * as flushed. Before any {@link #connect} or accept, everything posted completes as flushed
-     * at once, and the queue pair can no longer be connected or accepted; during the connection's
-     * startup the close waits for it (state CLOSING), so the work posted before goes out first.
+     * as flushed. Work posted after this call is not carried out: it completes as flushed
+     * ({@link #postSend}, {@link #postReceive}). Before any {@link #connect} or accept, everything
+     * posted completes as flushed at once, and the queue pair can no longer be connected or
+     * accepted (nor posted to); during the connection's startup the close waits for it (state
+     * CLOSING), so the work posted before goes out first.
      */
     public CompletableFuture<QueuePair> close() {
+        closeRequested = true;
         if (!endIfUnused()) {
             workQueue.enqueue(new WorkCommand.CloseGracefully());
         }
@@ -302,10 +331,12 @@ public final class QueuePair {
 
     /**
      * Abortive close: TCP is closed at once, without waiting for posted work; every outstanding
-     * and posted request completes as flushed. For a peer that stopped answering (an RDMA Read
-     * Request it never responds to keeps {@link #close()} waiting forever).
+     * and posted request completes as flushed, and so does work posted after this call. For a
+     * peer that stopped answering (an RDMA Read Request it never responds to keeps {@link #close()}
+     * waiting forever).
      */
     public CompletableFuture<QueuePair> abort() {
+        closeRequested = true;
         if (!endIfUnused()) {
             workQueue.enqueue(new WorkCommand.Abort());
         }
@@ -326,7 +357,20 @@ public final class QueuePair {
         return true;
     }
 
+    /**
+     * Whether work may be posted now: in IDLE and RTS; and, once {@link #close()} or {@link
+     * #abort()} was called, in any state, because the close flushes it (the engine flushes what is
+     * queued behind its command, after it has run too). A completion queue listener that reposts
+     * while the close runs thus gets a FLUSHED completion, not an exception that failed the queue
+     * pair and cut the orderly close short. Not for a queue pair that ended without ever running
+     * a connection ({@link WorkQueue#endedUnbound()}): closed down before {@code close()} returned,
+     * it flushes on the caller's thread, where a listener that reposted each flushed receive would
+     * recurse.
+     */
     private void checkPostable() {
+        if (closeRequested && !workQueue.endedUnbound()) {
+            return;
+        }
         QueuePairState s = state;
         if (s != QueuePairState.IDLE && s != QueuePairState.RTS) {
             throw new IllegalStateException("queue pair " + number + " is " + s + "; nothing can be posted");

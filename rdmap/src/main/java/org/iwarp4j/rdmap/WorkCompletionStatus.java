@@ -5,8 +5,10 @@ public enum WorkCompletionStatus {
     /** Done: for a Send or Write, the data was handed to TCP (RFC 5040 §5.5); for a Read, placed. */
     SUCCESS,
     /**
-     * A local gather/scatter list was longer or shorter than the operation allows, or an RDMA
-     * Write's remote tagged offset plus its length passes 2^64 (nothing is sent).
+     * A local gather/scatter list was longer or shorter than the operation allows, or one of its
+     * elements ends past its region (a Send's, Write's or Read's, or a receive's: nothing is sent
+     * or posted), or an RDMA Write's remote tagged offset plus its length passes 2^64 (nothing is
+     * sent).
      */
     LOCAL_LENGTH_ERROR,
     /**

@@ -117,15 +117,23 @@ final class Completions {
 
     /** Work posted after the queue pair failed, or still queued when it did: flushed. */
     WorkCommand.Handler flushing() {
+        return completing(WorkCompletionStatus.FLUSHED);
+    }
+
+    /**
+     * Completes the work request of each command at once with {@code status} and the queue pair's
+     * Terminate reason, if any; closes, aborts and drains do nothing.
+     */
+    WorkCommand.Handler completing(WorkCompletionStatus status) {
         return new WorkCommand.Handler() {
             @Override
             public void postSend(SendWorkRequest request) {
-                send(request, opcodeOf(request.kind()), WorkCompletionStatus.FLUSHED, 0, port.terminateReason());
+                send(request, opcodeOf(request.kind()), status, 0, port.terminateReason());
             }
 
             @Override
             public void postReceive(ReceiveWorkRequest request) {
-                receiveFailed(request.id(), WorkCompletionStatus.FLUSHED, port.terminateReason());
+                receiveFailed(request.id(), status, port.terminateReason());
             }
 
             @Override
@@ -138,6 +146,11 @@ final class Completions {
 
             @Override
             public void drained() {
+            }
+
+            @Override
+            public void commandFailed(WorkCommand command, Throwable cause) {
+                port.failed(cause); // completing threw: kept as the failure cause, as a listener's is
             }
         };
     }

@@ -99,19 +99,34 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
 
     // ------------------------------------------------------------------ work queue commands
 
+    /**
+     * Work queued behind a close or abort was posted after it was asked for (the queue is in
+     * posting order): it is not carried out but flushed (RFC 5040 §6.2.1, {@link
+     * org.iwarp4j.rdmap.QueuePair#postSend}), in its place in posting order. A Send posted right
+     * after {@code close()} used to be written to the channel the close had just closed, and
+     * completed FATAL with no reason.
+     */
     @Override
     public void postSend(SendWorkRequest request) {
         if (terminator.isTerminated()) {
             completions.flushing().postSend(request);
+        } else if (closing) {
+            transmitter.postFlushed(request);
         } else {
             transmitter.post(request);
         }
     }
 
+    /**
+     * As {@link #postSend}: a receive posted after a close or abort is held back from DDP, so that
+     * no Send read while the close lingers fills it, and is flushed after those posted before.
+     */
     @Override
     public void postReceive(ReceiveWorkRequest request) {
         if (terminator.isTerminated()) {
             completions.flushing().postReceive(request);
+        } else if (closing) {
+            receivePath.postAfterClose(request);
         } else {
             receivePath.postReceive(request);
         }
@@ -144,6 +159,22 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     @Override
     public void drained() {
         ctx.flush();
+    }
+
+    /**
+     * A command threw (a bug of this stack's: {@link WorkCommand.Handler#commandFailed}). The state
+     * it left behind is unknown, so the queue pair fails as for any local failure, without a
+     * Terminate ({@link #exceptionCaught}); first its work request, in no queue, completes FATAL
+     * with the exception as failure cause, as a request whose posting the {@link Transmitter}
+     * saw fail does. The commands behind it are flushed.
+     */
+    @Override
+    public void commandFailed(WorkCommand command, Throwable cause) {
+        if (!terminator.isTerminated()) {
+            port.failed(cause);
+        }
+        command.dispatch(completions.completing(WorkCompletionStatus.FATAL));
+        exceptionCaught(ctx, cause);
     }
 
     /** An orderly close goes on once this end's own send queue is empty. */

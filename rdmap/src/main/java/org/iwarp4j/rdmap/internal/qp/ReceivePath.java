@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -72,6 +73,8 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf internalBuffers;
     private int internalUsed;
     private ByteBuf currentUlpdu;
+    /** Receives posted after a close or abort, never given to DDP; see {@link #postAfterClose}. */
+    private final ArrayDeque<ReceiveWorkRequest> postedAfterClose = new ArrayDeque<>();
     /** A Send met a posted receive whose region was no longer valid: the MSN of that receive. */
     private boolean refusedReceive;
     private int refusedReceiveMsn;
@@ -94,14 +97,41 @@ final class ReceivePath implements PlacementAdvisor {
                 this::received);
     }
 
-    /** A posted receive: its segments must be valid local-write memory of this protection domain. */
+    /**
+     * A posted receive: its segments must be valid local-write memory of this protection domain
+     * (else it completes LOCAL_PROTECTION_ERROR), each within its region (else LOCAL_LENGTH_ERROR,
+     * as a Send's gather list does, {@link Transmitter#endsPastRegion}).
+     */
     void postReceive(ReceiveWorkRequest request) {
         ReceiveBuffer buffer = bufferOf(request);
         if (buffer == null) {
-            completions.receiveFailed(request.id(), WorkCompletionStatus.LOCAL_PROTECTION_ERROR, null);
+            completions.receiveFailed(request.id(), refusalOf(request), null);
         } else {
             receives.post(buffer);
         }
+    }
+
+    /**
+     * A receive posted after a close or abort (the queue pair's javadoc: "flushed by it"): not
+     * given to DDP, so that a Send read while an orderly close waits for its last Read Responses
+     * cannot fill it, whatever its memory; it completes FLUSHED with the rest ({@link
+     * #flushReceives}), after the receives posted before it.
+     */
+    void postAfterClose(ReceiveWorkRequest request) {
+        postedAfterClose.add(request);
+    }
+
+    /** Why {@link #bufferOf} refused {@code request}: the first bad segment's error, checked as a Send's are. */
+    private WorkCompletionStatus refusalOf(ReceiveWorkRequest request) {
+        for (ScatterGatherElement sge : request.localSegments()) {
+            if (registrationOf(sge) == null) {
+                break;
+            }
+            if (Transmitter.endsPastRegion(sge)) {
+                return WorkCompletionStatus.LOCAL_LENGTH_ERROR;
+            }
+        }
+        return WorkCompletionStatus.LOCAL_PROTECTION_ERROR;
     }
 
     /**
@@ -149,11 +179,16 @@ final class ReceivePath implements PlacementAdvisor {
         return ReceiveBuffer.of(request.id(), scatter);
     }
 
-    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain. */
+    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain within its region. */
     private TaggedBuffer usable(ScatterGatherElement sge) {
+        return Transmitter.endsPastRegion(sge) ? null : registrationOf(sge);
+    }
+
+    /** The registration behind {@code sge}'s region, if that is valid local-write memory of this domain. */
+    private TaggedBuffer registrationOf(ScatterGatherElement sge) {
         MemoryRegion region = sge.region();
         if (region.protectionDomain() != port.settings().protectionDomain()
-                || !region.access().contains(Access.LOCAL_WRITE) || sge.offset() + sge.length() > region.length()) {
+                || !region.access().contains(Access.LOCAL_WRITE)) {
             return null;
         }
         TaggedBuffer registered = stagTable.lookup(region.stag()); // null once invalid
@@ -313,7 +348,8 @@ final class ReceivePath implements PlacementAdvisor {
 
     /**
      * Takes back every posted receive and completes it (RFC 5040 §6.2.1, RDMAP-R-035): flushed,
-     * except the one whose memory refused a Send's placement, which gets the local error it is.
+     * except the one whose memory refused a Send's placement, which gets the local error it is;
+     * then those posted after a close ({@link #postAfterClose}), in posting order.
      */
     void flushReceives(TerminateReason reason) {
         int msn = receives.nextMsn();
@@ -322,6 +358,9 @@ final class ReceivePath implements PlacementAdvisor {
                     ? WorkCompletionStatus.LOCAL_PROTECTION_ERROR : WorkCompletionStatus.FLUSHED;
             completions.receiveFailed(buffer.workRequestId(), status, reason);
             msn++;
+        }
+        for (ReceiveWorkRequest r; (r = postedAfterClose.poll()) != null; ) {
+            completions.receiveFailed(r.id(), WorkCompletionStatus.FLUSHED, reason);
         }
     }
 

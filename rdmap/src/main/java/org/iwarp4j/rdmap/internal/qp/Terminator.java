@@ -174,10 +174,10 @@ final class Terminator {
         if (receivePath != null) {
             receivePath.flushReceives(reason);
         }
-        WorkCommand.Handler flushing = completions.flushing();
-        for (WorkCommand c; (c = port.workQueue().poll()) != null; ) {
-            c.dispatch(flushing);
-        }
+        // What was queued by now; a listener's repost in reply to these completions is flushed by
+        // the next drain, or a listener that reposts whatever completes would keep this loop, and
+        // the close, going for ever.
+        port.workQueue().runQueued(completions.flushing());
         port.moveTo(QueuePairState.ERROR);
     }
 }

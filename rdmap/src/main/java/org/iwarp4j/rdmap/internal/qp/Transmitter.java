@@ -62,7 +62,8 @@ final class Transmitter {
     private final ArrayDeque<SendEntry> inOrder = new ArrayDeque<>();
     private final ArrayDeque<OutstandingRead> outstandingReads = new ArrayDeque<>();
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
-    private final ArrayDeque<SendWorkRequest> beforeStart = new ArrayDeque<>();
+    /** Posted before Full Operation: carried out, or completed if already done ({@link #postFlushed}), at the start. */
+    private final ArrayDeque<SendEntry> beforeStart = new ArrayDeque<>();
     /** Local Invalidates in {@link #inOrder} not yet done, waiting for the requests before them. */
     private int invalidationsWaiting;
     /** A Read Response made as the socket takes it, and whatever was given after it. */
@@ -121,8 +122,13 @@ final class Transmitter {
                     empty, mulpdu), empty, null);
         }
         started = true;
-        for (SendWorkRequest r; (r = beforeStart.poll()) != null; ) {
-            post(r);
+        for (SendEntry e; (e = beforeStart.poll()) != null; ) {
+            if (e.status == null) {
+                carryOut(e);
+            } else {
+                inOrder.add(e);
+                completeInOrder();
+            }
         }
     }
 
@@ -137,12 +143,33 @@ final class Transmitter {
     }
 
     void post(SendWorkRequest request) {
+        SendEntry entry = new SendEntry(request);
         if (!started) {
-            beforeStart.add(request);
+            beforeStart.add(entry);
             return;
         }
-        refreshMulpdu();
+        carryOut(entry);
+    }
+
+    /**
+     * A request posted after a close or abort was asked for: not carried out, it completes
+     * FLUSHED (RFC 5040 §6.2.1) once the requests posted before it have completed, in posting
+     * order as every completion (RDMAP-R-031).
+     */
+    void postFlushed(SendWorkRequest request) {
         SendEntry entry = new SendEntry(request);
+        entry.status = WorkCompletionStatus.FLUSHED;
+        if (!started) {
+            beforeStart.add(entry);
+            return;
+        }
+        inOrder.add(entry);
+        completeInOrder();
+    }
+
+    private void carryOut(SendEntry entry) {
+        SendWorkRequest request = entry.request;
+        refreshMulpdu();
         // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
         inOrder.add(entry);
         try {
@@ -474,9 +501,17 @@ final class Transmitter {
                 || (required != null && !region.access().contains(required))) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
         }
-        if (sge.offset() + sge.length() > region.length()) {
+        if (endsPastRegion(sge)) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
         }
+    }
+
+    /**
+     * Whether {@code sge} ends past its region, compared as {@code offset > region length - length}:
+     * no sum that could overflow (the element's constructor bounds its end too).
+     */
+    static boolean endsPastRegion(ScatterGatherElement sge) {
+        return sge.offset() > sge.region().length() - sge.length();
     }
 
     /**
@@ -514,10 +549,11 @@ final class Transmitter {
                 head = false;
             }
         }
-        for (SendWorkRequest r : beforeStart) {
-            SendEntry e = new SendEntry(r);
-            e.status = WorkCompletionStatus.FLUSHED;
-            e.reason = reason;
+        for (SendEntry e : beforeStart) {
+            if (e.status == null) {
+                e.status = WorkCompletionStatus.FLUSHED;
+                e.reason = reason;
+            }
             inOrder.add(e);
         }
         beforeStart.clear();

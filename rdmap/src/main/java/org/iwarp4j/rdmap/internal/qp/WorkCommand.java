@@ -99,5 +99,13 @@ public sealed interface WorkCommand permits WorkCommand.PostSend, WorkCommand.Po
 
         /** Runs once after each drain: one flush of the channel for everything the drain wrote. */
         void drained();
+
+        /**
+         * {@code command} threw {@code cause} instead of running: a bug of the stack's, since a post
+         * refuses what the engine cannot take. Called where the command ran ({@link
+         * WorkQueue#drain}), so that the commands behind it still run; the work request it carried
+         * is in no queue and must be completed here.
+         */
+        void commandFailed(WorkCommand command, Throwable cause);
     }
 }

@@ -168,8 +168,9 @@ public final class WorkQueue {
      * For a queue pair that never ran an engine (closed or aborted before any connection): every
      * work request posted and waiting here completes as flushed (RFC 5040 §6.2.1), with its own
      * opcode, giving its slot back. Called after the queue pair left IDLE, so no later post
-     * passes its state check; one that passed it before and queues after this flush is flushed
-     * as it queues.
+     * passes its state check (nor, once {@link #endedUnbound} is set here, the check that lets a
+     * post after {@code close()} through); one that passed it before and queues after this flush
+     * is flushed as it queues.
      */
     public void flushUnbound(QueuePairPort port) {
         flushing = new Completions(port).flushing();
@@ -179,6 +180,14 @@ public final class WorkQueue {
         // the other's write.
         endedUnbound = true;
         flushAll(flushing);
+    }
+
+    /**
+     * Whether the queue pair ended without an engine ever being bound ({@link #flushUnbound}):
+     * what is queued from now on is flushed on the caller's thread as it is queued.
+     */
+    public boolean endedUnbound() {
+        return endedUnbound;
     }
 
     /** Completes every queued command with {@code h}, from whichever thread gets each first. */
@@ -220,12 +229,38 @@ public final class WorkQueue {
         }
     }
 
+    /**
+     * Runs the commands queued when it starts, each on its own: one that throws goes to {@link
+     * WorkCommand.Handler#commandFailed} and the rest still run (it used to end the drain, leaving
+     * the commands behind it, and the flush, to the next post's drain: a receive that threw there
+     * never completed). Commands queued while it runs (a completion queue listener's post in reply
+     * to a completion made here) are left to the next drain, already scheduled by their enqueue: a
+     * listener that reposts whatever completes, flushed as it is once the queue pair closes, cannot
+     * keep the event loop in one drain for ever.
+     */
     private void drain() {
         drainScheduled.set(false);
         WorkCommand.Handler h = handler;
-        for (WorkCommand c; (c = poll()) != null; ) {
-            c.dispatch(h);
-        }
+        runQueued(h);
         h.drained();
+    }
+
+    /**
+     * Runs on {@code h}, in order, the commands queued now, and not those they cause to be queued
+     * (see {@link #drain}); on the event loop. {@code size()} walks the queue, no longer than the
+     * polling that follows.
+     */
+    void runQueued(WorkCommand.Handler h) {
+        for (int n = commands.size(); n > 0; n--) {
+            WorkCommand c = poll();
+            if (c == null) {
+                return;
+            }
+            try {
+                c.dispatch(h);
+            } catch (RuntimeException | Error e) {
+                h.commandFailed(c, e);
+            }
+        }
     }
 }

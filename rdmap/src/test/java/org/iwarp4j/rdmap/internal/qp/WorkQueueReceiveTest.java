@@ -31,17 +31,7 @@ class WorkQueueReceiveTest {
     /** What {@code postReceives} reported as not posted. */
     private final List<Integer> notPosted = new CopyOnWriteArrayList<>();
 
-    private final WorkCommand.Handler engine = new WorkCommand.Handler() {
-        @Override
-        public void postSend(SendWorkRequest request) {
-            seen.add("send:" + request.id());
-        }
-
-        @Override
-        public void postReceive(ReceiveWorkRequest request) {
-            seen.add("cmd:" + request.id());
-        }
-
+    private final WorkCommand.Handler engine = new RecordingHandler(seen) {
         @Override
         public boolean postReceiveNow(ReceiveWorkRequest request) {
             if (refusedNow.contains(request.id())) {
@@ -52,21 +42,6 @@ class WorkQueueReceiveTest {
             }
             seen.add("now:" + request.id());
             return true;
-        }
-
-        @Override
-        public void closeGracefully() {
-            seen.add("close");
-        }
-
-        @Override
-        public void abort() {
-            seen.add("abort");
-        }
-
-        @Override
-        public void drained() {
-            seen.add("drained");
         }
     };
 
