@@ -129,21 +129,43 @@ public final class XdrDecoder {
     /**
      * A variable-length opaque that the Upper-Layer Binding declares DDP-eligible: reads the
      * length word from the stream and then, if that length is not zero and a reduced item is
-     * pending (RFC 8166 §3.4.6.1), takes the next reduced item as the body (its length must
-     * equal the length word, RFC 8166 §3.4.6.2); otherwise reads the body from the stream like
+     * pending (RFC 8166 §3.4.6.1), takes the next non-empty reduced item as the body (its length
+     * must equal the length word, RFC 8166 §3.4.6.2); otherwise reads the body from the stream like
      * {@link #readOpaqueBuf}. The caller releases the returned buffer.
+     *
+     * <p>An empty reduced item stands for a Write chunk the Responder returned holding nothing
+     * ({@link XdrMessage#ofReduced}). A body of 0 octets takes such an item if it is next (it had
+     * nothing to place, a READ at end of file). A longer body read from the stream while such an
+     * item was passed and no filled one followed is a result returned inline although a Write
+     * chunk was available for it: RFC 8166 §6.1 makes that a permanent error of the RPC
+     * (RPC-R-074), an {@link XdrException}. Passing over it to a filled item is tolerated: RFC
+     * 8267 §6.4.1 pairs the k-th chunk with the k-th READ, so an earlier READ of 0 octets leaves
+     * its chunk unused.
      */
     public ByteBuf readDdpEligibleOpaque(int max) {
         int mark = in.readerIndex();
         int length = readLength(max, "opaque");
-        if (length > 0 && reducedItems != null && !reducedItems.isEmpty()) {
-            ByteBuf item = reducedItems.peekFirst();
-            if (item.readableBytes() != length) {
-                throw new XdrException("reduced data item of " + item.readableBytes()
-                        + " octets does not match its length word " + length);
+        if (reducedItems != null && !reducedItems.isEmpty()) {
+            if (length == 0) {
+                if (!reducedItems.peekFirst().isReadable()) {
+                    reducedItems.removeFirst();
+                }
+            } else {
+                int unused = 0;
+                ByteBuf item;
+                while ((item = reducedItems.pollFirst()) != null && !item.isReadable()) {
+                    unused++;
+                }
+                if (item != null) {
+                    if (item.readableBytes() != length) {
+                        throw new XdrException("reduced data item of " + item.readableBytes()
+                                + " octets does not match its length word " + length);
+                    }
+                    return item.retainedDuplicate();
+                }
+                throw new XdrException("DDP-eligible item of " + length + " octets returned inline although "
+                        + unused + " Write chunk(s) available for it came back unused (RFC 8166 §6.1)");
             }
-            reducedItems.removeFirst();
-            return item.retainedDuplicate();
         }
         in.readerIndex(mark);
         return readOpaqueBuf(max);

@@ -148,6 +148,45 @@ class XdrMessageTest {
         }
     }
 
+    /**
+     * RPC-R-074: an empty reduced item is a Write chunk returned holding nothing. A result of more
+     * octets found inline while it was available is refused (RFC 8166 §6.1); one of 0 octets takes it.
+     */
+    @Test
+    void aResultInlineWhileAnUnusedWriteChunkWasAvailableIsRefused() {
+        XdrMessage reply = XdrMessage.ofReduced(
+                List.of(XdrPiece.inline(Unpooled.wrappedBuffer(Hex.decode("00000000 00000002 0809 0000")))),
+                List.of(Unpooled.EMPTY_BUFFER, Unpooled.EMPTY_BUFFER));
+        ByteBuf stream = reply.stream();
+        try {
+            XdrDecoder in = new XdrDecoder(stream, reply.reducedItems());
+            in.readDdpEligibleOpaque(16).release(); // 0 octets: takes the first unused chunk
+            assertThatThrownBy(() -> in.readDdpEligibleOpaque(16)).isInstanceOf(XdrException.class)
+                    .hasMessageContaining("2 octets returned inline").hasMessageContaining("1 Write chunk(s)")
+                    .hasMessageContaining("RFC 8166 §6.1");
+        } finally {
+            stream.release();
+            reply.release();
+        }
+    }
+
+    /** RFC 8267 §6.4.1 pairing: an unused chunk (an earlier READ of 0 octets) is passed over to a filled one. */
+    @Test
+    void anUnusedWriteChunkIsPassedOverToTheNextFilledOne() {
+        XdrMessage reply = XdrMessage.ofReduced(
+                List.of(XdrPiece.inline(Unpooled.wrappedBuffer(Hex.decode("00000002")))),
+                List.of(Unpooled.EMPTY_BUFFER, Unpooled.wrappedBuffer(new byte[] {8, 9})));
+        ByteBuf stream = reply.stream();
+        try {
+            ByteBuf data = new XdrDecoder(stream, reply.reducedItems()).readDdpEligibleOpaque(16);
+            assertThat(ByteBufUtil.getBytes(data)).containsExactly(8, 9);
+            data.release();
+        } finally {
+            stream.release();
+            reply.release();
+        }
+    }
+
     @Test
     void ddpEligibleItemIsReadFromTheStreamWhenNothingWasReduced() {
         XdrMessage message = withFiveDdpOctets();

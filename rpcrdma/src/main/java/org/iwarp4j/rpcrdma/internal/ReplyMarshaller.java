@@ -33,7 +33,9 @@ import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
  *       RDMA Write, contiguously and in segment order, without padding; the chunk comes back with
  *       the lengths written (RPC-R-028, RPC-R-029, RPC-R-030, RPC-R-048, RPC-R-049). An empty Write
  *       chunk keeps its result inline (RPC-R-053); chunks left over come back unused, all lengths 0
- *       (RPC-R-051). A result longer than its chunk is ERR_CHUNK.</li>
+ *       (RPC-R-051), as Linux's svcrdma returns them: RFC 8267 §6.4.1 would have a chunk whose
+ *       READ returned no data come back empty instead (ULB-R-021, a declared deviation; our
+ *       Requester accepts both). A result longer than its chunk is ERR_CHUNK.</li>
  *   <li>The reduced Reply inline if it fits the reply inline threshold (RPC-R-055); else into the
  *       Reply chunk as RDMA_NOMSG (RPC-R-034, RPC-R-056); else, with the draft enabled, in a
  *       responder-provided Read chunk; else ERR_CHUNK (RFC 8166 §4.5.3, RRC-R-004).</li>
