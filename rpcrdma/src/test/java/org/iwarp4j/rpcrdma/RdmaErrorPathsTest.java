@@ -230,6 +230,17 @@ class RdmaErrorPathsTest {
         assertStillServing(0xC2);
     }
 
+    /**
+     * RPC-R-073: SINK may have a Read chunk, but only for its data. One at Position 40, where SINK's
+     * length word is, puts placed data where an item that is not DDP-eligible lies: the Call is not
+     * processed (RFC 8166 §6.1), and gets ERR_CHUNK, however the procedure would have read it.
+     */
+    @Test
+    void aReadChunkAtAnItemThatIsNotDdpEligibleIsErrChunkEvenForAProcedureThatMayHaveOne() throws Exception {
+        assertThat(answerToSinkWithReadChunk(0xC3, 40, 8)).isEqualTo(errChunk(0xC3));
+        assertStillServing(0xC4);
+    }
+
     @Test
     void aReplyThatFitsNeitherInlineNorAnyChunkIsErrChunk() throws Exception { // RFC 8166 §4.5.3, RRC-R-004
         byte[] m = concat(fixed(0xD1, 1, 1, 0), words(0, 0, 0), echoCall(0xD1, EchoProgram.PROC_SOURCE, words(3000)));
