@@ -16,8 +16,12 @@ import org.iwarp4j.nfs.binding.ReplySizeLimits;
 import org.iwarp4j.nfs.v3.Lookup3Res;
 import org.iwarp4j.nfs.v3.Nfs3Status;
 import org.iwarp4j.nfs.v3.NfsFh3;
+import org.iwarp4j.nfs.v3.Nfs3Constants;
 import org.iwarp4j.nfs.v3.Read3Res;
+import org.iwarp4j.nfs.v3.StableHow;
+import org.iwarp4j.oncrpc.AuthSys;
 import org.iwarp4j.oncrpc.RpcCallInfo;
+import org.iwarp4j.oncrpc.RpcClient;
 import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.RpcRdmaErrorException;
@@ -126,5 +130,62 @@ class NfsRdmaChunkLimitsTest {
                 }
             }
         }
+    }
+
+    /**
+     * RPC-R-073, ULB-R-006 (RFC 8166 §6.1, RFC 8267 §4): a client that moves a WRITE's file handle,
+     * which is not DDP-eligible, into a Read chunk (beside the data, which is) gets ERR_CHUNK, and the
+     * WRITE is not processed: the file is unchanged. The same WRITE with only its data in a Read
+     * chunk is served.
+     */
+    @Test
+    void aWriteWhoseFileHandleCameInAReadChunkIsErrChunkAndNotProcessed() throws Exception {
+        Files.write(dir.resolve("data"), new byte[8192]);
+        try (Rnic serverRnic = Rnic.builder().build(); Rnic clientRnic = Rnic.builder().build();
+             NfsServer server = NfsServer.builder(dir).exportOptions(NfsTcpFixture.TRUSTED_ROOT)
+                     .tcpAddress(new InetSocketAddress("127.0.0.1", 0))
+                     .rdmaAddress(new InetSocketAddress("127.0.0.1", 0)).rnic(serverRnic).start()) {
+            RpcRdmaRequester requester = RpcRdmaRequester.connect(clientRnic,
+                    new InetSocketAddress("127.0.0.1", server.rdmaPort()), RpcRdmaSettings.builder().inlineSize(4096)
+                            .backchannelCredits(0).binding(new NfsUpperLayerBinding()).build())
+                    .get(10, TimeUnit.SECONDS);
+            NfsFh3 file;
+            try (NfsClient client = NfsClient.builder(new InetSocketAddress("127.0.0.1", server.tcpPort()))
+                    .transport(requester).connect()) {
+                file = client.lookupPath("data");
+            }
+            requester = RpcRdmaRequester.connect(clientRnic, new InetSocketAddress("127.0.0.1", server.rdmaPort()),
+                    RpcRdmaSettings.builder().inlineSize(4096).backchannelCredits(0)
+                            .binding(new NfsUpperLayerBinding()).build()).get(10, TimeUnit.SECONDS);
+            try (RpcClient rpc = RpcClient.builder(requester).credential(new AuthSys(0, "t", 0, 0, new int[0])).build()) {
+                byte[] ones = new byte[8192];
+                java.util.Arrays.fill(ones, (byte) 1);
+                assertThatThrownBy(() -> write(rpc, file, ones, true).get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause().isInstanceOf(RpcRdmaErrorException.class)
+                        .satisfies(e -> assertThat(((RpcRdmaErrorException) e).code())
+                                .isEqualTo(RpcRdmaErrorException.Code.ERR_CHUNK));
+                assertThat(Files.readAllBytes(dir.resolve("data"))).containsOnly(0);
+                assertThat(write(rpc, file, ones, false).get(10, TimeUnit.SECONDS)).isEqualTo(Nfs3Status.NFS3_OK);
+                assertThat(Files.readAllBytes(dir.resolve("data"))).containsOnly(1);
+            }
+        }
+    }
+
+    /**
+     * A FILE_SYNC WRITE3 of {@code data} at offset 0, its data DDP-eligible and, if {@code handleToo},
+     * its file handle as well, which no binding allows; completes with the status.
+     */
+    private static java.util.concurrent.CompletableFuture<Nfs3Status> write(RpcClient rpc, NfsFh3 file, byte[] data,
+                                                                            boolean handleToo) {
+        return rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_WRITE, args -> {
+            if (handleToo) {
+                args.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(file.data()), 64);
+            } else {
+                args.writeOpaque(file.data(), 64);
+            }
+            args.writeHyper(0).writeUnsignedInt(data.length).writeEnum(StableHow.FILE_SYNC.value())
+                    .writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(data), data.length);
+        }, results -> Nfs3Status.of(results.readInt()));
     }
 }

@@ -143,7 +143,10 @@ public final class RpcDispatcher {
     /**
      * Serves one call. Consumes {@code call} (released when the procedure has finished); the
      * future completes with the whole reply message, which the transport sends and releases,
-     * or fails with {@link RpcProtocolException} if the message cannot be answered.
+     * or fails with {@link RpcProtocolException} if the message cannot be answered, or must not
+     * be: the procedure read data its transport placed from a Read chunk as an item that is not
+     * DDP-eligible, or stopped at it (RFC 8166 §6.1, RPC-R-073; see
+     * {@link XdrDecoder#XdrDecoder(XdrMessage, ByteBuf)}), whatever the procedure made of it.
      */
     public CompletableFuture<XdrMessage> dispatch(XdrMessage call, RpcTransportInfo transport) {
         ByteBuf stream;
@@ -153,7 +156,7 @@ public final class RpcDispatcher {
             call.release();
             return CompletableFuture.failedFuture(e);
         }
-        XdrDecoder in = new XdrDecoder(stream, call.reducedItems());
+        XdrDecoder in = new XdrDecoder(call, stream);
         RpcServerMeters.InProgress progress = meters.inProgress(transport.name());
         if (progress != null) {
             progress.begin();
@@ -280,9 +283,15 @@ public final class RpcDispatcher {
                 throw new NullPointerException("procedure returned no CompletionStage");
             }
         } catch (RuntimeException e) {
-            return failed(info, transport, e);
+            return in.placedDataViolation() != null ? notProcessed(in) : failed(info, transport, e);
         }
         return results.toCompletableFuture().handle((message, error) -> {
+            if (in.placedDataViolation() != null) {
+                if (message != null) {
+                    message.release();
+                }
+                return notProcessed(in);
+            }
             if (error != null) {
                 return failed(info, transport, error);
             }
@@ -380,6 +389,11 @@ public final class RpcDispatcher {
                 Integer.toUnsignedString(info.program()), Integer.toUnsignedString(info.version()),
                 transport.remoteAddress(), Integer.toUnsignedString(low), Integer.toUnsignedString(high),
                 unlogged == 0 ? "" : " (" + unlogged + " more mismatches since the last message)");
+    }
+
+    /** A call whose placed data was misused gets no reply from here: its transport answers it (RPC-R-073). */
+    private static CompletableFuture<XdrMessage> notProcessed(XdrDecoder in) {
+        return CompletableFuture.failedFuture(new RpcProtocolException(in.placedDataViolation()));
     }
 
     private CompletableFuture<XdrMessage> failed(RpcCallInfo info, RpcTransportInfo transport, Throwable error) {

@@ -74,7 +74,10 @@ public final class XdrMessage extends AbstractReferenceCounted {
      * Takes over the caller's references to the pieces' buffers and to the items.
      *
      * @param reducedStream the reduced Payload stream
-     * @param reducedItems the data octets of each reduced item, without padding, in chunk order
+     * @param reducedItems the data octets of each reduced item, without padding, in chunk order;
+     *     an empty buffer for a chunk that was available but came back holding nothing (RFC 8166
+     *     §4.3.2.2), so that {@link XdrDecoder#readDdpEligibleOpaque} can tell a result wrongly
+     *     returned inline (§6.1)
      */
     public static XdrMessage ofReduced(List<XdrPiece> reducedStream, List<ByteBuf> reducedItems) {
         return new XdrMessage(reducedStream, reducedItems);

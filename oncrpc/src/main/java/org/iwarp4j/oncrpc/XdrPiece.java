@@ -21,6 +21,10 @@ import java.util.Objects;
  * padding (RFC 8166 §3.4.5.2, §3.4.6.2), and the Position of a Read chunk is
  * {@link XdrMessage#position(int)}.
  *
+ * <p>In a Call an RPC-over-RDMA Responder received, the DDP-eligible pieces are the data it placed
+ * from Read chunks; {@link XdrDecoder#XdrDecoder(XdrMessage, io.netty.buffer.ByteBuf)} lets only a
+ * DDP-eligible item take them (RFC 8166 §6.1, RPC-R-073).
+ *
  * @param data the octets, between reader and writer index; owned by the message that holds
  *     this piece and released with it
  * @param ddpEligible whether a transport may move {@code data} into a chunk

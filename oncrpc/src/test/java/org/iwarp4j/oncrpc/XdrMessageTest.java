@@ -89,6 +89,15 @@ class XdrMessageTest {
         }
     }
 
+    /** 11111111, the DDP-eligible opaque 0102030405, 22222222: as {@link #withFiveDdpOctets()} writes them. */
+    private static void readsTheFiveOctetsBetweenTwoInts(XdrDecoder in) {
+        assertThat(in.readInt()).isEqualTo(0x11111111);
+        ByteBuf data = in.readDdpEligibleOpaque(16);
+        assertThat(ByteBufUtil.getBytes(data)).containsExactly(1, 2, 3, 4, 5);
+        data.release();
+        assertThat(in.readInt()).isEqualTo(0x22222222);
+    }
+
     @Test
     void reducedItemsAreTakenByTheDdpEligibleReader() { // RPC-R-029, RPC-R-030 (Write chunk in a Reply)
         ByteBuf item = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5});
@@ -98,11 +107,7 @@ class XdrMessageTest {
         ByteBuf stream = reply.stream();
         try {
             XdrDecoder in = new XdrDecoder(stream, reply.reducedItems());
-            assertThat(in.readInt()).isEqualTo(0x11111111);
-            ByteBuf data = in.readDdpEligibleOpaque(16);
-            assertThat(ByteBufUtil.getBytes(data)).containsExactly(1, 2, 3, 4, 5);
-            data.release();
-            assertThat(in.readInt()).isEqualTo(0x22222222);
+            readsTheFiveOctetsBetweenTwoInts(in);
             assertThat(in.isEmpty()).isTrue();
         } finally {
             stream.release();
@@ -145,6 +150,86 @@ class XdrMessageTest {
         } finally {
             stream.release();
             reply.release();
+        }
+    }
+
+    /**
+     * RPC-R-074: an empty reduced item is a Write chunk returned holding nothing. A result of more
+     * octets found inline while it was available is refused (RFC 8166 §6.1); one of 0 octets takes it.
+     */
+    @Test
+    void aResultInlineWhileAnUnusedWriteChunkWasAvailableIsRefused() {
+        XdrMessage reply = XdrMessage.ofReduced(
+                List.of(XdrPiece.inline(Unpooled.wrappedBuffer(Hex.decode("00000000 00000002 0809 0000")))),
+                List.of(Unpooled.EMPTY_BUFFER, Unpooled.EMPTY_BUFFER));
+        ByteBuf stream = reply.stream();
+        try {
+            XdrDecoder in = new XdrDecoder(stream, reply.reducedItems());
+            in.readDdpEligibleOpaque(16).release(); // 0 octets: takes the first unused chunk
+            assertThatThrownBy(() -> in.readDdpEligibleOpaque(16)).isInstanceOf(XdrException.class)
+                    .hasMessageContaining("2 octets returned inline").hasMessageContaining("1 Write chunk(s)")
+                    .hasMessageContaining("RFC 8166 §6.1");
+        } finally {
+            stream.release();
+            reply.release();
+        }
+    }
+
+    /** RFC 8267 §6.4.1 pairing: an unused chunk (an earlier READ of 0 octets) is passed over to a filled one. */
+    @Test
+    void anUnusedWriteChunkIsPassedOverToTheNextFilledOne() {
+        XdrMessage reply = XdrMessage.ofReduced(
+                List.of(XdrPiece.inline(Unpooled.wrappedBuffer(Hex.decode("00000002")))),
+                List.of(Unpooled.EMPTY_BUFFER, Unpooled.wrappedBuffer(new byte[] {8, 9})));
+        ByteBuf stream = reply.stream();
+        try {
+            ByteBuf data = new XdrDecoder(stream, reply.reducedItems()).readDdpEligibleOpaque(16);
+            assertThat(ByteBufUtil.getBytes(data)).containsExactly(8, 9);
+            data.release();
+        } finally {
+            stream.release();
+            reply.release();
+        }
+    }
+
+    /**
+     * RPC-R-073: in a received Call the DDP-eligible pieces are data placed from Read chunks. Only
+     * {@link XdrDecoder#readDdpEligibleOpaque} may take one, at its item; read as anything else, it
+     * is refused and the Call must not be processed.
+     */
+    @Test
+    void placedDataIsTakenOnlyByTheDdpEligibleItemAtItsPlace() {
+        XdrMessage call = withFiveDdpOctets(); // 11111111 00000005 | 0102030405 (+3) | 22222222
+        try {
+            decode(call, in -> {
+                readsTheFiveOctetsBetweenTwoInts(in);
+                assertThat(in.placedDataViolation()).isNull();
+            });
+            decode(call, in -> {
+                in.readInt();
+                // the same octets, read as an item that is not eligible
+                assertThatThrownBy(() -> in.readOpaqueBuf(16).release()).isInstanceOf(XdrException.class)
+                        .hasMessageContaining("Read chunk data at stream offset 8 read as an opaque");
+                assertThat(in.placedDataViolation()).contains("RFC 8166 §6.1");
+            });
+            decode(call, in -> {
+                in.readInt();
+                assertThat(in.placedDataViolation()).as("not reached: a procedure may stop early").isNull();
+                in.readInt();
+                assertThat(in.placedDataViolation()).as("reached, left to no item").contains("stream offset 8");
+            });
+        } finally {
+            call.release();
+        }
+    }
+
+    /** Runs {@code reads} on a decoder of {@code message} that knows its placed pieces; the message stays. */
+    private static void decode(XdrMessage message, java.util.function.Consumer<XdrDecoder> reads) {
+        ByteBuf stream = message.stream();
+        try {
+            reads.accept(new XdrDecoder(message, stream));
+        } finally {
+            stream.release();
         }
     }
 

@@ -17,6 +17,7 @@ import org.iwarp4j.oncrpc.sample.EchoProgram;
 import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rdmap.QueuePairState;
 import org.iwarp4j.rdmap.Rnic;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
 import org.iwarp4j.rpcrdma.sample.EchoBinding;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -151,18 +152,41 @@ class RdmaErrorPathsTest {
 
     @Test
     void aReadChunkShorterThanItsLengthWordIsGarbageArgsNotATransportError() throws Exception { // RPC-R-066
+        // SINK's length word says 100 octets, the Read chunk at Position 44 holds 8.
+        assertThat(answerToSinkWithReadChunk(0x95, 44, 100)).isEqualTo(garbageArgs(0x95));
+        assertStillServing(0x96);
+    }
+
+    /**
+     * RPC-R-066: a Read chunk whose Position lies past the end of the Payload stream is a mismatch
+     * between a chunk's offset and the Payload stream, which RFC 8166 §4.5.2 names as a GARBAGE_ARGS
+     * case: the header itself is valid.
+     */
+    @Test
+    void aReadChunkPositionPastTheEndOfThePayloadStreamIsGarbageArgs() throws Exception {
+        // SINK's length word ends the 44-octet stream; the Read chunk says Position 48.
+        assertThat(answerToSinkWithReadChunk(0x97, 48, 8)).isEqualTo(garbageArgs(0x97));
+        assertStillServing(0x98);
+    }
+
+    /** RDMA_MSG, no chunks, then an accepted Reply with accept_stat GARBAGE_ARGS (4). */
+    private static byte[] garbageArgs(int xid) {
+        return words(xid, 1, GRANT, 0, 0, 0, 0, xid, 1, 0, 0, 0, 4);
+    }
+
+    /**
+     * The answer to a SINK Call (44 octets inline, its length word saying {@code lengthWord}) with
+     * one Read chunk of 8 octets at {@code position}.
+     */
+    private byte[] answerToSinkWithReadChunk(int xid, int position, int lengthWord) throws Exception {
         ByteBuf memory = Unpooled.directBuffer(8).writeZero(8);
         try (MemoryRegion source = peer.qp.register(memory, EnumSet.of(Access.REMOTE_READ))) {
-            // SINK's length word says 100 octets, the Read chunk at Position 44 holds 8.
-            byte[] m = concat(fixed(0x95, 1, 1, 0), words(1, 44, source.stag(), 8,
+            return answerTo(concat(fixed(xid, 1, 1, 0), words(1, position, source.stag(), 8,
                     (int) (source.baseTaggedOffset() >>> 32), (int) source.baseTaggedOffset(), 0, 0, 0),
-                    echoCall(0x95, EchoProgram.PROC_SINK, words(100)));
-            // RDMA_MSG, no chunks, then an accepted Reply with accept_stat GARBAGE_ARGS (4).
-            assertThat(answerTo(m)).isEqualTo(words(0x95, 1, GRANT, 0, 0, 0, 0, 0x95, 1, 0, 0, 0, 4));
+                    echoCall(xid, EchoProgram.PROC_SINK, words(lengthWord))));
         } finally {
             memory.release();
         }
-        assertStillServing(0x96);
     }
 
     @Test
@@ -181,6 +205,22 @@ class RdmaErrorPathsTest {
         assertThat(server.responders().get(0).discarded()).isEqualTo(3);
     }
 
+    /**
+     * RPC-R-044: RFC 8166 §7 fixes RDMA_ERROR's value and place for every version, so an RDMA_ERROR
+     * with an rdma_vers we do not know is still an RDMA_ERROR, dropped unanswered rather than met with
+     * ERR_VERS (which a peer of that version would drop in turn). rdma_proc 3 is RDMA_DONE only in
+     * version 1 (§7 fixes RDMA_MSG, RDMA_NOMSG and RDMA_ERROR alone): of another version it is a
+     * message of that version, owed ERR_VERS (RPC-R-064).
+     */
+    @Test
+    void anRdmaErrorOfAnotherVersionIsSilentlyDiscarded() throws Exception {
+        peer.send(words(0xB5, 2, 1, 4, 2, 0, 0)); // ERR_CHUNK, 28 octets
+        peer.send(words(0xB6, 0x01000000, 1, 4, 7, 0, 0, 0)); // an rdma_err of that version, 32 octets
+        assertStillServing(0xB7);
+        assertThat(server.responders().get(0).discarded()).isEqualTo(2);
+        assertThat(answerTo(words(0xB8, 2, 1, 3, 0, 0, 0))).isEqualTo(words(0xB8, 2, GRANT, 4, 1, 1, 1));
+    }
+
     @Test
     void aReadChunkForAnArgumentThatIsNotDdpEligibleIsErrChunk() throws Exception { // RPC-R-073
         // ECHO's data is not DDP-eligible in the echo binding; reducing it is a protocol error.
@@ -188,6 +228,17 @@ class RdmaErrorPathsTest {
                 echoCall(0xC1, EchoProgram.PROC_ECHO, words(8)));
         assertThat(answerTo(m)).isEqualTo(errChunk(0xC1));
         assertStillServing(0xC2);
+    }
+
+    /**
+     * RPC-R-073: SINK may have a Read chunk, but only for its data. One at Position 40, where SINK's
+     * length word is, puts placed data where an item that is not DDP-eligible lies: the Call is not
+     * processed (RFC 8166 §6.1), and gets ERR_CHUNK, however the procedure would have read it.
+     */
+    @Test
+    void aReadChunkAtAnItemThatIsNotDdpEligibleIsErrChunkEvenForAProcedureThatMayHaveOne() throws Exception {
+        assertThat(answerToSinkWithReadChunk(0xC3, 40, 8)).isEqualTo(errChunk(0xC3));
+        assertStillServing(0xC4);
     }
 
     @Test
@@ -211,6 +262,56 @@ class RdmaErrorPathsTest {
             memory.release();
         }
         assertStillServing(0xE2);
+    }
+
+    /**
+     * RPC-R-045: a Reply that goes into the Reply chunk still sends its RDMA_NOMSG header, which
+     * echoes every provided Write chunk. With RFC 8797 sizes that differ by direction (the Requester
+     * sends 4 KiB, receives 1 KiB; the Responder receives 4 KiB), a Call whose Write list fits the
+     * Call's threshold can make a header beyond the Reply's: that is ERR_CHUNK (RFC 8166 §4.5.3, a
+     * Reply the Requester's resources cannot hold), not a Send the Requester cannot receive, and
+     * nothing is written into the Reply chunk.
+     */
+    @Test
+    void aReplyChunkReplyWhoseHeaderExceedsTheReplyThresholdIsErrChunk() throws Exception {
+        RpcRdmaSettings settings = RpcRdmaSettings.builder().credits(GRANT).inlineReceiveSize(4096)
+                .binding(new EchoBinding()).build();
+        ByteBuf memory = Unpooled.directBuffer(256).writeZero(256);
+        try (RpcRdmaServer asymmetric = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                new RpcDispatcher().register(EchoProgram.create()), settings)) {
+            RawPeer small = RawPeer.requester(clientRnic, asymmetric.localAddress(),
+                    RpcRdmaPrivateData.of(false, 4096, 1024).encode());
+            try (MemoryRegion target = small.qp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                // One Write chunk of 64 segments (ECHO has no DDP-eligible result: it comes back unused,
+                // all 64 echoed), then a Reply chunk of one 256-octet segment.
+                int[] lists = new int[2 + 1 + 64 * 4 + 1 + 1 + 1 + 4];
+                lists[1] = 1;
+                lists[2] = 64;
+                for (int i = 0; i < 64; i++) {
+                    lists[3 + 4 * i] = 0x1234 + i;
+                    lists[4 + 4 * i] = 16;
+                    lists[6 + 4 * i] = 0x1000 * (i + 1);
+                }
+                int reply = 3 + 64 * 4;
+                lists[reply] = 0; // end of the Write list
+                lists[reply + 1] = 1; // a Reply chunk
+                lists[reply + 2] = 1;
+                lists[reply + 3] = target.stag();
+                lists[reply + 4] = 256;
+                lists[reply + 5] = (int) (target.baseTaggedOffset() >>> 32);
+                lists[reply + 6] = (int) target.baseTaggedOffset();
+                byte[] m = concat(fixed(0x0121, 1, 1, 0), words(java.util.Arrays.copyOf(lists, reply + 7)),
+                        echoCall(0x0121, EchoProgram.PROC_NULL, new byte[0]));
+                assertThat(m.length).isBetween(1024, 4096);
+                small.send(m);
+                assertThat(small.receive()).isEqualTo(errChunk(0x0121));
+                assertThat(memory.forEachByte(b -> b == 0)).isEqualTo(-1);
+            } finally {
+                small.close();
+            }
+        } finally {
+            memory.release();
+        }
     }
 
     @Test

@@ -317,6 +317,84 @@ class RequesterRepliesTest {
     }
 
     /**
+     * ULB-R-021, RPC-R-051: a SOURCE whose result arm carries no data (an NFS READ that failed with
+     * NFS4ERR_STALE, say) gets its provided 2-segment Write chunk back in either form: RFC 8267 §6.4.1's
+     * empty Write chunk ({@code 1 0 0}: present, no segments, end of list) or RFC 8166 §4.3.2.2's
+     * unused one (both segments, lengths 0). Either way the caller gets the upper layer's status.
+     */
+    @ParameterizedTest(name = "returned as RFC {0}''s form")
+    @ValueSource(ints = {8267, 8166})
+    void aWriteChunkReturnedEmptyOrUnusedForAResultWithoutDataGivesTheCallerItsStatus(int form) throws Exception {
+        connect(RpcRdmaSettings.builder().maxSegmentSize(4096));
+        CompletableFuture<String> call = sourceWithStatus(5000);
+        RpcRdmaHeader.RdmaMsg h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        WriteChunk provided = h.chunks().writeList().get(0);
+        assertThat(provided.segments()).hasSize(2);
+        byte[] writeList = form == 8267 ? words(1, 0, 0) : concat(words(1), returnedChunk(provided.withWritten(0)), words(0));
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), words(0), writeList, words(0), reply(h.xid(), words(NFS4ERR_STALE))));
+        assertThat(call.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("status " + NFS4ERR_STALE);
+    }
+
+    /**
+     * RPC-R-074 (RFC 8166 §6.1): a DDP-eligible result returned inline although its Write chunk was
+     * available (the chunk comes back unused) ends the RPC with a permanent error, however short the
+     * result. A result of 0 octets (a READ at end of file) has nothing to place, so it is fine inline.
+     */
+    @Test
+    void aResultReturnedInlineInsteadOfIntoItsWriteChunkFailsTheCall() throws Exception {
+        connect(RpcRdmaSettings.builder().maxSegmentSize(4096));
+        CompletableFuture<String> inline = sourceWithStatus(5000);
+        RpcRdmaHeader.RdmaMsg h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        byte[] unused = concat(words(0, 1), returnedChunk(h.chunks().writeList().get(0).withWritten(0)), words(0, 0));
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), unused, reply(h.xid(), concat(words(0, 100), new byte[100]))));
+        assertThat(cause(inline)).hasMessageContaining("inline").hasMessageContaining("Write chunk")
+                .hasMessageContaining("RFC 8166 §6.1");
+
+        CompletableFuture<String> empty = sourceWithStatus(5000);
+        h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        unused = concat(words(0, 1), returnedChunk(h.chunks().writeList().get(0).withWritten(0)), words(0, 0));
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), unused, reply(h.xid(), words(0, 0))));
+        assertThat(empty.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("0 octets");
+    }
+
+    /** NFS4ERR_STALE (RFC 7530 §13.1.2.7): the status a failed READ of a removed file has. */
+    private static final int NFS4ERR_STALE = 70;
+
+    /**
+     * SOURCE of {@code count} octets, its results read as a READ's are: a status word, then, if it is
+     * 0, the DDP-eligible data. Completes with "status N" or "N octets".
+     */
+    private CompletableFuture<String> sourceWithStatus(int count) {
+        return client.call(org.iwarp4j.oncrpc.sample.EchoProgram.PROGRAM, org.iwarp4j.oncrpc.sample.EchoProgram.VERSION,
+                org.iwarp4j.oncrpc.sample.EchoProgram.PROC_SOURCE, args -> args.writeUnsignedInt(count), results -> {
+                    int status = results.readInt();
+                    if (status != 0) {
+                        return "status " + status;
+                    }
+                    ByteBuf data = results.readDdpEligibleOpaque(1 << 20);
+                    try {
+                        return data.readableBytes() + " octets";
+                    } finally {
+                        data.release();
+                    }
+                });
+    }
+
+    /** A returned Write chunk in XDR: segment count, then each segment (handle, length, offset). */
+    private static byte[] returnedChunk(WriteChunk chunk) {
+        int[] w = new int[1 + 4 * chunk.segments().size()];
+        w[0] = chunk.segments().size();
+        for (int i = 0; i < chunk.segments().size(); i++) {
+            RdmaSegment s = chunk.segments().get(i);
+            w[1 + 4 * i] = s.handle();
+            w[2 + 4 * i] = (int) s.length();
+            w[3 + 4 * i] = (int) (s.offset() >>> 32);
+            w[4 + 4 * i] = (int) s.offset();
+        }
+        return words(w);
+    }
+
+    /**
      * A Responder that says it filled a Write chunk it never wrote fails the Call, and never hands
      * the caller what the chunk's memory held before: here the previous SOURCE's result, which the
      * same kept buffer held (any connection's data, for a buffer fresh from the allocator).
@@ -402,18 +480,8 @@ class RequesterRepliesTest {
         WriteChunk provided = lists.replyChunk().orElseThrow();
         RdmaSegment first = provided.segments().get(0);
         raw.write(Arrays.copyOf(stream, placed), first.handle(), first.offset());
-        WriteChunk returned = provided.withWritten(stream.length);
-        int[] w = new int[4 + 4 * returned.segments().size()];
-        w[2] = 1;
-        w[3] = returned.segments().size();
-        for (int i = 0; i < returned.segments().size(); i++) {
-            RdmaSegment s = returned.segments().get(i);
-            w[4 + 4 * i] = s.handle();
-            w[5 + 4 * i] = (int) s.length();
-            w[6 + 4 * i] = (int) (s.offset() >>> 32);
-            w[7 + 4 * i] = (int) s.offset();
-        }
-        raw.send(concat(fixed(call.xid(), 1, 4, 1), words(w)));
+        // No Read list, no Write list, the Reply chunk.
+        raw.send(concat(fixed(call.xid(), 1, 4, 1), words(0, 0, 1), returnedChunk(provided.withWritten(stream.length))));
     }
 
     private static byte[] pattern(int length, int seed) {

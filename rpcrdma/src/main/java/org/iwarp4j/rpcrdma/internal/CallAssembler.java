@@ -1,7 +1,6 @@
 package org.iwarp4j.rpcrdma.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -16,14 +15,18 @@ import org.iwarp4j.rpcrdma.internal.wire.ReadChunk;
  * The Responder's half of Read chunks (RFC 8166 §3.4.5): pulls each chunk with RDMA Read into a
  * buffer of its own, then rebuilds the Call by inserting every chunk's data, in list order within a
  * chunk, at its Position in the unreduced Payload stream (RPC-R-022, RPC-R-024). A chunk may or may
- * not carry the item's roundup padding (RPC-R-026); when it does not, zero padding is inserted after
- * it so that the items after it stay aligned.
+ * not carry the item's roundup padding (RPC-R-026); when it does not, zero padding follows it so
+ * that the items after it stay aligned.
+ *
+ * <p>Each chunk's data is a DDP-eligible {@link XdrPiece} of the rebuilt Call (its padding implicit),
+ * so that the decoder knows where placed data lies: only a DDP-eligible item may take it, and data
+ * a Requester placed elsewhere keeps the Call from being processed (RFC 8166 §6.1, RPC-R-073; see
+ * {@link org.iwarp4j.oncrpc.XdrDecoder#XdrDecoder(XdrMessage, ByteBuf)}). Marking costs nothing per octet.
  */
 final class CallAssembler {
 
     /** Never modified (the STag table copies it): one set, not one per Call. */
     private static final EnumSet<Access> LOCAL_WRITE = EnumSet.of(Access.LOCAL_WRITE);
-    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(new byte[3]).asReadOnly());
 
     private CallAssembler() {
     }
@@ -140,12 +143,8 @@ final class CallAssembler {
                 ByteBuf chunk = data.get(i);
                 inserted[i] = true;
                 int length = chunk.readableBytes();
-                pieces.add(XdrPiece.inline(chunk));
-                int pad = XdrMessage.padding(length);
-                if (pad > 0) {
-                    pieces.add(XdrPiece.inline(ZEROS.slice(0, pad)));
-                }
-                insertedLength += length + pad;
+                pieces.add(XdrPiece.ddpEligible(chunk)); // the padding, if the chunk lacks it, is implicit
+                insertedLength += length + XdrMessage.padding(length);
                 at = (int) offset;
             }
             if (at < base.readableBytes()) {

@@ -1,6 +1,7 @@
 package org.iwarp4j.rpcrdma.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 import org.iwarp4j.oncrpc.XdrMessage;
@@ -15,10 +16,17 @@ import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
  * Builds the Reply a Requester hands to RPC from the Reply's header, its inline Payload stream and
  * the memory behind the chunks the Call provided (RFC 8166 §3.4.6.1, §3.5.3): the Payload stream is
  * the inline part (RDMA_MSG) or the Reply chunk's contents (RDMA_NOMSG); each Write chunk the
- * Responder filled becomes a reduced item in chunk order ({@link XdrMessage#ofReduced}).
+ * Responder filled becomes a reduced item in chunk order ({@link XdrMessage#ofReduced}), and each
+ * non-empty one it returned holding nothing an item of 0 octets: the decoder then refuses a
+ * DDP-eligible result of more octets found inline while that chunk was available (RFC 8166 §6.1,
+ * RPC-R-074; a result of 0 octets, a READ at end of file, has nothing to place).
  *
  * <p>Returned chunks are checked against the provided ones: same segments (handle, offset), lengths
- * at most those provided, filled in order (RPC-R-028, RPC-R-029, RPC-R-056). The octets a chunk is
+ * at most those provided, filled in order (RPC-R-028, RPC-R-029, RPC-R-056). A non-empty Write
+ * chunk may also come back empty, with no segments: RFC 8267 §6.4.1 asks that of a server whose
+ * READ-type operation returned no data (ULB-R-021), where RFC 8166 §4.3.2.2 returns it unused, its
+ * segments with length 0 (RPC-R-051); a client accepts both, and the Reply's status reaches the
+ * caller. The octets a chunk is
  * returned as holding must also be octets the Responder's RDMA Writes placed, from the chunk's
  * start ({@link MemoryRegion#peerPlacedPrefix()}; a chunk is one region, its segments consecutive
  * parts of it): a Reply only says how many octets were written (§3.4.6), an RDMA Write has no
@@ -70,9 +78,12 @@ final class ReplyAssembler {
         try {
             for (int i = 0; i < returned.size(); i++) {
                 MemoryRegion region = call.writeChunkRegions().get(i);
-                long written = check(header.xid(), i, returned.get(i), call.writeList().get(i), region);
+                WriteChunk provided = call.writeList().get(i);
+                long written = check(header.xid(), i, returned.get(i), provided, region);
                 if (written > 0) {
                     items.add(region.memory().retainedSlice(0, (int) written));
+                } else if (!provided.isEmpty()) {
+                    items.add(Unpooled.EMPTY_BUFFER); // available, returned holding nothing: RPC-R-074
                 }
             }
             long replyWritten = 0;
@@ -113,10 +124,14 @@ final class ReplyAssembler {
     /**
      * The octets the Responder says it wrote into {@code provided}, after checking it is the same
      * chunk and that the Responder placed that many octets from the start of {@code region}, the
-     * chunk's memory; {@code index} is the Write chunk's, or {@link #REPLY_CHUNK}. The chunk's name
+     * chunk's memory; {@code index} is the Write chunk's, or {@link #REPLY_CHUNK}. A Write chunk
+     * returned empty holds nothing whatever was provided (ULB-R-021). The chunk's name
      * is only built for the error: this runs for every Reply.
      */
     private static long check(int xid, int index, WriteChunk returned, WriteChunk provided, MemoryRegion region) {
+        if (index != REPLY_CHUNK && returned.isEmpty()) {
+            return 0; // ULB-R-021: RFC 8267 §6.4.1's form of a Write chunk no data went into
+        }
         long written = returned.length();
         boolean same = returned.segments().size() == provided.segments().size() && written <= provided.length()
                 && returned.equals(provided.withWritten(written));

@@ -33,10 +33,14 @@ import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
  *       RDMA Write, contiguously and in segment order, without padding; the chunk comes back with
  *       the lengths written (RPC-R-028, RPC-R-029, RPC-R-030, RPC-R-048, RPC-R-049). An empty Write
  *       chunk keeps its result inline (RPC-R-053); chunks left over come back unused, all lengths 0
- *       (RPC-R-051). A result longer than its chunk is ERR_CHUNK.</li>
+ *       (RPC-R-051), as Linux's svcrdma returns them: RFC 8267 §6.4.1 would have a chunk whose
+ *       READ returned no data come back empty instead (ULB-R-021, a declared deviation; our
+ *       Requester accepts both). A result longer than its chunk is ERR_CHUNK.</li>
  *   <li>The reduced Reply inline if it fits the reply inline threshold (RPC-R-055); else into the
  *       Reply chunk as RDMA_NOMSG (RPC-R-034, RPC-R-056); else, with the draft enabled, in a
- *       responder-provided Read chunk; else ERR_CHUNK (RFC 8166 §4.5.3, RRC-R-004).</li>
+ *       responder-provided Read chunk; else ERR_CHUNK (RFC 8166 §4.5.3, RRC-R-004). An RDMA_NOMSG
+ *       header, which echoes every Write chunk, that does not fit the threshold itself is ERR_CHUNK
+ *       too (RPC-R-045).</li>
  * </ol>
  *
  * The Read list of a Reply is always empty (RPC-R-047), the draft's Position-Zero Read chunk apart.
@@ -151,13 +155,21 @@ final class ReplyMarshaller {
             header = inline;
             payload = stream; // copied once, straight after the header, into the Send below
         } else if (replyChunk.isPresent() && length <= replyChunk.get().length()) {
+            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
+                    new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
+            if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
+                // RPC-R-045: the header still travels in a Send, and it echoes every Write chunk;
+                // with a Call threshold larger than the Reply's (RFC 8797) it may not fit. Checked
+                // before anything is written into the Requester's memory.
+                sources.release();
+                reply.release();
+                return sendError(xid, grant);
+            }
             form = Form.REPLY_CHUNK;
             reduced = copy(stream, length);
             sources.own(reduced);
             MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
             writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
-            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
-                    new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
         } else if (settings.responderReadChunks()) {
             form = Form.RESPONDER_READ_CHUNK;
             reduced = copy(stream, length);

@@ -14,7 +14,11 @@ import org.iwarp4j.oncrpc.RpcCallInfo;
 import org.iwarp4j.oncrpc.RpcDispatcher;
 import org.iwarp4j.oncrpc.RpcDuplicateRequestException;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
+import org.iwarp4j.oncrpc.AcceptStat;
+import org.iwarp4j.oncrpc.OpaqueAuth;
+import org.iwarp4j.oncrpc.XdrEncoder;
 import org.iwarp4j.oncrpc.XdrMessage;
+import org.iwarp4j.oncrpc.internal.RpcReplyHeader;
 import org.iwarp4j.oncrpc.internal.ServerCallBudget;
 import org.iwarp4j.rdmap.QueuePair;
 import org.iwarp4j.rdmap.TerminateReason;
@@ -371,7 +375,12 @@ public final class ResponderEngine {
         try {
             call = CallAssembler.rebuild(base, reduced, others);
         } catch (IllegalArgumentException e) {
-            errorFor(xid, e.getMessage());
+            // A Position outside the Payload stream: the header was valid, the chunk's offset does not
+            // match the stream, which RFC 8166 §4.5.2 answers with GARBAGE_ARGS (RPC-R-066).
+            log.debug("GARBAGE_ARGS for xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
+            XdrEncoder out = XdrEncoder.create(alloc);
+            new RpcReplyHeader.Accepted(xid, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS, 0, 0).encode(out);
+            sendReply(xid, info, lists, shape, out.toMessage());
             return;
         }
         dispatch(xid, info, lists, call, shape);
@@ -459,33 +468,38 @@ public final class ResponderEngine {
                 errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
             }
-            boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
-            // Only a Call that gave chunks to write into gets an AtRisk entry (and its set of handles).
-            AtRisk writing = mayWrite ? new AtRisk(xid, shape, lists) : null;
-            if (mayWrite) {
-                atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
+            sendReply(xid, info, lists, shape, reply);
+        });
+    }
+
+    /** Sends the Reply to a Call in service, {@code reply} consumed. */
+    private void sendReply(int xid, RpcCallInfo info, ChunkLists lists, FailedXids.CallShape shape, XdrMessage reply) {
+        boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
+        // Only a Call that gave chunks to write into gets an AtRisk entry (and its set of handles).
+        AtRisk writing = mayWrite ? new AtRisk(xid, shape, lists) : null;
+        if (mayWrite) {
+            atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
+        }
+        replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
+            boolean exposed = form == ReplyMarshaller.Form.RESPONDER_READ_CHUNK
+                    || (e != null && unwrap(e) instanceof ReplyMarshaller.ExposedReplyFailed);
+            if (!exposed) {
+                answered(); // else counted down when its Read chunk is released
             }
-            replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
-                boolean exposed = form == ReplyMarshaller.Form.RESPONDER_READ_CHUNK
-                        || (e != null && unwrap(e) instanceof ReplyMarshaller.ExposedReplyFailed);
-                if (!exposed) {
-                    answered(); // else counted down when its Read chunk is released
-                }
-                if (e != null) {
-                    log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
-                    endpoint.close(); // RFC 8166 §4.5.4
-                    return;
-                }
-                if (mayWrite && form == ReplyMarshaller.Form.INLINE && lists.writeList().isEmpty()) {
-                    safe(writing); // the Reply chunk went unused: nothing was written
-                }
-                switch (form) {
-                    case ERR_CHUNK -> errChunk.incrementAndGet();
-                    case REPLY_CHUNK -> replyChunkReplies.incrementAndGet();
-                    case RESPONDER_READ_CHUNK -> readChunkReplies.incrementAndGet();
-                    default -> { }
-                }
-            });
+            if (e != null) {
+                log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
+                endpoint.close(); // RFC 8166 §4.5.4
+                return;
+            }
+            if (mayWrite && form == ReplyMarshaller.Form.INLINE && lists.writeList().isEmpty()) {
+                safe(writing); // the Reply chunk went unused: nothing was written
+            }
+            switch (form) {
+                case ERR_CHUNK -> errChunk.incrementAndGet();
+                case REPLY_CHUNK -> replyChunkReplies.incrementAndGet();
+                case RESPONDER_READ_CHUNK -> readChunkReplies.incrementAndGet();
+                default -> { }
+            }
         });
     }
 

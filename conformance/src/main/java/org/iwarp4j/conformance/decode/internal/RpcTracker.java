@@ -218,7 +218,7 @@ final class RpcTracker {
         }
         if (result instanceof HeaderDecodeResult.Rejected r) {
             Check check = switch (r.problem()) {
-                case VERSION_NOT_SUPPORTED -> Check.RPC_VERSION;
+                case VERSION_NOT_SUPPORTED, RDMA_ERROR_OF_OTHER_VERSION -> Check.RPC_VERSION;
                 case LIMIT_EXCEEDED -> null;
                 // The header decoder compares the two XIDs itself (RFC 8166 §4.5.2) and says so in its detail.
                 default -> r.detail().contains("but the RPC message has XID") ? Check.RPC_XID : Check.RPC_HEADER;

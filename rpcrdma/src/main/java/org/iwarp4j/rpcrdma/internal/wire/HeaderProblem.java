@@ -14,6 +14,14 @@ public enum HeaderProblem {
     /** rdma_vers is not 1 (§4.5.1): ERR_VERS with the supported range 1..1. */
     VERSION_NOT_SUPPORTED(Reaction.SEND_ERR_VERS, Reaction.DISCARD),
     /**
+     * An RDMA_ERROR whose rdma_vers is not 1 and which is not an ERR_VERS: §7 fixes the place of
+     * rdma_proc and the value of RDMA_ERROR for every version, so it is known to be an RDMA_ERROR,
+     * and a received RDMA_ERROR is never answered (RPC-R-044): silently discarded. Not RDMA_DONE,
+     * whose value §7 leaves to each version: a message of another version with rdma_proc 3 is
+     * {@link #VERSION_NOT_SUPPORTED}.
+     */
+    RDMA_ERROR_OF_OTHER_VERSION(Reaction.DISCARD, Reaction.DISCARD),
+    /**
      * An XDR error in a header of a known version (§4.5.2): an unknown rdma_proc, RDMA_NOMSG with no
      * chunk, an rdma_xid that differs from the RPC message's XID, a list that overruns the message or
      * is not terminated, a Position that is not a multiple of 4, a segment whose offset + length
@@ -59,6 +67,6 @@ public enum HeaderProblem {
      * the Call it names (RPC-R-060: the message itself is still dropped, never answered).
      */
     public boolean namesACall() {
-        return this != TOO_SHORT && this != VERSION_NOT_SUPPORTED;
+        return this != TOO_SHORT && this != VERSION_NOT_SUPPORTED && this != RDMA_ERROR_OF_OTHER_VERSION;
     }
 }

@@ -84,6 +84,11 @@ public final class RpcRdmaHeaderDecoder {
             if (length < MIN_HEADER_LENGTH) {
                 throw r.fail(HeaderProblem.TOO_SHORT, length + " octets with rdma_vers " + Integer.toUnsignedString(version));
             }
+            if (procedure == RdmaProcedure.RDMA_ERROR) {
+                // §7 fixes RDMA_ERROR's value for every version as well: whatever else it carries, it
+                // is an RDMA_ERROR, which is never answered (RPC-R-044), not even with ERR_VERS.
+                throw r.fail(HeaderProblem.RDMA_ERROR_OF_OTHER_VERSION, "rdma_vers " + Integer.toUnsignedString(version));
+            }
             throw r.fail(HeaderProblem.VERSION_NOT_SUPPORTED, "rdma_vers " + Integer.toUnsignedString(version));
         }
         if (procedure == RdmaProcedure.RDMA_ERROR) {

@@ -122,6 +122,16 @@ class RpcRdmaHeaderKnownAnswerTest {
     }
 
     @Test
+    void anRdmaErrorOfVersion2IsDroppedByBothEnds() { // RPC-R-044: §7 fixes RDMA_ERROR for every version
+        byte[] m = withVersion(TestVectors.bytes("V-RR-6"), 2);
+        HeaderDecodeResult.Rejected r = rejected(java.util.Arrays.copyOf(m, 28)); // as long as a minimal header
+        assertThat(r.problem()).isEqualTo(HeaderProblem.RDMA_ERROR_OF_OTHER_VERSION);
+        assertThat(r.errorReply(32)).isNull();
+        assertThat(r.problem().atRequester()).isEqualTo(HeaderProblem.Reaction.DISCARD);
+        assertThat(r.problem().namesACall()).isFalse();
+    }
+
+    @Test
     void unknownProcedureIsAnXdrErrorAnsweredWithErrChunk() { // RPC-R-065
         byte[] m = TestVectors.bytes("V-RR-1");
         m[15] = 5;
@@ -197,7 +207,7 @@ class RpcRdmaHeaderKnownAnswerTest {
     }
 
     @Test
-    void errChunkOfAnotherVersionIsStillAVersionProblem() { // RPC-R-063: only ERR_VERS is version-independent
+    void errChunkOfAnotherVersionIsStillAVersionProblem() { // RPC-R-063: only ERR_VERS's layout is version-independent
         HeaderDecodeResult.Rejected r = rejected(withVersion(TestVectors.bytes("V-RR-6"), 2));
         assertThat(r.problem()).isEqualTo(HeaderProblem.TOO_SHORT); // 20 octets: below a minimal header of another version
         assertThat(r.problem().atRequester()).isEqualTo(HeaderProblem.Reaction.DISCARD);
