@@ -40,15 +40,19 @@ import org.iwarp4j.nfs.v3.WccData;
 import org.iwarp4j.nfs.v3.WccRes3;
 import org.iwarp4j.nfs.v3.Write3Res;
 import org.iwarp4j.nfs.v4.Bitmap4;
+import org.iwarp4j.oncrpc.AcceptStat;
+import org.iwarp4j.oncrpc.OpaqueAuth;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.oncrpc.internal.RpcReplyHeader.Accepted;
 import org.iwarp4j.testkit.FuzzSeeds;
 import org.junit.jupiter.api.Test;
 
 /**
  * The {@code enc-*} seeds of {@link Nfs3ResultsFuzzTarget} (a result of every NFSv3 and MOUNT
- * procedure, written by the server's encoders, with failures and reduced READ and READLINK) and of
+ * procedure, written by the server's encoders, with failures and reduced READ and READLINK), of
  * {@link Nfs4CompoundReplyFuzzTarget} (COMPOUND replies the NFSv4.2 capture lacks, written with the
- * XDR encoder). Fails if the committed files are not what the encoders write now ({@link FuzzSeeds}).
+ * XDR encoder) and of {@link Nfs4CallbackReplyFuzzTarget} (replies to the back channel probe).
+ * Fails if the committed files are not what the encoders write now ({@link FuzzSeeds}).
  */
 class NfsClientReplySeedsTest {
 
@@ -64,6 +68,7 @@ class NfsClientReplySeedsTest {
     void theEncoderMadeSeedsAreCurrent() {
         FuzzSeeds.check(Nfs3ResultsFuzzTarget.class, nfs3());
         FuzzSeeds.check(Nfs4CompoundReplyFuzzTarget.class, nfs4());
+        FuzzSeeds.check(Nfs4CallbackReplyFuzzTarget.class, callback());
     }
 
     // ---- NFSv3 and MOUNT: octet 0 the procedure, then the results ----
@@ -224,6 +229,30 @@ class NfsClientReplySeedsTest {
         seeds.put("sequence-revoked-fewer-slots", v4(0, ops(OP_SEQUENCE), NFS4_OK, 1,
                 out -> sequence(out, 0, -1, 0x008)));
         return seeds;
+    }
+
+    // ---- the back channel: the client's reply to CB_COMPOUND (CB_SEQUENCE), from the xid on ----
+
+    private static Map<String, byte[]> callback() {
+        Map<String, byte[]> seeds = new TreeMap<>();
+        seeds.put("ok", cbReply(NFS4_OK, 1, out -> {
+            out.writeInt(OP_CB_SEQUENCE).writeInt(NFS4_OK).writeFixedOpaque(new byte[NFS4_SESSIONID_SIZE]).writeInt(1)
+                    .writeInt(0).writeInt(0).writeInt(0);
+        }));
+        seeds.put("delay", cbReply(NFS4ERR_DELAY, 1, out -> out.writeInt(OP_CB_SEQUENCE).writeInt(NFS4ERR_DELAY)));
+        seeds.put("other-operation", cbReply(NFS4_OK, 1, out -> out.writeInt(OP_CB_RECALL).writeInt(NFS4_OK)));
+        seeds.put("no-results", cbReply(NFS4ERR_BADXDR, 0, out -> { }));
+        seeds.put("cut-short", cbReply(NFS4_OK, 1, out -> out.writeInt(OP_CB_SEQUENCE)));
+        seeds.put("prog-unavail", XdrRoundTrip.octets(new Accepted(0, OpaqueAuth.NONE, AcceptStat.PROG_UNAVAIL, 0, 0)::encode));
+        return seeds;
+    }
+
+    private static byte[] cbReply(int status, int results, Consumer<XdrEncoder> body) {
+        return XdrRoundTrip.octets(out -> {
+            Accepted.success(0, OpaqueAuth.NONE).encode(out);
+            out.writeInt(status).writeString("", 1024).writeUnsignedInt(results);
+            body.accept(out);
+        });
     }
 
     private static int[] ops(int... opcodes) {
