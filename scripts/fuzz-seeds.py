@@ -8,8 +8,10 @@ Run from the checkout root:
 It reads the classic pcap files in testdata/captures/ (Ethernet, IPv4, TCP; the connections are
 whole, see testdata/captures/README.md), puts each TCP direction back together by sequence
 number, follows MPA (startup frame, then FPDUs; siw sends no markers), DDP, RDMAP, RPC-over-RDMA
-and ONC RPC, and writes, for every fuzz target, inputs in that target's layout (each target's
-javadoc describes it) into <module>/src/test/resources/<package>/fuzz/<Target>Inputs/fuzz/.
+and ONC RPC (Reply chunks and Write chunks put together from the RDMA Writes that fill them), and
+writes, for every fuzz target, inputs in that target's layout (each target's javadoc describes it)
+into <module>/src/test/resources/<package>/fuzz/<Target>Inputs/fuzz/. The NFSv4.2 capture feeds
+only the targets of NFSv4 replies (the client's COMPOUND replies, the back channel's).
 
 It writes and deletes only files whose name starts with "capture-": the hand-made inputs, the RFC
 vectors and any crash-*/timeout-* regression input next to them are left alone. Every run first
@@ -44,13 +46,25 @@ TARGETS = {
     "RpcDispatcherFuzzTarget": "oncrpc/src/test/resources/org/iwarp4j/oncrpc/fuzz",
     "RpcRdmaHeaderFuzzTarget": "rpcrdma/src/test/resources/org/iwarp4j/rpcrdma/fuzz",
     "Nfs3ArgumentsFuzzTarget": "nfs-ulb/src/test/resources/org/iwarp4j/nfs/fuzz",
+    "RpcClientReplyFuzzTarget": "oncrpc/src/test/resources/org/iwarp4j/oncrpc/fuzz",
+    "Nfs3ResultsFuzzTarget": "nfs-ulb/src/test/resources/org/iwarp4j/nfs/fuzz",
+    "Nfs4CompoundReplyFuzzTarget": "nfs-ulb/src/test/resources/org/iwarp4j/nfs/fuzz",
+    "Nfs4CallbackReplyFuzzTarget": "nfs-ulb/src/test/resources/org/iwarp4j/nfs/fuzz",
 }
+
+# The NFSv4.2 capture: used only for the NFSv4 COMPOUND and back channel replies.
+NFS4_FILE = "nfs4-rdma-siw"
+MAX_DATA_ITEM = 1024  # READ data (a Write chunk) is cut to this in reply seeds
 
 OPCODES = {0: "write", 1: "read-request", 2: "read-response", 3: "send", 4: "send-inv",
            5: "send-se", 6: "send-se-inv", 7: "terminate"}
 NFS3_PROCS = ["null", "getattr", "setattr", "lookup", "access", "readlink", "read", "write",
               "create", "mkdir", "symlink", "mknod", "remove", "rmdir", "rename", "link",
               "readdir", "readdirplus", "fsstat", "fsinfo", "pathconf", "commit"]
+NFS4_OPS = {3: "access", 4: "close", 5: "commit", 8: "delegreturn", 9: "getattr", 10: "getfh", 15: "lookup",
+            18: "open", 22: "putfh", 24: "putrootfh", 25: "read", 26: "readdir", 27: "readlink", 28: "remove",
+            34: "setattr", 38: "write", 42: "exchange-id", 43: "create-session", 44: "destroy-session",
+            52: "secinfo-no-name", 53: "sequence", 57: "destroy-clientid", 58: "reclaim-complete"}
 
 
 # ---------------------------------------------------------------- pcap, TCP
@@ -220,6 +234,166 @@ def opaque_end(b, at):
 def call_arguments(rpc):
     """Offset of the arguments of an RPC call (RFC 5531 §9): after the credential and verifier."""
     return opaque_end(rpc, opaque_end(rpc, 24 + 4) + 4)
+
+
+def write_chunks(msg):
+    """The Write list (a list of segment lists) and the Reply chunk (a segment list or None) of an
+    RPC-over-RDMA header (RFC 8166 §4.3): segments (handle, length, offset)."""
+    at = 16
+    while u32(msg, at):
+        at += 4 + 4 + 16
+    at += 4
+    writes = []
+    while u32(msg, at):
+        n = u32(msg, at + 4)
+        writes.append([struct.unpack(">IIQ", msg[at + 8 + 16 * i:at + 24 + 16 * i]) for i in range(n)])
+        at += 8 + 16 * n
+    at += 4
+    reply = None
+    if u32(msg, at):
+        n = u32(msg, at + 4)
+        reply = [struct.unpack(">IIQ", msg[at + 8 + 16 * i:at + 24 + 16 * i]) for i in range(n)]
+    return writes, reply
+
+
+def rdma_writes(ulpdus):
+    """What the RDMA Writes of a direction put into each STag: {stag: {tagged offset: octets}}
+    (RFC 5041 §4.3: the tagged buffer header is 14 octets)."""
+    memory = {}
+    for u in ulpdus:
+        if tagged(u) and opcode(u) == 0:
+            stag, to = struct.unpack(">IQ", u[2:14])
+            memory.setdefault(stag, {})[to] = u[14:]
+    return memory
+
+
+def gather(memory, segments):
+    """The octets the Responder wrote into these segments (their lengths are what it wrote)."""
+    out = b""
+    for handle, length, offset in segments:
+        buf = bytearray()
+        for to, payload in sorted(memory.get(handle, {}).items()):
+            if to >= offset:
+                buf[to - offset:to - offset + len(payload)] = payload
+        if len(buf) < length:
+            sys.exit(f"a segment of {length} octets with {len(buf)} written")
+        out += bytes(buf[:length])
+    return out
+
+
+def replies(frames, from_server=True):
+    """[(RPC reply, [reduced data items])] of the Sends of a direction: an RDMA_MSG reply inline (its
+    Write chunks' data as items); from the server also an RDMA_NOMSG reply, from its Reply chunk."""
+    ulpdus = [u for _, u in frames]
+    memory = rdma_writes(ulpdus)
+    out = []
+    for msg in messages(ulpdus):
+        if len(msg) < 28:
+            continue
+        writes, reply = write_chunks(msg)
+        if u32(msg, 12) == 0:
+            rpc = msg[rpcrdma_header_length(msg):]
+            if len(rpc) >= 8 and u32(rpc, 4) == 1:
+                out.append((rpc, [gather(memory, w) for w in writes]))
+        elif u32(msg, 12) == 1 and reply and from_server:
+            out.append((gather(memory, reply), [gather(memory, w) for w in writes]))
+    return out
+
+
+def reply_results(rpc):
+    """Offset of the results of an accepted SUCCESS reply (RFC 5531 §9), or None for another reply."""
+    if len(rpc) < 24 or u32(rpc, 4) != 1 or u32(rpc, 8) != 0:
+        return None
+    at = opaque_end(rpc, 16)
+    return at + 4 if len(rpc) >= at + 4 and u32(rpc, at) == 0 else None
+
+
+def cut_data_item(stream, length_at, item, count_at=None):
+    """A reduced reply whose data item is cut to MAX_DATA_ITEM: its length word (and count) made to match."""
+    if u32(stream, length_at) != len(item):
+        sys.exit("a reduced data item whose length word does not match it")
+    cut = item[:MAX_DATA_ITEM]
+    stream = bytearray(stream)
+    for at in (length_at,) if count_at is None else (length_at, count_at):
+        stream[at:at + 4] = struct.pack(">I", len(cut))
+    return bytes(stream), cut
+
+
+def compound_results(res, reduced):
+    """[(opcode, offset of its result body)] of a COMPOUND4res (RFC 8881 §16.2.2) whose every
+    operation is one the NFSv4 client sends or Linux's client sent in the capture, or None if one is
+    not or the octets do not end with the last result. A reduced READ has only its length word."""
+    def opaque(at):
+        return opaque_end(res, at)
+
+    def bitmap(at):
+        return at + 4 + 4 * u32(res, at)
+
+    def fattr(at):
+        return opaque(bitmap(at))
+
+    at = opaque(4)
+    ops = []
+    count = u32(res, at)
+    at += 4
+    for _ in range(count):
+        op, status = u32(res, at), u32(res, at + 4)
+        at += 8
+        ops.append((op, at))
+        if status != 0:
+            at = bitmap(at) if op == 34 else at   # SETATTR4res has attrsset in both arms
+            break
+        if op in (8, 15, 22, 24, 44, 57, 58):
+            pass
+        elif op in (3, 5):                        # ACCESS: supported, access; COMMIT: verifier
+            at += 8
+        elif op in (4, 38):                       # CLOSE: stateid; WRITE: count, committed, verifier
+            at += 16
+        elif op == 9:
+            at = fattr(at)
+        elif op == 10:
+            at = opaque(at)
+        elif op == 25:                            # READ: eof, data
+            at = at + 8 if reduced else opaque(at + 4)
+        elif op == 26:                            # READDIR: verifier, entries, eof
+            at += 8
+            while u32(res, at):
+                at = fattr(opaque(at + 12))
+            at += 8
+        elif op == 34:
+            at = bitmap(at)
+        elif op == 18:                            # OPEN: stateid, change_info4, rflags, attrset, delegation
+            at = bitmap(at + 16 + 20 + 4)
+            kind = u32(res, at)
+            at += 4
+            if kind in (1, 2):
+                at += 16 + 4 + (12 if kind == 2 else 0)
+                at = opaque(at + 12)
+            elif kind == 3:
+                at += 4 + (4 if u32(res, at) in (1, 2) else 0)
+        elif op == 42:                            # EXCHANGE_ID
+            at = opaque(opaque(at + 8 + 4 + 4 + 4 + 8))
+            impl = u32(res, at)
+            at += 4
+            for _ in range(impl):
+                at = opaque(opaque(at)) + 12
+        elif op == 43:                            # CREATE_SESSION: id, sequence, flags, two channel_attrs4
+            at += 24
+            for _ in range(2):
+                at += 24
+                at += 4 + 4 * u32(res, at)
+        elif op == 52:                            # SECINFO_NO_NAME
+            flavors = u32(res, at)
+            at += 4
+            for _ in range(flavors):
+                at += 4
+                if u32(res, at - 4) == 6:         # RPCSEC_GSS: oid, qop, service
+                    at = opaque(at) + 8
+        elif op == 53:
+            at += 16 + 20
+        else:
+            return None
+    return ops if at == len(res) else None
 
 
 # ---------------------------------------------------------------- output
@@ -400,7 +574,82 @@ def main():
                 half = len(r) // 2
                 split += struct.pack(">I", half) + r[:half] + struct.pack(">I", 0x80000000 | len(r) - half) + r[half:]
             seeds.add("RecordMarkingFuzzTarget", f"{base}-calls-two-fragments-limit-4096", b"\xC3" + split)
+            nfs3_reply_seeds(seeds, base, calls, replies(per_dir["s2c"][2]))
+    nfs4_reply_seeds(seeds)
     seeds.write()
+
+
+def procedure_name(program, procedure):
+    if program == 100227:                          # NFS_ACL v3 (Linux): NULL, GETACL
+        return "nfsacl-" + (["null", "getacl"][procedure] if procedure < 2 else f"proc-{procedure}")
+    return NFS3_PROCS[procedure] if procedure < len(NFS3_PROCS) else f"proc-{procedure}"
+
+
+def nfs3_reply_seeds(seeds, base, calls, answers):
+    """The first reply to each procedure of an NFSv3 connection: whole for the RPC client's target,
+    its results for the NFSv3 client's (READ with its Write chunk data as the reduced item)."""
+    asked = {u32(c, 0): (u32(c, 12), u32(c, 20)) for c in calls}
+    seen = set()
+    for rpc, items in answers:
+        if u32(rpc, 0) not in asked:
+            sys.exit(f"{base}: a reply whose xid no call has")
+        program, proc = asked[u32(rpc, 0)]
+        if (program, proc) in seen:
+            continue
+        seen.add((program, proc))
+        name = procedure_name(program, proc)
+        if len(rpc) <= MAX_STREAM:
+            seeds.add("RpcClientReplyFuzzTarget", f"{base}-reply-{name}", b"\x00" + rpc)
+        at = reply_results(rpc)
+        if program != 100003 or at is None:
+            continue
+        results = rpc[at:]
+        if not items:
+            seeds.add("Nfs3ResultsFuzzTarget", f"{base}-{name}", bytes([proc]) + results)
+        elif proc == 6 and len(items) == 1:
+            # READ3resok: status, post_op_attr, count, eof, then the data's length word (RFC 1813 §3.3.6).
+            attrs = 4 + (84 if u32(results, 4) else 0)
+            stream, item = cut_data_item(results, 4 + attrs + 8, items[0], count_at=4 + attrs)
+            seeds.add("Nfs3ResultsFuzzTarget", f"{base}-{name}",
+                      bytes([0x40 | proc]) + struct.pack(">H", len(item)) + stream + item)
+        else:
+            sys.exit(f"{base}: Write chunks in a reply to {name}")
+
+
+def nfs4_reply_seeds(seeds):
+    """The NFSv4 client's reply target: the first COMPOUND reply of each sequence of operations on
+    each connection of the NFSv4.2 capture, after the operations' opcodes (READ with its Write chunk
+    data as the reduced item); the back channel's: the client's replies to the server's CB_COMPOUNDs."""
+    conns = connections(os.path.join(CAPTURES, NFS4_FILE + ".pcap"))
+    for index, (_, c2s, s2c) in enumerate(conns):
+        base = NFS4_FILE if len(conns) == 1 else f"{NFS4_FILE}-s{index}"
+        answers = [rpc for rpc, _ in replies(fpdus(c2s, startup_frame(c2s)), from_server=False)]
+        for n, rpc in enumerate(answers):
+            seeds.add("Nfs4CallbackReplyFuzzTarget", f"{base}-cb-reply-{n}", rpc)
+        seen = set()
+        for rpc, items in replies(fpdus(s2c, startup_frame(s2c))):
+            at = reply_results(rpc)
+            if at is None or at == len(rpc):
+                continue                           # not a successful COMPOUND (NULL has no results)
+            res = rpc[at:]
+            ops = compound_results(res, bool(items))
+            if ops is None:
+                print(f"{base}: a reply with an operation this script cannot walk: left out", file=sys.stderr)
+                continue
+            opcodes = bytes(op for op, _ in ops)
+            if opcodes in seen or not 1 <= len(opcodes) <= 16 or len(res) > MAX_STREAM:
+                continue
+            seen.add(opcodes)
+            name = f"{base}-" + "-".join(NFS4_OPS[op] for op in opcodes)
+            if not items:
+                seeds.add("Nfs4CompoundReplyFuzzTarget", name, bytes([len(opcodes) - 1]) + opcodes + res)
+                continue
+            reads = [body for op, body in ops if op == 25]
+            if len(items) != 1 or len(reads) != 1:
+                sys.exit(f"{base}: Write chunks in a reply that is not one READ")
+            stream, item = cut_data_item(res, reads[0] + 4, items[0])   # READ4resok: eof, then data
+            seeds.add("Nfs4CompoundReplyFuzzTarget", name, bytes([0x40 | len(opcodes) - 1]) + opcodes
+                      + struct.pack(">H", len(item)) + stream + item)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ package org.iwarp4j.oncrpc;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.util.ReferenceCountUtil;
 
 import java.nio.charset.StandardCharsets;
@@ -227,6 +228,25 @@ public final class XdrEncoder {
         closeInline();
         done = true;
         return XdrMessage.of(pieces);
+    }
+
+    /**
+     * Ends the encoder and returns its XDR stream as one array (the implicit padding of
+     * DDP-eligible pieces included); nothing stays allocated. For small items whose octets are
+     * kept as such.
+     */
+    public byte[] toByteArray() {
+        XdrMessage message = toMessage();
+        try {
+            ByteBuf stream = message.stream();
+            try {
+                return ByteBufUtil.getBytes(stream);
+            } finally {
+                stream.release();
+            }
+        } finally {
+            message.release();
+        }
     }
 
     /** Ends the encoder and releases everything written (for error paths). */

@@ -140,6 +140,16 @@ class XdrCodecTest {
     }
 
     @Test
+    void toByteArrayGivesTheStreamWithPaddingAndReleasesThePieces() {
+        ByteBuf ddp = Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
+        XdrEncoder out = XdrEncoder.create().writeInt(7);
+        out.writeDdpEligibleOpaque(ddp, 16).writeInt(8);
+        assertThat(out.toByteArray()).containsExactly(0, 0, 0, 7, 0, 0, 0, 3, 1, 2, 3, 0, 0, 0, 0, 8);
+        assertThat(ddp.refCnt()).isZero();
+        assertThatThrownBy(() -> out.writeInt(9)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void discardReleasesWhatWasWritten() {
         ByteBuf data = Unpooled.buffer().writeZero(10);
         XdrEncoder out = XdrEncoder.create().writeInt(1);

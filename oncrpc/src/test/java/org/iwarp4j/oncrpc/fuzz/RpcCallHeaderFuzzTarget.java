@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import org.iwarp4j.oncrpc.AuthSys;
 import org.iwarp4j.oncrpc.RpcConstants;
 import org.iwarp4j.oncrpc.XdrDecoder;
-import org.iwarp4j.oncrpc.XdrEncoder;
 import org.iwarp4j.oncrpc.XdrException;
-import org.iwarp4j.oncrpc.XdrMessage;
 import org.iwarp4j.oncrpc.internal.RpcCallHeader;
 import org.iwarp4j.testkit.FuzzInput;
 
@@ -56,16 +53,7 @@ class RpcCallHeaderFuzzTarget {
     }
 
     private static byte[] encode(RpcCallHeader header) {
-        XdrEncoder out = XdrEncoder.create();
-        header.encode(out);
-        XdrMessage message = out.toMessage();
-        ByteBuf stream = message.stream();
-        try {
-            return ByteBufUtil.getBytes(stream);
-        } finally {
-            stream.release();
-            message.release();
-        }
+        return XdrOctets.of(header::encode);
     }
 
     private static RpcCallHeader decode(byte[] octets) {

@@ -14,6 +14,7 @@ import org.iwarp4j.oncrpc.RpcClientTransport;
 import org.iwarp4j.oncrpc.RpcReply;
 import org.iwarp4j.oncrpc.RpcTransportInfo;
 import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.oncrpc.XdrException;
 import org.iwarp4j.oncrpc.internal.LogRateLimit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,7 +174,14 @@ final class Callbacks {
                     failed(session, "CB_COMPOUND failed: " + error);
                     return;
                 }
-                int status = cbSequenceStatus(reply);
+                int status;
+                try {
+                    status = cbSequenceStatus(reply);
+                } catch (XdrException e) {
+                    // Thrown out of this stage it would end the probe unseen: neither counted nor logged.
+                    failed(session, "CB_COMPOUND reply undecodable: " + e.getMessage());
+                    return;
+                }
                 if (status == NFS4_OK) {
                     countAnswered();
                     log.debug("NFSv4.1 back channel of session {}: CB_SEQUENCE answered NFS4_OK", session);
@@ -213,7 +221,10 @@ final class Callbacks {
         return failureLog.heldTotal();
     }
 
-    /** The status of CB_COMPOUND4res's CB_SEQUENCE result (RFC 8881 §20.9). */
+    /**
+     * The status of CB_COMPOUND4res's CB_SEQUENCE result (RFC 8881 §20.9); {@link XdrException}
+     * if the client's reply is cut short.
+     */
     private static int cbSequenceStatus(RpcReply reply) {
         XdrDecoder in = reply.results();
         int status = in.readInt();

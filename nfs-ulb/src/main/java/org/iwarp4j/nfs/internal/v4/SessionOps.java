@@ -379,19 +379,7 @@ final class SessionOps {
     static byte[] encode(java.util.function.Consumer<XdrEncoder> body) {
         XdrEncoder e = XdrEncoder.create(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
         body.accept(e);
-        var m = e.toMessage();
-        try {
-            var s = m.stream();
-            try {
-                byte[] b = new byte[s.readableBytes()];
-                s.readBytes(b);
-                return b;
-            } finally {
-                s.release();
-            }
-        } finally {
-            m.release();
-        }
+        return e.toByteArray();
     }
 
     static ByteBuffer key(byte[] b) {

@@ -83,4 +83,18 @@ class Nfs4CallbackProbeTest {
         assertThat(retries).hasSize(1);
         assertThat(callbacks.failed()).isZero();
     }
+
+    @Test
+    void aCbCompoundReplyCutShortCountsAsAFailedCallback() {
+        // xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS; CB_COMPOUND4res: NFS4_OK, empty tag,
+        // one result, CB_SEQUENCE's opcode, and there the reply ends: no status
+        byte[] reply = Hex.decode("00000000 00000001 00000000 00000000 00000000 00000000"
+                + "00000000 00000000 00000001 0000000b");
+
+        CallbackProbes.Outcome outcome = CallbackProbes.probe(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, reply);
+
+        assertThat(outcome.answered()).as("CB_NULL only").isEqualTo(1);
+        assertThat(outcome.failed()).as("the undecodable CB_SEQUENCE reply").isEqualTo(1);
+        assertThat(outcome.closed()).isTrue();
+    }
 }
