@@ -209,14 +209,20 @@ public final class Rnic implements AutoCloseable {
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
                             QueuePair queuePair = decision.queuePair();
+                            if (queuePair.rnic() != Rnic.this) {
+                                // Its connection would run on this RNIC's event loops, outside its
+                                // own RNIC's connections: that RNIC's close would leave it, and the
+                                // regions its peer may reach, alive. Refused as below; the queue
+                                // pair is not taken, its own RNIC may still connect it.
+                                return refuseAccept(queuePair, "belongs to RNIC " + queuePair.rnic().name()
+                                        + ", not to " + name);
+                            }
                             if (!queuePair.claimForConnection()) {
                                 // A queue pair runs one connection: a second engine on its work
                                 // queue would take the first one's work. Refused as the ULP's own
                                 // reject is (MPA Reply R=1, then closed: FailedStartup).
-                                logAcceptRefused(queuePair);
-                                return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
-                                        "queue pair " + queuePair.number() + " was already connected, accepted"
-                                                + " or closed"));
+                                return refuseAccept(queuePair, "is " + queuePair.state()
+                                        + " and was already connected, accepted or closed");
                             }
                             ch.pipeline().addLast(queuePair.newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
@@ -238,18 +244,21 @@ public final class Rnic implements AutoCloseable {
     }
 
     /**
-     * A ULP bug, but a peer can make it happen once per connection it opens: rate-limited as the
-     * queue pairs' failures are.
+     * An accept with a queue pair that cannot take the connection: an MPA reject instead (Reply
+     * R=1, then closed: FailedStartup), and a warning. A ULP bug, but a peer can make it happen once
+     * per connection it opens: rate-limited as the queue pairs' failures are.
      */
-    private void logAcceptRefused(QueuePair queuePair) {
+    private CompletableFuture<MpaDecision> refuseAccept(QueuePair queuePair, String why) {
         long unlogged = failureLogLimit.admit();
-        String message = "{}: a connection request was accepted with queue pair {}, which is {} and was already"
-                + " connected, accepted or closed; rejected ({} not logged since the last message)";
+        String message = "{}: a connection request was accepted with queue pair {}, which {}; rejected ({} not"
+                + " logged since the last message)";
         if (unlogged >= 0) {
-            log.warn(message, name, queuePair.number(), queuePair.state(), unlogged);
+            log.warn(message, name, queuePair.number(), why, unlogged);
         } else {
-            log.debug(message, name, queuePair.number(), queuePair.state(), unlogged);
+            log.debug(message, name, queuePair.number(), why, unlogged);
         }
+        return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
+                "queue pair " + queuePair.number() + " " + why));
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
