@@ -136,22 +136,27 @@ class ResizedMemoryTest {
     void localWorkWithShrunkMemoryCompletesLocalProtectionErrorAndSendsNothing() throws Exception {
         ByteBuf memory = pooledFilled();
         ByteBuf message = ByteBufAllocator.DEFAULT.directBuffer(4).writeInt(0x0BADCAFE);
+        ByteBuf released = Unpooled.directBuffer(16).writeZero(16);
         try (Connection c = new Connection(memory, Access.LOCAL_WRITE, QueuePairSettings.NO_DIRECT_PLACEMENT)) {
             MemoryRegion good = c.pd.register(message, EnumSet.noneOf(Access.class));
+            // Released under its registration: no longer as registered either (unpooled, so it shows).
+            MemoryRegion gone = c.pd.register(released, EnumSet.noneOf(Access.class));
+            released.release();
             shrink(memory);
 
             c.qp.postReceive(new ReceiveWorkRequest(1, c.mr.sge(BEYOND, LENGTH)));
             c.qp.postSend(SendWorkRequest.send(2, c.mr.sge(BEYOND, LENGTH)),
                     SendWorkRequest.rdmaRead(3, 0x1234, 0, c.mr.sge(BEYOND, LENGTH)),
-                    SendWorkRequest.send(4, good.sge()));
+                    SendWorkRequest.send(4, gone.sge()),
+                    SendWorkRequest.send(5, good.sge()));
 
-            for (int id = 1; id <= 3; id++) {
+            for (int id = 1; id <= 4; id++) {
                 WorkCompletion refused = RdmaPair.next(c.cq);
                 assertThat(refused.workRequestId()).isEqualTo(id);
                 assertThat(refused.status()).isEqualTo(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
             }
             WorkCompletion sent = RdmaPair.next(c.cq);
-            assertThat(sent.workRequestId()).isEqualTo(4);
+            assertThat(sent.workRequestId()).isEqualTo(5);
             assertThat(sent.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
             // The first message on the wire is the good Send, MSN 1: nothing of the refused ones.
             assertThat(Hex.encode(c.peer.take())).isEqualTo("4143" + "00000000" + "00000000" + "00000001"
