@@ -40,7 +40,9 @@ final class MemoryPlacement {
         if (BY_ADDRESS && src.hasMemoryAddress() && dst.hasMemoryAddress() && src.refCnt() > 0 && dst.refCnt() > 0) {
             // Both are direct memory at known addresses (a read buffer, or a slice of it, into
             // registered memory): copy by address, with no NIO view to build per segment. The
-            // ranges are checked here because nothing below checks them.
+            // ranges are checked here because nothing below checks them; against each buffer's own
+            // capacity, which for a slice of registered memory is not its buffer's once that was
+            // resized: the registration's memory check (TaggedBuffer.memoryAsRegistered) covers that.
             checkRange(src, srcIndex, length);
             checkRange(dst, dstIndex, length);
             long from = src.memoryAddress() + srcIndex;

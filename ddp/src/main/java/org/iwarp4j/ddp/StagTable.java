@@ -31,7 +31,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the required {@link Access}; TO + length does not wrap 2^64; {@code [TO, TO + length)} lies in
  * {@code [base, base + length)}. A zero-length access is allowed without any lookup, whatever the
  * STag and TO (RFC 5041 §5.2, DDP-R-031; RFC 6581 RTR messages rely on it: the Write RTR's STag
- * and TO are not checked, MPA2-R-013).
+ * and TO are not checked, MPA2-R-013). {@link #place} and
+ * {@link #retainedSlice} then make sure the memory is still as registered ({@link
+ * TaggedBuffer#memoryAsRegistered()}: its owner may have resized or reallocated it), which
+ * {@link #check} does not: a failure there is this end's, {@link DdpError#LOCAL_CATASTROPHIC}.
  *
  * <p><b>Threads.</b> All methods are thread-safe. Lookups are lock-free. A placement holds its
  * buffer's read lock from its checks to the end of its copy, and {@link #invalidate(int)} and
@@ -247,7 +250,9 @@ public final class StagTable {
      *
      * @throws DdpException with the §7.2 number and {@link DdpException#stagCheck()}; no segment is
      *     attached (see {@link #place(DdpSegment, int, long, Access)}). A buffer whose memory was
-     *     released or shrunk behind the table's back gives {@link DdpError#LOCAL_CATASTROPHIC}.
+     *     released, resized or reallocated since registration ({@link TaggedBuffer#memoryAsRegistered()})
+     *     gives {@link DdpError#LOCAL_CATASTROPHIC}, without a {@link StagCheck}: the segment passed
+     *     every §7.1 check, and nothing is written.
      */
     public void place(int stag, int protectionDomain, long streamId, Access required, long to, ByteBuf payload)
             throws DdpException {
@@ -326,6 +331,13 @@ public final class StagTable {
             StagCheck result = checkBuffer(buffer, protectionDomain, streamId, required, to, length);
             if (result != StagCheck.VALID) {
                 throw failure(result, stag, to, length, buffer);
+            }
+            if (!buffer.memoryAsRegistered()) {
+                // The range check above was against the registration; the memory under it has
+                // since been released, resized or moved (a slice keeps its capacity and follows its
+                // buffer's new memory): the access could reach past the memory's end.
+                throw new DdpException(DdpError.LOCAL_CATASTROPHIC, String.format("the memory of STag 0x%08x was"
+                        + " released, resized or reallocated after its registration", stag));
             }
             try {
                 return access.apply(buffer, (int) (to - buffer.baseTo()));

@@ -21,6 +21,12 @@ import org.iwarp4j.mpa.PlacementGuard;
  * someone else, whose octets a placement would then overwrite (Netty cannot tell).
  * Placement never moves the memory's reader or writer index.
  *
+ * <p>The memory must also stay where it is: registration records the address (or array) and the
+ * capacity of the buffer at the root of {@code memory} ({@link #memoryAsRegistered()}), and once the
+ * owner resizes or reallocates it ({@code capacity(n)}, or a write that grows it) every access
+ * through the table fails {@link DdpError#LOCAL_CATASTROPHIC} and the placement guard refuses, so
+ * nothing is written past its new end or into memory that is no longer the registered memory.
+ *
  * <p>Instances are created by {@link StagTable#register}; all getters are thread-safe.
  */
 public final class TaggedBuffer {
@@ -35,6 +41,7 @@ public final class TaggedBuffer {
     private final int length;
     private final Set<Access> access;
     private final ByteBuf memory;
+    private final RootMemory root;
     /** Read-held by a placement while it checks and copies; write-held to invalidate. */
     final StampedLock lock = new StampedLock();
     private volatile boolean valid = true;
@@ -59,7 +66,7 @@ public final class TaggedBuffer {
         @Override
         public boolean enter() {
             long stamp = lock.readLock();
-            if (valid) {
+            if (valid && root.unchanged()) {
                 return true;
             }
             lock.unlockRead(stamp);
@@ -81,6 +88,7 @@ public final class TaggedBuffer {
         this.length = length;
         this.access = access.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(access));
         this.memory = memory;
+        this.root = new RootMemory(memory);
     }
 
     /** The Steering Tag: 24-bit index in bits 31..8, 8-bit key in bits 7..0. */
@@ -119,11 +127,25 @@ public final class TaggedBuffer {
     }
 
     /**
+     * Whether the memory is still the memory that was registered: the buffer at the root of {@link
+     * #memory()} (the one its slices and wrappers derive from) is not released and has the capacity
+     * and the memory address, or backing array, it had at registration. {@code false} once its owner
+     * resized or reallocated it ({@code ByteBuf.capacity(n)}, or a write that grew it): {@link
+     * #memory()}, a slice that keeps its capacity while its octets follow the root, could then reach
+     * past the root's new end. {@link StagTable}'s accesses and {@link #placementGuard()} refuse
+     * such memory; local users of the buffer (a Send's or Read's local segments) must ask.
+     */
+    public boolean memoryAsRegistered() {
+        return root.unchanged();
+    }
+
+    /**
      * The guard of a placement into this buffer that does not go through {@link StagTable} (MPA's
      * direct placement, whose socket read writes the memory, and a Send's placement into a receive
      * posted in this buffer, {@link ScatterEntry}): entered, it holds the buffer's read
      * lock, so that {@link StagTable#invalidate} and {@link StagTable#deregister} wait for it as for
-     * the table's own placements (§8.3.1 #6); it refuses once the buffer is invalid.
+     * the table's own placements (§8.3.1 #6); it refuses once the buffer is invalid, or its memory
+     * is no longer {@linkplain #memoryAsRegistered() as registered}.
      */
     public PlacementGuard placementGuard() {
         return placementGuard;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
@@ -396,6 +397,60 @@ class StagTableTest {
                 () -> table.place(stag, PD, 1, Access.REMOTE_WRITE, BASE, payload));
         payload.release();
         assertThat(e.error()).isEqualTo(DdpError.LOCAL_CATASTROPHIC);
+    }
+
+    /**
+     * Memory resized after registration (finding 7 of docs/limits.md's tenth review): registered as
+     * rdmap registers it, through a slice, whose capacity does not follow its buffer's. A pooled
+     * buffer shrinks in place, so the octets past its new end can be read once the capacity is given
+     * back: a placement there, copied by address, wrote them. Every access now fails Local
+     * Catastrophic, the guard of direct placement refuses, and the buffer is usable again once its
+     * memory is as registered.
+     */
+    @Test
+    void memoryShrunkAfterRegistrationIsALocalErrorAndNothingIsWrittenPastItsEnd() throws Exception {
+        byte[] fill = new byte[8192];
+        java.util.Arrays.fill(fill, GUARD);
+        ByteBuf memory = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(8192, 8192).writeBytes(fill);
+        try {
+            TaggedBuffer buffer = table.register(PD, BASE, 8192, EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ),
+                    memory.slice());
+            memory.capacity(6000);
+
+            ByteBuf payload = Bufs.buf(Bufs.pattern(1000, 1));
+            DdpException e = catchThrowableOfType(DdpException.class,
+                    () -> table.place(buffer.stag(), PD, 1, Access.REMOTE_WRITE, BASE + 7000, payload));
+            payload.release();
+            assertThat(e.error()).isEqualTo(DdpError.LOCAL_CATASTROPHIC);
+            assertThat(e).hasMessageContaining("resized or reallocated");
+            assertThat(catchThrowableOfType(DdpException.class, () -> table.retainedSlice(buffer.stag(), PD, 1,
+                    Access.REMOTE_READ, BASE + 7000, 1000)).error()).isEqualTo(DdpError.LOCAL_CATASTROPHIC);
+            assertThat(buffer.placementGuard().enter()).as("direct placement refused").isFalse();
+
+            memory.capacity(8192);
+            assertThat(ByteBufUtil.getBytes(memory, 0, 8192)).as("nothing written past the shrunk end").isEqualTo(fill);
+            placed(buffer.stag(), BASE + 7000, 1000); // the same memory again: usable
+        } finally {
+            memory.release();
+        }
+    }
+
+    @Test
+    void heapMemoryReallocatedAfterRegistrationIsALocalError() {
+        ByteBuf memory = io.netty.buffer.Unpooled.buffer(64).writeZero(64);
+        try {
+            int stag = table.register(PD, BASE, 64, WRITE, memory.slice()).stag();
+            memory.capacity(128); // a new array
+            ByteBuf payload = Bufs.buf(Bufs.pattern(16, 1));
+            DdpException e = catchThrowableOfType(DdpException.class,
+                    () -> table.place(stag, PD, 1, Access.REMOTE_WRITE, BASE, payload));
+            payload.release();
+            assertThat(e.error()).isEqualTo(DdpError.LOCAL_CATASTROPHIC);
+            assertThat(ByteBufUtil.getBytes(memory, 0, 128)).as("nothing placed in the new array")
+                    .isEqualTo(new byte[128]);
+        } finally {
+            memory.release();
+        }
     }
 
     @Test

@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
  * Where work completions go, like ibv_cq: bounded, filled by the queue pairs' event loops,
- * polled from any thread — or, with a listener, handed to the listener on the event loop that
- * completed them (the listener must not block).
+ * polled from any thread (waited for from any but the RNIC's event loops, see {@link #take()}) —
+ * or, with a listener, handed to the listener on the event loop that completed them (the listener
+ * must not block).
  *
  * <p>An overrun (more unpolled completions than the capacity) loses the completion that did not
  * fit and fails the queue pair that overran the queue, as a hardware RNIC does (a completion queue
@@ -47,6 +49,8 @@ public final class CompletionQueue {
     private final ConcurrentLinkedQueue<Thread> waiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
     private final int capacity;
+    /** Whether the calling thread is one of the RNIC's event loops, where no call may wait. */
+    private final BooleanSupplier onEventLoop;
     private volatile Consumer<WorkCompletion> listener;
     /** A wake-up task is scheduled on some event loop and has not started yet. */
     private final AtomicBoolean wakeScheduled = new AtomicBoolean();
@@ -54,11 +58,18 @@ public final class CompletionQueue {
     /** Unparks so far, for tests: the cost this class exists to keep low. */
     private final AtomicLong wakeUps = new AtomicLong();
 
+    /** A queue that any thread may wait on (for tests). */
     CompletionQueue(int capacity) {
+        this(capacity, () -> false);
+    }
+
+    /** A queue of an RNIC: {@code onEventLoop} tells whether the caller is one of its event loops. */
+    CompletionQueue(int capacity, BooleanSupplier onEventLoop) {
         if (capacity < 1) {
             throw new IllegalArgumentException("completion queue capacity must be positive: " + capacity);
         }
         this.capacity = capacity;
+        this.onEventLoop = onEventLoop;
     }
 
     public int capacity() {
@@ -77,14 +88,42 @@ public final class CompletionQueue {
         return c;
     }
 
-    /** The next completion, waiting up to {@code timeout}; {@code null} if none came. */
+    /**
+     * The next completion, waiting up to {@code timeout}; {@code null} if none came. A positive
+     * timeout may not be given on one of the RNIC's event loops, see {@link #take()}.
+     *
+     * @throws IllegalStateException if {@code timeout} is positive and this is called on one of the
+     *         RNIC's event loops
+     */
     public WorkCompletion poll(long timeout, TimeUnit unit) throws InterruptedException {
-        return await(true, unit.toNanos(timeout));
+        long nanos = unit.toNanos(timeout);
+        if (nanos > 0) {
+            checkMayWait("poll with a timeout");
+        }
+        return await(true, nanos);
     }
 
-    /** The next completion, waiting as long as it takes. */
+    /**
+     * The next completion, waiting as long as it takes.
+     *
+     * <p>Not on one of the RNIC's event loops (a {@link #setListener listener}, a connection request
+     * handler, a callback of a queue pair's futures): a completion is made on the event loop of its
+     * queue pair, which may be the very loop the wait blocks, so it could wait for ever. There it
+     * throws, whether or not a completion is queued; {@link #poll()} and a zero timeout are allowed.
+     *
+     * @throws IllegalStateException if called on one of the RNIC's event loops
+     */
     public WorkCompletion take() throws InterruptedException {
+        checkMayWait("take");
         return await(false, 0);
+    }
+
+    private void checkMayWait(String call) {
+        if (onEventLoop.getAsBoolean()) {
+            throw new IllegalStateException(call + " waits for a completion and cannot be called on one of the"
+                    + " RNIC's event loops, which make the completions: call it from another thread, or use"
+                    + " poll() or setListener there");
+        }
     }
 
     private WorkCompletion await(boolean timed, long nanos) throws InterruptedException {

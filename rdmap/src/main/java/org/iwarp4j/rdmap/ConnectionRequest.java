@@ -33,7 +33,9 @@ public final class ConnectionRequest {
     /**
      * Accept, binding the connection to {@code queuePair} (state IDLE, receives may be posted). A
      * queue pair runs one connection: one already connected, accepted or closed is not bound, and
-     * the peer gets an MPA reject instead (logged as a warning).
+     * the peer gets an MPA reject instead (logged as a warning). So is one of another RNIC than the
+     * listening one (its connection would run on the listening RNIC's event loops and outlive its
+     * own RNIC's close): MPA reject, warning, and the queue pair is left IDLE for its own RNIC.
      */
     public ConnectionDecision accept(QueuePair queuePair) {
         return new ConnectionDecision(queuePair, null);

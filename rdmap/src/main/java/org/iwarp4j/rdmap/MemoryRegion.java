@@ -11,6 +11,15 @@ import org.iwarp4j.ddp.TaggedBuffer;
  * reach it, and the tagged offsets it answers to: [{@link #baseTaggedOffset()}, base + length).
  * The memory is the caller's {@link ByteBuf}; the registration neither copies nor releases it —
  * keep it alive, and unchanged by others, while work requests use it.
+ *
+ * <p>Keep it where it is, too: the region is the memory as registered. Once its buffer is resized or
+ * reallocated ({@code capacity(n)}, or a write past its capacity that grows it) the region refuses
+ * every use, as RNICs refuse memory that is no longer pinned: the peer's RDMA Write or Read Response
+ * into it ends the connection with a Terminate DDP Local Catastrophic (0x1/0x0/0x00), its RDMA Read
+ * Request of it with RDMAP Local Catastrophic (0x0/0x0/0x00), nothing placed or sent (the error is
+ * this end's, RFC 5041 §7.2, RFC 5040 §7.1 #1; {@link QueuePair#failureCause()} says which region);
+ * a local work request using it completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} and
+ * the queue pair goes on. Register the buffer again after resizing it.
  */
 public final class MemoryRegion implements AutoCloseable {
 

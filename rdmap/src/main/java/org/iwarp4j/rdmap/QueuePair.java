@@ -212,11 +212,14 @@ public final class QueuePair {
      * "connection closed with work outstanding, not by this queue pair", or, for a connection that
      * never reached RTS, why (the TCP connect's failure, an {@code MpaRejectedException}, MPA's
      * startup timeout: the cause {@link #established()} failed with); or a completion queue
-     * overrun, an IllegalStateException reading "completion queue overrun, capacity N" (the one
-     * failure here that is also sent to the peer: a Terminate, RDMAP Local Catastrophic Error,
-     * which {@link #terminateReason()} then names); or, beside a Terminate received that was itself
-     * invalid, an IOException reading "invalid Terminate from the peer, not answered" and why
-     * ({@link #terminateReceived()}); {@code null} if none.
+     * overrun, an IllegalStateException reading "completion queue overrun, capacity N" (a failure
+     * that is also sent to the peer: a Terminate, RDMAP Local Catastrophic Error, which {@link
+     * #terminateReason()} then names); or a placement or Read Response this end could not make, a
+     * {@code DdpException} saying why (registered memory released, resized or reallocated since its
+     * registration, see {@link MemoryRegion}; a posted receive whose region went away), also sent to
+     * the peer as a Terminate, DDP or RDMAP Local Catastrophic; or, beside a Terminate received
+     * that was itself invalid, an IOException reading "invalid Terminate from the peer, not
+     * answered" and why ({@link #terminateReceived()}); {@code null} if none.
      * Every completion failed after it carries it too ({@link WorkCompletion#failureCause()}).
      */
     public Throwable failureCause() {

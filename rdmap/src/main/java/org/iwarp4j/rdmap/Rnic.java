@@ -150,8 +150,12 @@ public final class Rnic implements AutoCloseable {
         return transport;
     }
 
+    /**
+     * A completion queue for this RNIC's queue pairs. Its waiting calls ({@link CompletionQueue#take()},
+     * a timed {@link CompletionQueue#poll(long, TimeUnit)}) may not be made on this RNIC's event loops.
+     */
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new CompletionQueue(capacity);
+        return new CompletionQueue(capacity, this::inOwnEventLoop);
     }
 
     /** A queue pair in state IDLE: post receives, then connect it or accept a request with it. */
@@ -183,12 +187,61 @@ public final class Rnic implements AutoCloseable {
      * also after a reject, whether {@code handler} rejected the request or MPA did (the Initiator
      * asks for CRC or markers that {@code mpa} turns off), which RFC 5044 §7.1.2 leaves to the ULP
      * (MPA-R-056); see {@code FailedStartup}.
+     *
+     * <p>Waits until the listening socket is bound, so it may not be called on one of this RNIC's
+     * event loops (in a {@link CompletionQueue#setListener completion queue listener}, a {@link
+     * ConnectionRequestHandler}, a callback of {@link QueuePair#established()} or {@link
+     * QueuePair#closeFuture()}): the bind may need that very loop. There it throws {@link
+     * IllegalStateException}, whichever loop the listener would have been given; use {@link
+     * #listenAsync} there.
+     *
+     * @throws IllegalStateException if called on one of this RNIC's event loops
      */
     public Listener listen(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler)
             throws InterruptedException {
+        if (inOwnEventLoop()) {
+            throw new IllegalStateException(name + ": listen waits for the bind and cannot be called on one of"
+                    + " the RNIC's event loops (a completion queue listener, a connection request handler, a"
+                    + " queue pair's callback); call it from another thread, or use listenAsync");
+        }
+        Channel server = bind(local, mpa, handler).sync().channel();
+        channels.add(server);
+        return new Listener(server, this::inOwnEventLoop);
+    }
+
+    /**
+     * As {@link #listen}, without waiting: the future completes with the listener once the socket
+     * is bound (on the event loop the listener was given), or exceptionally if the bind fails (the
+     * address in use, the RNIC closed). May be called on any thread, this RNIC's event loops
+     * included.
+     */
+    public CompletableFuture<Listener> listenAsync(SocketAddress local, MpaSettings mpa,
+                                                   ConnectionRequestHandler handler) {
+        CompletableFuture<Listener> listening = new CompletableFuture<>();
+        ChannelFuture bound = bind(local, mpa, handler);
+        if (bound.isDone()) {
+            // A closed RNIC fails the registration at once, and would never notify a listener on
+            // its terminated event loop (as in connect).
+            bound(bound, listening);
+        } else {
+            bound.addListener(f -> bound((ChannelFuture) f, listening));
+        }
+        return listening;
+    }
+
+    private void bound(ChannelFuture bound, CompletableFuture<Listener> listening) {
+        if (bound.isSuccess()) {
+            channels.add(bound.channel());
+            listening.complete(new Listener(bound.channel(), this::inOwnEventLoop));
+        } else {
+            listening.completeExceptionally(bound.cause());
+        }
+    }
+
+    private ChannelFuture bind(SocketAddress local, MpaSettings mpa, ConnectionRequestHandler handler) {
         ConnectionLimits limits = new ConnectionLimits(maxConnectionsPerListener, maxConnectionsPerAddress, log,
                 name + " listener", meters::connectionRefused);
-        Channel server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
+        return new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -209,14 +262,20 @@ public final class Rnic implements AutoCloseable {
                                         decision == null ? new byte[0] : decision.privateData(), "rejected by the ULP"));
                             }
                             QueuePair queuePair = decision.queuePair();
+                            if (queuePair.rnic() != Rnic.this) {
+                                // Its connection would run on this RNIC's event loops, outside its
+                                // own RNIC's connections: that RNIC's close would leave it, and the
+                                // regions its peer may reach, alive. Refused as below; the queue
+                                // pair is not taken, its own RNIC may still connect it.
+                                return refuseAccept(queuePair, "belongs to RNIC " + queuePair.rnic().name()
+                                        + ", not to " + name);
+                            }
                             if (!queuePair.claimForConnection()) {
                                 // A queue pair runs one connection: a second engine on its work
                                 // queue would take the first one's work. Refused as the ULP's own
                                 // reject is (MPA Reply R=1, then closed: FailedStartup).
-                                logAcceptRefused(queuePair);
-                                return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
-                                        "queue pair " + queuePair.number() + " was already connected, accepted"
-                                                + " or closed"));
+                                return refuseAccept(queuePair, "is " + queuePair.state()
+                                        + " and was already connected, accepted or closed");
                             }
                             ch.pipeline().addLast(queuePair.newEngine());
                             return CompletableFuture.completedFuture(decision.privateData() == null
@@ -232,24 +291,25 @@ public final class Rnic implements AutoCloseable {
                         });
                     }
                 })
-                .bind(local).sync().channel();
-        channels.add(server);
-        return new Listener(server);
+                .bind(local);
     }
 
     /**
-     * A ULP bug, but a peer can make it happen once per connection it opens: rate-limited as the
-     * queue pairs' failures are.
+     * An accept with a queue pair that cannot take the connection: an MPA reject instead (Reply
+     * R=1, then closed: FailedStartup), and a warning. A ULP bug, but a peer can make it happen once
+     * per connection it opens: rate-limited as the queue pairs' failures are.
      */
-    private void logAcceptRefused(QueuePair queuePair) {
+    private CompletableFuture<MpaDecision> refuseAccept(QueuePair queuePair, String why) {
         long unlogged = failureLogLimit.admit();
-        String message = "{}: a connection request was accepted with queue pair {}, which is {} and was already"
-                + " connected, accepted or closed; rejected ({} not logged since the last message)";
+        String message = "{}: a connection request was accepted with queue pair {}, which {}; rejected ({} not"
+                + " logged since the last message)";
         if (unlogged >= 0) {
-            log.warn(message, name, queuePair.number(), queuePair.state(), unlogged);
+            log.warn(message, name, queuePair.number(), why, unlogged);
         } else {
-            log.debug(message, name, queuePair.number(), queuePair.state(), unlogged);
+            log.debug(message, name, queuePair.number(), why, unlogged);
         }
+        return CompletableFuture.completedFuture(MpaDecision.reject(new byte[0],
+                "queue pair " + queuePair.number() + " " + why));
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
@@ -388,6 +448,11 @@ public final class Rnic implements AutoCloseable {
         // released) runs before the event loops stop; a loop shut down first can drop it.
         channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** This RNIC's event loops (for tests). */
+    EventLoopGroup eventLoops() {
+        return group;
     }
 
     private boolean inOwnEventLoop() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -91,6 +92,9 @@ class ScatterGatherElementBoundsTest {
     void aSendGatheringPastItsRegionCompletesLocalLengthErrorAndTheNextSendGoesOut() throws Exception {
         assertThatIllegalArgumentException().isThrownBy(() -> client.sge(OVERFLOWING, 8));
         pair.server.postReceive(new ReceiveWorkRequest(1, server.sge(0, 16)));
+        // A receive posted from this thread takes effect on the server's one event loop, maybe after
+        // the client's Send is read there: a task queued there behind the post's drain waits for it.
+        pair.serverRnic.eventLoops().next().submit(() -> null).get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
         pair.client.postSend(SendWorkRequest.send(10, client.sge(LAST_POSSIBLE, 8)),
                 SendWorkRequest.send(11, client.sge(0, 5)));
         expect(pair.clientCq, 10, WorkCompletionStatus.LOCAL_LENGTH_ERROR);

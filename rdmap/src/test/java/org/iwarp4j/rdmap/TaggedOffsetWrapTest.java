@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.util.IllegalReferenceCountException;
+import io.netty.buffer.WrappedByteBuf;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.testkit.Hex;
@@ -102,28 +102,47 @@ class TaggedOffsetWrapTest {
 
     @Test
     void aFailureWhileGatheringCompletesTheRequestAndFailsTheQueuePairInsteadOfEscapingTheDrain() throws Exception {
-        // Memory released under its registration (against MemoryRegion's contract): the slice of
-        // the gather throws. The Send completes FATAL with that cause, the Send behind it is
-        // flushed, the queue pair fails and closes: nothing is left waiting.
-        ByteBuf gone = ByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64);
-        MemoryRegion released = pd.register(gone, RdmaPair.ALL);
+        // Registered memory whose slice throws when the gather takes it (memory released under its
+        // registration did, before the region's memory was checked at post: it now completes
+        // LOCAL_PROTECTION_ERROR, see ResizedMemoryTest). The Send completes FATAL with that cause,
+        // the Send behind it is flushed, the queue pair fails and closes: nothing is left waiting.
+        RuntimeException failure = new IllegalStateException("the slice of the gather fails");
+        ByteBuf failing = ByteBufAllocator.DEFAULT.directBuffer(64).writeZero(64);
+        MemoryRegion failingRegion = pd.register(failingToSlice(failing, failure), RdmaPair.ALL);
         MemoryRegion local = pd.register(memory, RdmaPair.ALL);
-        gone.release();
         try (RawMpaPeer peer = connect(MPA, 4)) {
             peer.send(TerminateOnTheWireTest.write(1, 0, ""));
-            qp.postSend(SendWorkRequest.send(1, released.sge(0, 16)), SendWorkRequest.send(2, local.sge(0, 16)));
+            qp.postSend(SendWorkRequest.send(1, failingRegion.sge(0, 16)),
+                    SendWorkRequest.send(2, local.sge(0, 16)));
             WorkCompletion first = RdmaPair.next(cq);
             assertThat(first.workRequestId()).isEqualTo(1);
             assertThat(first.status()).isEqualTo(WorkCompletionStatus.FATAL);
-            assertThat(first.failureCause()).isInstanceOf(IllegalReferenceCountException.class);
+            assertThat(first.failureCause()).isSameAs(failure);
             WorkCompletion second = RdmaPair.next(cq);
             assertThat(second.workRequestId()).isEqualTo(2);
             assertThat(second.status()).isEqualTo(WorkCompletionStatus.FLUSHED);
             qp.closeFuture().get(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
             assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
             assertThat(peer.takeAllUntilClosed()).as("no Terminate: not the peer's error").isEmpty();
+        } finally {
+            failing.release();
         }
         rnic.close();
         assertThat(memory.refCnt()).isEqualTo(1);
+    }
+
+    /** {@code memory}, whose slices' {@code retainedSlice} throws {@code failure}: registration slices it. */
+    private static ByteBuf failingToSlice(ByteBuf memory, RuntimeException failure) {
+        return new WrappedByteBuf(memory) {
+            @Override
+            public ByteBuf slice() {
+                return failingToSlice(memory.slice(), failure);
+            }
+
+            @Override
+            public ByteBuf retainedSlice(int index, int length) {
+                throw failure;
+            }
+        };
     }
 }

@@ -179,7 +179,10 @@ final class ReceivePath implements PlacementAdvisor {
         return ReceiveBuffer.of(request.id(), scatter);
     }
 
-    /** The registration behind {@code sge}'s region, if the segment is valid local-write memory of this domain within its region. */
+    /**
+     * The registration behind {@code sge}'s region, if the segment is valid local-write memory of
+     * this domain within its region, still as registered (not resized or reallocated by its owner).
+     */
     private TaggedBuffer usable(ScatterGatherElement sge) {
         return Transmitter.endsPastRegion(sge) ? null : registrationOf(sge);
     }
@@ -192,7 +195,8 @@ final class ReceivePath implements PlacementAdvisor {
             return null;
         }
         TaggedBuffer registered = stagTable.lookup(region.stag()); // null once invalid
-        return registered != null && registered.memory() == region.memory() ? registered : null;
+        return registered != null && registered.memory() == region.memory() && registered.memoryAsRegistered()
+                ? registered : null;
     }
 
     /**
@@ -399,6 +403,7 @@ final class ReceivePath implements PlacementAdvisor {
                 if (meantAsTerminate(ulpdu, segment)) {
                     invalidTerminate(e.getMessage(), segment); // e.g. too long, MSN not 1
                 } else {
+                    localFailure(e);
                     if (e.error() == DdpError.LOCAL_CATASTROPHIC && !segment.tagged()
                             && segment.untaggedHeader().qn() == RdmapConstants.QN_SEND) {
                         // The posted receive's memory is no longer a valid target: that receive
@@ -415,6 +420,19 @@ final class ReceivePath implements PlacementAdvisor {
         } finally {
             currentUlpdu = null;
             ulpdu.release();
+        }
+    }
+
+    /**
+     * A placement, or a Read Response's source, this end could not make (DDP Local Catastrophic:
+     * its registered memory was released, resized or reallocated, or a posted receive's region went
+     * away): the queue pair's failure cause, so that the ULP learns why from {@link
+     * org.iwarp4j.rdmap.QueuePair#failureCause()} and its completions, as the Terminate's reason
+     * alone does not say. Called before the Terminate, which completes the work.
+     */
+    private void localFailure(DdpException e) {
+        if (e.error() == DdpError.LOCAL_CATASTROPHIC) {
+            port.failed(e);
         }
     }
 
@@ -533,7 +551,11 @@ final class ReceivePath implements PlacementAdvisor {
                 source = stagTable.retainedSlice(request.sourceStag(), protectionDomain, streamId, Access.REMOTE_READ,
                         request.sourceTaggedOffset(), request.readMessageSize());
             } catch (DdpException e) {
-                terminate(readSourceCause(e.stagCheck()));
+                localFailure(e);
+                // The source's memory failed this end, not the Request: RDMAP Local Catastrophic
+                // (RFC 5040 §7.1 #1, no headers), not a Remote Protection error that blames the peer.
+                terminate(e.error() == DdpError.LOCAL_CATASTROPHIC ? TerminateCause.RDMAP_LOCAL_CATASTROPHIC
+                        : readSourceCause(e.stagCheck()));
                 return;
             }
         }

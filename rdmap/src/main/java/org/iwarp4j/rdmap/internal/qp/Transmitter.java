@@ -493,17 +493,25 @@ final class Transmitter {
 
     /**
      * A local segment must lie in a valid region of this queue pair's protection domain, one that
-     * no Local Invalidate posted before it is waiting to invalidate.
+     * no Local Invalidate posted before it is waiting to invalidate, whose memory is still as
+     * registered: once its owner resized or reallocated the buffer, the region's slice could reach
+     * past the buffer's end, and a Send or Write would carry whatever lies there.
      */
     private void checkLocal(ScatterGatherElement sge, Access required) throws LocalWorkError {
         MemoryRegion region = sge.region();
-        if (!region.isValid() || region.protectionDomain() != protectionDomain || invalidationWaiting(region.stag())
+        if (!region.isValid() || !memoryAsRegistered(region) || region.protectionDomain() != protectionDomain
+                || invalidationWaiting(region.stag())
                 || (required != null && !region.access().contains(required))) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
         }
         if (endsPastRegion(sge)) {
             throw new LocalWorkError(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
         }
+    }
+
+    private boolean memoryAsRegistered(MemoryRegion region) {
+        org.iwarp4j.ddp.TaggedBuffer registered = port.stagTable().lookup(region.stag());
+        return registered != null && registered.memoryAsRegistered();
     }
 
     /**
