@@ -134,9 +134,9 @@ class NfsRdmaChunkLimitsTest {
 
     /**
      * RPC-R-073, ULB-R-006 (RFC 8166 §6.1, RFC 8267 §4): a client that moves a WRITE's file handle,
-     * which is not DDP-eligible, into a Read chunk (beside the data, which is) gets ERR_CHUNK, and the
-     * WRITE is not processed: the file is unchanged. The same WRITE with only its data in a Read
-     * chunk is served.
+     * which is not DDP-eligible, into a Read chunk (beside the data, which is), or adds a Read chunk
+     * after the arguments, gets ERR_CHUNK, and the WRITE is not processed: the file is unchanged. The
+     * same WRITE with only its data in a Read chunk is served.
      */
     @Test
     void aWriteWhoseFileHandleCameInAReadChunkIsErrChunkAndNotProcessed() throws Exception {
@@ -160,32 +160,54 @@ class NfsRdmaChunkLimitsTest {
             try (RpcClient rpc = RpcClient.builder(requester).credential(new AuthSys(0, "t", 0, 0, new int[0])).build()) {
                 byte[] ones = new byte[8192];
                 java.util.Arrays.fill(ones, (byte) 1);
-                assertThatThrownBy(() -> write(rpc, file, ones, true).get(10, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class)
-                        .cause().isInstanceOf(RpcRdmaErrorException.class)
-                        .satisfies(e -> assertThat(((RpcRdmaErrorException) e).code())
-                                .isEqualTo(RpcRdmaErrorException.Code.ERR_CHUNK));
-                assertThat(Files.readAllBytes(dir.resolve("data"))).containsOnly(0);
-                assertThat(write(rpc, file, ones, false).get(10, TimeUnit.SECONDS)).isEqualTo(Nfs3Status.NFS3_OK);
+                for (Misplaced misplaced : new Misplaced[] {Misplaced.HANDLE, Misplaced.AFTER_THE_ARGUMENTS,
+                    Misplaced.AFTER_A_WORD_PAST_THE_ARGUMENTS}) {
+                    assertThatThrownBy(() -> write(rpc, file, ones, misplaced).get(10, TimeUnit.SECONDS))
+                            .as(misplaced.toString())
+                            .isInstanceOf(ExecutionException.class)
+                            .cause().isInstanceOf(RpcRdmaErrorException.class)
+                            .satisfies(e -> assertThat(((RpcRdmaErrorException) e).code())
+                                    .isEqualTo(RpcRdmaErrorException.Code.ERR_CHUNK));
+                    assertThat(Files.readAllBytes(dir.resolve("data"))).as(misplaced.toString()).containsOnly(0);
+                }
+                assertThat(write(rpc, file, ones, Misplaced.NOTHING).get(10, TimeUnit.SECONDS))
+                        .isEqualTo(Nfs3Status.NFS3_OK);
                 assertThat(Files.readAllBytes(dir.resolve("data"))).containsOnly(1);
             }
         }
     }
 
+    /** What else a {@link #write} sends in a Read chunk besides its data. */
+    private enum Misplaced {
+        NOTHING,
+        /** Its file handle, which is not DDP-eligible. */
+        HANDLE,
+        /** A chunk right after the last argument, which no argument takes: found only once they are decoded. */
+        AFTER_THE_ARGUMENTS,
+        /** The same after one more XDR word, which the arguments' decoding stops short of. */
+        AFTER_A_WORD_PAST_THE_ARGUMENTS
+    }
+
     /**
-     * A FILE_SYNC WRITE3 of {@code data} at offset 0, its data DDP-eligible and, if {@code handleToo},
-     * its file handle as well, which no binding allows; completes with the status.
+     * A FILE_SYNC WRITE3 of {@code data} at offset 0, its data DDP-eligible, and {@code misplaced}
+     * in a Read chunk too, which no binding allows; completes with the status.
      */
     private static java.util.concurrent.CompletableFuture<Nfs3Status> write(RpcClient rpc, NfsFh3 file, byte[] data,
-                                                                            boolean handleToo) {
+                                                                            Misplaced misplaced) {
         return rpc.call(Nfs3Constants.PROGRAM, Nfs3Constants.VERSION, Nfs3Constants.NFSPROC3_WRITE, args -> {
-            if (handleToo) {
+            if (misplaced == Misplaced.HANDLE) {
                 args.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(file.data()), 64);
             } else {
                 args.writeOpaque(file.data(), 64);
             }
             args.writeHyper(0).writeUnsignedInt(data.length).writeEnum(StableHow.FILE_SYNC.value())
                     .writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(data), data.length);
+            if (misplaced == Misplaced.AFTER_A_WORD_PAST_THE_ARGUMENTS) {
+                args.writeInt(0);
+            }
+            if (misplaced == Misplaced.AFTER_THE_ARGUMENTS || misplaced == Misplaced.AFTER_A_WORD_PAST_THE_ARGUMENTS) {
+                args.writeDdpEligibleOpaque(io.netty.buffer.Unpooled.wrappedBuffer(new byte[1024]), 1024);
+            }
         }, results -> Nfs3Status.of(results.readInt()));
     }
 }

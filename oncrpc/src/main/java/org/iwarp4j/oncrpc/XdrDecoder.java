@@ -122,6 +122,25 @@ public final class XdrDecoder {
         return placedViolation;
     }
 
+    /**
+     * Ends the decoding of a procedure's whole arguments, before anything runs (RFC 8166 §6.1,
+     * RPC-R-073): placed data that no argument took (a Read chunk after the last argument, whether
+     * the reading reached it or stopped short of it) means the Call must not be processed. For a
+     * procedure that decodes all of its arguments before it acts; one that decodes as it runs (an
+     * NFSv4 COMPOUND) cannot use it. Without placed data it does nothing.
+     *
+     * @throws XdrException if placed data is left; {@link #placedDataViolation()} then says why
+     */
+    public void argumentsDone() {
+        if (placedViolation == null && placedNext < placedStarts.length) {
+            placedViolation = "Read chunk data at stream offset " + (placedLimit - streamStart)
+                    + " taken by no argument (RFC 8166 §6.1)";
+        }
+        if (placedViolation != null) {
+            throw new XdrException(placedViolation);
+        }
+    }
+
     /** Refuses a read of {@code octets} that would reach placed data not yet taken (see {@link #XdrDecoder(XdrMessage, ByteBuf)}). */
     private void notPlaced(long octets, String what) {
         if (in.readerIndex() + octets > placedLimit) {

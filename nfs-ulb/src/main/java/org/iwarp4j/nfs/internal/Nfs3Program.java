@@ -183,6 +183,12 @@ public final class Nfs3Program {
                                      BiConsumer<R, XdrEncoder> encode, Consumer<A> releaseUnrun) {
         return (context, args) -> {
             A decoded = decode.apply(args);
+            try {
+                args.argumentsDone(); // a Read chunk no argument took: not processed (RPC-R-073)
+            } catch (RuntimeException misplaced) {
+                releaseUnrun.accept(decoded);
+                throw misplaced;
+            }
             Caller caller = ctx.caller(context);
             try {
                 return CompletableFuture.supplyAsync(() -> {
