@@ -18,8 +18,10 @@ import org.iwarp4j.ddp.TaggedBuffer;
  * into it ends the connection with a Terminate DDP Local Catastrophic (0x1/0x0/0x00), its RDMA Read
  * Request of it with RDMAP Local Catastrophic (0x0/0x0/0x00), nothing placed or sent (the error is
  * this end's, RFC 5041 §7.2, RFC 5040 §7.1 #1; {@link QueuePair#failureCause()} says which region);
- * a local work request using it completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR} and
- * the queue pair goes on. Register the buffer again after resizing it.
+ * a local work request posted with it after the resize, a receive included, completes {@link
+ * WorkCompletionStatus#LOCAL_PROTECTION_ERROR} and the queue pair goes on. A receive posted
+ * before the resize is refused only when the peer's Send arrives for it: as for the peer's Write,
+ * the queue pair fails with DDP Local Catastrophic. Register the buffer again after resizing it.
  */
 public final class MemoryRegion implements AutoCloseable {
 
