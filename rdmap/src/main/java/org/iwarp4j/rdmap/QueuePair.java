@@ -109,7 +109,10 @@ public final class QueuePair {
      * Connects to a listening peer; completes when the queue pair can send (state RTS). If the
      * connection never gets there (TCP connect refused or timed out, MPA reject or startup
      * failure), the future fails, the connection is closed and the work posted before completes as
-     * flushed (RFC 5040 §6.2.1, RDMAP-R-035).
+     * flushed (RFC 5040 §6.2.1, RDMAP-R-035). An unresolved address
+     * ({@link java.net.InetSocketAddress#createUnresolved}) is resolved on the calling thread
+     * first; a name that does not resolve fails the future with the resolver's
+     * {@link java.net.UnknownHostException}.
      *
      * @throws IllegalStateException if this queue pair was already connected, accepted by a
      *         listener or closed (a queue pair runs one connection; it stays as it is)

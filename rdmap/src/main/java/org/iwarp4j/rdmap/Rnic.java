@@ -15,6 +15,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -313,6 +314,16 @@ public final class Rnic implements AutoCloseable {
     }
 
     void connect(QueuePair queuePair, SocketAddress remote) {
+        try {
+            remote = resolved(remote);
+        } catch (java.net.UnknownHostException unknown) {
+            // Netty's Bootstrap would resolve on the event loop and, on failure, close the channel
+            // before failing the connect: the queue pair's teardown could then end its
+            // establishment with a ClosedChannelException before this learnt the real cause.
+            queuePair.failedToEstablish(unknown);
+            queuePair.endWithoutEngine();
+            return;
+        }
         ChannelFuture connecting = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
@@ -345,6 +356,16 @@ public final class Rnic implements AutoCloseable {
         } else {
             connecting.addListener(f -> connectEnded(queuePair, (ChannelFuture) f));
         }
+    }
+
+    /** {@code remote} with its host name resolved, if it is an unresolved {@link InetSocketAddress}. */
+    private static SocketAddress resolved(SocketAddress remote) throws java.net.UnknownHostException {
+        if (remote instanceof InetSocketAddress && ((InetSocketAddress) remote).isUnresolved()) {
+            InetSocketAddress unresolved = (InetSocketAddress) remote;
+            return new InetSocketAddress(java.net.InetAddress.getByName(unresolved.getHostString()),
+                    unresolved.getPort());
+        }
+        return remote;
     }
 
     private static void connectEnded(QueuePair queuePair, ChannelFuture connecting) {
