@@ -83,8 +83,7 @@ public final class SendWorkRequest {
      * waiting for ORD), so those requests keep their memory. A request posted after it that uses
      * the region completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR}, as the region is
      * invalid by then in queue order; so does the invalidate if, when its turn comes, {@code stag}
-     * names no region of the queue pair's protection domain (one the peer invalidated meanwhile, by
-     * a Send with Invalidate, still counts: the invalidate succeeds). Flushed, it invalidates nothing.
+     * names no valid region of the queue pair's protection domain. Flushed, it invalidates nothing.
      */
     public static SendWorkRequest localInvalidate(long id, int stag) {
         return new SendWorkRequest(id, Kind.LOCAL_INVALIDATE, List.of(), stag, 0);

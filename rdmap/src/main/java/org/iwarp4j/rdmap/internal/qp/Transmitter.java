@@ -278,14 +278,12 @@ final class Transmitter {
 
     /**
      * Performs a Local Invalidate whose turn has come: every request before it has completed. The
-     * STag must still name a region of this protection domain then, valid or not: while the
-     * invalidate waited for its turn the peer may have invalidated the region (a Send with
-     * Invalidate), and invalidating it again is no error (as siw's {@code siw_invalidate_stag}).
+     * STag must still name a valid region of this protection domain then.
      */
     private void invalidateLocally(SendEntry entry) {
         invalidationsWaiting--;
         int stag = entry.request.remoteStag();
-        org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookupRegistered(stag);
+        org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookup(stag);
         if (buffer == null || buffer.protectionDomain() != protectionDomain.id()) {
             entry.done(WorkCompletionStatus.LOCAL_PROTECTION_ERROR, 0);
             return;
