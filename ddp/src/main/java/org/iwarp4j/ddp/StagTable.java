@@ -219,6 +219,15 @@ public final class StagTable {
         return invalidateLocked(buffer) ? StagCheck.VALID : StagCheck.INVALID_STAG;
     }
 
+    /**
+     * The buffer registered under exactly this STag (index and key), valid or invalidated, or
+     * {@code null} once deregistered: a Local Invalidate of an STag already invalid (the peer's
+     * Send with Invalidate or an earlier invalidate came first) still names it.
+     */
+    public TaggedBuffer lookupRegistered(int stag) {
+        return lookupAny(stag);
+    }
+
     /** The valid buffer registered under exactly this STag (index and key), or {@code null}. */
     public TaggedBuffer lookup(int stag) {
         TaggedBuffer buffer = lookupAny(stag);

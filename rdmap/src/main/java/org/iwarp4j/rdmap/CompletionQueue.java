@@ -51,6 +51,8 @@ public final class CompletionQueue {
     private final int capacity;
     /** Whether the calling thread is one of the RNIC's event loops, where no call may wait. */
     private final BooleanSupplier onEventLoop;
+    /** The RNIC that made this queue, whose queue pairs alone may use it; {@code null} for a test's queue. */
+    private final Rnic rnic;
     private volatile Consumer<WorkCompletion> listener;
     /** A wake-up task is scheduled on some event loop and has not started yet. */
     private final AtomicBoolean wakeScheduled = new AtomicBoolean();
@@ -60,16 +62,26 @@ public final class CompletionQueue {
 
     /** A queue that any thread may wait on (for tests). */
     CompletionQueue(int capacity) {
-        this(capacity, () -> false);
+        this(capacity, null, () -> false);
     }
 
-    /** A queue of an RNIC: {@code onEventLoop} tells whether the caller is one of its event loops. */
-    CompletionQueue(int capacity, BooleanSupplier onEventLoop) {
+    /** A queue of {@code rnic}: {@code onEventLoop} tells whether the caller is one of its event loops. */
+    CompletionQueue(int capacity, Rnic rnic, BooleanSupplier onEventLoop) {
         if (capacity < 1) {
             throw new IllegalArgumentException("completion queue capacity must be positive: " + capacity);
         }
         this.capacity = capacity;
+        this.rnic = rnic;
         this.onEventLoop = onEventLoop;
+    }
+
+    /**
+     * Whether a queue pair of {@code owner} may complete into this queue: only if it is the RNIC
+     * that made it. The waits refuse only that RNIC's event loops ({@link #take()}), so a queue
+     * serving a queue pair of another RNIC could be waited on from the loop that has to fill it.
+     */
+    boolean servesQueuePairsOf(Rnic owner) {
+        return rnic == null || rnic == owner;
     }
 
     public int capacity() {

@@ -27,7 +27,9 @@ public final class Listener implements AutoCloseable {
      * callback) it does not wait, as {@link Rnic#close()} does not there: on the loop the listener
      * runs on the socket is closed when this returns, on another of the RNIC's loops once that loop
      * has run the close. (Waiting there, two loops closing each other's listeners would wait for
-     * each other for ever.)
+     * each other for ever.) On another RNIC's event loop it does wait, as it cannot tell that
+     * thread from any other: two RNICs whose loops close each other's listeners at the same time
+     * wait for each other for ever. Close a listener of another RNIC from a thread of your own.
      */
     @Override
     public void close() {

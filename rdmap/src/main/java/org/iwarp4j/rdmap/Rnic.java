@@ -156,13 +156,24 @@ public final class Rnic implements AutoCloseable {
      * a timed {@link CompletionQueue#poll(long, TimeUnit)}) may not be made on this RNIC's event loops.
      */
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new CompletionQueue(capacity, this::inOwnEventLoop);
+        return new CompletionQueue(capacity, this, this::inOwnEventLoop);
     }
 
-    /** A queue pair in state IDLE: post receives, then connect it or accept a request with it. */
+    /**
+     * A queue pair in state IDLE: post receives, then connect it or accept a request with it.
+     *
+     * @throws IllegalArgumentException if the protection domain or a completion queue of {@code
+     *     settings} was made by another RNIC: a completion queue is filled by the event loops of
+     *     the RNIC that made it, and only those are kept from waiting on it ({@link
+     *     CompletionQueue#take()})
+     */
     public QueuePair createQueuePair(QueuePairSettings settings) {
         if (settings.protectionDomain().rnic() != this) {
             throw new IllegalArgumentException("the protection domain belongs to another RNIC");
+        }
+        if (!settings.sendCompletionQueue().servesQueuePairsOf(this)
+                || !settings.receiveCompletionQueue().servesQueuePairsOf(this)) {
+            throw new IllegalArgumentException("the completion queue belongs to another RNIC");
         }
         QueuePair queuePair = new QueuePair(this, settings, queuePairs.incrementAndGet());
         liveQueuePairs.incrementAndGet();

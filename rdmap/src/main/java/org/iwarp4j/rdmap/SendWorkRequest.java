@@ -83,7 +83,11 @@ public final class SendWorkRequest {
      * waiting for ORD), so those requests keep their memory. A request posted after it that uses
      * the region completes {@link WorkCompletionStatus#LOCAL_PROTECTION_ERROR}, as the region is
      * invalid by then in queue order; so does the invalidate if, when its turn comes, {@code stag}
-     * names no valid region of the queue pair's protection domain. Flushed, it invalidates nothing.
+     * names no registered region of the queue pair's protection domain (never registered, or
+     * deregistered). A region that is registered but invalid already (the peer's Send with
+     * Invalidate, or an earlier invalidate) counts: the invalidate succeeds, as siw's does, since
+     * the RDMA verbs let an invalidate name an STag that is invalid already. Flushed, it
+     * invalidates nothing.
      */
     public static SendWorkRequest localInvalidate(long id, int stag) {
         return new SendWorkRequest(id, Kind.LOCAL_INVALIDATE, List.of(), stag, 0);

@@ -139,4 +139,29 @@ class BlockingCallsOnAnEventLoopTest {
             }
         }
     }
+
+    /**
+     * The waits know only the loops of the RNIC that made the queue, so a queue pair of another
+     * RNIC may not complete into it: its loop could wait on the queue it has to fill (twelfth
+     * review, item 4). Both the send and the receive queue are checked.
+     */
+    @Test
+    void aQueuePairMayNotUseACompletionQueueOfAnotherRnic() {
+        try (Rnic rnic = Rnic.builder().eventLoopThreads(1).build();
+                Rnic other = Rnic.builder().eventLoopThreads(1).build()) {
+            ProtectionDomain pd = rnic.allocateProtectionDomain();
+            CompletionQueue own = rnic.createCompletionQueue(4);
+            CompletionQueue foreign = other.createCompletionQueue(4);
+            assertThatThrownBy(() -> rnic.createQueuePair(QueuePairSettings.builder(pd, foreign).build()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another RNIC");
+            assertThatThrownBy(() -> rnic.createQueuePair(QueuePairSettings.builder(pd, own)
+                    .receiveCompletionQueue(foreign).build()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another RNIC");
+            assertThatThrownBy(() -> rnic.createQueuePair(QueuePairSettings.builder(pd, foreign)
+                    .receiveCompletionQueue(own).build()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another RNIC");
+            assertThat(rnic.createQueuePair(QueuePairSettings.builder(pd, own).build()).state())
+                    .isEqualTo(QueuePairState.IDLE);
+        }
+    }
 }

@@ -121,6 +121,41 @@ class LocalInvalidateOrderTest {
         }
     }
 
+    /**
+     * While a Local Invalidate waits behind a Read, the peer invalidates the same region with a Send
+     * with Invalidate (allowed: the region is this queue pair's). The invalidate's turn then finds the
+     * STag invalid already, which is no error (siw's {@code siw_invalidate_stag} neither): it completes
+     * SUCCESS. RPC-over-RDMA's Requester posts such invalidates as fences and closes its connection
+     * when one fails.
+     */
+    @Test
+    void aLocalInvalidateOfARegionThePeerInvalidatedWhileItWaitedSucceeds() throws Exception {
+        QueuePair qp = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).build());
+        ByteBuf chunkMemory = DirectPlacementTest.filled(SIZE, 0x33);
+        try (RawMpaPeer peer = RawMpaPeer.connectedTo(rnic, qp, MPA, MPA)) {
+            MemoryRegion chunk = qp.register(chunkMemory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            qp.postReceive(new ReceiveWorkRequest(5, sink.sge(SIZE, 16)));
+            peer.send(TerminateOnTheWireTest.write(1, 0, ""));
+            qp.postSend(SendWorkRequest.rdmaRead(1, PEER_STAG, PEER_TO, sink.sge(0, SIZE)));
+            qp.postSend(SendWorkRequest.localInvalidate(2, chunk.stag()));
+            long sinkTo = readRequested(peer, sink.baseTaggedOffset(), SIZE);
+
+            peer.send(org.iwarp4j.testkit.Hex.decode(
+                    String.format("4144 %08x 00000000 00000001 00000000 cafebabe", chunk.stag())));
+            WorkCompletion received = RdmaPair.next(cq);
+            assertThat(received.workRequestId()).isEqualTo(5);
+            assertThat(received.invalidatedStag()).hasValue(chunk.stag());
+            assertThat(chunk.isValid()).as("invalidated by the peer").isFalse();
+
+            peer.send(DirectPlacementTest.tagged(0x42, sink.stag(), sinkTo, DirectPlacementTest.random(SIZE, 4)));
+            assertCompletion(1, WorkCompletionOpcode.RDMA_READ, WorkCompletionStatus.SUCCESS);
+            assertCompletion(2, WorkCompletionOpcode.LOCAL_INVALIDATE, WorkCompletionStatus.SUCCESS);
+            assertNoTerminate(qp, peer, 1);
+        } finally {
+            chunkMemory.release();
+        }
+    }
+
     /** The peer's next ULPDU is a Read Request for {@code size} octets into {@link #sink} at {@code sinkTo}; returns it. */
     private long readRequested(RawMpaPeer peer, long sinkTo, int size) throws InterruptedException {
         ByteBuf request = Unpooled.wrappedBuffer(peer.take());

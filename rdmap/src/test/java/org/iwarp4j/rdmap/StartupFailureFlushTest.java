@@ -14,6 +14,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import org.iwarp4j.mpa.MpaDecision;
 import org.iwarp4j.mpa.MpaRejectedException;
 import org.iwarp4j.mpa.MpaSettings;
 import org.iwarp4j.mpa.MpaStartupHandler;
+import org.iwarp4j.mpa.RtrType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -117,6 +119,62 @@ class StartupFailureFlushTest {
         } finally {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /**
+     * A startup that ends in our Terminate (RFC 6581 §9.2, MPA2-R-010: the Reply names no RTR this
+     * end can send) flushes the work posted before the connect at once, ahead of work posted after
+     * a close in the failed connect's own callback (RDMAP-R-031, completions in posting order). That
+     * callback runs on the event loop that failed the connect, while the Terminate is still being
+     * written, and a post there takes effect before it returns: the work posted first used to wait
+     * for the teardown after that write, and the later work, flushed at once, overtook it.
+     */
+    @Test
+    void workPostedBeforeAStartupThatEndsInATerminateIsFlushedAheadOfWorkPostedAfterTheClose() throws Exception {
+        MpaSettings writeRtrOnly = MpaSettings.builder().peerToPeer(true).ird(8).ord(8)
+                .rtrTypes(EnumSet.of(RtrType.WRITE)).build();
+        QueuePair terminating = rnic.createQueuePair(QueuePairSettings.builder(pd, cq).mpa(writeRtrOnly).build());
+        terminating.postReceive(new ReceiveWorkRequest(1, region.sge(0, 16)));
+        terminating.postSend(SendWorkRequest.send(2, region.sge(32, 16)));
+        try (HardwarePeer peer = HardwarePeer.listening(HardwarePeer.Profile.CHELSIO)) {
+            CompletableFuture<QueuePair> established = terminating.connect(peer.address());
+            CompletableFuture<Void> postedAfterClose = established.handle((q, failure) -> {
+                assertThat(failure).as("the startup fails").isNotNull();
+                terminating.close();
+                terminating.postReceive(new ReceiveWorkRequest(3, region.sge(16, 16)));
+                terminating.postSend(SendWorkRequest.send(4, region.sge(48, 16)));
+                return null;
+            });
+            // The Chelsio-like Reply names the Read RTR only: we send a Terminate code 7 instead.
+            assertThat(peer.acceptAsResponder(4, 4)).isFalse();
+            assertThat(peer.receivedTerminate).isNotNull();
+            postedAfterClose.get(WAIT, TimeUnit.SECONDS);
+
+            long[] order = new long[4];
+            for (int i = 0; i < order.length; i++) {
+                WorkCompletion c = cq.poll(WAIT, TimeUnit.SECONDS);
+                assertThat(c).as("completion %d", i + 1).isNotNull();
+                assertThat(c.status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+                order[i] = c.workRequestId();
+                if (order[i] <= 2) {
+                    assertThat(c.terminateReason()).as("why the work posted first never ran")
+                            .isEqualTo(TerminateReason.LLP_NO_MATCHING_RTR);
+                }
+            }
+            assertThat(indexOf(order, 1)).as("receive 1 before receive 3").isLessThan(indexOf(order, 3));
+            assertThat(indexOf(order, 2)).as("send 2 before send 4").isLessThan(indexOf(order, 4));
+            assertThat(terminating.closeFuture().get(WAIT, TimeUnit.SECONDS)).isSameAs(terminating);
+            assertThat(cq.poll()).isNull();
+        }
+    }
+
+    private static int indexOf(long[] ids, long id) {
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == id) {
+                return i;
+            }
+        }
+        throw new AssertionError("no completion of work request " + id + " in " + java.util.Arrays.toString(ids));
     }
 
     private void postReceiveAndSend() {

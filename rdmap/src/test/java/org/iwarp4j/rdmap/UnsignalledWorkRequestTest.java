@@ -282,7 +282,10 @@ class UnsignalledWorkRequestTest {
             assertThat(victim.isValid()).as("the silent invalidate took effect").isFalse();
             assertThat(pair.clientCq.poll()).isNull();
 
-            // Invalidating an STag that is no longer valid is a local protection error: it completes, unsignalled.
+            // Invalidating an STag that names no registered region (deregistered) is a local
+            // protection error: it completes, unsignalled. (Invalidating one that is registered
+            // but invalid already succeeds: LocalInvalidateOrderTest.)
+            victim.close();
             pair.client.postSend(SendWorkRequest.localInvalidate(3, victim.stag()).withSignalled(false));
             WorkCompletion failed = RdmaPair.next(pair.clientCq);
             assertThat(failed.workRequestId()).isEqualTo(3);

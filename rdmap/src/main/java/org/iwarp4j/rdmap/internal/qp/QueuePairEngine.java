@@ -61,6 +61,13 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
     /** Pending until the peer's first ULPDU; see {@link QueuePairSettings.Builder#wakeUpWriteAfter}. */
     private ScheduledFuture<?> wakeUpWrite;
     private boolean heardFromPeer;
+    private static final long NO_POST_RUNNING = -1;
+    /**
+     * The queues' {@code postsTaken} counts when the post running now began, or {@link
+     * #NO_POST_RUNNING} once it returned: what {@link #commandFailed} reads of a post that threw.
+     */
+    private long sendsTakenBeforePost = NO_POST_RUNNING;
+    private long receivesTakenBeforePost = NO_POST_RUNNING;
     private MpaRole role;
     /** An orderly close waits for the last messages to be written (see {@link #closeWhenWritten}). */
     private boolean lingering;
@@ -108,6 +115,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
      */
     @Override
     public void postSend(SendWorkRequest request) {
+        sendsTakenBeforePost = transmitter.postsTaken();
         if (terminator.isTerminated()) {
             completions.flushing().postSend(request);
         } else if (closing) {
@@ -115,6 +123,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         } else {
             transmitter.post(request);
         }
+        sendsTakenBeforePost = NO_POST_RUNNING;
     }
 
     /**
@@ -123,6 +132,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
      */
     @Override
     public void postReceive(ReceiveWorkRequest request) {
+        receivesTakenBeforePost = receivePath.postsTaken();
         if (terminator.isTerminated()) {
             completions.flushing().postReceive(request);
         } else if (closing) {
@@ -130,6 +140,7 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         } else {
             receivePath.postReceive(request);
         }
+        receivesTakenBeforePost = NO_POST_RUNNING;
     }
 
     @Override
@@ -173,8 +184,27 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         if (!terminator.isTerminated()) {
             port.failed(cause);
         }
-        command.dispatch(completions.completing(WorkCompletionStatus.FATAL));
+        if (!takenBeforeItThrew(command)) {
+            command.dispatch(completions.completing(WorkCompletionStatus.FATAL));
+        }
         exceptionCaught(ctx, cause);
+    }
+
+    /**
+     * Whether the post that threw had taken its request into a queue first: then the queue
+     * completes it (the flush of {@link #exceptionCaught}, if not already), and completing it here
+     * as well would complete it twice. The counts are read around the one post that ran last.
+     */
+    private boolean takenBeforeItThrew(WorkCommand command) {
+        long sendsBefore = sendsTakenBeforePost;
+        long receivesBefore = receivesTakenBeforePost;
+        sendsTakenBeforePost = NO_POST_RUNNING;
+        receivesTakenBeforePost = NO_POST_RUNNING;
+        if (command instanceof WorkCommand.PostSend) {
+            return sendsBefore != NO_POST_RUNNING && transmitter.postsTaken() != sendsBefore;
+        }
+        return command instanceof WorkCommand.PostReceive && receivesBefore != NO_POST_RUNNING
+                && receivePath.postsTaken() != receivesBefore;
     }
 
     /** An orderly close goes on once this end's own send queue is empty. */
@@ -253,6 +283,11 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                     // RFC 6581 §9.1/§9.2: insufficient IRD or no usable RTR -> Terminate, then close;
                     // §9.3: likewise code 5 for a local error without a code of its own (MPA2-R-021).
                     terminator.sendTerminate(TerminateBuilder.forMpaError(cause.error()));
+                    // Now, not at teardown: the queue pair is terminated from here on, so work
+                    // posted from now (after a close in the failed connect's callback, say)
+                    // completes FLUSHED at once, and must not overtake the work posted before the
+                    // connect, which the close after the Terminate's write would flush (RDMAP-R-031).
+                    terminator.failAll(WorkCompletionStatus.FLUSHED, port.terminateReason());
                 }
                 port.failedToEstablish(cause);
             }

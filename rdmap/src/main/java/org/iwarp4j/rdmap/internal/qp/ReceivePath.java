@@ -75,6 +75,8 @@ final class ReceivePath implements PlacementAdvisor {
     private ByteBuf currentUlpdu;
     /** Receives posted after a close or abort, never given to DDP; see {@link #postAfterClose}. */
     private final ArrayDeque<ReceiveWorkRequest> postedAfterClose = new ArrayDeque<>();
+    /** Posted receives taken so far ({@link #postsTaken}). */
+    private long postsTaken;
     /** A Send met a posted receive whose region was no longer valid: the MSN of that receive. */
     private boolean refusedReceive;
     private int refusedReceiveMsn;
@@ -109,6 +111,16 @@ final class ReceivePath implements PlacementAdvisor {
         } else {
             receives.post(buffer);
         }
+        postsTaken++;
+    }
+
+    /**
+     * How many posted receives have been taken: queued, or completed as refused. A post that threw
+     * tells by this count whether its receive must be completed where it failed ({@link
+     * QueuePairEngine#commandFailed}).
+     */
+    long postsTaken() {
+        return postsTaken;
     }
 
     /**
@@ -119,6 +131,7 @@ final class ReceivePath implements PlacementAdvisor {
      */
     void postAfterClose(ReceiveWorkRequest request) {
         postedAfterClose.add(request);
+        postsTaken++;
     }
 
     /** Why {@link #bufferOf} refused {@code request}: the first bad segment's error, checked as a Send's are. */

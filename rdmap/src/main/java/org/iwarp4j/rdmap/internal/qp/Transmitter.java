@@ -64,6 +64,8 @@ final class Transmitter {
     private final ArrayDeque<SendEntry> readsWaitingForOrd = new ArrayDeque<>();
     /** Posted before Full Operation: carried out, or completed if already done ({@link #postFlushed}), at the start. */
     private final ArrayDeque<SendEntry> beforeStart = new ArrayDeque<>();
+    /** Posted requests taken into a queue so far ({@link #postsTaken}). */
+    private long postsTaken;
     /** Local Invalidates in {@link #inOrder} not yet done, waiting for the requests before them. */
     private int invalidationsWaiting;
     /** A Read Response made as the socket takes it, and whatever was given after it. */
@@ -124,6 +126,7 @@ final class Transmitter {
         started = true;
         for (SendEntry e; (e = beforeStart.poll()) != null; ) {
             if (e.status == null) {
+                inOrder.add(e);
                 carryOut(e);
             } else {
                 inOrder.add(e);
@@ -146,9 +149,22 @@ final class Transmitter {
         SendEntry entry = new SendEntry(request);
         if (!started) {
             beforeStart.add(entry);
+            postsTaken++;
             return;
         }
+        // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
+        inOrder.add(entry);
+        postsTaken++;
         carryOut(entry);
+    }
+
+    /**
+     * How many posted requests have been taken into a send queue: from then on the queue completes
+     * them, flushed if the queue pair fails. A post that threw tells by this count whether its
+     * request must be completed where it failed ({@link QueuePairEngine#commandFailed}).
+     */
+    long postsTaken() {
+        return postsTaken;
     }
 
     /**
@@ -161,17 +177,18 @@ final class Transmitter {
         entry.status = WorkCompletionStatus.FLUSHED;
         if (!started) {
             beforeStart.add(entry);
+            postsTaken++;
             return;
         }
         inOrder.add(entry);
+        postsTaken++;
         completeInOrder();
     }
 
+    /** Carries out {@code entry}, already at its place in {@link #inOrder}. */
     private void carryOut(SendEntry entry) {
         SendWorkRequest request = entry.request;
         refreshMulpdu();
-        // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
-        inOrder.add(entry);
         try {
             switch (request.kind()) {
                 case SEND:
@@ -278,12 +295,16 @@ final class Transmitter {
 
     /**
      * Performs a Local Invalidate whose turn has come: every request before it has completed. The
-     * STag must still name a valid region of this protection domain then.
+     * STag must still name a registered region of this protection domain then, valid or not: while
+     * the invalidate waited for its turn the peer may have invalidated the region (a Send with
+     * Invalidate), and an RPC-over-RDMA Requester, whose invalidates are fences, would close its
+     * connection if that failed. Invalidating an STag that is invalid already is no error in the
+     * RDMA verbs (siw's {@code siw_invalidate_stag} does not check the state either).
      */
     private void invalidateLocally(SendEntry entry) {
         invalidationsWaiting--;
         int stag = entry.request.remoteStag();
-        org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookup(stag);
+        org.iwarp4j.ddp.TaggedBuffer buffer = port.stagTable().lookupRegistered(stag);
         if (buffer == null || buffer.protectionDomain() != protectionDomain.id()) {
             entry.done(WorkCompletionStatus.LOCAL_PROTECTION_ERROR, 0);
             return;
