@@ -165,7 +165,8 @@ public final class RpcDispatcher {
         try {
             reply = dispatch(in, transport);
         } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
+            // Placed data in the call header (RPC-R-073) is the transport's to answer, as below.
+            reply = in.placedDataViolation() != null ? notProcessed(in) : CompletableFuture.failedFuture(e);
         }
         reply.whenComplete((r, e) -> {
             if (progress != null) {
@@ -202,15 +203,19 @@ public final class RpcDispatcher {
 
         OpaqueAuth credential;
         OpaqueAuth verifier;
+        // A credential or verifier that runs into placed data is no authentication error: the
+        // Call reduced an item that is not DDP-eligible and must not be answered here (RPC-R-073).
         try {
             credential = OpaqueAuth.decode(in);
         } catch (XdrException e) {
-            return denyAuth(info, transport, AuthStat.AUTH_BADCRED, e.getMessage());
+            return in.placedDataViolation() != null ? notProcessed(in)
+                    : denyAuth(info, transport, AuthStat.AUTH_BADCRED, e.getMessage());
         }
         try {
             verifier = OpaqueAuth.decode(in);
         } catch (XdrException e) {
-            return denyAuth(info, transport, AuthStat.AUTH_BADVERF, e.getMessage());
+            return in.placedDataViolation() != null ? notProcessed(in)
+                    : denyAuth(info, transport, AuthStat.AUTH_BADVERF, e.getMessage());
         }
         AuthSys authSys = null;
         switch (credential.flavor()) {

@@ -22,6 +22,8 @@ import org.iwarp4j.rpcrdma.sample.EchoBinding;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Our Responder against a hand-made Requester: every way a Call's transport header can be wrong
@@ -239,6 +241,38 @@ class RdmaErrorPathsTest {
     void aReadChunkAtAnItemThatIsNotDdpEligibleIsErrChunkEvenForAProcedureThatMayHaveOne() throws Exception {
         assertThat(answerToSinkWithReadChunk(0xC3, 40, 8)).isEqualTo(errChunk(0xC3));
         assertStillServing(0xC4);
+    }
+
+    /**
+     * RPC-R-073: placed data in the RPC call header itself (the program number at Position 12, the
+     * credential at 24, the verifier at 32) is reduced data no item may take: ERR_CHUNK, as for
+     * any other argument, not an RPC reply. The credential and the verifier got MSG_DENIED
+     * AUTH_BADCRED and AUTH_BADVERF (the thirteenth review's item 4).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {12, 24, 32})
+    void aReadChunkInTheCallHeaderIsErrChunk(int position) throws Exception {
+        assertThat(answerToSinkWithReadChunk(0xC5, position, 8)).isEqualTo(errChunk(0xC5));
+        assertStillServing(0xC6);
+    }
+
+    /**
+     * RPC-R-038, RPC-R-065: a Long Call (RDMA_NOMSG) whose RPC message, pulled from its
+     * Position-Zero Read chunk, has another XID than the transport header is ERR_CHUNK, as the same
+     * mismatch in an RDMA_MSG Call is. It was served, and its Reply carried both XIDs.
+     */
+    @Test
+    void aLongCallWhoseRpcXidDiffersFromItsRdmaXidIsErrChunk() throws Exception {
+        byte[] call = echoCall(0xC8, EchoProgram.PROC_NULL, new byte[0]);
+        ByteBuf memory = Unpooled.directBuffer(call.length).writeBytes(call);
+        try (MemoryRegion source = peer.qp.register(memory, EnumSet.of(Access.REMOTE_READ))) {
+            byte[] m = concat(fixed(0xC7, 1, 1, 1), words(1, 0, source.stag(), call.length,
+                    (int) (source.baseTaggedOffset() >>> 32), (int) source.baseTaggedOffset(), 0, 0, 0));
+            assertThat(answerTo(m)).isEqualTo(errChunk(0xC7));
+        } finally {
+            memory.release();
+        }
+        assertStillServing(0xC9);
     }
 
     @Test

@@ -355,6 +355,18 @@ class RequesterRepliesTest {
         unused = concat(words(0, 1), returnedChunk(h.chunks().writeList().get(0).withWritten(0)), words(0, 0));
         raw.send(concat(fixed(h.xid(), 1, 4, 0), unused, reply(h.xid(), words(0, 0))));
         assertThat(empty.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("0 octets");
+
+        // No Write list at all (RFC 8166 §4.3.2.2 has the Responder return it): the chunk counts as
+        // unused, so the inline result fails the call as above; a status without data still passes.
+        CompletableFuture<String> noList = sourceWithStatus(5000);
+        h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), words(0, 0, 0), reply(h.xid(), concat(words(0, 100), new byte[100]))));
+        assertThat(cause(noList)).hasMessageContaining("inline").hasMessageContaining("RFC 8166 §6.1");
+
+        CompletableFuture<String> noListError = sourceWithStatus(5000);
+        h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), words(0, 0, 0), reply(h.xid(), words(NFS4ERR_STALE))));
+        assertThat(noListError.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("status " + NFS4ERR_STALE);
     }
 
     /** NFS4ERR_STALE (RFC 7530 §13.1.2.7): the status a failed READ of a removed file has. */

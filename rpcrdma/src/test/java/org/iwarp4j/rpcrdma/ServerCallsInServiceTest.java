@@ -109,4 +109,59 @@ class ServerCallsInServiceTest {
             }
         }
     }
+
+    /**
+     * A Read sink the server cannot allocate (direct memory exhausted: an {@link OutOfMemoryError},
+     * no RuntimeException) fails the pull as a failed Read does: the connection ends and the
+     * Call's place in the server's budget is given back. The Error escaped the Call's start and
+     * the place stayed taken for good: a few rounds of large Read chunks left a server with no
+     * place to serve anyone (the thirteenth review's item 1). The server runs in a JVM of its own
+     * with 12 MiB of direct memory and a budget of one Call, so a lost place shows as the next
+     * client's NULL Call never being answered.
+     */
+    @Test
+    void aReadSinkBeyondTheDirectMemoryGivesTheCallsPlaceBack() throws Exception {
+        java.nio.file.Path javaCommand = java.nio.file.Paths.get(System.getProperty("java.home"), "bin", "java");
+        Process server = new ProcessBuilder(java.util.List.of(javaCommand.toString(), "-XX:MaxDirectMemorySize=12m",
+                "-cp", System.getProperty("java.class.path"), OneCallServerMain.class.getName()))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
+            java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    server.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            String announced = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return lines.readLine();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(announced).startsWith("rdma ");
+            InetSocketAddress address = new InetSocketAddress("127.0.0.1", Integer.parseInt(announced.substring(5)));
+            RpcRdmaSettings settings = RpcRdmaPair.settings().build();
+
+            RpcRdmaRequester first = RpcRdmaRequester.connect(clientRnic, address, settings)
+                    .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            try (org.iwarp4j.oncrpc.RpcClient client = org.iwarp4j.oncrpc.RpcClient.builder(first)
+                    .timeout(java.time.Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS)).build()) {
+                int length = 16 << 20; // a Read chunk the server cannot pull into 12 MiB
+                io.netty.buffer.ByteBuf data = io.netty.buffer.Unpooled.buffer(length).writeZero(length);
+                assertThat(new org.iwarp4j.oncrpc.sample.EchoClient(client).sink(data))
+                        .failsWithin(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+
+            RpcRdmaRequester second = RpcRdmaRequester.connect(clientRnic, address, settings)
+                    .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+            try (org.iwarp4j.oncrpc.RpcClient client = org.iwarp4j.oncrpc.RpcClient.builder(second)
+                    .timeout(java.time.Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS)).build()) {
+                assertThat(new org.iwarp4j.oncrpc.sample.EchoClient(client).nullCall())
+                        .as("a NULL Call on a new connection, which needs the server's only place")
+                        .succeedsWithin(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            server.getOutputStream().close();
+            if (!server.waitFor(30, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+    }
 }

@@ -229,4 +229,49 @@ class WriteChunksTest {
             assertThat(returned.get(1).length()).isEqualTo(1500);
         }
     }
+
+    /**
+     * A Reply whose second result cannot be registered (the server's STag table is full after the
+     * first took the last STag) fails and ends the connection (RFC 8166 §4.5.4); what it had
+     * registered and allocated is given back. The first source's region stayed registered for the
+     * RNIC's life, and the Reply's buffers were never released (the thirteenth review's item 2):
+     * every such failure made the shortage of STags worse.
+     */
+    @Test
+    void aReplyWhoseSecondResultCannotBeRegisteredGivesBackTheFirstRegistration() throws Exception {
+        java.util.ArrayList<org.iwarp4j.rdmap.MemoryRegion> fillers = new java.util.ArrayList<>();
+        ByteBuf filler = io.netty.buffer.Unpooled.directBuffer(1).writeZero(1);
+        try (RpcRdmaPair p = pair()) {
+            org.iwarp4j.rdmap.ProtectionDomain pd = p.serverRnic.allocateProtectionDomain();
+            java.util.Set<org.iwarp4j.ddp.Access> access = java.util.EnumSet.of(org.iwarp4j.ddp.Access.LOCAL_WRITE);
+            try {
+                while (true) {
+                    fillers.add(pd.register(filler, access));
+                }
+            } catch (IllegalStateException full) {
+                assertThat(full).hasMessageContaining("STag table full");
+            }
+            fillers.remove(fillers.size() - 1).close(); // one STag left: the first result's source takes it
+
+            java.util.concurrent.CompletableFuture<List<ByteBuf>> call = p.client.call(PairProgram.PROGRAM,
+                    PairProgram.VERSION, PairProgram.TWO, a -> a.writeInt(2500).writeInt(1999),
+                    in -> List.of(in.readDdpEligibleOpaque(1 << 20), in.readDdpEligibleOpaque(1 << 20)));
+            assertThat(call).failsWithin(RpcRdmaPair.WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            p.client.close();
+            p.server.close();
+            fillers.forEach(org.iwarp4j.rdmap.MemoryRegion::close);
+            fillers.clear();
+            // With no connection and no filler left, nothing of the server's may stay registered.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            double regions;
+            while ((regions = p.serverMeters.get("iwarp.rnic.memory.regions").tag("rnic", p.serverRnic.name())
+                    .gauge().value()) != 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(regions).as("memory regions the server still has registered").isZero();
+        } finally {
+            fillers.forEach(org.iwarp4j.rdmap.MemoryRegion::close);
+            filler.release();
+        }
+    }
 }

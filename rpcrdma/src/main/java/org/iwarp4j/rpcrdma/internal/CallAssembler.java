@@ -50,7 +50,9 @@ final class CallAssembler {
                 MemoryRegion region = sinks.register(buffer, LOCAL_WRITE);
                 reads.add(endpoint.read(chunk.segments(), region, 0));
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too: a sink beyond the direct memory left must fail the pull, so that the
+            // caller answers for the Call and gives its place back.
             sinks.release();
             data.forEach(ByteBuf::release);
             return CompletableFuture.failedFuture(e);
@@ -70,7 +72,12 @@ final class CallAssembler {
      * without the lists and the {@code allOf} that several chunks need.
      */
     private static CompletableFuture<List<ByteBuf>> pullOne(RdmaEndpoint endpoint, ReadChunk chunk) {
-        ByteBuf buffer = endpoint.readSinks().take((int) chunk.length());
+        ByteBuf buffer;
+        try {
+            buffer = endpoint.readSinks().take((int) chunk.length());
+        } catch (RuntimeException | Error e) { // as in pull
+            return CompletableFuture.failedFuture(e);
+        }
         MemoryRegion region;
         CompletableFuture<Void> read;
         try {

@@ -86,6 +86,16 @@ final class ReplyAssembler {
                     items.add(Unpooled.EMPTY_BUFFER); // available, returned holding nothing: RPC-R-074
                 }
             }
+            if (returned.isEmpty()) {
+                // No Write list although chunks were provided (a Responder must return them, RFC 8166
+                // §4.3.2.2): nothing was written into them, so each counts as unused, and a result
+                // sent inline although one was available still fails the RPC (RPC-R-074).
+                for (WriteChunk provided : call.writeList()) {
+                    if (!provided.isEmpty()) {
+                        items.add(Unpooled.EMPTY_BUFFER);
+                    }
+                }
+            }
             long replyWritten = 0;
             if (lists.replyChunk().isPresent()) {
                 if (call.replyChunk().isEmpty()) {

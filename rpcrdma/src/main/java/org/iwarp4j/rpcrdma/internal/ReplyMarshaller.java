@@ -91,7 +91,9 @@ final class ReplyMarshaller {
         CompletableFuture<Form> sent;
         try {
             sent = send(xid, info, callLists, reply, exposed);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too (direct memory exhausted): the caller must see the Reply fail, so that
+            // it answers for the Call and gives its place back, not lose it in a callback.
             sent = CompletableFuture.failedFuture(e);
         }
         return sent.handle((form, error) -> {
@@ -150,72 +152,100 @@ final class ReplyMarshaller {
         Registrations exposed = null;
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         ByteBuf reduced = null;
-        if (RpcRdmaHeaderEncoder.encodedLength(inline) + length <= endpoint.sendThreshold()) {
-            form = Form.INLINE;
-            header = inline;
-            payload = stream; // copied once, straight after the header, into the Send below
-        } else if (replyChunk.isPresent() && length <= replyChunk.get().length()) {
-            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
-                    new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
-            if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
-                // RPC-R-045: the header still travels in a Send, and it echoes every Write chunk;
-                // with a Call threshold larger than the Reply's (RFC 8797) it may not fit. Checked
-                // before anything is written into the Requester's memory.
+        ByteBuf out = null;
+        try {
+            if (RpcRdmaHeaderEncoder.encodedLength(inline) + length <= endpoint.sendThreshold()) {
+                form = Form.INLINE;
+                header = inline;
+                payload = stream; // copied once, straight after the header, into the Send below
+            } else if (replyChunk.isPresent() && length <= replyChunk.get().length()) {
+                header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
+                        new ChunkLists(List.of(), returned, Optional.of(replyChunk.get().withWritten(length))));
+                if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
+                    // RPC-R-045: the header still travels in a Send, and it echoes every Write chunk;
+                    // with a Call threshold larger than the Reply's (RFC 8797) it may not fit. Checked
+                    // before anything is written into the Requester's memory.
+                    sources.release();
+                    reply.release();
+                    return sendError(xid, grant);
+                }
+                form = Form.REPLY_CHUNK;
+                reduced = copy(stream, length);
+                sources.own(reduced);
+                MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
+                writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
+            } else if (settings.responderReadChunks()) {
+                form = Form.RESPONDER_READ_CHUNK;
+                reduced = copy(stream, length);
+                sources.own(reduced);
+                exposed = new Registrations(endpoint);
+                ByteBuf copy = reduced.retainedSlice();
+                MemoryRegion region = exposed.registerOwned(copy, EnumSet.of(Access.REMOTE_READ)); // RRC-R-016: read-only
+                List<ReadSegment> readList = new ArrayList<>();
+                for (RdmaSegment s : RdmaEndpoint.segments(region, 0, length, settings.maxSegmentSize())) {
+                    readList.add(new ReadSegment(0, s));
+                }
+                header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
+                        new ChunkLists(readList, returned, replyChunk.map(c -> c.withWritten(0))));
+                if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
+                    exposed.release();
+                    sources.release();
+                    reply.release();
+                    return sendError(xid, grant);
+                }
+                pulls.await(xid, exposed);
+                exposedAwaited[0] = true;
+            } else {
                 sources.release();
                 reply.release();
                 return sendError(xid, grant);
             }
-            form = Form.REPLY_CHUNK;
-            reduced = copy(stream, length);
-            sources.own(reduced);
-            MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
-            writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
-        } else if (settings.responderReadChunks()) {
-            form = Form.RESPONDER_READ_CHUNK;
-            reduced = copy(stream, length);
-            sources.own(reduced);
-            exposed = new Registrations(endpoint);
-            ByteBuf copy = reduced.retainedSlice();
-            MemoryRegion region = exposed.registerOwned(copy, EnumSet.of(Access.REMOTE_READ)); // RRC-R-016: read-only
-            List<ReadSegment> readList = new ArrayList<>();
-            for (RdmaSegment s : RdmaEndpoint.segments(region, 0, length, settings.maxSegmentSize())) {
-                readList.add(new ReadSegment(0, s));
+            for (Push push : pushes) {
+                MemoryRegion region = sources.register(push.data(), EnumSet.noneOf(Access.class));
+                writes.add(endpoint.write(region, 0, push.data().readableBytes(), push.target().segments()));
             }
-            header = new RpcRdmaHeader.RdmaNomsg(xid, VERSION, grant,
-                    new ChunkLists(readList, returned, replyChunk.map(c -> c.withWritten(0))));
-            if (RpcRdmaHeaderEncoder.encodedLength(header) > endpoint.sendThreshold()) {
-                exposed.release();
+            int headerLength = RpcRdmaHeaderEncoder.encodedLength(header);
+            out = alloc.directBuffer(headerLength + (payload.isEmpty() ? 0 : length));
+            RpcRdmaHeaderEncoder.encode(header, out);
+            writeStream(payload, out);
+            ByteBuf message = out;
+            out = null; // the Send's from here on
+            CompletableFuture<Void> sent = endpoint.send(message, invalidateStag(callLists));
+            Form f = form;
+            // A Reply without RDMA Writes (every NFS WRITE's) waits for its Send alone, not for an allOf of one.
+            CompletableFuture<Void> done = writes.isEmpty() ? sent : allOf(writes, sent);
+            return done.handle((v, error) -> {
                 sources.release();
                 reply.release();
-                return sendError(xid, grant);
+                if (error != null) {
+                    throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
+                }
+                return f;
+            });
+        } catch (RuntimeException | Error e) {
+            // Failed while setting up (no STag left for the second registration, direct memory
+            // exhausted): what was registered and allocated is given back, or each such failure
+            // would keep STags and buffers for the RNIC's life. RDMA Writes already posted may
+            // still read their sources, so the registrations go once those have completed. An
+            // exposed chunk whose release was handed to PullCompletions is released there.
+            if (out != null) {
+                out.release();
             }
-            pulls.await(xid, exposed);
-            exposedAwaited[0] = true;
-        } else {
-            sources.release();
-            reply.release();
-            return sendError(xid, grant);
-        }
-        for (Push push : pushes) {
-            MemoryRegion region = sources.register(push.data(), EnumSet.noneOf(Access.class));
-            writes.add(endpoint.write(region, 0, push.data().readableBytes(), push.target().segments()));
-        }
-        int headerLength = RpcRdmaHeaderEncoder.encodedLength(header);
-        ByteBuf out = alloc.directBuffer(headerLength + (payload.isEmpty() ? 0 : length));
-        RpcRdmaHeaderEncoder.encode(header, out);
-        writeStream(payload, out);
-        CompletableFuture<Void> sent = endpoint.send(out, invalidateStag(callLists));
-        Form f = form;
-        // A Reply without RDMA Writes (every NFS WRITE's) waits for its Send alone, not for an allOf of one.
-        CompletableFuture<Void> done = writes.isEmpty() ? sent : allOf(writes, sent);
-        return done.handle((v, error) -> {
-            sources.release();
-            reply.release();
-            if (error != null) {
-                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
+            Registrations notHandedOver = exposedAwaited[0] ? null : exposed;
+            Runnable giveBack = () -> {
+                sources.release();
+                if (notHandedOver != null) {
+                    notHandedOver.release();
+                }
+                reply.release();
+            };
+            if (writes.isEmpty()) {
+                giveBack.run();
+            } else {
+                CompletableFuture.allOf(writes.toArray(new CompletableFuture[0])).whenComplete((v, error) -> giveBack.run());
             }
-            return f;
-        });
+            throw e;
+        }
     }
 
     private static CompletableFuture<Void> allOf(List<CompletableFuture<Void>> writes, CompletableFuture<Void> sent) {

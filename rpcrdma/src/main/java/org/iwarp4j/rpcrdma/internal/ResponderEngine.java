@@ -330,7 +330,7 @@ public final class ResponderEngine {
         CompletableFuture<List<ByteBuf>> chunkData;
         try {
             chunkData = CallAssembler.pull(endpoint, chunks);
-        } catch (RuntimeException e) { // e.g. no STag left for the sinks: as a failed Read, it ends the connection
+        } catch (RuntimeException | Error e) { // e.g. no STag left for the sinks, or no direct memory: as a failed Read
             chunkData = CompletableFuture.failedFuture(e);
         }
         chunkData.whenComplete((data, error) -> {
@@ -352,6 +352,15 @@ public final class ResponderEngine {
                 base = message;
             }
             RpcCallInfo info = longCall ? RpcMessages.callInfo(base) : inlineInfo;
+            if (longCall && info != null && info.xid() != xid) {
+                // Checked for RDMA_MSG when the header was decoded; a Long Call's RPC message is read
+                // only now. Its Reply would carry two XIDs (RPC-R-038): ERR_CHUNK (RPC-R-065).
+                base.release();
+                others.forEach(ByteBuf::release);
+                errorFor(xid, "Long Call whose RPC message has XID 0x" + Integer.toHexString(info.xid())
+                        + " under rdma_xid 0x" + Integer.toHexString(xid));
+                return;
+            }
             if (longCall && !insertedChunks.isEmpty() && !ddpEligibleArgument(info)) {
                 base.release();
                 others.forEach(ByteBuf::release);
