@@ -53,6 +53,8 @@ public sealed interface DdpHeader permits TaggedHeader, UntaggedHeader {
             throw new DdpException(DdpError.UNTAGGED_INVALID_VERSION, "empty DDP segment: no control field");
         }
         int control = ulpdu.getUnsignedByte(start);
+        // The T bit alone decides the layout that follows, and so the buffer model the segment is
+        // placed by: a TaggedHeader goes to a tagged buffer, an UntaggedHeader to a queue (DDP-R-012).
         boolean tagged = (control & DdpConstants.CONTROL_TAGGED) != 0;
         DdpError versionError = tagged ? DdpError.TAGGED_INVALID_VERSION : DdpError.UNTAGGED_INVALID_VERSION;
         int version = control & DdpConstants.CONTROL_VERSION_MASK;

@@ -13,7 +13,10 @@ import java.util.Objects;
  * reported (thrown, with the offending segment's header and length when known, DDP-R-049) and
  * every later segment is dropped silently, placing nothing (DDP-R-049). The outbound half is not
  * affected, so the ULP can still send its Terminate (DDP-R-044); DDP never closes the stream
- * itself (DDP-R-039).
+ * itself (DDP-R-039). A header field DDP finds invalid (the version, an unknown QN, an STag or
+ * offset its checks refuse) is always such a fatal error handed to the ULP, never skipped: the
+ * ULP cannot trust anything the stream carries after it (DDP-R-043; the LLP's own failures reach
+ * the ULP through the channel, see RDMAP's queue pair engine).
  *
  * <p>The ULP (RDMAP) looks at each decoded segment's RsvdULP octet before choosing how to place it
  * (which access right a tagged segment needs; whether it is a valid opcode at all), so decoding and

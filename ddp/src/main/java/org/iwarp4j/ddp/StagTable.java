@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p><b>STags.</b> 32 bits: a 24-bit table index in bits 31..8 and an 8-bit key in bits 7..0, the
  * layout Linux siw uses ({@code siw_mem_id2obj(sdev, stag >> 8)}). Index and key are drawn at
- * random (RFC 5040 §8.1.1 #8: hard to predict, sparse), index 0 is never used (so STags 0..255,
+ * random (RFC 5040 §8.1.1 #8, RDMAP-R-039: hard to predict and sparse within the table's index
+ * range, so that a peer cannot reach a buffer it was never told of by guessing its STag), index 0
+ * is never used (so STags 0..255,
  * among them the 0 or 1 that zero-length RTR messages carry, are never valid), and when an index is reused its key differs
  * from the previous one, so an STag that was deregistered fails as {@link StagCheck#INVALID_STAG}
  * instead of reaching the new buffer (DDP-R-053, DDP-R-054).

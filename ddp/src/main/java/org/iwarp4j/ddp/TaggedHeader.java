@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The 14-octet tagged buffer header (RFC 5041 §4.2, Figure 4): control (T = 1), RsvdULP, STag, TO.
+ * {@link #encode} writes all four fields, in that order, at the front of every tagged segment
+ * this stack sends, so a peer finds the STag and TO where it looks for them (DDP-R-018).
  *
  * @param last the L flag (§4.1)
  * @param rsvdUlp the RsvdULP octet, 0..255, opaque to DDP (RDMAP's control field)

@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The 18-octet untagged buffer header (RFC 5041 §4.3, Figure 5): control (T = 0), RsvdULP[0:7],
- * RsvdULP[8:39], QN, MSN, MO.
+ * RsvdULP[8:39], QN, MSN, MO. {@link #encode} writes all six fields, in that order, at the front of
+ * every untagged segment this stack sends, so a peer finds QN, MSN and MO where it looks for them
+ * (DDP-R-023).
  *
  * <p>QN, MSN and MO are unsigned 32-bit values held in {@code int}s, as on the wire: compare them
  * with {@link Integer#compareUnsigned} or widen them with {@link Integer#toUnsignedLong}. MSN

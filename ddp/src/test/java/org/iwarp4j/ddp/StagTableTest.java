@@ -311,7 +311,7 @@ class StagTableTest {
 
     @Test
     void keysAreNotSequentialAcrossManyRegistrationsAndBlockRefills() throws Exception {
-        // RFC 5040 §8.1.1 #8: keys hard to predict. 5000 re-registrations of the one slot draw well
+        // RFC 5040 §8.1.1 #8, RDMAP-R-039: keys hard to predict. 5000 re-registrations of the one slot draw well
         // past one 4 KiB block of random octets (RandomBlock), so the refill is crossed too. A
         // sequential key would step by 1 every time; random steps of 1..255 do so about 1 in 255.
         StagTable one = new StagTable(1);

@@ -59,6 +59,7 @@ class PostAfterCloseTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"close", "abort"})
     void aSendPostedRightAfterTheCloseReturnedCompletesFlushed(String how) throws Exception {
+        // DDP-R-040: a send request made after the ULP's close fails (flushed), it is not sent.
         CompletableFuture<Channel> connection = new CompletableFuture<>();
         RdmaPair pair = new RdmaPair(Rnic.builder(), Rnic.builder().channelInitializer(connection::complete), MPA,
                 b -> b, b -> b, s -> { }, c -> { });

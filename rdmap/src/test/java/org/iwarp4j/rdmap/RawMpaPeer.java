@@ -173,6 +173,19 @@ final class RawMpaPeer implements AutoCloseable {
         channel.writeAndFlush(channel.alloc().buffer(ulpdu.length).writeBytes(ulpdu)).syncUninterruptibly();
     }
 
+    /**
+     * Sends ULPDUs as FPDUs with one flush after the last, so that they leave in one TCP write and
+     * the RNIC most likely reads them in one go, handling them in one event loop task.
+     */
+    void sendTogether(byte[]... ulpdus) {
+        io.netty.channel.ChannelFuture last = null;
+        for (byte[] ulpdu : ulpdus) {
+            last = channel.write(channel.alloc().buffer(ulpdu.length).writeBytes(ulpdu));
+        }
+        channel.flush();
+        last.syncUninterruptibly();
+    }
+
     /** The next ULPDU from the RNIC under test. */
     byte[] take() throws InterruptedException {
         byte[] ulpdu = received.poll(RdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);

@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * the parts that do the work: inbound ULPDUs to the {@link ReceivePath}, posted work from the
  * {@link WorkQueue} to the {@link Transmitter} and the receive path, errors and the teardown to
  * the {@link Terminator}. It also owns the startup (MPA's result) and the wake-up Write.
+ *
+ * <p>One engine per TCP connection, holding the one DDP receiver and the one transmitter of that
+ * connection: the RDMAP stream is the connection's only DDP stream, and it leans on MPA over TCP
+ * below for reliable, in-order delivery instead of doing any of its own (RDMAP-R-001).
  */
 public final class QueuePairEngine extends ChannelDuplexHandler implements WorkCommand.Handler {
 
@@ -119,6 +123,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         if (terminator.isTerminated()) {
             completions.flushing().postSend(request);
         } else if (closing) {
+            // The ULP asked for the graceful close: a send request made after it fails (flushed)
+            // instead of going out behind it (DDP-R-040).
             transmitter.postFlushed(request);
         } else {
             transmitter.post(request);
@@ -207,7 +213,10 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
                 && receivePath.postsTaken() != receivesBefore;
     }
 
-    /** An orderly close goes on once this end's own send queue is empty. */
+    /**
+     * An orderly close goes on once this end's own send queue is empty: the messages the ULP gave
+     * before its close still go out before TCP is closed (DDP-R-040).
+     */
     private void closeWhenIdle() {
         if (closing && transmitter.idle() && !lingering) {
             lingering = true;
@@ -353,6 +362,11 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
         receivePath.ulpduReceived((ByteBuf) msg);
     }
 
+    /**
+     * A fatal error of the layers below, MPA's or TCP's, is never swallowed: it ends the queue pair
+     * and its work with a failure the ULP sees (DDP-R-043; a header DDP refuses is the receive
+     * path's, answered with a Terminate).
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof MpaException && ((MpaException) cause).terminateRequired()) {
@@ -477,7 +491,8 @@ public final class QueuePairEngine extends ChannelDuplexHandler implements WorkC
 
     /**
      * The connection is gone: nothing more is sent or placed, every outstanding and posted work
-     * request completes as flushed (RDMAP-R-035) and the queue pair is closed down. Exactly once,
+     * request completes as flushed (RDMAP-R-035) and the queue pair is closed down, which is how the
+     * ULP learns that the LLP connection was lost (DDP-R-043). Exactly once,
      * from channelInactive or handlerRemoved, whichever comes first.
      */
     private void tearDown() {

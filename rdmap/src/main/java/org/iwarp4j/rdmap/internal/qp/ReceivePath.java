@@ -456,6 +456,8 @@ final class ReceivePath implements PlacementAdvisor {
     private void dispatch(DdpSegment segment, ByteBuf ulpdu) throws DdpException {
         int ddpControl = ulpdu.getUnsignedByte(ulpdu.readerIndex());
         long queueNumber = segment.tagged() ? -1 : segment.untaggedHeader().qn() & 0xFFFFFFFFL;
+        // The check matches the opcode with T, so below a tagged segment only ever goes to a tagged
+        // buffer and an untagged one to its queue's untagged buffer (DDP-R-012).
         RdmapControl.ControlCheck check = RdmapControl.check(ddpControl, segment.header().rsvdUlp(), queueNumber);
         if (!check.isValid()) {
             if (meantAsTerminate(ulpdu, segment)) {
@@ -473,7 +475,8 @@ final class ReceivePath implements PlacementAdvisor {
         }
         switch (check.opcode()) {
             case RDMA_WRITE:
-                // A valid Write is not delivered to the ULP (RFC 5040 §5.1); zero length: no STag check.
+                // A valid Write is not delivered to the ULP (RFC 5040 §5.1, RDMAP-R-010): it is
+                // placed, and takes neither a completion nor a posted receive. Zero length: no STag check.
                 receiver.placeTagged(segment, Access.REMOTE_WRITE);
                 if (segment.last()) {
                     meters.received(RdmapOpcode.RDMA_WRITE);
@@ -521,7 +524,12 @@ final class ReceivePath implements PlacementAdvisor {
         }
     }
 
-    /** A Send (any type) filled a posted receive (RFC 5040 §5.3). */
+    /**
+     * A Send (any type) filled a posted receive (RFC 5040 §5.3). The receive queue calls this in
+     * MSN order, which is the order the peer sent, and every segment of the stream is placed on this
+     * one event loop in the order MPA delivered it: the Writes and Sends before this Send are in
+     * place by the time its completion is made (RDMAP-R-030).
+     */
     private void received(UntaggedMessage message) {
         RdmapOpcode opcode = RdmapControl.opcode(message.rsvdUlp());
         Integer invalidated = null;
@@ -546,7 +554,13 @@ final class ReceivePath implements PlacementAdvisor {
                 invalidated);
     }
 
-    /** A Read Request arrived within IRD (RFC 5040 §5.2.1): validate the source, answer, free the slot. */
+    /**
+     * A Read Request arrived within IRD (RFC 5040 §5.2.1): validate the source, answer, free the
+     * slot. Only DDP's delivery of the whole Request calls this, after every earlier segment of
+     * the stream was placed on this loop, so the response reads what the peer's earlier Writes
+     * and Sends put there; a zero-length Request is answered the same way; and the Request makes
+     * no completion and takes no posted receive (RDMAP-R-043).
+     */
     private void readRequested(UntaggedMessage message) {
         ReceiveBuffer slot = message.buffer();
         ByteBuf header = slot.scatterList().get(0).buffer();

@@ -240,6 +240,9 @@ final class Transmitter {
      * {@code entry}. {@link #write} releases the payload; should segmenting fail before it, it is released here.
      */
     private void sendMessage(SendEntry entry, RdmapOpcode opcode) throws LocalWorkError {
+        // A Write is one tagged message to the one STag and TO the ULP got from the peer, given to
+        // DDP in posting order (carryOut runs in order); the segmenter sets L on its last segment
+        // only, and a zero-length Write is one empty segment (RDMAP-R-008).
         SendWorkRequest request = entry.request;
         ByteBuf payload = gather(request);
         DdpSegmenter segmenter;
@@ -454,6 +457,11 @@ final class Transmitter {
      * Writes every segment of {@code payload}'s message and releases {@code payload} (the segments
      * hold their own slices); the last segment's outcome completes {@code entry}. Behind a Read
      * Response still in progress the message waits its turn, whole (RDMAP-R-044).
+     *
+     * <p>With {@link #respondToRead} and {@link #writeTerminate} this is the only way this end
+     * writes anything once Full Operation began: each write is one DDP segment of an RDMAP
+     * message, which MPA's frame encoder turns into an FPDU, and nothing else goes on the stream
+     * until it is torn down (RDMAP-R-045).
      */
     private ChannelFuture write(RdmapOpcode opcode, DdpSegmenter segmenter, ByteBuf payload, SendEntry entry) {
         meters.sent(opcode);
