@@ -153,6 +153,7 @@ final class ReplyMarshaller {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         ByteBuf reduced = null;
         ByteBuf out = null;
+        boolean replyReleased = false; // by a branch that answers with ERR_CHUNK instead
         try {
             if (RpcRdmaHeaderEncoder.encodedLength(inline) + length <= endpoint.sendThreshold()) {
                 form = Form.INLINE;
@@ -167,6 +168,7 @@ final class ReplyMarshaller {
                     // before anything is written into the Requester's memory.
                     sources.release();
                     reply.release();
+                    replyReleased = true;
                     return sendError(xid, grant);
                 }
                 form = Form.REPLY_CHUNK;
@@ -191,6 +193,7 @@ final class ReplyMarshaller {
                     exposed.release();
                     sources.release();
                     reply.release();
+                    replyReleased = true;
                     return sendError(xid, grant);
                 }
                 pulls.await(xid, exposed);
@@ -198,6 +201,7 @@ final class ReplyMarshaller {
             } else {
                 sources.release();
                 reply.release();
+                replyReleased = true;
                 return sendError(xid, grant);
             }
             for (Push push : pushes) {
@@ -232,12 +236,15 @@ final class ReplyMarshaller {
                 out.release();
             }
             Registrations notHandedOver = exposedAwaited[0] ? null : exposed;
+            boolean releaseReply = !replyReleased;
             Runnable giveBack = () -> {
                 sources.release();
                 if (notHandedOver != null) {
                     notHandedOver.release();
                 }
-                reply.release();
+                if (releaseReply) {
+                    reply.release();
+                }
             };
             if (writes.isEmpty()) {
                 giveBack.run();
