@@ -120,6 +120,7 @@ public final class RdmaEndpoint {
                 ? RpcRdmaPrivateData.of(settings.remoteInvalidation(), settings.inlineSendSize(),
                         settings.inlineReceiveSize())
                 : RpcRdmaPrivateData.ABSENT;
+        // Each Receive holds the largest Send the peer may post, at least 1024 octets (RPC-R-013).
         this.receiveSize = settings.inlineReceiveSize();
         this.receiveCount = receiveCount;
         this.receiveMemory = PooledByteBufAllocator.DEFAULT.directBuffer(receiveSize * receiveCount);
@@ -181,6 +182,10 @@ public final class RdmaEndpoint {
         return settings.mpa().toBuilder().privateData(block).build();
     }
 
+    /**
+     * Takes the peer's block as announced on this connection alone: a reconnect makes a new
+     * endpoint that takes the new connection's block, whatever was announced before (CMPD-R-003).
+     */
     private void peerSent(byte[] privateData) {
         this.peer = RpcRdmaPrivateData.findOrAbsent(privateData);
         this.thresholds = client ? InlineThresholds.negotiate(local, peer) : InlineThresholds.negotiate(peer, local);
