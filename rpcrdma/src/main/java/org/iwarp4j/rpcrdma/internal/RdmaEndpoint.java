@@ -366,7 +366,12 @@ public final class RdmaEndpoint {
     /** The most octets one RDMA Write work request carries: 1 MiB. */
     static final int WRITE_PIECE = 1 << 20;
 
-    /** RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s segments, in order. */
+    /**
+     * RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s
+     * segments, in order. Each Write stays inside its segment (never more than the segment's length
+     * from its offset) and nothing goes past the last one: only memory the Requester offered is
+     * written (RPC-R-081).
+     */
     public CompletableFuture<Void> write(MemoryRegion source, long offset, long length, List<RdmaSegment> target) {
         CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
         java.util.List<CompletableFuture<Void>> all = new java.util.ArrayList<>();
@@ -395,7 +400,10 @@ public final class RdmaEndpoint {
         return all.isEmpty() ? last : CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
-    /** RDMA Reads every segment of {@code source}, one after the other, into {@code sink} from {@code offset}. */
+    /**
+     * RDMA Reads every segment of {@code source}, one after the other, into {@code sink} from
+     * {@code offset}: exactly the segments offered, each from its offset for its length (RPC-R-082).
+     */
     public CompletableFuture<Void> read(List<RdmaSegment> source, MemoryRegion sink, long offset) {
         if (source.size() == 1) {
             // One segment (a 1 MiB NFS WRITE's Read chunk): its own future, without the list and
