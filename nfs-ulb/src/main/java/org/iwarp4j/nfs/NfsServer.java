@@ -273,6 +273,8 @@ public final class NfsServer implements AutoCloseable {
     public static final class Builder {
         private final Path directory;
         private String exportName = "/export";
+        // NFS and MOUNT over TCP on 2049 unless told otherwise: a server offering NFS over RDMA
+        // offers TCP too (RPC-R-079), and MOUNT goes over TCP only (ULB-R-010).
         private SocketAddress tcpAddress = new InetSocketAddress(NfsBindingConstants.NFS_TCP_PORT);
         private Nfs3Limits limits = Nfs3Limits.defaults();
         private ExportOptions exportOptions = ExportOptions.defaults();

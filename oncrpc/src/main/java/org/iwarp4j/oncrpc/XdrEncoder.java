@@ -184,7 +184,11 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Optional-data {@code *T} (RFC 4506 §4.19): 0, or 1 and the value. */
+    /**
+     * Optional-data {@code *T} (RFC 4506 §4.19): 0, or 1 and the value. The presence word is an
+     * inline word like any other: if the value is written with {@link #writeDdpEligibleOpaque}, only
+     * the value's octets can leave the Payload stream, never the word saying it is there (RPC-R-018).
+     */
     public <T> XdrEncoder writeOptional(T value, BiConsumer<XdrEncoder, T> element) {
         writeBoolean(value != null);
         if (value != null) {

@@ -98,6 +98,27 @@ class XdrMessageTest {
         assertThat(in.readInt()).isEqualTo(0x22222222);
     }
 
+    /**
+     * RPC-R-018: optional data whose value is a DDP-eligible opaque keeps its presence word in the
+     * Payload stream; only the value's octets form the piece that may leave it.
+     */
+    @Test
+    void anOptionalEligibleValueLeavesItsPresenceWordInline() {
+        XdrMessage message = XdrEncoder.create()
+                .writeOptional(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}), (e, d) -> e.writeDdpEligibleOpaque(d, 16))
+                .writeOptional(null, (e, d) -> e.writeInt(0))
+                .toMessage();
+        try {
+            List<XdrPiece> pieces = message.pieces();
+            assertThat(pieces).extracting(XdrPiece::ddpEligible).containsExactly(false, true, false);
+            assertThat(ByteBufUtil.hexDump(pieces.get(0).data())).isEqualTo("00000001" + "00000003");
+            assertThat(ByteBufUtil.hexDump(pieces.get(1).data())).isEqualTo("010203");
+            assertThat(ByteBufUtil.hexDump(pieces.get(2).data())).isEqualTo("00000000");
+        } finally {
+            message.release();
+        }
+    }
+
     @Test
     void reducedItemsAreTakenByTheDdpEligibleReader() { // RPC-R-029, RPC-R-030 (Write chunk in a Reply)
         ByteBuf item = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5});

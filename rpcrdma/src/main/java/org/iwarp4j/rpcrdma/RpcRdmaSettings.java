@@ -571,6 +571,7 @@ public final class RpcRdmaSettings {
             return new RpcRdmaSettings(this);
         }
 
+        /** Never below 1024: every receiver takes inline messages of that size (RPC-R-013). */
         private static int checkedInlineSize(int octets) {
             if (octets < 1024 || octets > 262144 || octets % 1024 != 0) {
                 throw new IllegalArgumentException("inline sizes are multiples of 1024 from 1024 to 262144: " + octets);

@@ -77,6 +77,30 @@ class CreditsTest {
         }
     }
 
+    /**
+     * RPC-R-008: no Reply grants credits the Responder has no Receives posted for. Five Calls are
+     * in the Responder at once (each took a Receive), every Reply grants five, and the Responder's
+     * endpoint has at least that many Receives for Calls, besides those for backward Replies.
+     */
+    @Test
+    void everyGrantIsBackedByReceivesPostedForCalls() throws Exception {
+        GateProgram gate = new GateProgram();
+        try (RpcRdmaPair p = pair(5, 32, gate)) {
+            await(p.echo.nullCall());
+            List<CompletableFuture<org.iwarp4j.oncrpc.RpcReply>> calls = hold(p, 5);
+            gate.awaitHeld(5);
+            for (int i = 0; i < 5; i++) {
+                gate.releaseOne();
+            }
+            for (CompletableFuture<org.iwarp4j.oncrpc.RpcReply> c : calls) {
+                await(c).close();
+            }
+            assertThat(p.serverWire.sent()).hasSize(6).extracting(m -> m.header().credits()).containsOnly(5);
+            int forBackwardReplies = RpcRdmaSettings.defaults().backchannelCredits();
+            assertThat(p.responder().endpoint().postedReceives() - forBackwardReplies).isGreaterThanOrEqualTo(5);
+        }
+    }
+
     @Test
     void theRequesterAsksForItsOwnCreditsAndUsesTheSmallerOfTheTwo() throws Exception { // RPC-R-040, RPC-R-004
         GateProgram gate = new GateProgram();

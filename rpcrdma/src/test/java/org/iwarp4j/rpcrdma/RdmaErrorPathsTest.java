@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Our Responder against a hand-made Requester: every way a Call's transport header can be wrong
  * gets exactly the RFC 8166 §4.5 answer (RDMA_ERROR octets checked) or none, and the connection
- * survives (a NULL Call after each one is answered).
+ * survives (a NULL Call after each one is answered). Every header error of a Call that is not
+ * to be dropped gets an RDMA_ERROR (RPC-R-059).
  */
 class RdmaErrorPathsTest {
 
@@ -349,12 +350,32 @@ class RdmaErrorPathsTest {
     }
 
     @Test
-    void anEmptyWriteChunkMakesTheResultComeBackInline() throws Exception { // RPC-R-053
+    void anEmptyWriteChunkMakesTheResultComeBackInline() throws Exception { // RPC-R-053, ULB-R-020
         byte[] m = concat(fixed(0xF1, 1, 1, 0), words(0, 1, 0, 0, 0), echoCall(0xF1, EchoProgram.PROC_SOURCE, words(5)));
         byte[] reply = answerTo(m);
         // Write list: one empty chunk returned; then the Reply with the 5 octets and their padding inline.
         assertThat(reply).startsWith(words(0xF1, 1, GRANT, 0, 0, 1, 0, 0, 0, 0xF1, 1, 0, 0, 0, 0, 5));
         assertThat(reply).hasSize(28 + 8 + 24 + 4 + 8);
+    }
+
+    /**
+     * RPC-R-013: without larger sizes agreed, a receiver still takes a Send of 1024 octets, header
+     * and Payload stream together. Our Responder's default receive size is 1024, the raw Requester
+     * announces 4096: the Call threshold is 1024, and a SINK Call of exactly that many octets goes
+     * inline and is answered, the connection still up.
+     */
+    @Test
+    void aCallOfExactly1024OctetsIsReceivedInline() throws Exception {
+        byte[] data = new byte[1024 - 28 - 40 - 4];
+        java.util.Arrays.fill(data, (byte) 0x5A);
+        byte[] m = concat(fixed(0x0101, 1, 1, 0), words(0, 0, 0),
+                echoCall(0x0101, EchoProgram.PROC_SINK, concat(words(data.length), data)));
+        assertThat(m).hasSize(1024);
+        byte[] reply = answerTo(m);
+        // RDMA_MSG, no chunks, an accepted Reply, then sink_res: the length and a CRC.
+        assertThat(reply).startsWith(words(0x0101, 1, GRANT, 0, 0, 0, 0, 0x0101, 1, 0, 0, 0, 0, data.length));
+        assertThat(reply).hasSize(28 + 24 + 8);
+        assertStillServing(0x0102);
     }
 
     @Test

@@ -125,7 +125,7 @@ class RpcRdmaLimitsTest {
      * never firing while work is outstanding.
      */
     @Test
-    void aRequesterThatReadsNothingLosesItsConnectionAndItsPlaceInService() throws Exception {
+    void aRequesterThatReadsNothingLosesItsConnectionAndItsPlaceInService() throws Exception { // RPC-R-069
         int segments = 8;
         int segment = 1 << 20;
         serve(RpcRdmaSettings.builder().idleTimeout(Duration.ZERO).maxReplySendTime(Duration.ofMillis(300)));

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.rpcrdma.RpcRdmaPair.await;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.EnumSet;
 import java.util.List;
+import org.iwarp4j.ddp.Access;
 import org.iwarp4j.oncrpc.sample.EchoProgram;
+import org.iwarp4j.rdmap.MemoryRegion;
 import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
 import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
@@ -213,6 +217,36 @@ class WriteChunksTest {
             assertThat(returned.get(0).length()).isEqualTo(3000);
             // The last chunk stays unused: the same segment count, every length 0.
             assertThat(returned.get(1).segments()).hasSize(3).extracting(RdmaSegment::length).containsOnly(0L);
+        }
+    }
+
+    /**
+     * ULB-R-022: TWO has two DDP-eligible results; a Call offering one Write chunk gets the first
+     * result written into it and the second inline after its length word, padded. The Call is
+     * hand-made, so the Reply's octets are what our Responder put on the wire.
+     */
+    @Test
+    void aResultBeyondTheWriteListComesBackInline() throws Exception {
+        try (RpcRdmaPair p = pair()) {
+            ByteBuf memory = Unpooled.directBuffer(2500).writeZero(2500);
+            RawPeer raw = RawPeer.requester(p.clientRnic, p.server.localAddress());
+            try (MemoryRegion sink = raw.qp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
+                raw.send(Messages.concat(Messages.fixed(0x31, 1, 1, 0), Messages.oneWriteChunk(sink, 1, 2500),
+                        Messages.call(0x31, PairProgram.PROGRAM, PairProgram.VERSION, PairProgram.TWO,
+                                Messages.words(2500, 5))));
+                byte[] reply = raw.receive();
+                long offset = sink.baseTaggedOffset();
+                int grant = RpcRdmaSettings.defaults().credits();
+                // RDMA_MSG; the one Write chunk back with 2500 octets written; no Reply chunk; then the
+                // accepted Reply: the first result's length word, the second result inline.
+                assertThat(reply).isEqualTo(Messages.concat(Messages.words(0x31, 1, grant, 0, 0, 1, 1, sink.stag(), 2500,
+                        (int) (offset >>> 32), (int) offset, 0, 0, 0x31, 1, 0, 0, 0, 0, 2500, 5),
+                        io.netty.buffer.ByteBufUtil.getBytes(EchoProgram.source(5, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT)), new byte[3]));
+                assertThat(EchoProgram.isSource(memory)).isTrue();
+            } finally {
+                raw.close();
+                memory.release();
+            }
         }
     }
 

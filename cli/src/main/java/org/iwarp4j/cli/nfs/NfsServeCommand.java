@@ -55,6 +55,7 @@ final class NfsServeCommand implements Callable<Integer> {
     @Option(names = "--tcp-port", description = "NFS and MOUNT over TCP (default: ${DEFAULT-VALUE}; 0 any)")
     int tcpPort = NfsBindingConstants.NFS_TCP_PORT;
 
+    /** 20049, where NFSv4 clients look without a portmapper (ULB-R-015). */
     @Option(names = "--rdma-port", description = "NFS over RPC-over-RDMA (default: ${DEFAULT-VALUE}; 0 any)")
     int rdmaPort = NfsBindingConstants.NFS_RDMA_PORT;
 
@@ -139,6 +140,8 @@ final class NfsServeCommand implements Callable<Integer> {
                 .capture(org.iwarp4j.tools.pcap.PcapRecording.recorder(org.iwarp4j.tools.pcap.CommandCapture.current())).build();
         NfsServer server;
         try {
+            // Always TCP, RDMA on top unless --no-rdma: NFS over RDMA never comes without NFS over TCP
+            // (RPC-R-079), and MOUNT is reached over TCP (ULB-R-010).
             NfsServer.Builder b = NfsServer.builder(directory).exportName(exportName)
                     .tcpAddress(new InetSocketAddress(address, tcpPort)).maxReadWrite((int) maxIo, (int) maxIo)
                     .workerThreads(threads).exportOptions(options).nfs4StateDirectory(stateDir)

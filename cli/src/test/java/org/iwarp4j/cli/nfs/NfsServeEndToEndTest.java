@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code iwarp nfs serve} in this process on ephemeral loopback ports, and the client commands
  * against it over RPC-over-RDMA and over TCP: put (read back, SHA-256), ls, get (SHA-256 against
- * the local copy), errors and their exit statuses. MOUNT goes over TCP in both cases (ULB-R-010).
+ * the local copy), errors and their exit statuses. MOUNT goes over TCP in both cases (ULB-R-010),
+ * and the server that serves NFS over RDMA serves it over TCP as well (RPC-R-079).
  * The client commands act as uid 0, so the export is {@code --rw --no-root-squash};
  * {@link NfsServeAccessTest} has the defaults.
  */

@@ -106,11 +106,11 @@ public enum Check {
      * the chunks); an RDMA Write outside the memory a Call offered is no RPC-over-RDMA transfer, so
      * the decoder counts it as a violation.
      */
-    RPC_WRITE_IN_CHUNK("RPC-R-029", Level.MUST,
+    RPC_WRITE_IN_CHUNK("RPC-R-081", Level.MUST,
             "an RDMA Write lands inside a segment of a Write chunk or the Reply chunk of an outstanding Call of the"
                     + " peer (handle, offset, length)"),
     /** Like {@link #RPC_WRITE_IN_CHUNK}: the catalogue row has no key word. */
-    RPC_READ_IN_CHUNK("RPC-R-024", Level.MUST,
+    RPC_READ_IN_CHUNK("RPC-R-082", Level.MUST,
             "an RDMA Read Request reads inside a segment of a Read chunk of an outstanding Call of the peer"),
 
     // ---- RFC 8267, NFS upper-layer binding ----

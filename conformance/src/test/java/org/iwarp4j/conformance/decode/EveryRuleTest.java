@@ -182,8 +182,8 @@ class EveryRuleTest {
         c.put("RPC-R-034", () -> nfs().i(MpaWire.send(1, rdma(1, 1, 8, 0,
                         new int[] {0, 0, 1, 1, 0x77, 4096, 0, 0x8000}, call(1, NFS, 3, 16, bytes(32)))))
                 .r(MpaWire.send(1, rdma(1, 1, 8, 0, NO_CHUNKS, reply(1, bytes(1100))))));
-        c.put("RPC-R-029", Nfs4CompoundCaptureTest::writeBeyondItsSegment);
-        c.put("RPC-R-024", Nfs4CompoundCaptureTest::readOfAnUnofferedHandle);
+        c.put("RPC-R-081", Nfs4CompoundCaptureTest::writeBeyondItsSegment);
+        c.put("RPC-R-082", Nfs4CompoundCaptureTest::readOfAnUnofferedHandle);
         c.put("ULB-R-012", Nfs4CompoundCaptureTest::readChunkOfAnIneligibleArgument);
         c.put("ULB-R-019", Nfs4CompoundCaptureTest::readDataInlineDespiteChunk);
         c.put("ULB-R-021", Nfs4CompoundCaptureTest::failedReadlinkWithOctetsInItsChunk);

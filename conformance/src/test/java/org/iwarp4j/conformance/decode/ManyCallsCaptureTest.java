@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A capture from a stranger may hold any number of Calls that are never answered. Matching an RDMA
- * Write to the segment it lands in (RPC-R-029) must not cost a look at every outstanding Call, and
+ * Write to the segment it lands in (RPC-R-081) must not cost a look at every outstanding Call, and
  * the decoder keeps at most 16384 of them.
  */
 class ManyCallsCaptureTest {

@@ -304,7 +304,7 @@ class Nfs4CompoundCaptureTest {
                 + " READLINK NFS4ERR_IO"));
     }
 
-    /** RPC-R-029: an RDMA Write past the end of the segment the Call offered. */
+    /** RPC-R-081: an RDMA Write past the end of the segment the Call offered. */
     static Peer writeBeyondItsSegment() {
         Peer p = nfs();
         Xdr args = Nfs4Wire.compoundArgs(1, 3);
@@ -315,7 +315,7 @@ class Nfs4CompoundCaptureTest {
         return p;
     }
 
-    /** RPC-R-024: an RDMA Read Request of a handle no Call offered. */
+    /** RPC-R-082: an RDMA Read Request of a handle no Call offered. */
     static Peer readOfAnUnofferedHandle() {
         Peer p = nfs();
         Xdr args = Nfs4Wire.compoundArgs(1, 4);
@@ -332,7 +332,7 @@ class Nfs4CompoundCaptureTest {
     @Test
     void rdmaTransfersOutsideTheOfferedSegments() throws Exception {
         DecodeReport beyond = writeBeyondItsSegment().decode();
-        assertThat(ids(beyond)).containsExactly("RPC-R-029");
+        assertThat(ids(beyond)).containsExactly("RPC-R-081");
         assertThat(beyond.violations().get(0).detail()).isEqualTo("RDMA Write of 100 octets to STag 0x00005101 TO"
                 + " 0x7f0000002fa4: beyond the offered segment 0x00005101:8192@0x7f0000001000");
 
@@ -341,12 +341,12 @@ class Nfs4CompoundCaptureTest {
                 Nfs4Wire.read(Nfs4Wire.putfh(Nfs4Wire.sequence(Nfs4Wire.compoundArgs(1, 3), 1)), 0, 100).bytes()))));
         p.r(MpaWire.write(0x7777, 0, bytes(100, 1)));
         DecodeReport unknown = p.decode();
-        assertThat(ids(unknown)).containsExactly("RPC-R-029");
+        assertThat(ids(unknown)).containsExactly("RPC-R-081");
         assertThat(unknown.violations().get(0).detail()).endsWith("no outstanding Call offered that handle in a Write"
                 + " or Reply chunk");
 
         DecodeReport read = readOfAnUnofferedHandle().decode();
-        assertThat(ids(read)).containsExactly("RPC-R-024");
+        assertThat(ids(read)).containsExactly("RPC-R-082");
         assertThat(read.violations().get(0).detail()).isEqualTo("RDMA Read Request of 3000 octets from STag"
                 + " 0x00006102 TO 0x7f0000009000: no outstanding Call offered that handle in a Read chunk");
     }

@@ -165,7 +165,7 @@ class Nfs4SiwCaptureTest {
 
     /**
      * WRITE data goes by Read chunk (RFC 8267 §6.1): each WRITE's Call offers one at the data's Position, and
-     * the server's RDMA Read Request for it is matched to that Call and chunk (RPC-R-024). The Read Responses
+     * the server's RDMA Read Request for it is matched to that Call and chunk (RPC-R-082). The Read Responses
      * bring the whole file, each labelled with the Call whose chunk it answers.
      */
     @Test
@@ -202,7 +202,7 @@ class Nfs4SiwCaptureTest {
 
     /**
      * READ data goes by Write chunk (RFC 8267 §6.1): every RDMA Write of the data lands in Write chunk 0 of a
-     * READ's Call (RPC-R-029), and the Reply returns that chunk with as many octets as the Writes placed
+     * READ's Call (RPC-R-081), and the Reply returns that chunk with as many octets as the Writes placed
      * there (RPC-R-028), paired with the READ (ULB-R-018).
      */
     @Test

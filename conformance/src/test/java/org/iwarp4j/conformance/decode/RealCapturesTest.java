@@ -115,7 +115,7 @@ class RealCapturesTest {
         assertThat(r.connections()).allSatisfy(c -> assertThat(c.negotiated())
                 .endsWith("RPC-over-RDMA inline 4096/4096"));
         // Every RDMA Write lands in a chunk segment of an outstanding Call, every Read Request reads a
-        // Read chunk segment (RPC-R-029, RPC-R-024): the decoder names which.
+        // Read chunk segment (RPC-R-081, RPC-R-082): the decoder names which.
         List<String> writes = lines.stream().filter(l -> l.startsWith("Write ")).collect(Collectors.toList());
         List<String> reads = lines.stream().filter(l -> l.startsWith("Read Request ")).collect(Collectors.toList());
         assertThat(writes).isNotEmpty().allSatisfy(l -> assertThat(l)

@@ -244,7 +244,7 @@ class ReplyChunkCaptureTest {
 
         DecodeReport r = p.decode();
         // Only the SHOULD-level warnings about the test's 8 KiB FPDUs (receiver's MSS 1460): every Write
-        // lands in the chunk (RPC-R-029) and the chunk is returned as filled (RPC-R-028).
+        // lands in the chunk (RPC-R-081) and the chunk is returned as filled (RPC-R-028).
         assertThat(r.violations()).extracting(Violation::requirementId).containsOnly("MPA-R-005");
         assertThat(nomsg(r, 0x50).summary()).endsWith("| REPLY to NFSv3 READDIR (frame 5) (Reply chunk not decoded:"
                 + " not kept)");

@@ -63,6 +63,8 @@ public final class Nfs4Binding {
             op(3, "ACCESS", 0, new Fixed(S + 4 + 4), false),
             op(4, "CLOSE", 0, new Fixed(S + STATEID), true),
             op(5, "COMMIT", 0, new Fixed(S + VERIFIER), false),
+            // RPC-R-019: createtype4 as a whole is a union and never eligible; only the linkdata inside
+            // its NF4LNK arm is, so the eligibility is declared per arm.
             op(6, "CREATE", 0, new Fixed(S + CHANGE_INFO + BITMAP), true,
                     argumentInArm("CREATE", "linkdata field of the NF4LNK arm (createtype4.linkdata)",
                             "createtype4 NF4LNK")),

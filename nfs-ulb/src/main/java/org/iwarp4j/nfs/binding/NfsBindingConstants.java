@@ -15,7 +15,11 @@ public final class NfsBindingConstants {
     public static final int NSM_PROGRAM = 100024;
     /** NFSACL, no public definition (RFC 8267 §5, §5.2). */
     public static final int NFSACL_PROGRAM = 100227;
-    /** nfsrdma, the port IANA assigned for NFS/RDMA (RFC 8267 §9); NFSv4 servers MUST use it (§6.3). */
+    /**
+     * nfsrdma, the port IANA assigned for NFS/RDMA (RFC 8267 §9): an NFSv4 server listens there for
+     * RPC-over-RDMA, so that clients need no portmapper to find it (ULB-R-015); the default of
+     * {@code iwarp nfs serve}.
+     */
     public static final int NFS_RDMA_PORT = 20049;
     /** The port NFS over TCP listens on (RFC 8267 §6.3, RFC 8166 §8.2.2.1). */
     public static final int NFS_TCP_PORT = 2049;

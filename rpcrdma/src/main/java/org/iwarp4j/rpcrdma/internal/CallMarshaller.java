@@ -121,6 +121,9 @@ final class CallMarshaller {
             return new OutgoingCall(header, OutgoingCall.Form.SHORT, registrations, writeList, writeRegions, replyChunk,
                     replyRegion);
         }
+        // RPC-R-015: only pieces the binding made DDP-eligible leave the stream, and only for a
+        // procedure it says has such an argument; RPC-R-020: one Read chunk per such item (all its
+        // segments share the item's Position).
         if (reducible && call.hasDdpEligiblePieces()) {
             int segments = 0;
             int reducedLength = 0;
@@ -157,6 +160,7 @@ final class CallMarshaller {
             throw new RpcTransportException("call " + info + " of " + call.readableBytes()
                     + " octets is larger than the largest chunk, " + settings.maxChunkSize());
         }
+        // RPC-R-035: a Long Call's chunk is the whole Payload stream, eligible items padded as usual.
         ByteBuf stream = call.stream();
         registrations.own(stream);
         MemoryRegion region = registrations.register(stream, CALL_SOURCE);

@@ -120,6 +120,7 @@ public final class RdmaEndpoint {
                 ? RpcRdmaPrivateData.of(settings.remoteInvalidation(), settings.inlineSendSize(),
                         settings.inlineReceiveSize())
                 : RpcRdmaPrivateData.ABSENT;
+        // Each Receive holds the largest Send the peer may post, at least 1024 octets (RPC-R-013).
         this.receiveSize = settings.inlineReceiveSize();
         this.receiveCount = receiveCount;
         this.receiveMemory = PooledByteBufAllocator.DEFAULT.directBuffer(receiveSize * receiveCount);
@@ -181,6 +182,10 @@ public final class RdmaEndpoint {
         return settings.mpa().toBuilder().privateData(block).build();
     }
 
+    /**
+     * Takes the peer's block as announced on this connection alone: a reconnect makes a new
+     * endpoint that takes the new connection's block, whatever was announced before (CMPD-R-003).
+     */
     private void peerSent(byte[] privateData) {
         this.peer = RpcRdmaPrivateData.findOrAbsent(privateData);
         this.thresholds = client ? InlineThresholds.negotiate(local, peer) : InlineThresholds.negotiate(peer, local);
@@ -361,7 +366,12 @@ public final class RdmaEndpoint {
     /** The most octets one RDMA Write work request carries: 1 MiB. */
     static final int WRITE_PIECE = 1 << 20;
 
-    /** RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s segments, in order. */
+    /**
+     * RDMA Writes {@code length} octets of {@code source} from {@code offset} into {@code target}'s
+     * segments, in order. Each Write stays inside its segment (never more than the segment's length
+     * from its offset) and nothing goes past the last one: only memory the Requester offered is
+     * written (RPC-R-081).
+     */
     public CompletableFuture<Void> write(MemoryRegion source, long offset, long length, List<RdmaSegment> target) {
         CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
         java.util.List<CompletableFuture<Void>> all = new java.util.ArrayList<>();
@@ -390,7 +400,10 @@ public final class RdmaEndpoint {
         return all.isEmpty() ? last : CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
-    /** RDMA Reads every segment of {@code source}, one after the other, into {@code sink} from {@code offset}. */
+    /**
+     * RDMA Reads every segment of {@code source}, one after the other, into {@code sink} from
+     * {@code offset}: exactly the segments offered, each from its offset for its length (RPC-R-082).
+     */
     public CompletableFuture<Void> read(List<RdmaSegment> source, MemoryRegion sink, long offset) {
         if (source.size() == 1) {
             // One segment (a 1 MiB NFS WRITE's Read chunk): its own future, without the list and

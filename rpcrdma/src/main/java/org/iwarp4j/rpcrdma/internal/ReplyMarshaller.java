@@ -123,8 +123,13 @@ final class ReplyMarshaller {
         int length = 0;
         for (XdrPiece p : reply.pieces()) {
             int n = p.data().readableBytes();
+            // RPC-R-015: only a result the binding marks DDP-eligible may take a Write chunk.
+            // RPC-R-050: chunks are handed out per eligible result actually present, so a chunk that
+            // a result absent from this Reply (a union arm without data) would have used goes to the
+            // next one. ULB-R-022: results beyond the Write list stay inline.
             if (p.ddpEligible() && eligible && next < provided.size()) {
                 WriteChunk chunk = provided.get(next++);
+                // RPC-R-020: one result per chunk. ULB-R-020: an empty chunk keeps its result inline.
                 if (!chunk.isEmpty()) {
                     if (n > chunk.length()) {
                         reply.release();
@@ -177,6 +182,8 @@ final class ReplyMarshaller {
                 MemoryRegion region = sources.register(reduced, EnumSet.noneOf(Access.class));
                 writes.add(endpoint.write(region, 0, length, replyChunk.get().segments()));
             } else if (settings.responderReadChunks()) {
+                // RRC-R-003: neither the inline threshold nor the Reply chunk (if any) can hold the
+                // Payload stream, the one case the draft's Read chunk is for.
                 form = Form.RESPONDER_READ_CHUNK;
                 reduced = copy(stream, length);
                 sources.own(reduced);
@@ -260,7 +267,11 @@ final class ReplyMarshaller {
         return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
-    /** The reduced Payload stream in one new buffer (the caller releases it), for a chunk to expose. */
+    /**
+     * The reduced Payload stream in one new buffer (the caller releases it), for a chunk to expose:
+     * a Reply chunk or a responder-provided Read chunk holds a whole stream, so the eligible items
+     * left in it keep their XDR padding (RPC-R-035).
+     */
     private ByteBuf copy(List<XdrPiece> stream, int length) {
         ByteBuf out = alloc.directBuffer(Math.max(64, length));
         writeStream(stream, out);

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * fires while work is outstanding. The close is abortive (RFC 5040 §6.2's graceful close waits for
  * the very Sends that do not leave); the outstanding work completes as flushed, which answers the
  * Calls and gives their places back. ONC RPC over TCP's counterpart is
- * {@code RpcTcpServer.Builder.maxReplyWriteTime}.
+ * {@code RpcTcpServer.Builder.maxReplyWriteTime}. A Reply that cannot leave is a Reply this
+ * Responder cannot send, and the connection is what it gives up then (RPC-R-069).
  */
 public final class ReplySendTimeout extends EndpointWatch {
 

@@ -108,6 +108,9 @@ public final class RequesterEngine {
     }
 
     private CompletableFuture<RdmaEndpoint> connect() {
+        // RPC-R-009: one Receive per Call this end may have outstanding (it never sends more than its
+        // own request, creditLimit()) plus the backward Calls the Responder may send: every Reply
+        // and backward Call finds a Receive, and each is posted again as soon as it is taken.
         RdmaEndpoint e = RdmaEndpoint.forRequester(rnic, settings, settings.credits() + settings.backchannelCredits());
         synchronized (lock) {
             if (closed) {
@@ -276,7 +279,8 @@ public final class RequesterEngine {
         try {
             HeaderDecodeResult result = decoder.decode(m);
             if (result instanceof HeaderDecodeResult.Rejected rejected) {
-                // RPC-R-060: a Requester never answers
+                // RPC-R-060: a Requester never answers; RPC-R-063: an RDMA_ERROR it cannot decode is
+                // dropped here too (HeaderProblem.UNDECODABLE_ERROR), the Call it names ended as above.
                 // The opening octets go with it: a header from a peer we interoperate with that we cannot
                 // decode is a bug on one side, and the timeout message is all a failed run may keep.
                 discarded(String.format("xid 0x%08x: header error %s: %s (%d octets, starting %s)", rejected.xid(),

@@ -125,7 +125,12 @@ public final class ResponderEngine {
         });
     }
 
-    /** Receives needed: Calls, backward Replies, and one pull completion per draft Reply in flight. */
+    /**
+     * Receives needed: Calls, backward Replies, and one pull completion per draft Reply in flight.
+     * All are posted when the endpoint is made, before the connection exists, and the grant in
+     * every message is the fixed {@link RpcRdmaSettings#credits()}: it never rises above what is
+     * posted, so no Reply ever announces credits without their Receives behind them (RPC-R-008).
+     */
     public static int receivesNeeded(RpcRdmaSettings settings) {
         return settings.credits() + settings.backchannelCredits() + (settings.responderReadChunks() ? settings.credits() : 0);
     }
@@ -497,7 +502,7 @@ public final class ResponderEngine {
             }
             if (e != null) {
                 log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
-                endpoint.close(); // RFC 8166 §4.5.4
+                endpoint.close(); // RFC 8166 §4.5.4, RPC-R-069
                 return;
             }
             if (mayWrite && form == ReplyMarshaller.Form.INLINE && lists.writeList().isEmpty()) {

@@ -8,7 +8,7 @@ import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 
 /**
  * The segments one Requester's outstanding Calls offered (for RDMA Writes, or for RDMA Reads), by
- * handle, to find the one a transfer lands in (RPC-R-029, RPC-R-024) without looking at every
+ * handle, to find the one a transfer lands in (RPC-R-081, RPC-R-082) without looking at every
  * outstanding Call. Per handle a treap ordered by offset, each node knowing the segment of its
  * subtree that reaches furthest: a segment holding {@code [to, to + length)} exists exactly when,
  * among those that start at or before {@code to}, the furthest-reaching one reaches {@code to +

@@ -917,7 +917,7 @@ final class RpcTracker {
     /**
      * An RDMA Write from one side: on an RPC-over-RDMA connection it answers a Call of the other
      * side and lands in a segment of that Call's Write list or Reply chunk (RFC 8166 §3.4.6,
-     * §3.5.3, RPC-R-029), inside the segment's length. The octets are counted per chunk for the
+     * §3.5.3, RPC-R-081), inside the segment's length. The octets are counted per chunk for the
      * Reply's lengths (RPC-R-028). Returns where it landed, for the summary line, or "".
      */
     String rdmaWrite(boolean fromClient, long frame, int stag, long to, byte[] ulpdu, int payloadStart) {
@@ -961,7 +961,7 @@ final class RpcTracker {
 
     /**
      * An RDMA Read Request from one side: it pulls a segment of a Read chunk of the other side's
-     * outstanding Call (RFC 8166 §3.4.5, RPC-R-024), inside the segment's length.
+     * outstanding Call (RFC 8166 §3.4.5, RPC-R-082), inside the segment's length.
      */
     String rdmaReadRequest(boolean fromClient, long frame, int sourceStag, long sourceTo, long size) {
         if (size == 0) {

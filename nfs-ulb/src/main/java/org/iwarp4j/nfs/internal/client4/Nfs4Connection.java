@@ -727,7 +727,9 @@ public final class Nfs4Connection implements AutoCloseable {
             cause = cause.getCause();
         }
         // A reply that rejected the call at the RPC level, or an RDMA_ERROR (RFC 8166 §5.4.3: the
-        // Responder did not process the RPC), proves the server never ran SEQUENCE.
+        // Responder did not process the RPC), proves the server never ran SEQUENCE. ULB-R-031: the
+        // transport has already ended the RPC for the RDMA_ERROR (final, never retransmitted);
+        // only then do NFSv4's rules apply, here: the slot keeps its sequence id.
         if (cause instanceof RpcRdmaErrorException || cause instanceof RpcAuthException
                 || cause instanceof RpcGarbageArgsException || cause instanceof RpcMismatchException
                 || cause instanceof RpcProcedureUnavailableException || cause instanceof RpcProgramMismatchException

@@ -10,8 +10,10 @@ import static org.iwarp4j.nfs.v4.Nfs4Constants.OP_SEQUENCE;
 
 import io.netty.buffer.Unpooled;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import org.iwarp4j.oncrpc.RpcTimeoutException;
 import org.iwarp4j.oncrpc.XdrDecoder;
+import org.iwarp4j.rpcrdma.RpcRdmaErrorException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -71,6 +73,18 @@ class SlotOutcomeTest {
                 .isFalse();
         assertThat(Nfs4Connection.onlyIdempotent(List.of(sequence, Op.putfh(new byte[8]), Op.commit(0, 0))))
                 .as("a COMMIT again commits nothing more").isTrue();
+    }
+
+    /**
+     * ULB-R-031: an RDMA_ERROR is final at the transport (the RPC ends with it, nothing is sent
+     * again); only then does NFSv4 judge the slot, as a call the server never ran.
+     */
+    @Test
+    void anRdmaErrorEndsTheCallAsNeverRunAndKeepsTheSlotsSequenceId() {
+        RpcRdmaErrorException error = new RpcRdmaErrorException(7, RpcRdmaErrorException.Code.ERR_CHUNK, 0, 0);
+        assertThat(Nfs4Connection.outcome(null, new CompletionException(error)))
+                .isEqualTo(SlotTable.Outcome.NOT_EXECUTED);
+        assertThat(Nfs4Connection.outcome(null, error)).isEqualTo(SlotTable.Outcome.NOT_EXECUTED);
     }
 
     @Test

@@ -21,7 +21,11 @@ public sealed interface HeaderDecodeResult permits HeaderDecodeResult.Decoded, H
     record Rejected(HeaderProblem problem, int xid, int version, int credits, String detail)
             implements HeaderDecodeResult {
 
-        /** The RDMA_ERROR a Responder sends for this problem, or {@code null} if it discards the message. */
+        /**
+         * The RDMA_ERROR a Responder sends for this problem, or {@code null} if it discards the
+         * message. It carries the failing message's own xid and rdma_vers, so that the Requester
+         * can match it to its Call even when the version is the problem (RPC-R-061).
+         */
         public RpcRdmaHeader.RdmaError errorReply(int grantedCredits) {
             switch (problem.atResponder()) {
                 case SEND_ERR_VERS:

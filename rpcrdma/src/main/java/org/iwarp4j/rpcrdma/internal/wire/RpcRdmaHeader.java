@@ -81,7 +81,7 @@ public sealed interface RpcRdmaHeader
             java.util.Objects.requireNonNull(error);
         }
 
-        /** ERR_CHUNK about the Call with {@code xid} and {@code version}. */
+        /** ERR_CHUNK about the Call with {@code xid} and {@code version}, both echoed (RPC-R-061). */
         public static RdmaError errChunk(int xid, int version, int credits) {
             return new RdmaError(xid, version, credits, RdmaErrorCode.ERR_CHUNK, 0, 0);
         }

@@ -118,7 +118,7 @@ public final class RpcRdmaHeaderDecoder {
             }
             case RDMA_NOMSG: {
                 ChunkLists chunks = decodeChunkLists(r);
-                if (chunks.isEmpty()) {
+                if (chunks.isEmpty()) { // RPC-R-042: nothing would carry the Payload stream
                     throw r.fail(HeaderProblem.XDR_ERROR, "RDMA_NOMSG with no chunk to hold the Payload stream");
                 }
                 return new RpcRdmaHeader.RdmaNomsg(xid, version, credits, chunks);
@@ -139,7 +139,7 @@ public final class RpcRdmaHeaderDecoder {
         }
         long code = r.word("rdma_err");
         RdmaErrorCode error = code > Integer.MAX_VALUE ? null : RdmaErrorCode.fromCode((int) code);
-        if (error == null) {
+        if (error == null) { // RPC-R-063: a code we cannot read is dropped, never guessed at
             throw r.fail(HeaderProblem.UNDECODABLE_ERROR, "unknown rdma_err " + code);
         }
         if (error == RdmaErrorCode.ERR_CHUNK) {
@@ -176,7 +176,7 @@ public final class RpcRdmaHeaderDecoder {
             }
             r.need(READ_SEGMENT_LENGTH, "read segment");
             long position = r.word("position");
-            if (position % WORD != 0) {
+            if (position % WORD != 0) { // RPC-R-023: XDR items start on 4-octet boundaries only
                 throw r.fail(HeaderProblem.XDR_ERROR, "read segment Position " + position + " is not a multiple of 4");
             }
             RdmaSegment segment = segment(r);

@@ -72,7 +72,7 @@ public record RpcRdmaPrivateData(int version, boolean remoteInvalidation, int se
         out[2] = (byte) (PRIVATE_DATA_FORMAT_IDENTIFIER >>> 8);
         out[3] = (byte) PRIVATE_DATA_FORMAT_IDENTIFIER;
         out[4] = (byte) version;
-        out[5] = (byte) (remoteInvalidation ? PRIVATE_DATA_REMOTE_INVALIDATION : 0);
+        out[5] = (byte) (remoteInvalidation ? PRIVATE_DATA_REMOTE_INVALIDATION : 0); // CMPD-R-005: reserved bits 0
         out[6] = (byte) encodeSize(sendSize);
         out[7] = (byte) encodeSize(receiveSize);
         return out;
@@ -85,10 +85,12 @@ public record RpcRdmaPrivateData(int version, boolean remoteInvalidation, int se
      * valid block: the caller then uses {@link #ABSENT} (§5.1). Never throws for bad input.
      */
     public static Optional<RpcRdmaPrivateData> find(byte[] privateData) {
+        // CMPD-R-013: other private data (the RFC 6581 word, a peer's own) may come first, at any offset.
         for (int i = 0; i + PRIVATE_DATA_LENGTH <= privateData.length; i++) {
             if (intAt(privateData, i) == PRIVATE_DATA_FORMAT_IDENTIFIER
                     && (privateData[i + 4] & 0xFF) == PRIVATE_DATA_VERSION) {
                 return Optional.of(new RpcRdmaPrivateData(PRIVATE_DATA_VERSION,
+                        // CMPD-R-005: only R is read; reserved bits a later sender may set do not matter
                         (privateData[i + 5] & PRIVATE_DATA_REMOTE_INVALIDATION) != 0,
                         decodeSize(privateData[i + 6]), decodeSize(privateData[i + 7])));
             }
@@ -96,7 +98,10 @@ public record RpcRdmaPrivateData(int version, boolean remoteInvalidation, int se
         return Optional.empty();
     }
 
-    /** {@link #find}, or {@link #ABSENT} if there is no valid block. */
+    /**
+     * {@link #find}, or {@link #ABSENT} if there is no valid block: a peer that sent none is taken
+     * to have R clear and 1024-octet sizes, so both thresholds fall back to 1024 (CMPD-R-012).
+     */
     public static RpcRdmaPrivateData findOrAbsent(byte[] privateData) {
         return find(privateData).orElse(ABSENT);
     }

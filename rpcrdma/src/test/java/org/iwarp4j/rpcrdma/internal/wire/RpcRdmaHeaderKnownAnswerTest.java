@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.iwarp4j.testkit.Hex;
 import org.iwarp4j.testkit.TestVectors;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +77,21 @@ class RpcRdmaHeaderKnownAnswerTest {
         assertThat(encoded(expected)).isEqualTo(TestVectors.bytes("V-RR-3")).hasSize(68);
         // V-RR-3 is a header only; a Call follows it in a real Send.
         assertThat(decoded(withNullCall(TestVectors.bytes("V-RR-3")))).isEqualTo(expected);
+    }
+
+    /**
+     * RPC-R-001: a handle takes all 32 bits and an offset all 64, both carried exactly (no sign or
+     * truncation), on the wire and back.
+     */
+    @Test
+    void aSegmentCarriesA32BitHandleAndA64BitOffset() {
+        RdmaSegment wide = new RdmaSegment(0xFFFFFFFE, 4096, 0xFFFFFFFF_00000000L);
+        RpcRdmaHeader h = new RpcRdmaHeader.RdmaMsg(XID, 1, 32, new ChunkLists(List.of(), List.of(WriteChunk.of(wide)),
+                Optional.empty()));
+        byte[] octets = encoded(h);
+        // xid, vers, credits, proc, no Read list, a Write chunk of 1 segment: handle, length, offset (2 words)
+        assertThat(Arrays.copyOfRange(octets, 24, 44)).isEqualTo(Hex.decode("00000001 fffffffe 00001000 ffffffff 00000000"));
+        assertThat(decoded(withNullCall(octets))).isEqualTo(h);
     }
 
     @Test
