@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README's test command: installs what the tests need (tshark), then builds and runs every test.
+# README's test command: installs what the tests need (tshark, python3), then builds and runs every test.
 # Without arguments it then runs the unit tests again on a second JDK, when the machine has one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
