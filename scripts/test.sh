@@ -28,7 +28,7 @@ fi
 # Every Jazzer target fuzzed briefly (docs/fuzzing.md); the build above already replayed their inputs.
 bash scripts/fuzz.sh 10
 # A second JDK (IWARP4J_SECOND_JDK, else the newest under /usr/lib/jvm of another feature release
-# than the default java): from Java 24 Netty leaves sun.misc.Unsafe off and its buffers are memory
+# than the JDK ./mvnw used above, JAVA_HOME's or else the java on PATH's): from Java 24 Netty leaves sun.misc.Unsafe off and its buffers are memory
 # segments, so the data path copies and recognises placed octets another way (docs/jdk.md).
 # The same unit tests, without interop-tests (the VM's cases do not depend on the JDK).
 if [ $# -eq 0 ] && second="$(bash scripts/second-jdk.sh)" && [ -n "$second" ]; then
