@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks iwarp4j as a stranger's project would use it: installs the artifacts into the local Maven
 # repository (~/.m2), then builds and runs a throwaway project made of nothing but README.md's
-# "Use it from your project" blocks (the ```xml dependency lines and the ```java program).
+# "Use it from your project" blocks (the ```xml dependency lines and the ```java program), the program
+# run in a JVM of its own (JAVA_HOME's java when it is set) by a JUnit test under surefire: the throwaway
+# build uses only plugins and libraries the main build resolved, so it runs offline (-o).
 #
 #   scripts/check-consumer.sh          # install, then build the throwaway project offline and run it
 #   scripts/check-consumer.sh -o       # the install too without network (every plugin already present)
@@ -14,6 +16,15 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# A version the root pom.xml sets: pom_value NAME gives <NAME>'s value, pom_value resources the
+# maven-resources-plugin's <version>.
+pom_value() {
+  if [ "$1" = resources ]; then
+    sed -n '/<artifactId>maven-resources-plugin<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;}' pom.xml
+  else
+    sed -n "s/.*<$1>\\(.*\\)<\\/$1>.*/\\1/p" pom.xml | head -1
+  fi
+}
 
 echo "check-consumer: ./mvnw -B install -DskipTests $*" >&2
 ./mvnw -B -q install -DskipTests "$@"
@@ -30,10 +41,41 @@ java="$(block java)"
 class="$(printf '%s\n' "$java" | sed -n 's/^public class \([A-Za-z0-9_]*\).*/\1/p' | head -1)"
 [ -n "$class" ] || { echo "check-consumer: no public class in README.md's program" >&2; exit 1; }
 
-mkdir -p "$work/src/main/java"
+mkdir -p "$work/src/main/java" "$work/src/test/java"
 printf '%s\n' "$java" > "$work/src/main/java/$class.java"
-# A minimal project around README's lines; plugin versions pinned to ones this build already uses, so
-# the build runs offline. build-classpath writes the runtime class path for the java command below.
+# The JDK of JAVA_HOME when it is set (as ./mvnw builds with it), else the java on PATH.
+if [ -n "${JAVA_HOME:-}" ]; then java_cmd="$JAVA_HOME/bin/java"; else java_cmd="$(command -v java)"; fi
+[ -x "$java_cmd" ] || { echo "check-consumer: no java (JAVA_HOME=${JAVA_HOME:-}, PATH)" >&2; exit 1; }
+# README's program runs in a JVM of its own, started from a JUnit test under surefire, with the test
+# class path (README's dependencies, junit) and Netty's leak detector at PARANOID; the test writes what
+# it printed to target/program-output.txt. Only plugins and test libraries of the versions this build
+# itself uses (the root pom.xml), so the offline build finds them all in a local repository that has
+# built iwarp4j once.
+cat > "$work/src/test/java/ReadmeProgramTest.java" <<JAVA
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
+
+class ReadmeProgramTest {
+    @Test
+    void runs() throws Exception {
+        Path out = Path.of("target", "program-output.txt");
+        Process p = new ProcessBuilder(List.of(System.getProperty("consumer.java"),
+                "-Dio.netty.leakDetection.level=PARANOID", "-cp", System.getProperty("java.class.path"), "$class"))
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            Assertions.fail("$class ran longer than 120 s:\n" + Files.readString(out));
+        }
+        Assertions.assertEquals(0, p.exitValue(), () -> "$class exited with an error");
+    }
+}
+JAVA
+# A minimal project around README's lines, with plugin and JUnit versions pinned to the ones this build
+# uses (root pom.xml), so the build runs offline. No manifest-only jar: java.class.path is the class path.
 cat > "$work/pom.xml" <<POM
 <?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -48,35 +90,31 @@ cat > "$work/pom.xml" <<POM
 $xml
   <build>
     <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-jar-plugin</artifactId><version>3.4.2</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>$(pom_value resources)</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>$(pom_value compiler-plugin.version)</version></plugin>
       <plugin>
         <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-dependency-plugin</artifactId>
-        <version>3.8.1</version>
-        <executions>
-          <execution>
-            <phase>package</phase>
-            <goals><goal>build-classpath</goal></goals>
-            <configuration>
-              <includeScope>runtime</includeScope>
-              <outputFile>\${project.build.directory}/classpath.txt</outputFile>
-            </configuration>
-          </execution>
-        </executions>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <version>$(pom_value surefire.version)</version>
+        <configuration>
+          <useManifestOnlyJar>false</useManifestOnlyJar>
+          <systemPropertyVariables><consumer.java>$java_cmd</consumer.java></systemPropertyVariables>
+        </configuration>
       </plugin>
     </plugins>
   </build>
 </project>
 POM
+# README's xml block is the whole <dependencyManagement> and <dependencies>: JUnit goes into the latter.
+sed -i "s#^</dependencies>\$#  <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>$(pom_value junit.version)</version><scope>test</scope></dependency>\n</dependencies>#" "$work/pom.xml"
+grep -q junit-jupiter "$work/pom.xml" || { echo "check-consumer: no </dependencies> line in README.md's xml block" >&2; exit 1; }
 
-echo "check-consumer: mvn -o -B package in $work ($class.java from README.md)" >&2
-(cd "$work" && "$root/mvnw" -o -B -q package)
-cp="$work/target/hello-iwarp-1.jar:$(cat "$work/target/classpath.txt")"
-out="$(timeout 120 java -Dio.netty.leakDetection.level=PARANOID -cp "$cp" "$class" 2>&1)" || {
-  printf '%s\n' "$out"; echo "check-consumer: FAILED: the program exited with an error" >&2; exit 1; }
+echo "check-consumer: mvn -o -B test in $work ($class.java from README.md, run by a JUnit test on $java_cmd)" >&2
+if ! (cd "$work" && "$root/mvnw" -o -B -q test); then
+  [ ! -f "$work/target/program-output.txt" ] || cat "$work/target/program-output.txt"
+  echo "check-consumer: FAILED: the throwaway project did not build, or the program failed (above)" >&2; exit 1
+fi
+out="$(cat "$work/target/program-output.txt")"
 printf '%s\n' "$out"
 
 fail=0

@@ -412,6 +412,10 @@ describe() { # FILE COMMAND
 cat <<EOF
 # Wire captures
 
+Origin and licence: recorded by this project with its own script and VM (below), the traffic of
+Linux's own tools (rping, perftest, the NFS client and server) between two ends in one guest;
+under the Apache License 2.0, as the rest of the repository (\`LICENSE\`, \`NOTICE\`).
+
 Recorded by \`scripts/record-captures.sh\` on $(dates) with the project's Linux peer VM
 (\`interop-tests/vm/\`): kernel \`$(version 'uname -r')\` with the soft-iWARP driver \`siw\` built
 out of tree from the same kernel's source (its protocol constants made module parameters),

@@ -53,6 +53,7 @@ import org.iwarp4j.oncrpc.RpcTcpClientTransport;
 import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rpcrdma.RpcRdmaRequester;
 import org.iwarp4j.rpcrdma.RpcRdmaSettings;
+import org.iwarp4j.testkit.NeedsRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,9 +64,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The export's access control ({@link ExportOptions}, knfsd's exports(5) rules) seen by clients,
  * each rule over TCP and over RPC-over-RDMA (MOUNT over TCP in both, RFC 8267 §5.1): the statuses
  * are the ones decoded from the server's replies, the files' owners the ones on disk. The tests
- * run as root, so they give files to other users with chown; each rule has a control showing the
- * same call succeeding where the rule allows it.
+ * run as root, so they give files to other users with chown (as another user they are skipped:
+ * {@link NeedsRoot}); each rule has a control showing the same call succeeding where the rule
+ * allows it.
  */
+@NeedsRoot
 class NfsAccessControlTest {
 
     enum Transport { TCP, RDMA }

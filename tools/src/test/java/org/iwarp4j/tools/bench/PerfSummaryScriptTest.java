@@ -1,6 +1,7 @@
 package org.iwarp4j.tools.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,11 +17,25 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code scripts/perf-summary.py}, which turns a directory of {@code scripts/perf-rounds.sh} runs
  * into the medians docs/performance.md reports: medians and ranges over rounds, each prefix (quiet,
  * loaded, markers) its own table, the NFS tables read from the text output, and unreadable runs
- * named rather than counted.
+ * named rather than counted. Skipped where python3 cannot be run ({@code scripts/install-test-deps.sh}
+ * installs it).
  */
 class PerfSummaryScriptTest {
 
     private static final Path SCRIPT = Paths.get("..", "scripts", "perf-summary.py");
+
+    @BeforeAll
+    static void python3() throws InterruptedException {
+        boolean runs;
+        try {
+            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            runs = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            runs = false;
+        }
+        assumeTrue(runs, "python3 is not installed (scripts/install-test-deps.sh installs it)");
+    }
 
     @TempDir
     Path dir;

@@ -16,6 +16,7 @@ import org.iwarp4j.nfs.ExportOptions;
 import org.iwarp4j.nfs.v4.Bitmap4;
 import org.iwarp4j.nfs.v4.Stateid4;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.testkit.NeedsRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -441,6 +442,7 @@ class Nfs4FileOpsTest {
      * local unprivileged writer lose them. Root keeps them.
      */
     @Test
+    @NeedsRoot
     void writeByANonRootCallerClearsSetuidAndSetgid() throws Exception {
         Path prog = setuidProgram("prog", 06777);
         Path roots = setuidProgram("roots", 06777);
@@ -465,6 +467,7 @@ class Nfs4FileOpsTest {
 
     /** OPEN's truncation (UNCHECKED4, size 0) by a caller that is not root clears them as a WRITE does. */
     @Test
+    @NeedsRoot
     void openTruncationByANonRootCallerClearsSetuidAndSetgid() throws Exception {
         Path prog = setuidProgram("prog", 06777);
         h.uid = 1001;
@@ -489,6 +492,7 @@ class Nfs4FileOpsTest {
 
     /** A new file's attrset holds what was set: owner and owner_group only when root creates it (as knfsd, others' are dropped). */
     @Test
+    @NeedsRoot
     void openCreateAnswersTheAttributesSetOnTheNewFile() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertThat(createWithModeAndOwner(1000, "new", "0")).isEqualTo(Bitmap4.of(FATTR4_MODE));
@@ -505,6 +509,7 @@ class Nfs4FileOpsTest {
      * NFS4ERR_BADOWNER, in SETATTR and in OPEN's createattrs, and changes nothing.
      */
     @Test
+    @NeedsRoot
     void ownerStringsAreDecimalIdsWithoutSignOrLeadingZeros() throws Exception {
         Path f = Files.writeString(dir.resolve("f"), "x");
         Files.setAttribute(f, "unix:uid", 1000);
@@ -534,6 +539,7 @@ class Nfs4FileOpsTest {
      * the server's chown would clear setuid and setgid (Linux's chown_ok and chgrp_ok, NFS4ERR_PERM).
      */
     @Test
+    @NeedsRoot
     void onlyTheOwnerMaySetOwnerOrOwnerGroupEvenToTheCurrentValues() throws Exception {
         Path prog = setuidProgram("prog", 04755);
         byte[] fh = fhOf("prog");
@@ -561,6 +567,7 @@ class Nfs4FileOpsTest {
 
     /** An EXCLUSIVE4 create's file is its creator's alone (0600) until the client sets its attributes. */
     @Test
+    @NeedsRoot
     void anExclusiveCreatesFileIsItsCreatorsAlone() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         h.uid = 1000;
@@ -574,6 +581,7 @@ class Nfs4FileOpsTest {
 
     /** CREATE of a directory in a setgid directory keeps the setgid bit the kernel gave it, whatever the caller's groups. */
     @Test
+    @NeedsRoot
     void aDirectoryMadeInASetgidDirectoryIsSetgid() throws Exception {
         Path shared = directory("shared", 0, 500, 02777);
         h.uid = 1000;
@@ -589,6 +597,7 @@ class Nfs4FileOpsTest {
 
     /** ACCESS on a directory grants MODIFY, EXTEND and DELETE only with write and search permission, as CREATE needs. */
     @Test
+    @NeedsRoot
     void accessOnADirectoryGrantsChangesOnlyWithWriteAndSearchPermission() throws Exception {
         directory("bobs", 1001, 1001, 0772);
         h.uid = 1000;
@@ -615,6 +624,7 @@ class Nfs4FileOpsTest {
      * alone could otherwise keep everyone else from reading. Denying writing needs nothing more.
      */
     @Test
+    @NeedsRoot
     void anOpenDenyingReadingNeedsWritePermission() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path f = Files.writeString(dir.resolve("f"), "data");
@@ -673,6 +683,7 @@ class Nfs4FileOpsTest {
      * its times, which java.nio would set through such an open, are NFS4ERR_ATTRNOTSUPP.
      */
     @Test
+    @NeedsRoot
     void setattrOfAFifoNeverOpensIt() throws Exception {
         Path fifo = fifo("fifo");
         byte[] fh = fhOf("fifo");

@@ -20,6 +20,7 @@ import org.iwarp4j.nfs.v3.NfsFh3;
 import org.iwarp4j.nfs.v4.Bitmap4;
 import org.iwarp4j.oncrpc.XdrDecoder;
 import org.iwarp4j.oncrpc.XdrEncoder;
+import org.iwarp4j.testkit.NeedsRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -353,6 +354,7 @@ class Nfs4ReaddirTest {
      * with NFS4ERR_ACCESS (RFC 8881 §18.23.3), as knfsd answers.
      */
     @Test
+    @NeedsRoot
     void attributesAndHandlesOfEntriesNeedSearchPermission() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path listable = Files.createDirectory(dir.resolve("listable"));
