@@ -147,15 +147,20 @@ final class Transmitter {
 
     void post(SendWorkRequest request) {
         SendEntry entry = new SendEntry(request);
-        if (!started) {
-            beforeStart.add(entry);
-            postsTaken++;
-            return;
-        }
         // In the queue before any check: an error completion keeps its place in posting order (RDMAP-R-031).
-        inOrder.add(entry);
+        if (take(entry)) {
+            carryOut(entry);
+        }
+    }
+
+    /**
+     * Puts a posted request's entry at its place in posting order: held until {@link #start}, or
+     * in {@link #inOrder}. Returns whether it went into {@link #inOrder}.
+     */
+    private boolean take(SendEntry entry) {
+        (started ? inOrder : beforeStart).add(entry);
         postsTaken++;
-        carryOut(entry);
+        return started;
     }
 
     /**
@@ -175,14 +180,9 @@ final class Transmitter {
     void postFlushed(SendWorkRequest request) {
         SendEntry entry = new SendEntry(request);
         entry.status = WorkCompletionStatus.FLUSHED;
-        if (!started) {
-            beforeStart.add(entry);
-            postsTaken++;
-            return;
+        if (take(entry)) {
+            completeInOrder();
         }
-        inOrder.add(entry);
-        postsTaken++;
-        completeInOrder();
     }
 
     /** Carries out {@code entry}, already at its place in {@link #inOrder}. */
