@@ -5,19 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-test-deps.sh
 # interop-tests' Linux iWARP peer VM: reused from ~/.cache/iwarp4j, built (minutes) when missing.
-# It builds only on a Debian 12 (bookworm) amd64 host: build-vm.sh takes the guest's kernel packages
-# and rootfs from this host's apt sources, and interop-tests/siw-tools/build.sh builds iwarp_peer
-# against this host's glibc and rdma-core. Elsewhere say so once, then as for a failed build: the
-# interop tests skip themselves, and under CI=true the run fails here, before Maven.
-host_os="$( (. /etc/os-release 2>/dev/null && echo "${ID:-?} ${VERSION_ID:-?} ${VERSION_CODENAME:-}") || echo "? ? ")"
-host_arch="$(dpkg --print-architecture 2>/dev/null || uname -m)"
-read -r os_id os_version os_codename <<<"$host_os" || true
-if { [ "$os_codename" = bookworm ] || { [ "$os_id" = debian ] && [ "${os_version%%.*}" = 12 ]; }; } \
-    && [ "$host_arch" = amd64 ]; then
+# It builds only on a Debian 12 (bookworm) amd64 host (scripts/siw-vm-host.sh says why). Elsewhere
+# say so once, then as for a failed build: the interop tests skip themselves, and under CI=true the
+# run fails here, before Maven.
+if host="$(bash scripts/siw-vm-host.sh)"; then
   bash interop-tests/vm/build-vm.sh >/dev/null || [ "${CI:-}" != true ]
 else
-  host="$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}") || true)"
-  host="${host:-an unknown system (no /etc/os-release)} on $host_arch"
   if [ "${CI:-}" = true ]; then
     echo "test.sh: the siw VM builds only on a Debian 12 (bookworm) amd64 host; this is $host: under CI=true this fails" >&2
     exit 1

@@ -53,8 +53,9 @@ import java.util.function.LongSupplier;
  * are outstanding (in service, or answered with a reply the socket has not yet taken), and no call
  * starts while the connection's unwritten replies hold {@code maxUnwrittenReplyOctetsPerConnection};
  * past either the server stops reading the connection. Per server ({@link Builder#serverBudget}):
- * at most {@code maxCallsInService} calls are in service on all connections together, and no call
- * starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
+ * at most {@code maxCallsInService} calls are in service on all connections together, at most
+ * {@code maxCallsInServicePerClient} of them from one client address however many connections it
+ * opens, and no call starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
  * start wait in turn, first come first served; call records longer than 64 KiB that have not
  * started (being reassembled, or decoded and waiting) hold at most {@code maxPendingRecordOctets}
  * together, a record reserving its octets when its record mark announces them (a connection
@@ -334,6 +335,8 @@ public final class RpcTcpServer implements AutoCloseable {
         private Duration maxRecordTime = DEFAULT_MAX_RECORD_TIME;
         private Duration maxReplyWriteTime = DEFAULT_MAX_REPLY_WRITE_TIME;
         private int maxCallsInService = DEFAULT_MAX_CALLS_IN_SERVICE;
+        /** 0: a quarter of {@link #maxCallsInService}. */
+        private int maxCallsInServicePerClient;
         private long maxUnwrittenReplyOctets = defaultMaxUnwrittenReplyOctets();
         private long maxPendingRecordOctets = defaultMaxUnwrittenReplyOctets();
         private long maxUnwrittenReplyOctetsPerConnection = DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION;
@@ -424,6 +427,17 @@ public final class RpcTcpServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxUnwrittenReplyOctets < 1");
             }
             this.maxUnwrittenReplyOctets = maxUnwrittenReplyOctets;
+            return this;
+        }
+
+        /**
+         * Calls in service of one client address, on all its connections together (default a
+         * quarter of the server's {@code maxCallsInService}, at least 1): past it, that client's
+         * connections wait while others' calls start, so one host opening many connections cannot
+         * hold every place the server has.
+         */
+        public Builder maxCallsInServicePerClient(int calls) {
+            this.maxCallsInServicePerClient = atLeastOne(calls, "maxCallsInServicePerClient");
             return this;
         }
 
@@ -520,7 +534,10 @@ public final class RpcTcpServer implements AutoCloseable {
             long idleNanos = idleTimeout.toNanos();
             long replyNanos = maxReplyWriteTime.toNanos();
             long unwrittenPerConnection = maxUnwrittenReplyOctetsPerConnection;
-            ServerCallBudget budget = new ServerCallBudget(maxCallsInService, maxUnwrittenReplyOctets);
+            int perClient = maxCallsInServicePerClient > 0 ? maxCallsInServicePerClient
+                    : Math.max(1, maxCallsInService / 4);
+            ServerCallBudget budget = new ServerCallBudget(maxCallsInService, Math.min(perClient, maxCallsInService),
+                    maxUnwrittenReplyOctets, Long.MAX_VALUE, Long.MAX_VALUE);
             AssemblyBudget records = new AssemblyBudget(maxPendingRecordOctets);
             int backwardCalls = maxBackwardCalls;
             Duration backwardWait = backwardTimeout;
@@ -615,6 +632,8 @@ public final class RpcTcpServer implements AutoCloseable {
         private final TcpBackwardCalls backward;
         private RpcTransportInfo info;
         private ChannelHandlerContext ctx;
+        /** The client whose share of the server's budget this connection's calls take: its peer's address. */
+        private Object client;
         /** Calls in service plus replies being written. */
         private int outstanding;
         /** Calls in service (the idle timeout spares a connection with one). */
@@ -640,6 +659,12 @@ public final class RpcTcpServer implements AutoCloseable {
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             this.ctx = ctx;
+            this.client = ServerCallBudget.clientOf(ctx.channel().remoteAddress());
+        }
+
+        @Override
+        public Object client() {
+            return client;
         }
 
         /** Room in the server's budget and this connection is first: on its event loop, serve what waits. */
@@ -717,18 +742,18 @@ public final class RpcTcpServer implements AutoCloseable {
             return outstanding < maxOutstanding && unwrittenOctets < maxUnwrittenOctets;
         }
 
-        private void dispatch(ChannelHandlerContext ctx, ByteBuf record) {
+        private void dispatch(ChannelHandlerContext ctx, ByteBuf record, ServerCallBudget.Place place) {
             outstanding++;
             inService++;
             dispatcher.dispatch(XdrMessage.of(record), info).whenComplete((reply, error) -> {
                 if (ctx.executor().inEventLoop()) {
-                    completed(ctx, reply, error);
+                    completed(ctx, place, reply, error);
                     return;
                 }
                 try {
-                    ctx.executor().execute(() -> completed(ctx, reply, error));
+                    ctx.executor().execute(() -> completed(ctx, place, reply, error));
                 } catch (RejectedExecutionException e) {
-                    budget.callEnded();
+                    place.ended();
                     if (reply != null) {
                         reply.release(); // the server is shutting down
                     }
@@ -736,18 +761,19 @@ public final class RpcTcpServer implements AutoCloseable {
             });
         }
 
-        private void completed(ChannelHandlerContext ctx, XdrMessage reply, Throwable error) {
+        private void completed(ChannelHandlerContext ctx, ServerCallBudget.Place place, XdrMessage reply,
+                               Throwable error) {
             inService--;
             if (error == null && ctx.channel().isActive()) {
                 // Outstanding and held until written: a client that reads no replies holds at most
                 // this connection's bounds, and then the server stops reading it.
                 int octets = reply.readableBytes();
                 unwrittenOctets += octets;
-                budget.replyMade(octets);
+                place.replyMade(octets);
                 ctx.writeAndFlush(reply).addListener(f -> written(ctx, octets));
                 return;
             }
-            budget.callEnded();
+            place.ended();
             outstanding--;
             if (error != null) {
                 if (server[0] != null) {
@@ -777,12 +803,13 @@ public final class RpcTcpServer implements AutoCloseable {
                     budget.forget(this); // our own bounds hold us: our turn in the server's queue is the next one's
                     break;
                 }
-                if (!budget.tryStart(this)) {
+                ServerCallBudget.Place place = budget.tryStart(this);
+                if (place == null) {
                     break;
                 }
                 ByteBuf next = waiting.poll();
                 takenUp(next);
-                dispatch(ctx, next);
+                dispatch(ctx, next, place);
             }
             boolean readOn = waiting.isEmpty() && mayStart() && assemblyAllows;
             if (readOn != ctx.channel().config().isAutoRead() && ctx.channel().isActive()) {

@@ -65,6 +65,29 @@ class ServerBudgetTest {
         return ch;
     }
 
+    /** A connection from {@code host} (an EmbeddedChannel's own address is the same for all). */
+    private EmbeddedChannel connectionFrom(String host, ServerCallBudget budget) {
+        EmbeddedChannel ch = new FromAddress(new InetSocketAddress(host, 40000 + channels.size()));
+        HeldWrites writes = new HeldWrites();
+        ch.pipeline().addLast(writes, RpcTcpServer.connectionHandler(dispatcher, 128, Long.MAX_VALUE, budget, ch));
+        channels.add(ch);
+        held.add(writes);
+        return ch;
+    }
+
+    private static final class FromAddress extends EmbeddedChannel {
+        private final java.net.SocketAddress remote;
+
+        FromAddress(java.net.SocketAddress remote) {
+            this.remote = remote;
+        }
+
+        @Override
+        protected java.net.SocketAddress remoteAddress0() {
+            return remote;
+        }
+    }
+
     @AfterEach
     void tearDown() {
         pending.forEach(f -> f.complete(reply()));
@@ -182,6 +205,37 @@ class ServerBudgetTest {
         assertThat(served).as("a reply made frees its call's place").hasValue(3);
         assertThat(held.get(1).promises).isEmpty();
         assertThat(budget.callsInService()).isEqualTo(2);
+    }
+
+    /**
+     * One client address holds no more calls in service than its share, on all its connections
+     * together, while another client's call starts past the connection of the first that waits
+     * before it: a share reached holds up only its own client. Without the share, one host with a
+     * few connections held every place of the server.
+     */
+    @Test
+    void oneClientsConnectionsHoldNoMoreThanItsShareAndHoldUpNoOtherClient() throws Exception {
+        answerAtOnce = false;
+        ServerCallBudget budget = new ServerCallBudget(4, 1, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+        EmbeddedChannel a1 = connectionFrom("192.0.2.1", budget);
+        EmbeddedChannel a2 = connectionFrom("192.0.2.1", budget);
+        EmbeddedChannel b = connectionFrom("192.0.2.2", budget);
+        a1.writeInbound(callRecord(1));
+        a2.writeInbound(callRecord(2));
+        assertThat(served).hasValue(1);
+        assertThat(budget.waiting()).as("the client's second connection waits").isEqualTo(1);
+        assertThat(a2.config().isAutoRead()).as("and is not read").isFalse();
+        b.writeInbound(callRecord(3));
+        assertThat(served).as("another client starts past it").hasValue(2);
+        assertThat(budget.callsInService()).isEqualTo(2);
+
+        pending.remove(0).complete(reply()); // a1's call: its client's place is free
+        a1.runPendingTasks();
+        a2.runPendingTasks();
+        assertThat(served).as("the client's waiting connection goes on").hasValue(3);
+        assertThat(budget.waiting()).isZero();
+        assertThat(budget.callsInService(java.net.InetAddress.getByName("192.0.2.1"))).as("its share, in use again")
+                .isEqualTo(1);
     }
 
     /** Three connections with a call each; the first one's reply fills {@code budget}, the others wait in order. */

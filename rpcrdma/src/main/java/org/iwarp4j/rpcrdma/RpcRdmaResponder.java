@@ -50,6 +50,11 @@ public final class RpcRdmaResponder implements AutoCloseable {
         return engine.callsReceived();
     }
 
+    /** Calls received within the credits and not yet taken into service: waiting for room in the server's budget. */
+    public int callsWaiting() {
+        return engine.callsWaiting();
+    }
+
     /** Messages dropped without an answer: too short, RDMA_ERROR, RDMA_DONE. */
     public long discarded() {
         return engine.discarded();

@@ -2,6 +2,7 @@ package org.iwarp4j.rpcrdma;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -67,7 +68,8 @@ public final class RpcRdmaServer implements AutoCloseable {
         int receives = ResponderEngine.receivesNeeded(settings);
         SocketAddress[] local = new SocketAddress[1];
         ResponderMeters meters = ResponderMeters.of(rnic.meterRegistry().orElse(null));
-        this.budget = new ServerCallBudget(settings.serverCallsInService(), Long.MAX_VALUE);
+        this.budget = new ServerCallBudget(settings.serverCallsInService(), settings.serverCallsInServicePerClient(),
+                Long.MAX_VALUE, settings.serverReadChunkOctets(), settings.serverReadChunkOctetsPerClient());
         this.keptQuota = new KeptBufferQuota(settings.serverKeptDataBuffers());
         this.listener = rnic.listen(address, settings.mpa(), request -> {
             RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData(), keptQuota);
@@ -124,9 +126,22 @@ public final class RpcRdmaServer implements AutoCloseable {
         return budget.callsInService();
     }
 
-    /** Connections now waiting for room in the server's budget of Calls in service. */
+    /**
+     * Connections now waiting for room in the server's budget of Calls in service: a place, their
+     * client's share, or octets for their next Call's Read chunks.
+     */
     public int connectionsWaitingForBudget() {
         return budget.waiting();
+    }
+
+    /** Calls in service now of the client at {@code address} (all its connections; the port is ignored). */
+    public int callsInService(InetAddress address) {
+        return budget.callsInService(address);
+    }
+
+    /** Octets the Read chunks of the Calls in service now were taken up with ({@link RpcRdmaSettings#serverReadChunkOctets()}). */
+    public long readChunkOctetsInService() {
+        return budget.callOctetsHeld();
     }
 
     /** Kept data buffers held by all connections now. */

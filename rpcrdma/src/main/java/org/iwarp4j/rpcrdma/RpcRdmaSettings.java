@@ -51,6 +51,15 @@ import org.iwarp4j.mpa.MpaSettings;
  *       a Call is taken up, its Read chunks pulled, until it is answered; default 256, further Calls
  *       wait in turn, first come first served) and kept data buffers (default 64, 64 MiB; a
  *       connection past it allocates per Call instead).</li>
+ *   <li>{@link #serverCallsInServicePerClient()}: the Calls in service of one client address on
+ *       all its connections together (default a quarter of {@link #serverCallsInService()}), so
+ *       that one host opening several connections cannot hold every place (one connection holds
+ *       at most twice its {@link #credits()}: past that its connection is closed).</li>
+ *   <li>{@link #serverReadChunkOctets()}: the octets the Read chunks of all Calls in service may
+ *       pull together (default a quarter of the JVM's direct memory, at most 256 MiB), and one
+ *       client's share of them ({@link #serverReadChunkOctetsPerClient()}); a Call whose Read
+ *       chunks do not fit waits for room, so that pulled data stays in the memory there is
+ *       instead of failing connections.</li>
  * </ul>
  */
 public final class RpcRdmaSettings {
@@ -80,6 +89,8 @@ public final class RpcRdmaSettings {
     private final int keptDataBuffers;
     private final int serverCallsInService;
     private final int serverKeptDataBuffers;
+    private final int serverCallsInServicePerClient;
+    private final long serverReadChunkOctets;
     private final MpaSettings mpa;
 
     /**
@@ -144,6 +155,8 @@ public final class RpcRdmaSettings {
         this.keptDataBuffers = b.keptDataBuffers;
         this.serverCallsInService = b.serverCallsInService;
         this.serverKeptDataBuffers = b.serverKeptDataBuffers;
+        this.serverCallsInServicePerClient = b.serverCallsInServicePerClient;
+        this.serverReadChunkOctets = b.serverReadChunkOctets;
         this.mpa = b.mpa;
     }
 
@@ -183,6 +196,8 @@ public final class RpcRdmaSettings {
         b.keptDataBuffers = keptDataBuffers;
         b.serverCallsInService = serverCallsInService;
         b.serverKeptDataBuffers = serverKeptDataBuffers;
+        b.serverCallsInServicePerClient = serverCallsInServicePerClient;
+        b.serverReadChunkOctets = serverReadChunkOctets;
         b.mpa = mpa;
         return b;
     }
@@ -344,6 +359,42 @@ public final class RpcRdmaSettings {
         return serverKeptDataBuffers;
     }
 
+    /**
+     * Calls in service of one client (one IP address, however many connections it has) on one
+     * server together; its further Calls wait while other clients' start. Default a quarter of
+     * {@link #serverCallsInService()}, at least 1; never more than that.
+     */
+    public int serverCallsInServicePerClient() {
+        int perClient = serverCallsInServicePerClient > 0 ? serverCallsInServicePerClient
+                : Math.max(1, serverCallsInService / 4);
+        return Math.min(perClient, serverCallsInService);
+    }
+
+    /**
+     * Octets the Read chunks of all Calls in service on one server may pull together: a Call
+     * holds its Read chunks' length from the moment it is taken up until its procedure has
+     * completed (or it is refused), and one that does not fit beside the others waits, in turn;
+     * one that is alone always starts, up to {@link #maxChunkSize()}, and Calls without Read
+     * chunks are not held up by one that waits. Default a quarter of the JVM's direct memory, at
+     * most 256 MiB.
+     */
+    public long serverReadChunkOctets() {
+        return serverReadChunkOctets > 0 ? serverReadChunkOctets
+                : Math.max(1, Math.min(256L << 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() / 4));
+    }
+
+    /**
+     * Octets the Read chunks of one client's Calls in service may pull together (all its
+     * connections): the same share of {@link #serverReadChunkOctets()} as {@link
+     * #serverCallsInServicePerClient()} is of {@link #serverCallsInService()} (64 MiB of 256 by
+     * default). A client holding none may always start one Call; past its share its Calls wait
+     * and hold up no other client's.
+     */
+    public long serverReadChunkOctetsPerClient() {
+        long share = (long) (serverReadChunkOctets() * ((double) serverCallsInServicePerClient() / serverCallsInService()));
+        return Math.max(1, share);
+    }
+
     /** The MPA options of the connection; the RFC 8797 block is added to its private data. */
     public MpaSettings mpa() {
         return mpa;
@@ -376,6 +427,10 @@ public final class RpcRdmaSettings {
         private int keptDataBuffers = 8;
         private int serverCallsInService = 256;
         private int serverKeptDataBuffers = 64;
+        /** 0: the default, a quarter of the calls in service. */
+        private int serverCallsInServicePerClient;
+        /** 0: the default, from the direct memory. */
+        private long serverReadChunkOctets;
         private MpaSettings mpa = MpaSettings.builder().build();
 
         private Builder() {
@@ -392,6 +447,24 @@ public final class RpcRdmaSettings {
             }
             this.serverCallsInService = callsInService;
             this.serverKeptDataBuffers = keptDataBuffers;
+            return this;
+        }
+
+        /** At least 1; see {@link RpcRdmaSettings#serverCallsInServicePerClient()}. */
+        public Builder serverCallsInServicePerClient(int calls) {
+            if (calls < 1) {
+                throw new IllegalArgumentException("calls in service per client >= 1: " + calls);
+            }
+            this.serverCallsInServicePerClient = calls;
+            return this;
+        }
+
+        /** At least 1; see {@link RpcRdmaSettings#serverReadChunkOctets()}. */
+        public Builder serverReadChunkOctets(long octets) {
+            if (octets < 1) {
+                throw new IllegalArgumentException("server Read chunk octets >= 1: " + octets);
+            }
+            this.serverReadChunkOctets = octets;
             return this;
         }
 

@@ -32,8 +32,19 @@ final class GateProgram {
         return program(true);
     }
 
+    /** A program of the given number with {@code procedure} held as HOLD is (e.g. the echo program's SINK, whose argument a binding places). */
+    RpcProgram holding(int program, int version, int procedure) {
+        return RpcProgram.builder(program, version).procedure(procedure, holdProcedure()).build();
+    }
+
     private RpcProgram program(boolean nonIdempotent) {
-        org.iwarp4j.oncrpc.RpcProcedure hold = (ctx, args) -> {
+        org.iwarp4j.oncrpc.RpcProcedure hold = holdProcedure();
+        RpcProgram.Builder b = RpcProgram.builder(PROGRAM, VERSION);
+        return (nonIdempotent ? b.nonIdempotentProcedure(HOLD, hold) : b.procedure(HOLD, hold)).build();
+    }
+
+    private org.iwarp4j.oncrpc.RpcProcedure holdProcedure() {
+        return (ctx, args) -> {
             int now = serving.incrementAndGet();
             maxServing.accumulateAndGet(now, Math::max);
             served.incrementAndGet();
@@ -44,8 +55,6 @@ final class GateProgram {
             }
             return result;
         };
-        RpcProgram.Builder b = RpcProgram.builder(PROGRAM, VERSION);
-        return (nonIdempotent ? b.nonIdempotentProcedure(HOLD, hold) : b.procedure(HOLD, hold)).build();
     }
 
     /** Waits for the next held Call and answers it. */

@@ -2,7 +2,9 @@ package org.iwarp4j.rpcrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.iwarp4j.oncrpc.RpcDispatcher;
@@ -36,12 +38,37 @@ class ServerCallsInServiceTest {
 
     @Test
     void aCallPastTheServersBoundWaitsInItsConnectionUntilAnotherIsAnswered() throws Exception {
+        twoHeldAndAThirdWaits(RpcRdmaSettings.builder().credits(GRANT).serverLimits(2, 64)
+                .serverCallsInServicePerClient(2).build(), "the server's bound", server -> { });
+    }
+
+    /**
+     * One client's connections together hold no more places than its share
+     * ({@link RpcRdmaSettings#serverCallsInServicePerClient()}), however much room the server has:
+     * without the share, one host opening a few connections held all the server's places (the
+     * thirteenth review's item 6). Both RawPeers connect from 127.0.0.1, one client.
+     */
+    @Test
+    void oneClientsConnectionsTogetherHoldNoMoreThanItsShare() throws Exception {
+        twoHeldAndAThirdWaits(RpcRdmaSettings.builder().credits(GRANT).serverLimits(8, 64)
+                .serverCallsInServicePerClient(2).build(), "the client's share", server ->
+                assertThat(server.callsInService(InetAddress.getByName("127.0.0.1")))
+                        .as("six places free, none of them this client's").isEqualTo(2));
+    }
+
+    /**
+     * Two Calls on one connection are held in service; a third, on a second connection from the
+     * same address, waits in the server's queue for {@code bound}, and is served once one of the
+     * first two is answered. {@code whileWaiting} checks the server while it waits.
+     */
+    private void twoHeldAndAThirdWaits(RpcRdmaSettings settings, String bound,
+                                       org.assertj.core.api.ThrowingConsumer<RpcRdmaServer> whileWaiting)
+            throws Exception {
         GateProgram gate = new GateProgram();
         try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
              Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
             RpcRdmaServer server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
-                    new RpcDispatcher().register(gate.program()),
-                    RpcRdmaSettings.builder().credits(GRANT).serverLimits(2, 64).build());
+                    new RpcDispatcher().register(gate.program()), settings);
             try (RawPeer first = RawPeer.requester(clientRnic, server.localAddress());
                  RawPeer second = RawPeer.requester(clientRnic, server.localAddress())) {
                 first.send(hold(1));
@@ -49,8 +76,9 @@ class ServerCallsInServiceTest {
                 gate.awaitHeld(2);
                 second.send(hold(3));
                 await(server::connectionsWaitingForBudget, 1, "connections waiting");
-                assertThat(gate.served).as("the third Call waits").hasValue(2);
+                assertThat(gate.served).as("the third Call waits for " + bound).hasValue(2);
                 assertThat(server.callsInService()).isEqualTo(2);
+                whileWaiting.accept(server);
 
                 gate.releaseOne();
                 assertThat(first.receive()).as("the first Reply").isNotEmpty();
@@ -63,7 +91,7 @@ class ServerCallsInServiceTest {
                 assertThat(first.receive()).isNotEmpty();
                 assertThat(second.receive()).isNotEmpty();
                 await(server::callsInService, 0, "calls in service once all are answered");
-                assertThat(gate.maxServing).as("never more than the bound at once").hasValue(2);
+                assertThat(gate.maxServing).as("never more than " + bound + " at once").hasValue(2);
             } finally {
                 while (gate.held() > 0) {
                     gate.releaseOne();
@@ -71,6 +99,68 @@ class ServerCallsInServiceTest {
                 server.close();
             }
         }
+    }
+
+    /**
+     * The octets the Read chunks of all Calls in service pull are bounded
+     * ({@link RpcRdmaSettings#serverReadChunkOctets()}): a Call whose Read chunk does not fit beside
+     * those in service waits, unpulled, though the server has places, and goes on once room is
+     * given back. Before, 256 Calls could pull 16 MiB each, beyond the direct memory, failing
+     * whichever connection's allocation came last (the thirteenth review's item 1, left open).
+     */
+    @Test
+    void aCallWhoseReadChunkDoesNotFitBesideThoseInServiceWaitsForRoom() throws Exception {
+        GateProgram gate = new GateProgram();
+        int octets = 64 << 10;
+        try (Rnic serverRnic = Rnic.builder().eventLoopThreads(1).build();
+             Rnic clientRnic = Rnic.builder().eventLoopThreads(1).build()) {
+            RpcRdmaServer server = RpcRdmaServer.listen(serverRnic, new InetSocketAddress("127.0.0.1", 0),
+                    new RpcDispatcher().register(gate.holding(org.iwarp4j.oncrpc.sample.EchoProgram.PROGRAM,
+                            org.iwarp4j.oncrpc.sample.EchoProgram.VERSION, org.iwarp4j.oncrpc.sample.EchoProgram.PROC_SINK)),
+                    RpcRdmaPair.settings().serverReadChunkOctets(octets + octets / 2).build());
+            RpcRdmaSettings settings = RpcRdmaPair.settings().build();
+            try (org.iwarp4j.oncrpc.RpcClient a = client(clientRnic, server, settings);
+                 org.iwarp4j.oncrpc.RpcClient b = client(clientRnic, server, settings)) {
+                CompletableFuture<org.iwarp4j.oncrpc.sample.SinkResult> first =
+                        new org.iwarp4j.oncrpc.sample.EchoClient(a).sink(zeroes(octets));
+                gate.awaitHeld(1);
+                assertThat(server.readChunkOctetsInService()).isEqualTo(octets);
+                CompletableFuture<org.iwarp4j.oncrpc.sample.SinkResult> second =
+                        new org.iwarp4j.oncrpc.sample.EchoClient(b).sink(zeroes(octets));
+                await(server::connectionsWaitingForBudget, 1, "connections waiting for Read chunk octets");
+                assertThat(gate.served).as("the second Call waits for room for its Read chunk").hasValue(1);
+                assertThat(server.callsInService()).as("places enough: octets hold it").isEqualTo(1);
+
+                gate.releaseOne(out -> out.writeUnsignedInt(octets).writeInt(0));
+                assertThat(first).succeedsWithin(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                gate.awaitHeld(1);
+                assertThat(gate.served).as("room given back: the second is pulled and served").hasValue(2);
+                assertThat(server.readChunkOctetsInService()).isEqualTo(octets);
+
+                gate.releaseOne(out -> out.writeUnsignedInt(octets).writeInt(0));
+                assertThat(second).succeedsWithin(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+                await(server::callsInService, 0, "calls in service once all are answered");
+                assertThat(server.readChunkOctetsInService()).isZero();
+                assertThat(gate.maxServing).hasValue(1);
+            } finally {
+                while (gate.held() > 0) {
+                    gate.releaseOne();
+                }
+                server.close();
+            }
+        }
+    }
+
+    private static org.iwarp4j.oncrpc.RpcClient client(Rnic rnic, RpcRdmaServer server, RpcRdmaSettings settings)
+            throws Exception {
+        RpcRdmaRequester requester = RpcRdmaRequester.connect(rnic, server.localAddress(), settings)
+                .get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS);
+        return org.iwarp4j.oncrpc.RpcClient.builder(requester)
+                .timeout(java.time.Duration.ofSeconds(RpcRdmaPair.WAIT_SECONDS)).build();
+    }
+
+    private static io.netty.buffer.ByteBuf zeroes(int octets) {
+        return io.netty.buffer.Unpooled.directBuffer(octets).writeZero(octets);
     }
 
     /** A connection that goes away while its Calls wait gives back what it held, and the next connection goes on. */

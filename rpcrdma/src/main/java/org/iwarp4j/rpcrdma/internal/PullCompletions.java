@@ -25,7 +25,7 @@ final class PullCompletions {
         return t;
     }, 10, TimeUnit.MILLISECONDS);
 
-    private record Waiting(Registrations registrations, Timeout timeout) {
+    private record Waiting(Registrations registrations, Runnable released, Timeout timeout) {
     }
 
     private final Map<Integer, Waiting> waiting = new ConcurrentHashMap<>();
@@ -33,20 +33,23 @@ final class PullCompletions {
     private volatile long timedOut;
     private volatile long completed;
     private volatile java.util.function.IntConsumer onExpiry = xid -> { };
-    private volatile java.util.function.IntConsumer onRelease = xid -> { };
 
     PullCompletions(Duration timeout) {
         this.timeout = timeout;
     }
 
-    /** Keeps {@code registrations} readable for the Reply with {@code xid} until notified or timed out. */
-    void await(int xid, Registrations registrations) {
+    /**
+     * Keeps {@code registrations} readable for the Reply with {@code xid} until notified or timed
+     * out; {@code released} runs once they are released in any way: pulled (RDMA_DONE), expired,
+     * replaced by another Reply with the same XID, or dropped with the connection.
+     */
+    void await(int xid, Registrations registrations, Runnable released) {
         Timeout t = TIMER.newTimeout(x -> expire(xid), timeout.toNanos(), TimeUnit.NANOSECONDS);
-        Waiting previous = waiting.put(xid, new Waiting(registrations, t));
+        Waiting previous = waiting.put(xid, new Waiting(registrations, released, t));
         if (previous != null) {
             previous.timeout().cancel();
             previous.registrations().release();
-            onRelease.accept(xid);
+            previous.released().run();
         }
     }
 
@@ -59,7 +62,7 @@ final class PullCompletions {
         w.timeout().cancel();
         w.registrations().release();
         completed++;
-        onRelease.accept(xid);
+        w.released().run();
         return true;
     }
 
@@ -70,17 +73,9 @@ final class PullCompletions {
                     Integer.toHexString(xid), timeout);
             w.registrations().release();
             timedOut++;
-            onRelease.accept(xid);
+            w.released().run();
             onExpiry.accept(xid);
         }
-    }
-
-    /**
-     * Told the XID of each Read chunk released in any way: pulled (RDMA_DONE), expired, replaced by
-     * another Reply with the same XID, or dropped with the connection.
-     */
-    void onRelease(java.util.function.IntConsumer listener) {
-        this.onRelease = listener;
     }
 
     /** Told the XID of each Read chunk invalidated for want of pull completion (after the invalidation). */
@@ -95,7 +90,7 @@ final class PullCompletions {
             if (w != null) {
                 w.timeout().cancel();
                 w.registrations().release();
-                onRelease.accept(xid);
+                w.released().run();
             }
         }
     }

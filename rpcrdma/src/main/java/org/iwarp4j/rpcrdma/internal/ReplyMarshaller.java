@@ -84,13 +84,15 @@ final class ReplyMarshaller {
      * Completes with the form used once the Send has completed, or exceptionally if an RDMA operation
      * failed (the caller then treats the connection as failed for that XID, RFC 8166 §4.5.3); with
      * {@link ExposedReplyFailed} if its Read chunk had been exposed. Never throws: a failure to
-     * start (say, no STag left) completes it exceptionally too.
+     * start (say, no STag left) completes it exceptionally too. A Reply exposed as a
+     * responder-provided Read chunk (the form {@link Form#RESPONDER_READ_CHUNK}, or {@link
+     * ExposedReplyFailed}) runs {@code pulled} once its chunk is released; no other Reply runs it.
      */
-    CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply) {
+    CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply, Runnable pulled) {
         boolean[] exposed = new boolean[1];
         CompletableFuture<Form> sent;
         try {
-            sent = send(xid, info, callLists, reply, exposed);
+            sent = send(xid, info, callLists, reply, pulled, exposed);
         } catch (RuntimeException | Error e) {
             // An Error too (direct memory exhausted): the caller must see the Reply fail, so that
             // it answers for the Call and gives its place back, not lose it in a callback.
@@ -110,7 +112,7 @@ final class ReplyMarshaller {
     }
 
     private CompletableFuture<Form> send(int xid, RpcCallInfo info, ChunkLists callLists, XdrMessage reply,
-                                         boolean[] exposedAwaited) {
+                                         Runnable pulled, boolean[] exposedAwaited) {
         UpperLayerBinding binding = settings.binding();
         boolean eligible = info != null && binding.covers(info.program(), info.version())
                 && binding.hasDdpEligibleResult(info);
@@ -203,7 +205,7 @@ final class ReplyMarshaller {
                     replyReleased = true;
                     return sendError(xid, grant);
                 }
-                pulls.await(xid, exposed);
+                pulls.await(xid, exposed, pulled);
                 exposedAwaited[0] = true;
             } else {
                 sources.release();

@@ -87,15 +87,20 @@ public final class ResponderEngine {
     /** Takes the Calls into service as the server's budget of Calls in service allows. */
     private final CallAdmission<Taken> admission;
 
-    /** A Call received within the credits, waiting to be taken into service. */
-    private record Taken(RpcRdmaHeader header, ChunkLists lists, ByteBuf message) {
+    /**
+     * A Call received within the credits, waiting to be taken into service, with the octets its
+     * Read chunks will pull (0 when they are more than one Call may pull: it is refused unpulled).
+     */
+    private record Taken(RpcRdmaHeader header, ChunkLists lists, ByteBuf message, long pulledOctets) {
     }
 
     public ResponderEngine(RdmaEndpoint endpoint, RpcDispatcher dispatcher, RpcRdmaSettings settings,
                            SocketAddress local, SocketAddress remote, FailedXids failedXids, ByteBufAllocator alloc,
                            ResponderMeters meters, ServerCallBudget budget, java.util.concurrent.Executor wakeExecutor) {
         this.endpoint = endpoint;
-        this.admission = new CallAdmission<>(budget, wakeExecutor, this::start, t -> {
+        // Each Call holds the octets its Read chunks will pull, and counts against its client's share.
+        this.admission = new CallAdmission<>(budget, ServerCallBudget.clientOf(remote), wakeExecutor,
+                Taken::pulledOctets, this::start, t -> {
             t.message().release();
             unanswered.decrementAndGet(); // never taken into service: no place to give back
         });
@@ -109,10 +114,6 @@ public final class ResponderEngine {
         this.decoder = new RpcRdmaHeaderDecoder(new HeaderLimits(settings.maxReadSegments(), settings.maxWriteChunks(),
                 settings.maxChunkSegments(), settings.maxChunkSize()));
         this.pulls = new PullCompletions(settings.responderReadChunkTimeout());
-        // A Reply exposed as a responder-provided Read chunk holds its Call's count until the
-        // Requester pulled it (or it expired): what it holds is registered memory, so a Requester
-        // that never sends RDMA_DONE meets the credit check instead of piling Replies up.
-        pulls.onRelease(xid -> answered());
         this.replies = new ReplyMarshaller(settings, endpoint, alloc, pulls);
         this.backward = new BackwardCalls(settings, endpoint);
         this.transportInfo = new RpcTransportInfo("rdma", local, remote, alloc);
@@ -226,7 +227,17 @@ public final class ResponderEngine {
             message.release();
             return;
         }
-        admission.offer(new Taken(h, lists, message));
+        admission.offer(new Taken(h, lists, message, octetsToPull(lists)));
+    }
+
+    /** What the Call's Read chunks will make this end allocate; 0 for more than {@link #start} pulls. */
+    private long octetsToPull(ChunkLists lists) {
+        List<ReadSegment> segments = lists.readList();
+        long octets = 0;
+        for (int i = 0; i < segments.size(); i++) {
+            octets += segments.get(i).target().length();
+        }
+        return octets <= settings.maxChunkSize() ? octets : 0;
     }
 
     /**
@@ -269,15 +280,15 @@ public final class ResponderEngine {
     }
 
     /**
-     * Takes a Call into service: it holds a place in the server's budget until {@link #answered()}
+     * Takes a Call into service: it holds {@code place} in the server's budget until {@link #answered}
      * (every way out of here answers it, or loses the connection and answers it then).
      */
-    private void start(Taken taken) {
+    private void start(Taken taken, ServerCallBudget.Place place) {
         RpcRdmaHeader h = taken.header();
         ChunkLists lists = taken.lists();
         ByteBuf message = taken.message();
         int xid = h.xid();
-        // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered()).
+        // Every way out of here answers the Call (errorFor, the Reply) or loses the connection (answered).
         boolean longCall = h instanceof RpcRdmaHeader.RdmaNomsg;
         // the Read list, not its grouping into chunks (a map and lists): a Call has Read chunks iff it has segments
         boolean usesPeerMemory = !lists.readList().isEmpty() || !lists.writeList().isEmpty()
@@ -286,7 +297,7 @@ public final class ResponderEngine {
         // RPC-R-067: only a Call that would repeat RDMA against the Requester's memory can repeat the failure.
         if (usesPeerMemory && failedXids.takeRetransmission(remote, xid, shape)) {
             message.release();
-            errorFor(xid, "its RDMA operation failed on an earlier connection (RFC 8166 §4.5.3)");
+            errorFor(xid, place, "its RDMA operation failed on an earlier connection (RFC 8166 §4.5.3)");
             return;
         }
         List<ReadChunk> chunks = lists.readChunks();
@@ -303,19 +314,19 @@ public final class ResponderEngine {
         if (pulled > settings.maxChunkSize()) {
             // RPC-R-077: what one Call makes this end allocate is bounded, not only each chunk.
             message.release();
-            errorFor(xid, "Read chunks of " + pulled + " octets in all, more than " + settings.maxChunkSize());
+            errorFor(xid, place, "Read chunks of " + pulled + " octets in all, more than " + settings.maxChunkSize());
             return;
         }
         if (longCall != (positionZero != null)) {
             message.release();
-            errorFor(xid, longCall ? "RDMA_NOMSG Call without a Position-Zero Read chunk"
+            errorFor(xid, place, longCall ? "RDMA_NOMSG Call without a Position-Zero Read chunk"
                     : "RDMA_MSG Call with a Position-Zero Read chunk");
             return;
         }
         RpcCallInfo inlineInfo = longCall ? null : RpcMessages.callInfo(message);
         if (!longCall && chunks.size() > 0 && !ddpEligibleArgument(inlineInfo)) {
             message.release();
-            errorFor(xid, "Read chunk for " + inlineInfo + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
+            errorFor(xid, place, "Read chunk for " + inlineInfo + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
             return;
         }
         calls.incrementAndGet();
@@ -323,7 +334,7 @@ public final class ResponderEngine {
             // Nothing to pull (an RDMA_MSG Call, e.g. every NFS READ): straight on, without the
             // futures, lists and the AtRisk entry pulling would need. CallAssembler.pull of no
             // chunks completed at once on this thread, so the order of events is unchanged.
-            assembled(xid, shape, lists, message, inlineInfo, List.of(), List.of());
+            assembled(xid, shape, lists, message, inlineInfo, List.of(), List.of(), place);
             return;
         }
         // The chunks inserted into the Payload stream: all but the Position-Zero one (all of them,
@@ -342,7 +353,7 @@ public final class ResponderEngine {
             if (error != null) {
                 message.release();
                 log.debug("RDMA Read for xid 0x{} failed: {}", Integer.toHexString(xid), error.toString());
-                answered();
+                answered(place);
                 endpoint.close();
                 return;
             }
@@ -362,17 +373,17 @@ public final class ResponderEngine {
                 // only now. Its Reply would carry two XIDs (RPC-R-038): ERR_CHUNK (RPC-R-065).
                 base.release();
                 others.forEach(ByteBuf::release);
-                errorFor(xid, "Long Call whose RPC message has XID 0x" + Integer.toHexString(info.xid())
+                errorFor(xid, place, "Long Call whose RPC message has XID 0x" + Integer.toHexString(info.xid())
                         + " under rdma_xid 0x" + Integer.toHexString(xid));
                 return;
             }
             if (longCall && !insertedChunks.isEmpty() && !ddpEligibleArgument(info)) {
                 base.release();
                 others.forEach(ByteBuf::release);
-                errorFor(xid, "Read chunk for " + info + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
+                errorFor(xid, place, "Read chunk for " + info + ", which has no DDP-eligible argument (RFC 8166 §6.1)");
                 return;
             }
-            assembled(xid, shape, lists, base, info, insertedChunks, others);
+            assembled(xid, shape, lists, base, info, insertedChunks, others, place);
         });
     }
 
@@ -384,7 +395,7 @@ public final class ResponderEngine {
 
     /** Rebuilds the Call from {@code base} and the pulled {@code others} (all consumed) and dispatches it. */
     private void assembled(int xid, FailedXids.CallShape shape, ChunkLists lists, ByteBuf base, RpcCallInfo info,
-            List<ReadChunk> reduced, List<ByteBuf> others) {
+            List<ReadChunk> reduced, List<ByteBuf> others, ServerCallBudget.Place place) {
         XdrMessage call;
         try {
             call = CallAssembler.rebuild(base, reduced, others);
@@ -392,12 +403,13 @@ public final class ResponderEngine {
             // A Position outside the Payload stream: the header was valid, the chunk's offset does not
             // match the stream, which RFC 8166 §4.5.2 answers with GARBAGE_ARGS (RPC-R-066).
             log.debug("GARBAGE_ARGS for xid 0x{}: {}", Integer.toHexString(xid), e.getMessage());
+            place.octetsDone();
             XdrEncoder out = XdrEncoder.create(alloc);
             new RpcReplyHeader.Accepted(xid, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS, 0, 0).encode(out);
-            sendReply(xid, info, lists, shape, out.toMessage());
+            sendReply(xid, info, lists, shape, out.toMessage(), place);
             return;
         }
-        dispatch(xid, info, lists, call, shape);
+        dispatch(xid, info, lists, call, shape, place);
     }
 
     private void atRisk(AtRisk call) {
@@ -469,36 +481,42 @@ public final class ResponderEngine {
         return info != null && b.covers(info.program(), info.version()) && b.hasDdpEligibleArgument(info);
     }
 
-    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call, FailedXids.CallShape shape) {
+    private void dispatch(int xid, RpcCallInfo info, ChunkLists lists, XdrMessage call, FailedXids.CallShape shape,
+                          ServerCallBudget.Place place) {
         inService.incrementAndGet(); // the idle timeout leaves a connection with a Call in service alone
         dispatcher.dispatch(call, transportInfo).whenComplete((reply, error) -> {
             inService.decrementAndGet();
+            place.octetsDone(); // the procedure is done with its arguments, the pulled data among them
             if (error != null && unwrap(error) instanceof RpcDuplicateRequestException) {
-                answered(); // a retransmission whose first reply is not kept: nothing, as knfsd
+                answered(place); // a retransmission whose first reply is not kept: nothing, as knfsd
                 log.debug("xid 0x{} dropped: {}", Integer.toHexString(xid), unwrap(error).getMessage());
                 return;
             }
             if (error != null) {
-                errorFor(xid, "the RPC layer cannot answer it: " + unwrap(error));
+                errorFor(xid, place, "the RPC layer cannot answer it: " + unwrap(error));
                 return;
             }
-            sendReply(xid, info, lists, shape, reply);
+            sendReply(xid, info, lists, shape, reply, place);
         });
     }
 
     /** Sends the Reply to a Call in service, {@code reply} consumed. */
-    private void sendReply(int xid, RpcCallInfo info, ChunkLists lists, FailedXids.CallShape shape, XdrMessage reply) {
+    private void sendReply(int xid, RpcCallInfo info, ChunkLists lists, FailedXids.CallShape shape, XdrMessage reply,
+                           ServerCallBudget.Place place) {
         boolean mayWrite = !lists.writeList().isEmpty() || lists.replyChunk().isPresent();
         // Only a Call that gave chunks to write into gets an AtRisk entry (and its set of handles).
         AtRisk writing = mayWrite ? new AtRisk(xid, shape, lists) : null;
         if (mayWrite) {
             atRisk(writing); // the Reply may be RDMA Written into the Requester's memory
         }
-        replies.send(xid, info, lists, reply).whenComplete((form, e) -> {
+        // A Reply exposed as a responder-provided Read chunk holds its Call's count and place until
+        // the Requester pulled it (or it expired): what it holds is registered memory, so a
+        // Requester that never sends RDMA_DONE meets the credit check instead of piling Replies up.
+        replies.send(xid, info, lists, reply, () -> answered(place)).whenComplete((form, e) -> {
             boolean exposed = form == ReplyMarshaller.Form.RESPONDER_READ_CHUNK
                     || (e != null && unwrap(e) instanceof ReplyMarshaller.ExposedReplyFailed);
             if (!exposed) {
-                answered(); // else counted down when its Read chunk is released
+                answered(place); // else counted down when its Read chunk is released
             }
             if (e != null) {
                 log.debug("Reply to xid 0x{} failed: {}", Integer.toHexString(xid), unwrap(e).toString());
@@ -518,18 +536,20 @@ public final class ResponderEngine {
     }
 
     /** A Call taken into service by {@link #start} was answered, or will never be. */
-    private void answered() {
-        unanswered.decrementAndGet();
-        admission.ended();
+    private void answered(ServerCallBudget.Place place) {
+        if (place.ended()) {
+            unanswered.decrementAndGet();
+        }
     }
 
     /**
      * Answers a Call taken into service by {@link #start} with ERR_CHUNK; the Call is answered once
      * that Send completed, as a Reply's is (RPC-R-003).
      */
-    private void errorFor(int xid, String why) {
+    private void errorFor(int xid, ServerCallBudget.Place place, String why) {
         log.debug("ERR_CHUNK for xid 0x{}: {}", Integer.toHexString(xid), why);
-        sendError(RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, settings.credits())).whenComplete((v, e) -> answered());
+        place.octetsDone(); // nothing (more) is pulled for a refused Call
+        sendError(RpcRdmaHeader.RdmaError.errChunk(xid, VERSION, settings.credits())).whenComplete((v, e) -> answered(place));
     }
 
     /** Sends {@code error}; the future completes (also on failure, which closes the connection) when the Send did. */

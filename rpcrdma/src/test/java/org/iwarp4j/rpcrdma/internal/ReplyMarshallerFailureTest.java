@@ -39,7 +39,6 @@ class ReplyMarshallerFailureTest {
         rnic = Rnic.builder().eventLoopThreads(1).build();
         endpoint = RdmaEndpoint.forRequester(rnic, RpcRdmaSettings.defaults(), 4);
         endpoint.close().get(10, TimeUnit.SECONDS);
-        pulls.onRelease(xid -> released.incrementAndGet());
     }
 
     @AfterEach
@@ -52,7 +51,7 @@ class ReplyMarshallerFailureTest {
         RpcRdmaSettings settings = RpcRdmaSettings.builder().responderReadChunks(responderReadChunks).build();
         ReplyMarshaller replies = new ReplyMarshaller(settings, endpoint, PooledByteBufAllocator.DEFAULT, pulls);
         CompletableFuture<ReplyMarshaller.Form> sent = replies.send(7, null, NO_CHUNKS,
-                XdrEncoder.create().writeOpaque(new byte[octets], octets).toMessage());
+                XdrEncoder.create().writeOpaque(new byte[octets], octets).toMessage(), released::incrementAndGet);
         Throwable t = catchThrowable(() -> sent.get(10, TimeUnit.SECONDS));
         assertThat(t).as("the Send on a closed connection fails").isInstanceOf(ExecutionException.class);
         return t.getCause();
