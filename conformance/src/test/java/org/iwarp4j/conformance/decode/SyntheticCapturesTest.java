@@ -391,6 +391,32 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * The first half of a 60 KB FPDU is lost, its second half captured, then 180 KB lost: the search
+     * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
+     * at. Its window used to count the lost octets too, so it gave up there and the rest of the
+     * direction was not decoded (MPA-R-010).
+     */
+    @Test
+    void decodingResumesAfterAGapThatFollowsAFragment() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, new byte[60_000]));
+        p.conn.sendSegmented(true, p.toResponder.fpdu(MpaWire.send(2, new byte[60_000])), 30_000);
+        for (int k = 3; k <= 5; k++) {
+            p.i(MpaWire.send(k, new byte[60_000]));
+        }
+        p.i(MpaWire.send(6, bytes(16))).i(MpaWire.send(7, bytes(16)));
+        List<SyntheticCapture.Segment> s = p.capture.segments;
+        s.subList(indexOfData(s, true, 4), indexOfData(s, true, 7)).clear(); // Sends 3 to 5: gap 2
+        s.remove(indexOfData(s, true, 2)); // the first half of Send 2: gap 1
+
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsOnly("MPA-R-005"); // SHOULD: 60 KB ULPDUs for an MSS of 1460
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("30000 octets missing from the capture at stream offset ").contains("decoding resumes"));
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 6 MO 0 len 16 L", "Send QN 0 MSN 7 MO 0 len 16 L");
+    }
+
+    /**
      * The Initiator's Read Request is lost; the Responder's Read Response was captured before the
      * Initiator's next segment. The gap counts from the last octet captured before it, so the
      * Response is judged knowing that a Request may be missing (RDMAP-R-016 not held against it).
