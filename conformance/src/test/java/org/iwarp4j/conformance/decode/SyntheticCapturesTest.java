@@ -416,6 +416,21 @@ class SyntheticCapturesTest {
         assertThat(summaries(r)).endsWith("Send QN 0 MSN 6 MO 0 len 16 L", "Send QN 0 MSN 7 MO 0 len 16 L");
     }
 
+    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
+    @Test
+    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8)));
+        byte[] notFpdus = new byte[200];
+        notFpdus[1] = 1; // ULPDU_Length 1: shorter than any DDP header
+        p.conn.send(true, notFpdus);
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-010");
+        assertThat(r.notes()).extracting(Note::text).containsExactly("no FPDU found after the framing error at offset "
+                + r.violations().get(0).detail().replaceAll(".* from offset ", "")
+                + "; the rest of this direction is not decoded");
+    }
+
     /**
      * The Initiator's Read Request is lost; the Responder's Read Response was captured before the
      * Initiator's next segment. The gap counts from the last octet captured before it, so the

@@ -534,6 +534,9 @@ final class ConnectionDecoder {
                     out.violation(Check.MPA_FRAMING, s.frameAt(pos), index, d.name, a.detail());
                     long resume = d.reader.resynchronise(pos + 1, crc);
                     if (resume < 0) {
+                        // As after a gap: say why the rest of this direction has no units.
+                        out.note(s.frameAt(pos), index, d.name, "no FPDU found after the framing error at offset "
+                                + pos + "; the rest of this direction is not decoded");
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
