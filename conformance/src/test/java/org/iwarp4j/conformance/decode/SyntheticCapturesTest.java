@@ -451,6 +451,46 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * ORD 1, and the Response to the first Read Request is lost: the second Request is not two
+     * outstanding (RDMAP-R-012), since the capture, not the peer, lost the answer.
+     */
+    @Test
+    void aLostReadResponseDoesNotCountAgainstTheOrd() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(1, 1), 0x50, ird(1, 1));
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0));
+        p.r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, false, 2)); // the first Read Response
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("28 octets missing from the capture at stream offset "));
+        assertThat(summaries(r)).last().asString().startsWith("Read Response STag 0x00000011 TO 0x0 len 8 L");
+    }
+
+    /**
+     * The first of two Read Requests is lost, then both Responses are captured: the first Response
+     * answers a Request the capture lacks and is not compared with the second Request (RDMAP-R-016),
+     * which the second Response then answers.
+     */
+    @Test
+    void aResponseToALostReadRequestIsNotPairedWithTheNextRequest() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 16, 0x21, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.r(MpaWire.readResponse(0x11, 0, bytes(10), false)).r(MpaWire.readResponse(0x11, 10, bytes(6), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the first Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
      * Peer-to-peer (RFC 6581): the Initiator's RTR is lost. Its first FPDU in the capture is a Send,
      * and the Responder's first FPDU comes before it: neither MPA2-R-009 nor MPA-R-061 can be judged,
      * and notes say so.

@@ -879,7 +879,9 @@ final class ConnectionDecoder {
         rdmap.put("sourceTo", String.format("0x%x", rr.sourceTaggedOffset()));
         rtrCheck(d, frame, RdmapOpcode.RDMA_READ_REQUEST, false, payload, last, rr, null);
         d.outstandingReads.addLast(rr);
-        if (d.outstandingReads.size() > d.ordLimit) {
+        // After lost octets either way the count is not the peer's: a lost Read Response leaves its
+        // Request outstanding here, and the Responses that would have answered it are not seen.
+        if (d.outstandingReads.size() > d.ordLimit && !d.afterGap && !d.other().afterGap) {
             out.violation(Check.RDMAP_ORD, frame, index, dir, d.outstandingReads.size()
                     + " Read Requests outstanding, the negotiated ORD is " + d.ordLimit);
         }
@@ -902,9 +904,11 @@ final class ConnectionDecoder {
         Deque<ReadRequestHeader> requests = d.other().outstandingReads;
         boolean suppress = d.other().afterGap || d.afterGap;
         d.answering = null;
-        if (first && d.taggedResync[1]) {
+        if (first && (d.taggedResync[1] || d.other().afterGap)) {
             // After octets the capture lacks, this may be the middle of a Response: find its Request by
-            // STag and range, and take the Requests before it as answered in the lost octets.
+            // STag and range, and take the Requests before it as answered in the lost octets. When the
+            // Requester's octets were lost, the Request this answers may be among them: a Response that
+            // matches none is not compared with the oldest one left (RDMAP-R-016).
             ReadRequestHeader match = null;
             for (ReadRequestHeader rr : requests) {
                 if (rr.sinkStag() == stag && to >= rr.sinkTaggedOffset()
