@@ -391,6 +391,23 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * A Reply whose transport header is turned down (rdma_vers 2, RPC-R-039) still ends its Call:
+     * the next Call is one outstanding, within the one credit granted before a Reply (RPC-R-003).
+     */
+    @Test
+    void aReplyWithARejectedHeaderAnswersItsCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(1, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(1, 3, 0, NONE))));
+        byte[] reply = Nfs4Wire.rdmaMsg(1, 1, new Nfs4Wire.Chunks(), Nfs4Wire.reply(1, NONE));
+        reply[7] = 2; // rdma_vers
+        p.r(MpaWire.send(1, reply));
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(2, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(2, 3, 0, NONE))));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-039");
+        assertThat(summaries(r)).last().asString().endsWith("| CALL NFSv3 NULL");
+    }
+
+    /**
      * The first half of a 60 KB FPDU is lost, its second half captured, then 180 KB lost: the search
      * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
      * at. Its window used to count the lost octets too, so it gave up there and the rest of the

@@ -255,6 +255,11 @@ final class RpcTracker {
                 out.note(frame, index, dir, "transport header beyond the decoder's limits: " + r);
             }
             layers.put("rpcrdma", Findings.fields("rejected", r.toString()));
+            if (length >= 4) {
+                // A Reply whose header is turned down still ends its Call (rdma_xid comes first, RFC 8166
+                // §4.2.1): left outstanding, the Call would count against the credits (RPC-R-003) to the end.
+                (fromClient ? server : client).answer(buf.getInt(0));
+            }
             return "RPC-over-RDMA: " + r.problem();
         }
         RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
