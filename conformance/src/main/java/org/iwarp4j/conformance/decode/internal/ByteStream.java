@@ -102,7 +102,9 @@ public final class ByteStream {
         java.util.Set<Long> starts = new java.util.HashSet<>();
         List<Placed> placed = new ArrayList<>(withData.size());
         for (TcpPacket p : withData) {
-            long modular = offset(p.sequence(), first);
+            // A SYN's own number comes before its data (RFC 9293 §3.4): data in a SYN (TCP Fast Open, RFC
+            // 7413) starts at the next one, the stream's first octet.
+            long modular = offset(p.has(TcpPacket.SYN) ? p.sequence() + 1 : p.sequence(), first);
             long offset = highest + (int) (modular - highest); // the int cast: nearest, within ±2 GiB
             if (offset < 0) { // before the first octet: as far as the modular offset says
                 offset = modular;

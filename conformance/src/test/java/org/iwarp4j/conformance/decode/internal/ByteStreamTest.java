@@ -23,6 +23,20 @@ class ByteStreamTest {
         return new TcpPacket(frame, CLIENT, SERVER, (ISN + 1 + offset) & 0xffffffffL, TcpPacket.ACK, -1, payload);
     }
 
+    /** Data carried in the SYN (TCP Fast Open) is the stream's first octets, not one octet before them. */
+    @Test
+    void dataInTheSynStartsTheStream() {
+        TcpPacket synWithData = new TcpPacket(1, CLIENT, SERVER, ISN, TcpPacket.SYN, 1460, new byte[] {1, 2, 3});
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, List.of(synWithData, data(2, 3, (byte) 4, (byte) 5)));
+        assertThat(s.ignored()).isZero();
+        assertThat(s.gaps()).isEmpty();
+        assertThat(s.retransmitted()).isZero();
+        assertThat(s.length()).isEqualTo(5);
+        assertThat(s.data()).containsExactly(1, 2, 3, 4, 5);
+        assertThat(s.frameAt(0)).isEqualTo(1);
+        assertThat(s.frameAt(3)).isEqualTo(2);
+    }
+
     /** One-octet segments 256 MiB apart: each jump is allowed, and the gaps between must cost nothing. */
     @Test
     void gapsCostNoMemoryAndKeepTheirTrueLength() {
