@@ -174,21 +174,28 @@ public final class ByteStream {
                 Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame, ignored);
     }
 
+    /**
+     * The first sequence number of a stream whose SYN the capture lacks: the lowest of the segments
+     * that lie within {@link #MAX_JUMP} of one another down from the first segment in capture
+     * order. The lowest of all would let one stray segment far below the stream (a damaged number,
+     * an earlier connection on the same ports) be offset 0, and every real segment would then be
+     * left out as too far beyond it, the MPA Request with them.
+     */
     private static long lowest(List<TcpPacket> packets) {
         if (packets.isEmpty()) {
             return 0;
         }
         long reference = packets.get(0).sequence();
-        long lowest = reference;
-        int lowestDistance = 0;
-        for (TcpPacket p : packets) {
-            int distance = (int) (p.sequence() - reference);
-            if (distance < lowestDistance) {
-                lowestDistance = distance;
-                lowest = p.sequence();
-            }
+        long[] distances = new long[packets.size()];
+        for (int i = 0; i < distances.length; i++) {
+            distances[i] = (int) (packets.get(i).sequence() - reference); // nearest, within ±2 GiB
         }
-        return lowest;
+        Arrays.sort(distances);
+        int i = Arrays.binarySearch(distances, 0);
+        while (i > 0 && distances[i] - distances[i - 1] <= MAX_JUMP) {
+            i--;
+        }
+        return Math.floorMod(reference + distances[i], SEQUENCE_SPACE);
     }
 
     private static long offset(long sequence, long first) {

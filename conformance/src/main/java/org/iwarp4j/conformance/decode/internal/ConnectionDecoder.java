@@ -175,7 +175,7 @@ final class ConnectionDecoder {
         for (Direction d : List.of(toResponder, toInitiator)) {
             if (d.stream.ignored() > 0) {
                 out.note(tcp.firstFrame(), index, d.name, "TCP: " + d.stream.ignored() + " segments left out: their"
-                        + " sequence numbers lie more than 256 MiB beyond the rest of the stream");
+                        + " sequence numbers lie more than 256 MiB away from the rest of the stream");
             }
             if (d.stream.retransmitted() > 0 || d.stream.outOfOrder() > 0) {
                 out.note(tcp.firstFrame(), index, d.name, "TCP: " + d.stream.retransmitted()
