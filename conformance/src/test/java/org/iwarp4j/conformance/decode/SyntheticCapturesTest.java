@@ -2,6 +2,7 @@ package org.iwarp4j.conformance.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -130,6 +131,29 @@ class SyntheticCapturesTest {
                 .containsExactly("TCP: 1 segments retransmitted (octets kept once), 1 out of order (put in place)");
         assertThat(reordered.notes().get(0).direction()).isEqualTo("I>R");
         assertThat(summaries(reordered)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * pcapng's obsolete Packet Block (type 2) is a frame as the Enhanced Packet Block is: skipped, it
+     * lost its packet and put the frame numbers out of step with Wireshark's.
+     */
+    @Test
+    void obsoletePacketBlocksAreFramesToo() throws Exception {
+        Peer p = rping(false, 2);
+        DecodeReport reference = p.decode();
+        byte[] file = p.capture.pcapng();
+        ByteBuffer b = ByteBuffer.wrap(file); // big-endian, as SyntheticCapture writes it
+        int blocks = 0;
+        for (int pos = 28 + 20; pos < file.length; pos += b.getInt(pos + 4)) {
+            if (blocks++ % 2 == 0) {
+                b.putInt(pos, 2); // an interface ID of 0 in 32 bits reads as ID 0 and no drops in 2 x 16
+            }
+        }
+        DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
+        assertThat(r.frames()).isEqualTo(reference.frames());
+        assertThat(r.units()).extracting(u -> u.frame() + " " + u.summary())
+                .isEqualTo(reference.units().stream().map(u -> u.frame() + " " + u.summary()).toList());
+        assertThat(r.violations()).isEmpty();
     }
 
     private static List<String> summaries(DecodeReport r) {
