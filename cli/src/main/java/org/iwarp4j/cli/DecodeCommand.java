@@ -83,19 +83,35 @@ final class DecodeCommand implements Callable<Integer> {
                     connection == null ? -1 : connection));
         } catch (UnreadableCaptureException e) {
             return couldNot(err, e.getMessage());
-        } catch (OutOfMemoryError e) {
-            // Status 1 would read as "violations found": say what happened and what to do instead.
-            return couldNot(err, file + ": not enough memory to decode it; give Java more (IWARP_JAVA_OPTS=-Xmx8g)"
-                    + " or split the capture (editcap -c 1000000 " + file + " part.pcap)");
-        } catch (RuntimeException e) {
-            return couldNot(err, file + ": the decoder failed (" + e + "); please report this with the capture");
+        } catch (VirtualMachineError | RuntimeException e) {
+            return failed(err, e, false);
         }
-        if (json) {
-            ReportWriter.json(report, out);
-        } else {
-            ReportWriter.text(report, out, verbose);
+        // A report of millions of units is written as it goes; the JVM may still give out meanwhile.
+        try {
+            if (json) {
+                ReportWriter.json(report, out);
+            } else {
+                ReportWriter.text(report, out, verbose);
+            }
+        } catch (VirtualMachineError | RuntimeException e) {
+            return failed(err, e, true);
         }
         return report.exitStatus();
+    }
+
+    /**
+     * Status 2 and one line for a capture the decoder could not finish: status 1 would read as
+     * "violations found", and a stack trace says nothing a user can act on. A StackOverflowError or
+     * another failure of the JVM is, like an exception, a defect of the decoder.
+     */
+    private int failed(PrintWriter err, Throwable e, boolean printing) {
+        if (e instanceof OutOfMemoryError) {
+            return couldNot(err, file + ": not enough memory to " + (printing ? "print its report" : "decode it")
+                    + "; give Java more (IWARP_JAVA_OPTS=-Xmx8g) or split the capture (editcap -c 1000000 " + file
+                    + " part.pcap)");
+        }
+        return couldNot(err, file + ": " + (printing ? "printing the report" : "the decoder") + " failed (" + e
+                + "); please report this with the capture");
     }
 
     /** One line on stderr and exit status 2: the capture could not be decoded (no stack trace). */

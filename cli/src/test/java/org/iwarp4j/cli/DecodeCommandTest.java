@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
 import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -113,6 +114,43 @@ class DecodeCommandTest {
             assertThat(child.process().exitValue()).isEqualTo(2);
             assertThat(output).isEqualTo("iwarp decode: " + large + ": not enough memory to decode it; give Java more"
                     + " (IWARP_JAVA_OPTS=-Xmx8g) or split the capture (editcap -c 1000000 " + large + " part.pcap)");
+        }
+    }
+
+    /**
+     * The JVM giving out while the report is printed (here the output's writer throws after 1,000
+     * characters) is status 2 and one line too: the report used to be printed outside the catch.
+     */
+    @Test
+    void failingWhilePrintingTheReportExitsTwo() {
+        for (Error error : List.of(new OutOfMemoryError("Java heap space"), new StackOverflowError())) {
+            err.getBuffer().setLength(0);
+            PrintWriter failing = new PrintWriter(new Writer() {
+                private int written;
+
+                @Override
+                public void write(char[] chars, int from, int length) {
+                    written += length;
+                    if (written > 1000) {
+                        throw error;
+                    }
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            });
+            String file = capture("nfs3-rdma-siw.pcap");
+            assertThat(IwarpCommand.run(failing, new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
+            assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": " + (error instanceof OutOfMemoryError
+                    ? "not enough memory to print its report; give Java more (IWARP_JAVA_OPTS=-Xmx8g) or split the"
+                    + " capture (editcap -c 1000000 " + file + " part.pcap)"
+                    : "printing the report failed (java.lang.StackOverflowError); please report this with the capture")
+                    + System.lineSeparator());
         }
     }
 

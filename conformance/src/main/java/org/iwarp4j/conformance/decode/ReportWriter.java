@@ -4,9 +4,11 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Prints a {@link DecodeReport}: one line per unit (tcpdump-like), the full tree ({@code -V}), or
@@ -92,15 +94,18 @@ public final class ReportWriter {
         return counts;
     }
 
-    /** The JSON form: capture, connections, units (with every layer's fields), violations, notes. */
+    /**
+     * The JSON form: capture, connections, units (with every layer's fields), violations, notes.
+     * Written as it goes: a capture of millions of units would need the whole text, and a map per
+     * unit, in memory at once.
+     */
     public static void json(DecodeReport report, PrintWriter out) {
-        Map<String, Object> root = new java.util.LinkedHashMap<>();
+        Map<String, Object> root = new LinkedHashMap<>();
         root.put("format", report.format());
         root.put("frames", report.frames());
         root.put("tcpConnections", report.tcpConnections());
-        List<Object> connections = new ArrayList<>();
-        for (ConnectionSummary c : report.connections()) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+        root.put("connections", each(report.connections(), c -> {
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("index", c.index());
             m.put("initiator", c.initiator());
             m.put("responder", c.responder());
@@ -109,23 +114,19 @@ public final class ReportWriter {
             m.put("negotiated", c.negotiated());
             m.put("units", c.units());
             m.put("missingOctets", c.missingOctets());
-            connections.add(m);
-        }
-        root.put("connections", connections);
-        List<Object> units = new ArrayList<>();
-        for (DecodedUnit u : report.units()) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            return m;
+        }));
+        root.put("units", each(report.units(), u -> {
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("frame", u.frame());
             m.put("connection", u.connection());
             m.put("direction", u.direction());
             m.put("summary", u.summary());
             m.put("layers", u.layers());
-            units.add(m);
-        }
-        root.put("units", units);
-        List<Object> violations = new ArrayList<>();
-        for (Violation v : report.violations()) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            return m;
+        }));
+        root.put("violations", each(report.violations(), v -> {
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", v.requirementId());
             m.put("level", v.check().level().name());
             m.put("rfc", v.check().document());
@@ -134,86 +135,94 @@ public final class ReportWriter {
             m.put("direction", v.direction());
             m.put("rule", v.check().rule());
             m.put("detail", v.detail());
-            violations.add(m);
-        }
-        root.put("violations", violations);
-        List<Object> notes = new ArrayList<>();
-        for (Note n : report.notes()) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            return m;
+        }));
+        root.put("notes", each(report.notes(), n -> {
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("frame", n.frame());
             m.put("connection", n.connection());
             m.put("direction", n.direction());
             m.put("text", n.text());
-            notes.add(m);
-        }
-        root.put("notes", notes);
+            return m;
+        }));
         root.put("exitStatus", report.exitStatus());
-        StringBuilder sb = new StringBuilder();
-        write(sb, root, "");
-        out.println(sb);
+        write(out, root, "");
+        out.println();
         out.flush();
     }
 
-    private static void write(StringBuilder sb, Object value, String indent) {
+    /** A JSON array made one element at a time while it is written. */
+    private interface Each extends Iterable<Object> {
+    }
+
+    /** {@code items} as {@code form} makes each, one at a time while it is written. */
+    private static <E> Each each(List<E> items, Function<E, Object> form) {
+        return () -> items.stream().map(form).iterator();
+    }
+
+    private static void write(PrintWriter out, Object value, String indent) {
         if (value == null) {
-            sb.append("null");
+            out.print("null");
         } else if (value instanceof Boolean || value instanceof Number) {
-            sb.append(value);
+            out.print(value);
         } else if (value instanceof Map<?, ?> map) {
             if (map.isEmpty()) {
-                sb.append("{}");
+                out.print("{}");
                 return;
             }
-            sb.append("{\n");
+            out.print("{\n");
             String inner = indent + "  ";
             int i = 0;
             for (Map.Entry<?, ?> e : map.entrySet()) {
-                sb.append(inner);
-                string(sb, String.valueOf(e.getKey()));
-                sb.append(": ");
-                write(sb, e.getValue(), inner);
-                sb.append(++i < map.size() ? ",\n" : "\n");
+                out.print(inner);
+                string(out, String.valueOf(e.getKey()));
+                out.print(": ");
+                write(out, e.getValue(), inner);
+                out.print(++i < map.size() ? ",\n" : "\n");
             }
-            sb.append(indent).append('}');
-        } else if (value instanceof Collection<?> list) {
-            if (list.isEmpty()) {
-                sb.append("[]");
+            out.print(indent);
+            out.print('}');
+        } else if (value instanceof Collection<?> || value instanceof Each) {
+            Iterator<?> items = ((Iterable<?>) value).iterator();
+            if (!items.hasNext()) {
+                out.print("[]");
                 return;
             }
-            sb.append("[\n");
+            out.print("[\n");
             String inner = indent + "  ";
-            int i = 0;
-            for (Object o : list) {
-                sb.append(inner);
-                write(sb, o, inner);
-                sb.append(++i < list.size() ? ",\n" : "\n");
+            while (items.hasNext()) {
+                out.print(inner);
+                write(out, items.next(), inner);
+                out.print(items.hasNext() ? ",\n" : "\n");
             }
-            sb.append(indent).append(']');
+            out.print(indent);
+            out.print(']');
         } else {
-            string(sb, value.toString());
+            string(out, value.toString());
         }
     }
 
-    private static void string(StringBuilder sb, String s) {
-        sb.append('"');
+    private static void string(PrintWriter out, String s) {
+        out.print('"');
+        int plain = 0; // the characters from here to i need no escape: they go out in one write
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
+            String escape = switch (c) {
+                case '"' -> "\\\"";
+                case '\\' -> "\\\\";
+                case '\n' -> "\\n";
+                case '\r' -> "\\r";
+                case '\t' -> "\\t";
+                default -> c < 0x20 ? String.format("\\u%04x", (int) c) : null;
+            };
+            if (escape != null) {
+                out.write(s, plain, i - plain);
+                out.print(escape);
+                plain = i + 1;
             }
         }
-        sb.append('"');
+        out.write(s, plain, s.length() - plain);
+        out.print('"');
     }
 
 }

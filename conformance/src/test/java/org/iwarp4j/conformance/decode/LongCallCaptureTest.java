@@ -2,7 +2,9 @@ package org.iwarp4j.conformance.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.conformance.decode.Nfs4Wire.bytes;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -156,5 +158,37 @@ class LongCallCaptureTest {
         assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text()).isEqualTo("the Long Call xid"
                 + " 0x00000053 is beyond the decoder's budget of 16777216 octets of Long Calls held at once: its"
                 + " message is not decoded"));
+    }
+
+    /**
+     * 100 Long Calls of 2,601 segments each, all but one of zero length (they cost nothing against
+     * the 16 MiB budget), then the last one read in 40,000 Response segments of one octet: each
+     * Response segment used to walk every segment of every Long Call before it, 10^10 steps in all
+     * (minutes; most of what is left is printing the Calls' chunk lists). Found by handle, it costs
+     * log n.
+     */
+    @Test
+    void responsesFindTheirLongCallWithoutWalkingEverySegment() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        byte[] message = write3Call(0x70, 40_000 - 100);
+        int calls = 100;
+        Segment read = null;
+        for (int c = 0; c < calls; c++) {
+            read = new Segment(0x8200 + c, message.length, 0x7f00_0006_0000L);
+            Chunks chunks = new Chunks().read(0, read);
+            for (int i = 0; i < 2_600; i++) {
+                chunks.read(0, new Segment(0x9200 + c, 0, 0x7f00_0007_0000L + i));
+            }
+            p.i(MpaWire.send(c + 1, Nfs4Wire.rdmaNomsg(c == calls - 1 ? 0x70 : 0x1000 + c, 32, chunks)));
+        }
+        p.r(MpaWire.readRequest(1, SINK_STAG, 0, message.length, read.handle(), read.offset()));
+        for (int i = 0; i < message.length; i++) {
+            p.i(MpaWire.readResponse(SINK_STAG, i, new byte[] {message[i]}, i == message.length - 1));
+        }
+
+        DecodeReport r = assertTimeoutPreemptively(Duration.ofSeconds(60), p::decode);
+        assertThat(lines(r).stream().filter(l -> l.contains("Long Call"))).singleElement().satisfies(l -> assertThat(l)
+                .startsWith("Read Response STag 0x00009101 TO 0x" + Integer.toHexString(message.length - 1) + " len 1 L")
+                .endsWith(") complete: CALL NFSv3 WRITE"));
     }
 }

@@ -2,10 +2,12 @@ package org.iwarp4j.conformance.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -203,5 +205,20 @@ class RealCapturesTest {
         ReportWriter.json(r, new PrintWriter(json));
         assertThat(json.toString()).startsWith("{\n  \"format\": \"pcap\",\n  \"frames\": 91,")
                 .contains("\"crcComputed\": \"0x").contains("\"violations\": []").contains("\"exitStatus\": 0");
+    }
+
+    /**
+     * The JSON is written as it goes, not built whole first: octet for octet what the whole-string
+     * writer printed for a capture with a gap, notes and violations (the resource is its output).
+     */
+    @Test
+    void jsonWrittenAsItGoesIsWhatTheWholeStringWriterPrinted() throws Exception {
+        String expected;
+        try (InputStream in = RealCapturesTest.class.getResourceAsStream("nfs3-rdma-siw-lost.json")) {
+            expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        StringWriter json = new StringWriter();
+        ReportWriter.json(decode("nfs3-rdma-siw-lost.pcap"), new PrintWriter(json));
+        assertThat(json.toString()).isEqualTo(expected);
     }
 }

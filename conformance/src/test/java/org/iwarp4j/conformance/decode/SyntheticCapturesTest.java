@@ -2,6 +2,7 @@ package org.iwarp4j.conformance.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -130,6 +131,29 @@ class SyntheticCapturesTest {
                 .containsExactly("TCP: 1 segments retransmitted (octets kept once), 1 out of order (put in place)");
         assertThat(reordered.notes().get(0).direction()).isEqualTo("I>R");
         assertThat(summaries(reordered)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * pcapng's obsolete Packet Block (type 2) is a frame as the Enhanced Packet Block is: skipped, it
+     * lost its packet and put the frame numbers out of step with Wireshark's.
+     */
+    @Test
+    void obsoletePacketBlocksAreFramesToo() throws Exception {
+        Peer p = rping(false, 2);
+        DecodeReport reference = p.decode();
+        byte[] file = p.capture.pcapng();
+        ByteBuffer b = ByteBuffer.wrap(file); // big-endian, as SyntheticCapture writes it
+        int blocks = 0;
+        for (int pos = 28 + 20; pos < file.length; pos += b.getInt(pos + 4)) {
+            if (blocks++ % 2 == 0) {
+                b.putInt(pos, 2); // an interface ID of 0 in 32 bits reads as ID 0 and no drops in 2 x 16
+            }
+        }
+        DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
+        assertThat(r.frames()).isEqualTo(reference.frames());
+        assertThat(r.units()).extracting(u -> u.frame() + " " + u.summary())
+                .isEqualTo(reference.units().stream().map(u -> u.frame() + " " + u.summary()).toList());
+        assertThat(r.violations()).isEmpty();
     }
 
     private static List<String> summaries(DecodeReport r) {
@@ -391,6 +415,64 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * A Reply whose transport header is turned down (rdma_vers 2, RPC-R-039) still ends its Call:
+     * the next Call is one outstanding, within the one credit granted before a Reply (RPC-R-003).
+     */
+    @Test
+    void aReplyWithARejectedHeaderAnswersItsCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(1, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(1, 3, 0, NONE))));
+        byte[] reply = Nfs4Wire.rdmaMsg(1, 1, new Nfs4Wire.Chunks(), Nfs4Wire.reply(1, NONE));
+        reply[7] = 2; // rdma_vers
+        p.r(MpaWire.send(1, reply));
+        p.i(MpaWire.send(2, Nfs4Wire.rdmaMsg(2, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(2, 3, 0, NONE))));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-039");
+        assertThat(summaries(r)).last().asString().endsWith("| CALL NFSv3 NULL");
+    }
+
+    /**
+     * The first half of a 60 KB FPDU is lost, its second half captured, then 180 KB lost: the search
+     * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
+     * at. Its window used to count the lost octets too, so it gave up there and the rest of the
+     * direction was not decoded (MPA-R-010).
+     */
+    @Test
+    void decodingResumesAfterAGapThatFollowsAFragment() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, new byte[60_000]));
+        p.conn.sendSegmented(true, p.toResponder.fpdu(MpaWire.send(2, new byte[60_000])), 30_000);
+        for (int k = 3; k <= 5; k++) {
+            p.i(MpaWire.send(k, new byte[60_000]));
+        }
+        p.i(MpaWire.send(6, bytes(16))).i(MpaWire.send(7, bytes(16)));
+        List<SyntheticCapture.Segment> s = p.capture.segments;
+        s.subList(indexOfData(s, true, 4), indexOfData(s, true, 7)).clear(); // Sends 3 to 5: gap 2
+        s.remove(indexOfData(s, true, 2)); // the first half of Send 2: gap 1
+
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsOnly("MPA-R-005"); // SHOULD: 60 KB ULPDUs for an MSS of 1460
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("30000 octets missing from the capture at stream offset ").contains("decoding resumes"));
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 6 MO 0 len 16 L", "Send QN 0 MSN 7 MO 0 len 16 L");
+    }
+
+    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
+    @Test
+    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+        Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
+        p.i(MpaWire.send(1, bytes(8)));
+        byte[] notFpdus = new byte[200];
+        notFpdus[1] = 1; // ULPDU_Length 1: shorter than any DDP header
+        p.conn.send(true, notFpdus);
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-010");
+        assertThat(r.notes()).extracting(Note::text).containsExactly("no FPDU found after the framing error at offset "
+                + r.violations().get(0).detail().replaceAll(".* from offset ", "")
+                + "; the rest of this direction is not decoded");
+    }
+
+    /**
      * The Initiator's Read Request is lost; the Responder's Read Response was captured before the
      * Initiator's next segment. The gap counts from the last octet captured before it, so the
      * Response is judged knowing that a Request may be missing (RDMAP-R-016 not held against it).
@@ -403,6 +485,46 @@ class SyntheticCapturesTest {
         p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
         p.i(MpaWire.send(2, bytes(8)));
         p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * ORD 1, and the Response to the first Read Request is lost: the second Request is not two
+     * outstanding (RDMAP-R-012), since the capture, not the peer, lost the answer.
+     */
+    @Test
+    void aLostReadResponseDoesNotCountAgainstTheOrd() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(1, 1), 0x50, ird(1, 1));
+        p.i(MpaWire.send(1, bytes(8))).r(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0));
+        p.r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, false, 2)); // the first Read Response
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("28 octets missing from the capture at stream offset "));
+        assertThat(summaries(r)).last().asString().startsWith("Read Response STag 0x00000011 TO 0x0 len 8 L");
+    }
+
+    /**
+     * The first of two Read Requests is lost, then both Responses are captured: the first Response
+     * answers a Request the capture lacks and is not compared with the second Request (RDMAP-R-016),
+     * which the second Response then answers.
+     */
+    @Test
+    void aResponseToALostReadRequestIsNotPairedWithTheNextRequest() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 16, 0x21, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.r(MpaWire.readResponse(0x11, 0, bytes(10), false)).r(MpaWire.readResponse(0x11, 10, bytes(6), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the first Read Request
         DecodeReport r = p.decode();
         assertThat(r.violations()).isEmpty();
         assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())

@@ -102,7 +102,9 @@ public final class ByteStream {
         java.util.Set<Long> starts = new java.util.HashSet<>();
         List<Placed> placed = new ArrayList<>(withData.size());
         for (TcpPacket p : withData) {
-            long modular = offset(p.sequence(), first);
+            // A SYN's own number comes before its data (RFC 9293 §3.4): data in a SYN (TCP Fast Open, RFC
+            // 7413) starts at the next one, the stream's first octet.
+            long modular = offset(p.has(TcpPacket.SYN) ? p.sequence() + 1 : p.sequence(), first);
             long offset = highest + (int) (modular - highest); // the int cast: nearest, within ±2 GiB
             if (offset < 0) { // before the first octet: as far as the modular offset says
                 offset = modular;
@@ -172,21 +174,28 @@ public final class ByteStream {
                 Arrays.copyOf(frames, segments), retransmitted, outOfOrder, mss, finFrame, ignored);
     }
 
+    /**
+     * The first sequence number of a stream whose SYN the capture lacks: the lowest of the segments
+     * that lie within {@link #MAX_JUMP} of one another down from the first segment in capture
+     * order. The lowest of all would let one stray segment far below the stream (a damaged number,
+     * an earlier connection on the same ports) be offset 0, and every real segment would then be
+     * left out as too far beyond it, the MPA Request with them.
+     */
     private static long lowest(List<TcpPacket> packets) {
         if (packets.isEmpty()) {
             return 0;
         }
         long reference = packets.get(0).sequence();
-        long lowest = reference;
-        int lowestDistance = 0;
-        for (TcpPacket p : packets) {
-            int distance = (int) (p.sequence() - reference);
-            if (distance < lowestDistance) {
-                lowestDistance = distance;
-                lowest = p.sequence();
-            }
+        long[] distances = new long[packets.size()];
+        for (int i = 0; i < distances.length; i++) {
+            distances[i] = (int) (packets.get(i).sequence() - reference); // nearest, within ±2 GiB
         }
-        return lowest;
+        Arrays.sort(distances);
+        int i = Arrays.binarySearch(distances, 0);
+        while (i > 0 && distances[i] - distances[i - 1] <= MAX_JUMP) {
+            i--;
+        }
+        return Math.floorMod(reference + distances[i], SEQUENCE_SPACE);
     }
 
     private static long offset(long sequence, long first) {

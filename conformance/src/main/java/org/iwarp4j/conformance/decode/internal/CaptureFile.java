@@ -171,7 +171,7 @@ public final class CaptureFile {
         return switch (type) {
             case PCAPNG_SECTION -> 28;
             case 1 -> 20; // interface description
-            case 6 -> 32; // enhanced packet
+            case 6, 2 -> 32; // enhanced packet, obsolete packet
             case 3 -> 16; // simple packet
             default -> 12;
         };
@@ -185,8 +185,10 @@ public final class CaptureFile {
                 linkTypes.add(in.getShort(pos + 8) & 0xffff);
                 resolutions.add(timestampResolution(in, pos + 16, pos + length - 4));
             }
-            case 6 -> { // enhanced packet
-                int iface = in.getInt(pos + 8);
+            case 6, 2 -> {
+                // Enhanced packet; or the obsolete Packet Block, laid out alike but with a 16-bit interface
+                // ID and a drop count in the first word. Wireshark numbers both as frames, so this does too.
+                int iface = type == 6 ? in.getInt(pos + 8) : in.getShort(pos + 8) & 0xffff;
                 long stamp = (in.getInt(pos + 12) & 0xffffffffL) << 32 | (in.getInt(pos + 16) & 0xffffffffL);
                 int captured = in.getInt(pos + 20);
                 if (iface < 0 || iface >= linkTypes.size() || captured < 0 || captured > length - 32) {

@@ -175,7 +175,7 @@ final class ConnectionDecoder {
         for (Direction d : List.of(toResponder, toInitiator)) {
             if (d.stream.ignored() > 0) {
                 out.note(tcp.firstFrame(), index, d.name, "TCP: " + d.stream.ignored() + " segments left out: their"
-                        + " sequence numbers lie more than 256 MiB beyond the rest of the stream");
+                        + " sequence numbers lie more than 256 MiB away from the rest of the stream");
             }
             if (d.stream.retransmitted() > 0 || d.stream.outOfOrder() > 0) {
                 out.note(tcp.firstFrame(), index, d.name, "TCP: " + d.stream.retransmitted()
@@ -534,6 +534,9 @@ final class ConnectionDecoder {
                     out.violation(Check.MPA_FRAMING, s.frameAt(pos), index, d.name, a.detail());
                     long resume = d.reader.resynchronise(pos + 1, crc);
                     if (resume < 0) {
+                        // As after a gap: say why the rest of this direction has no units.
+                        out.note(s.frameAt(pos), index, d.name, "no FPDU found after the framing error at offset "
+                                + pos + "; the rest of this direction is not decoded");
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
@@ -876,7 +879,9 @@ final class ConnectionDecoder {
         rdmap.put("sourceTo", String.format("0x%x", rr.sourceTaggedOffset()));
         rtrCheck(d, frame, RdmapOpcode.RDMA_READ_REQUEST, false, payload, last, rr, null);
         d.outstandingReads.addLast(rr);
-        if (d.outstandingReads.size() > d.ordLimit) {
+        // After lost octets either way the count is not the peer's: a lost Read Response leaves its
+        // Request outstanding here, and the Responses that would have answered it are not seen.
+        if (d.outstandingReads.size() > d.ordLimit && !d.afterGap && !d.other().afterGap) {
             out.violation(Check.RDMAP_ORD, frame, index, dir, d.outstandingReads.size()
                     + " Read Requests outstanding, the negotiated ORD is " + d.ordLimit);
         }
@@ -899,9 +904,11 @@ final class ConnectionDecoder {
         Deque<ReadRequestHeader> requests = d.other().outstandingReads;
         boolean suppress = d.other().afterGap || d.afterGap;
         d.answering = null;
-        if (first && d.taggedResync[1]) {
+        if (first && (d.taggedResync[1] || d.other().afterGap)) {
             // After octets the capture lacks, this may be the middle of a Response: find its Request by
-            // STag and range, and take the Requests before it as answered in the lost octets.
+            // STag and range, and take the Requests before it as answered in the lost octets. When the
+            // Requester's octets were lost, the Request this answers may be among them: a Response that
+            // matches none is not compared with the oldest one left (RDMAP-R-016).
             ReadRequestHeader match = null;
             for (ReadRequestHeader rr : requests) {
                 if (rr.sinkStag() == stag && to >= rr.sinkTaggedOffset()

@@ -186,8 +186,9 @@ final class FpduReader {
      * Finds where FPDUs start again at or after {@code from}, after octets the capture lacks or a
      * framing error: with markers, the first marker whose FPDUPTR names a readable FPDU; without,
      * the first offset where an FPDU with a plausible DDP/RDMAP header (and a matching CRC, when
-     * CRCs are in use) is followed by another or by the end of what was captured. -1 if none, or
-     * once this reader has read as many octets resynchronising as its stream allows.
+     * CRCs are in use) is followed by another or by the end of what was captured. It looks at two
+     * ULPDUs' worth of captured octets after {@code from} and after each gap it meets. -1 if none,
+     * or once this reader has read as many octets resynchronising as its stream allows.
      */
     long resynchronise(long from, boolean crc) {
         long limit = Math.min(length, from + 2L * MpaConstants.MAX_ULPDU + 64);
@@ -198,6 +199,10 @@ final class FpduReader {
             ByteStream.Gap g = stream.gapIn(p, p + 1);
             if (g != null) {
                 p = g.offset() + g.length() - 1;
+                // The window is for octets the capture holds: one gap after a fragment of an FPDU would
+                // otherwise use it up, and that direction would not be decoded again. The octet budget
+                // still bounds the search.
+                limit = Math.min(length, Math.max(limit, p + 1 + 2L * MpaConstants.MAX_ULPDU + 64));
                 continue;
             }
             if (markers) {

@@ -47,28 +47,20 @@ final class LongCallOctets {
         return message.length;
     }
 
+    /** The segments of the Position-zero Read chunk, in the order the Call listed them. */
+    List<RdmaSegment> segments() {
+        return segments;
+    }
+
     /**
-     * Takes octets a Read Response carried from {@code [sourceTo, sourceTo + length)} of STag
-     * {@code sourceStag} if they lie in one of this chunk's segments.
-     *
-     * @return whether they did
+     * Takes {@code length} octets a Read Response carried for {@code [at, at + length)} of the
+     * message (the caller found the segment that holds them).
      */
-    boolean offer(int sourceStag, long sourceTo, byte[] octets, int from, int length) {
-        long position = 0;
-        for (RdmaSegment s : segments) {
-            long segmentLength = s.length();
-            long rel = sourceTo - s.offset();
-            if (s.handle() == sourceStag && Long.compareUnsigned(sourceTo, s.offset()) >= 0
-                    && Long.compareUnsigned(rel, segmentLength) <= 0 && rel + length <= segmentLength) {
-                int at = (int) (position + rel);
-                System.arraycopy(octets, from, message, at, length);
-                missing -= length - filled.get(at, at + length).cardinality(); // octets sent again count once
-                filled.set(at, at + length);
-                return true;
-            }
-            position += segmentLength;
-        }
-        return false;
+    void take(long at, byte[] octets, int from, int length) {
+        int start = (int) at;
+        System.arraycopy(octets, from, message, start, length);
+        missing -= length - filled.get(start, start + length).cardinality(); // octets sent again count once
+        filled.set(start, start + length);
     }
 
     boolean complete() {

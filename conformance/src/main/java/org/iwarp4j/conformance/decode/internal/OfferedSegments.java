@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 
 /**
@@ -13,6 +14,12 @@ import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
  * subtree that reaches furthest: a segment holding {@code [to, to + length)} exists exactly when,
  * among those that start at or before {@code to}, the furthest-reaching one reaches {@code to +
  * length}. Adding, removing and finding cost O(log n) expected, however the segments overlap.
+ *
+ * <p>The priorities are drawn at random for each run: priorities a capture could predict (they were
+ * a hash of the insertion number) let one Call's 65,536 segments, offered in the right order, make
+ * a treap a chain, each insertion O(n) and the recursion of split and merge n deep, past the
+ * thread's stack. What {@link #find} and {@link #near} answer does not depend on the tree's shape
+ * (among segments that reach equally far, the one added first wins), so every run decodes alike.
  *
  * <p>Offsets are unsigned 64-bit (RFC 8166 §4.3.1); a segment is kept by its last octet, so one
  * that ends at the top of the offset space needs no 2^64. Zero-length segments hold nothing and
@@ -33,12 +40,12 @@ final class OfferedSegments<T> {
         /** The node of this subtree whose segment reaches furthest. */
         Node<T> furthest;
 
-        Node(RdmaSegment segment, long last, long id, T value) {
+        Node(RdmaSegment segment, long last, long id, T value, int priority) {
             this.segment = segment;
             this.last = last;
             this.id = id;
             this.value = value;
-            this.priority = Long.hashCode(id * 0x9E3779B97F4A7C15L); // fixed, so runs decode alike
+            this.priority = priority;
             this.furthest = this;
         }
 
@@ -49,18 +56,14 @@ final class OfferedSegments<T> {
         }
 
         void update() {
-            furthest = this;
-            if (left != null && Long.compareUnsigned(left.furthest.last, furthest.last) > 0) {
-                furthest = left.furthest;
-            }
-            if (right != null && Long.compareUnsigned(right.furthest.last, furthest.last) > 0) {
-                furthest = right.furthest;
-            }
+            furthest = further(further(this, left == null ? null : left.furthest),
+                    right == null ? null : right.furthest);
         }
     }
 
     private final Map<Integer, Node<T>> roots = new HashMap<>();
     private final Map<Integer, List<Node<T>>> byOwner = new HashMap<>();
+    private final SplittableRandom priorities = new SplittableRandom();
     private long nextId;
 
     /** Keeps {@code segment}, standing for {@code value}, until {@link #removeOwner} of {@code owner}. */
@@ -72,7 +75,7 @@ final class OfferedSegments<T> {
         if (Long.compareUnsigned(last, segment.offset()) < 0) {
             last = -1L; // past the top of the offset space: it ends there
         }
-        Node<T> node = new Node<>(segment, last, nextId++, value);
+        Node<T> node = new Node<>(segment, last, nextId++, value, priorities.nextInt());
         Node<T>[] parts = split(roots.get(segment.handle()), segment.offset(), node.id);
         roots.put(segment.handle(), merge(merge(parts[0], node), parts[1]));
         byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(node);
@@ -135,11 +138,16 @@ final class OfferedSegments<T> {
         return below != null ? below.segment : above != null ? above.segment : null;
     }
 
+    /** The one of {@code a} and {@code b} that reaches further; of two that reach as far, the first added. */
     private static <T> Node<T> further(Node<T> a, Node<T> b) {
         if (a == null) {
             return b;
         }
-        return b != null && Long.compareUnsigned(b.last, a.last) > 0 ? b : a;
+        if (b == null) {
+            return a;
+        }
+        int c = Long.compareUnsigned(b.last, a.last);
+        return c > 0 || c == 0 && b.id < a.id ? b : a;
     }
 
     /** {nodes before (offset, id), nodes from it on}. */

@@ -99,6 +99,10 @@ final class RpcTracker {
     private record ReadTarget(int xid, long position) {
     }
 
+    /** A segment of a Long Call's Position-zero chunk: its XID, and where the segment's octets go in the message. */
+    private record LongCallPlace(int xid, LongCallOctets octets, RdmaSegment segment, long position) {
+    }
+
     /** Requester state of the side that sends Calls in one direction. */
     private static final class Requester {
         final Map<Integer, PendingCall> outstanding = new LinkedHashMap<>();
@@ -113,8 +117,33 @@ final class RpcTracker {
         long replyChunkHeld;
         /** The outstanding Long Calls whose message has not all been read yet, by XID. */
         final Map<Integer, LongCallOctets> longCalls = new LinkedHashMap<>();
+        /**
+         * Their segments by handle: a Read Response segment finds its place in O(log n), not by a
+         * walk over every segment of every Long Call (zero-length ones cost nothing against the
+         * budget, and a Call may list thousands).
+         */
+        final OfferedSegments<LongCallPlace> longCallSegments = new OfferedSegments<>();
         /** Octets held for them. */
         long longCallHeld;
+
+        void keepLongCall(int xid, LongCallOctets octets) {
+            forgetLongCall(xid);
+            longCalls.put(xid, octets);
+            longCallHeld += octets.length();
+            long position = 0;
+            for (RdmaSegment s : octets.segments()) {
+                longCallSegments.add(xid, s, new LongCallPlace(xid, octets, s, position));
+                position += s.length();
+            }
+        }
+
+        void forgetLongCall(int xid) {
+            LongCallOctets longCall = longCalls.remove(xid);
+            if (longCall != null) {
+                longCallHeld -= longCall.length();
+                longCallSegments.removeOwner(xid);
+            }
+        }
 
         /**
          * Keeps {@code call} until its Reply, in place of an earlier one of its XID; returns the Call
@@ -155,10 +184,7 @@ final class RpcTracker {
             if (call != null && call.replyOctets() != null) {
                 replyChunkHeld -= call.replyOctets().held;
             }
-            LongCallOctets longCall = longCalls.remove(xid);
-            if (longCall != null) {
-                longCallHeld -= longCall.length();
-            }
+            forgetLongCall(xid);
             return call;
         }
     }
@@ -229,6 +255,11 @@ final class RpcTracker {
                 out.note(frame, index, dir, "transport header beyond the decoder's limits: " + r);
             }
             layers.put("rpcrdma", Findings.fields("rejected", r.toString()));
+            if (length >= 4) {
+                // A Reply whose header is turned down still ends its Call (rdma_xid comes first, RFC 8166
+                // §4.2.1): left outstanding, the Call would count against the credits (RPC-R-003) to the end.
+                (fromClient ? server : client).answer(buf.getInt(0));
+            }
             return "RPC-over-RDMA: " + r.problem();
         }
         RpcRdmaHeader h = ((HeaderDecodeResult.Decoded) result).header();
@@ -461,8 +492,7 @@ final class RpcTracker {
             return;
         }
         if (length > 0) {
-            self.longCalls.put(call.xid(), new LongCallOctets(chunk, (int) length));
-            self.longCallHeld += length;
+            self.keepLongCall(call.xid(), new LongCallOctets(chunk, (int) length));
         }
     }
 
@@ -480,21 +510,18 @@ final class RpcTracker {
         if (length == 0 || requester.longCalls.isEmpty()) {
             return "";
         }
-        for (Map.Entry<Integer, LongCallOctets> e : requester.longCalls.entrySet()) {
-            LongCallOctets octets = e.getValue();
-            if (!octets.offer(sourceStag, sourceTo, ulpdu, payloadStart, length)) {
-                continue;
-            }
-            if (!octets.complete()) {
-                return "";
-            }
-            int xid = e.getKey();
-            requester.longCalls.remove(xid);
-            requester.longCallHeld -= octets.length();
-            PendingCall pending = requester.outstanding.get(xid);
-            return pending == null ? "" : longCall(requester, pending, octets.message(), frame, fromClient, layers);
+        LongCallPlace place = requester.longCallSegments.find(sourceStag, sourceTo, length);
+        if (place == null) {
+            return "";
         }
-        return "";
+        LongCallOctets octets = place.octets();
+        octets.take(place.position() + (sourceTo - place.segment().offset()), ulpdu, payloadStart, length);
+        if (!octets.complete()) {
+            return "";
+        }
+        requester.forgetLongCall(place.xid());
+        PendingCall pending = requester.outstanding.get(place.xid());
+        return pending == null ? "" : longCall(requester, pending, octets.message(), frame, fromClient, layers);
     }
 
     /** Decodes a Long Call's complete RPC message and puts what it says in place of the undecoded Call. */

@@ -23,6 +23,37 @@ class ByteStreamTest {
         return new TcpPacket(frame, CLIENT, SERVER, (ISN + 1 + offset) & 0xffffffffL, TcpPacket.ACK, -1, payload);
     }
 
+    /** Data carried in the SYN (TCP Fast Open) is the stream's first octets, not one octet before them. */
+    @Test
+    void dataInTheSynStartsTheStream() {
+        TcpPacket synWithData = new TcpPacket(1, CLIENT, SERVER, ISN, TcpPacket.SYN, 1460, new byte[] {1, 2, 3});
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, List.of(synWithData, data(2, 3, (byte) 4, (byte) 5)));
+        assertThat(s.ignored()).isZero();
+        assertThat(s.gaps()).isEmpty();
+        assertThat(s.retransmitted()).isZero();
+        assertThat(s.length()).isEqualTo(5);
+        assertThat(s.data()).containsExactly(1, 2, 3, 4, 5);
+        assertThat(s.frameAt(0)).isEqualTo(1);
+        assertThat(s.frameAt(3)).isEqualTo(2);
+    }
+
+    /**
+     * No SYN, and one stray segment 1 GiB below the stream: the stream starts at its first segment
+     * in capture order, and the stray one is left out (it was offset 0, and the stream, 1 GiB
+     * beyond it, was left out instead).
+     */
+    @Test
+    void aStraySegmentFarBelowDoesNotStartTheStream() {
+        long gib = 1L << 30;
+        List<TcpPacket> packets = List.of(data(1, 0, (byte) 1, (byte) 2), data(2, -gib, (byte) 9),
+                data(3, 2, (byte) 3), data(4, -2, (byte) 0, (byte) 0));
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, packets);
+        assertThat(s.ignored()).isEqualTo(1);
+        assertThat(s.data()).containsExactly(0, 0, 1, 2, 3);
+        assertThat(s.frameAt(0)).isEqualTo(4);
+        assertThat(s.gaps()).isEmpty();
+    }
+
     /** One-octet segments 256 MiB apart: each jump is allowed, and the gaps between must cost nothing. */
     @Test
     void gapsCostNoMemoryAndKeepTheirTrueLength() {
