@@ -83,7 +83,7 @@ final class DecodeCommand implements Callable<Integer> {
                     connection == null ? -1 : connection));
         } catch (UnreadableCaptureException e) {
             return couldNot(err, e.getMessage());
-        } catch (VirtualMachineError | RuntimeException e) {
+        } catch (Error | RuntimeException e) {
             return failed(err, e, false);
         }
         // A report of millions of units is written as it goes; the JVM may still give out meanwhile.
@@ -93,16 +93,22 @@ final class DecodeCommand implements Callable<Integer> {
             } else {
                 ReportWriter.text(report, out, verbose);
             }
-        } catch (VirtualMachineError | RuntimeException e) {
+        } catch (Error | RuntimeException e) {
             return failed(err, e, true);
+        }
+        // A PrintWriter keeps an IOException to itself (a closed pipe, a full disk): a report cut
+        // short must not end with the status of a complete one.
+        if (out.checkError()) {
+            return couldNot(err, file + ": the report could not be written in full (its output failed: a closed"
+                    + " pipe or a full disk?)");
         }
         return report.exitStatus();
     }
 
     /**
      * Status 2 and one line for a capture the decoder could not finish: status 1 would read as
-     * "violations found", and a stack trace says nothing a user can act on. A StackOverflowError or
-     * another failure of the JVM is, like an exception, a defect of the decoder.
+     * "violations found", and a stack trace says nothing a user can act on. A StackOverflowError,
+     * an AssertionError or another Error is, like an exception, a defect of the decoder.
      */
     private int failed(PrintWriter err, Throwable e, boolean printing) {
         if (e instanceof OutOfMemoryError) {

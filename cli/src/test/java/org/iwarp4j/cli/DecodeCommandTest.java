@@ -123,7 +123,8 @@ class DecodeCommandTest {
      */
     @Test
     void failingWhilePrintingTheReportExitsTwo() {
-        for (Error error : List.of(new OutOfMemoryError("Java heap space"), new StackOverflowError())) {
+        for (Error error : List.of(new OutOfMemoryError("Java heap space"), new StackOverflowError(),
+                new AssertionError("unreachable"))) {
             err.getBuffer().setLength(0);
             PrintWriter failing = new PrintWriter(new Writer() {
                 private int written;
@@ -149,9 +150,40 @@ class DecodeCommandTest {
             assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": " + (error instanceof OutOfMemoryError
                     ? "not enough memory to print its report; give Java more (IWARP_JAVA_OPTS=-Xmx8g) or split the"
                     + " capture (editcap -c 1000000 " + file + " part.pcap)"
-                    : "printing the report failed (java.lang.StackOverflowError); please report this with the capture")
+                    : "printing the report failed (" + error + "); please report this with the capture")
                     + System.lineSeparator());
         }
+    }
+
+    /**
+     * An output that fails (a closed pipe, a full disk) cuts the report short, and a PrintWriter
+     * keeps the IOException to itself: status 2 and one line, not the status of a complete report.
+     */
+    @Test
+    void anOutputThatFailsWhileTheReportIsWrittenExitsTwo() {
+        PrintWriter failing = new PrintWriter(new Writer() {
+            private int written;
+
+            @Override
+            public void write(char[] chars, int from, int length) throws java.io.IOException {
+                written += length;
+                if (written > 1000) {
+                    throw new java.io.IOException("Broken pipe");
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        String file = capture("nfs3-rdma-siw.pcap");
+        assertThat(IwarpCommand.run(failing, new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": the report could not be written in full"
+                + " (its output failed: a closed pipe or a full disk?)" + System.lineSeparator());
     }
 
     @Test
