@@ -126,27 +126,10 @@ class DecodeCommandTest {
         for (Error error : List.of(new OutOfMemoryError("Java heap space"), new StackOverflowError(),
                 new AssertionError("unreachable"))) {
             err.getBuffer().setLength(0);
-            PrintWriter failing = new PrintWriter(new Writer() {
-                private int written;
-
-                @Override
-                public void write(char[] chars, int from, int length) {
-                    written += length;
-                    if (written > 1000) {
-                        throw error;
-                    }
-                }
-
-                @Override
-                public void flush() {
-                }
-
-                @Override
-                public void close() {
-                }
-            });
             String file = capture("nfs3-rdma-siw.pcap");
-            assertThat(IwarpCommand.run(failing, new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
+            assertThat(IwarpCommand.run(failingAfter1000Characters(() -> {
+                throw error;
+            }), new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
             assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": " + (error instanceof OutOfMemoryError
                     ? "not enough memory to print its report; give Java more (IWARP_JAVA_OPTS=-Xmx8g) or split the"
                     + " capture (editcap -c 1000000 " + file + " part.pcap)"
@@ -161,14 +144,29 @@ class DecodeCommandTest {
      */
     @Test
     void anOutputThatFailsWhileTheReportIsWrittenExitsTwo() {
-        PrintWriter failing = new PrintWriter(new Writer() {
+        String file = capture("nfs3-rdma-siw.pcap");
+        assertThat(IwarpCommand.run(failingAfter1000Characters(() -> {
+            throw new java.io.IOException("Broken pipe");
+        }), new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": the report could not be written in full"
+                + " (its output failed: a closed pipe or a full disk?)" + System.lineSeparator());
+    }
+
+    /** What an output does once it is full. */
+    private interface Failure {
+        void fail() throws java.io.IOException;
+    }
+
+    /** An output that takes 1,000 characters, then fails as {@code failure} does at every write. */
+    private static PrintWriter failingAfter1000Characters(Failure failure) {
+        return new PrintWriter(new Writer() {
             private int written;
 
             @Override
             public void write(char[] chars, int from, int length) throws java.io.IOException {
                 written += length;
                 if (written > 1000) {
-                    throw new java.io.IOException("Broken pipe");
+                    failure.fail();
                 }
             }
 
@@ -180,10 +178,6 @@ class DecodeCommandTest {
             public void close() {
             }
         });
-        String file = capture("nfs3-rdma-siw.pcap");
-        assertThat(IwarpCommand.run(failing, new PrintWriter(err, true), "decode", "--json", file)).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("iwarp decode: " + file + ": the report could not be written in full"
-                + " (its output failed: a closed pipe or a full disk?)" + System.lineSeparator());
     }
 
     @Test
