@@ -8,6 +8,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import org.iwarp4j.oncrpc.internal.AssemblyBudget;
+import org.iwarp4j.oncrpc.internal.ServerCallBudget;
 import org.iwarp4j.oncrpc.internal.SliceSafeCumulator;
 
 import java.time.Duration;
@@ -60,6 +61,8 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
     private boolean failed;
     private ScheduledFuture<?> recordTimer;
     private final AssemblyBudget assembly;
+    /** Set before any reservation, read under the budget's lock. */
+    private Object client;
     /** Told whether the assembly budget lets the connection be read; on the event loop. */
     private final Consumer<Boolean> reading;
     private ChannelHandlerContext context;
@@ -125,7 +128,14 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.context = ctx;
+        this.client = ServerCallBudget.clientOf(ctx.channel().remoteAddress());
         super.handlerAdded(ctx);
+    }
+
+    /** The client whose share of the assembly budget this connection's records take: its peer's address. */
+    @Override
+    public Object client() {
+        return client;
     }
 
     /**
@@ -135,7 +145,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
     void takenUp(ByteBuf record) {
         Long octets = emitted.remove(record);
         if (octets != null) {
-            assembly.release(octets);
+            assembly.release(this, octets);
         }
     }
 
@@ -145,13 +155,13 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
         try {
             context.executor().execute(this::granted);
         } catch (RejectedExecutionException e) {
-            assembly.release(takeAsked()); // the event loop is gone with the server
+            assembly.release(this, takeAsked()); // the event loop is gone with the server
         }
     }
 
     private void granted() {
         if (removed) {
-            assembly.release(takeAsked());
+            assembly.release(this, takeAsked());
             return;
         }
         reserved += takeAsked();
@@ -268,7 +278,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
             if (reserved > 0) {
                 // A record's later fragments never wait: a connection that waits must hold nothing,
                 // or records holding part of their octets could wait on each other for good.
-                assembly.take(more);
+                assembly.take(this, more);
             } else if (!assembly.reserve(this, more)) {
                 asked = more;
                 reading.accept(false);
@@ -286,7 +296,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
      */
     private void counted(long octets) {
         if (assembly != null && octets > SMALL_RECORD && octets > reserved) {
-            assembly.take(octets - reserved);
+            assembly.take(this, octets - reserved);
             reserved = octets;
         }
     }
@@ -358,7 +368,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
         reserved = 0;
         emitted.clear();
         if (given > 0) {
-            assembly.release(given);
+            assembly.release(this, given);
         }
     }
 

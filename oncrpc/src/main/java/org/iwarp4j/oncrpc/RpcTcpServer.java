@@ -55,11 +55,13 @@ import java.util.function.LongSupplier;
  * past either the server stops reading the connection. Per server ({@link Builder#serverBudget}):
  * at most {@code maxCallsInService} calls are in service on all connections together, at most
  * {@code maxCallsInServicePerClient} of them from one client address however many connections it
- * opens, and no call starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}; connections refused a
- * start wait in turn, first come first served; call records longer than 64 KiB that have not
- * started (being reassembled, or decoded and waiting) hold at most {@code maxPendingRecordOctets}
- * together, a record reserving its octets when its record mark announces them (a connection
- * whose reservation waits is not read). A connection whose unwritten replies make no
+ * opens, and no call starts while all unwritten replies hold {@code maxUnwrittenReplyOctets}, or
+ * while its own client's hold {@code maxUnwrittenReplyOctetsPerClient}; connections refused a
+ * start wait in turn, first come first served, except that one held back only by its client's
+ * share holds up no other client; call records longer than 64 KiB that have not started (being
+ * reassembled, or decoded and waiting) hold at most {@code maxPendingRecordOctets} together and
+ * {@code maxPendingRecordOctetsPerClient} per client address, a record reserving its octets when
+ * its record mark announces them (a connection whose reservation waits is not read). A connection whose unwritten replies make no
  * progress (the socket takes none of their octets) for {@code maxReplyWriteTime} is closed, so a
  * client that reads nothing holds its share for no longer than that; one that reads slowly keeps
  * its connection.
@@ -339,6 +341,10 @@ public final class RpcTcpServer implements AutoCloseable {
         private int maxCallsInServicePerClient;
         private long maxUnwrittenReplyOctets = defaultMaxUnwrittenReplyOctets();
         private long maxPendingRecordOctets = defaultMaxUnwrittenReplyOctets();
+        /** 0: a quarter of {@link #maxUnwrittenReplyOctets}. */
+        private long maxUnwrittenReplyOctetsPerClient;
+        /** 0: a quarter of {@link #maxPendingRecordOctets}. */
+        private long maxPendingRecordOctetsPerClient;
         private long maxUnwrittenReplyOctetsPerConnection = DEFAULT_MAX_UNWRITTEN_REPLY_OCTETS_PER_CONNECTION;
         private MeterRegistry meterRegistry;
         private int maxBackwardCalls = DEFAULT_MAX_BACKWARD_CALLS;
@@ -442,6 +448,31 @@ public final class RpcTcpServer implements AutoCloseable {
         }
 
         /**
+         * Octets of replies made and not yet written for one client address, on all its
+         * connections together (default a quarter of the server's {@code maxUnwrittenReplyOctets}):
+         * past it, that client's connections start no call while others' calls start, so one host
+         * that reads none of its replies on many connections cannot hold the whole server's reply
+         * octets for {@link #maxReplyWriteTime}.
+         */
+        public Builder maxUnwrittenReplyOctetsPerClient(long octets) {
+            this.maxUnwrittenReplyOctetsPerClient = atLeastOneOctet(octets, "maxUnwrittenReplyOctetsPerClient");
+            return this;
+        }
+
+        /**
+         * Octets of call records longer than 64 KiB that one client address's connections together
+         * may hold before their calls start (default a quarter of {@link #maxPendingRecordOctets},
+         * at least one record when the client holds none): past it, that client's next record
+         * waits and its connection is not read, while other clients' records are reserved past it.
+         * So one host that announces large records and sends them slowly on many connections
+         * cannot hold the whole server's record octets for {@link #maxRecordTime}.
+         */
+        public Builder maxPendingRecordOctetsPerClient(long octets) {
+            this.maxPendingRecordOctetsPerClient = atLeastOneOctet(octets, "maxPendingRecordOctetsPerClient");
+            return this;
+        }
+
+        /**
          * Octets of call records longer than 64 KiB that all connections together may hold
          * before their calls start: being reassembled, or decoded and waiting for the server's
          * budget (default a quarter of the heap, at most 256 MiB, as the reply octets). A record
@@ -505,6 +536,13 @@ public final class RpcTcpServer implements AutoCloseable {
             return n;
         }
 
+        private static long atLeastOneOctet(long octets, String what) {
+            if (octets < 1) {
+                throw new IllegalArgumentException(what + " < 1");
+            }
+            return octets;
+        }
+
         private static Duration notNegative(Duration d, String what) {
             if (d.isNegative()) {
                 throw new IllegalArgumentException(what + " < 0");
@@ -536,9 +574,15 @@ public final class RpcTcpServer implements AutoCloseable {
             long unwrittenPerConnection = maxUnwrittenReplyOctetsPerConnection;
             int perClient = maxCallsInServicePerClient > 0 ? maxCallsInServicePerClient
                     : Math.max(1, maxCallsInService / 4);
+            long repliesPerClient = maxUnwrittenReplyOctetsPerClient > 0 ? maxUnwrittenReplyOctetsPerClient
+                    : Math.max(1, maxUnwrittenReplyOctets / 4);
+            long recordsPerClient = maxPendingRecordOctetsPerClient > 0 ? maxPendingRecordOctetsPerClient
+                    : Math.max(1, maxPendingRecordOctets / 4);
             ServerCallBudget budget = new ServerCallBudget(maxCallsInService, Math.min(perClient, maxCallsInService),
-                    maxUnwrittenReplyOctets, Long.MAX_VALUE, Long.MAX_VALUE);
-            AssemblyBudget records = new AssemblyBudget(maxPendingRecordOctets);
+                    maxUnwrittenReplyOctets, Math.min(repliesPerClient, maxUnwrittenReplyOctets),
+                    Long.MAX_VALUE, Long.MAX_VALUE);
+            AssemblyBudget records = new AssemblyBudget(maxPendingRecordOctets,
+                    Math.min(recordsPerClient, maxPendingRecordOctets));
             int backwardCalls = maxBackwardCalls;
             Duration backwardWait = backwardTimeout;
             ServerBootstrap bootstrap = new ServerBootstrap().group(runOn).channel(channelClass)
@@ -789,7 +833,7 @@ public final class RpcTcpServer implements AutoCloseable {
         private void written(ChannelHandlerContext ctx, int octets) {
             outstanding--;
             unwrittenOctets -= octets;
-            budget.replyReleased(octets);
+            budget.replyReleased(client, octets);
             serveWaiting(ctx);
         }
 

@@ -43,7 +43,10 @@ class PendingRecordOctetsTest {
             new java.util.HashMap<>();
 
     private EmbeddedChannel connection(ServerCallBudget calls, AssemblyBudget records) {
-        EmbeddedChannel ch = new EmbeddedChannel();
+        return connection(new EmbeddedChannel(), calls, records);
+    }
+
+    private EmbeddedChannel connection(EmbeddedChannel ch, ServerCallBudget calls, AssemblyBudget records) {
         java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
         ch.pipeline().addLast(new io.netty.channel.ChannelOutboundHandlerAdapter() {
             @Override
@@ -146,6 +149,48 @@ class PendingRecordOctetsTest {
         bCall.release();
         assertThat(records.held()).isZero();
     }
+    /**
+     * One client address holds no more record octets than its share, on all its connections
+     * together: its next record waits (its connection not read) while another client's record is
+     * reserved past it, and it is granted when its client's octets are given back. Without the
+     * share one host announcing large records on many connections held the whole server's octets.
+     */
+    @Test
+    void oneClientsRecordsHoldNoMoreThanItsShareAndHoldUpNoOtherClient() throws Exception {
+        ServerCallBudget calls = new ServerCallBudget(4, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(1 << 20, 300 * 1024);
+        EmbeddedChannel a1 = connection(new ChannelFromAddress(new java.net.InetSocketAddress("192.0.2.1", 40001)),
+                calls, records);
+        EmbeddedChannel a2 = connection(new ChannelFromAddress(new java.net.InetSocketAddress("192.0.2.1", 40002)),
+                calls, records);
+        EmbeddedChannel b = connection(new ChannelFromAddress(new java.net.InetSocketAddress("192.0.2.2", 40003)),
+                calls, records);
+        ByteBuf a1Call = call(1, BIG);
+        ByteBuf a2Call = call(2, BIG);
+        ByteBuf bCall = call(3, BIG);
+        int record = a1Call.readableBytes() - 4;
+        a1.writeInbound(a1Call.readRetainedSlice(1000));
+        a2.writeInbound(a2Call.readRetainedSlice(1000));
+        java.net.InetAddress a = java.net.InetAddress.getByName("192.0.2.1");
+        assertThat(records.held(a)).as("two records would pass the client's share").isEqualTo(record);
+        assertThat(records.waiting()).isEqualTo(1);
+        assertThat(a2.config().isAutoRead()).as("the client's second connection is not read").isFalse();
+
+        b.writeInbound(bCall.readRetainedSlice(1000));
+        assertThat(records.waiting()).as("another client's record is reserved past it").isEqualTo(1);
+        assertThat(records.held()).isEqualTo(2L * record);
+
+        a1.writeInbound(a1Call); // a1's call starts: its octets go back and a2's are granted
+        a2.runPendingTasks();
+        assertThat(records.waiting()).isZero();
+        assertThat(a2.config().isAutoRead()).isTrue();
+        assertThat(records.held(a)).isEqualTo(record);
+        a2.writeInbound(a2Call);
+        b.writeInbound(bCall);
+        assertThat(argumentLengths).containsExactly(BIG, BIG, BIG);
+        assertThat(records.held()).isZero();
+    }
+
     /**
      * A record of two fragments: its second fragment never waits for its octets (it holds the
      * first's already), so records holding part of their octets cannot wait on each other; the

@@ -67,25 +67,12 @@ class ServerBudgetTest {
 
     /** A connection from {@code host} (an EmbeddedChannel's own address is the same for all). */
     private EmbeddedChannel connectionFrom(String host, ServerCallBudget budget) {
-        EmbeddedChannel ch = new FromAddress(new InetSocketAddress(host, 40000 + channels.size()));
+        EmbeddedChannel ch = new ChannelFromAddress(new InetSocketAddress(host, 40000 + channels.size()));
         HeldWrites writes = new HeldWrites();
         ch.pipeline().addLast(writes, RpcTcpServer.connectionHandler(dispatcher, 128, Long.MAX_VALUE, budget, ch));
         channels.add(ch);
         held.add(writes);
         return ch;
-    }
-
-    private static final class FromAddress extends EmbeddedChannel {
-        private final java.net.SocketAddress remote;
-
-        FromAddress(java.net.SocketAddress remote) {
-            this.remote = remote;
-        }
-
-        @Override
-        protected java.net.SocketAddress remoteAddress0() {
-            return remote;
-        }
     }
 
     @AfterEach
@@ -216,7 +203,7 @@ class ServerBudgetTest {
     @Test
     void oneClientsConnectionsHoldNoMoreThanItsShareAndHoldUpNoOtherClient() throws Exception {
         answerAtOnce = false;
-        ServerCallBudget budget = new ServerCallBudget(4, 1, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+        ServerCallBudget budget = new ServerCallBudget(4, 1, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
         EmbeddedChannel a1 = connectionFrom("192.0.2.1", budget);
         EmbeddedChannel a2 = connectionFrom("192.0.2.1", budget);
         EmbeddedChannel b = connectionFrom("192.0.2.2", budget);
@@ -236,6 +223,42 @@ class ServerBudgetTest {
         assertThat(budget.waiting()).isZero();
         assertThat(budget.callsInService(java.net.InetAddress.getByName("192.0.2.1"))).as("its share, in use again")
                 .isEqualTo(1);
+    }
+
+    /**
+     * One client address that reads none of its replies holds no more unwritten reply octets than
+     * its share, on all its connections together: its connections then start no call, and another
+     * client's calls start past them. Without the share, one host's connections could fill the
+     * server's reply octets and stop every client for {@code maxReplyWriteTime}.
+     */
+    @Test
+    void oneClientsUnreadRepliesHoldNoMoreThanItsShareAndHoldUpNoOtherClient() throws Exception {
+        ServerCallBudget budget = new ServerCallBudget(100, 100, 100L * REPLY_PAYLOAD, 2L * REPLY_PAYLOAD,
+                Long.MAX_VALUE, Long.MAX_VALUE);
+        EmbeddedChannel a1 = connectionFrom("192.0.2.1", budget);
+        EmbeddedChannel a2 = connectionFrom("192.0.2.1", budget);
+        EmbeddedChannel b = connectionFrom("192.0.2.2", budget);
+        a1.writeInbound(callRecord(1), callRecord(2));
+        a2.writeInbound(callRecord(3));
+        assertThat(served).as("the client's second reply reaches its share").hasValue(2);
+        java.net.InetAddress a = java.net.InetAddress.getByName("192.0.2.1");
+        assertThat(budget.replyOctetsHeld(a)).isGreaterThan(2L * REPLY_PAYLOAD);
+        assertThat(a2.config().isAutoRead()).as("its other connection is not read").isFalse();
+        b.writeInbound(callRecord(4));
+        assertThat(served).as("another client's call starts past it").hasValue(3);
+
+        held.get(0).promises.remove(0).setSuccess(); // a1's first reply written: a is below its share
+        a1.runPendingTasks();
+        a2.runPendingTasks();
+        assertThat(served).as("the client's waiting call goes on").hasValue(4);
+        assertThat(budget.waiting()).isZero();
+        held.forEach(h -> {
+            while (!h.promises.isEmpty()) {
+                h.promises.remove(0).setSuccess();
+            }
+        });
+        assertThat(budget.replyOctetsHeld(a)).isZero();
+        assertThat(budget.replyOctetsHeld()).isZero();
     }
 
     /** Three connections with a call each; the first one's reply fills {@code budget}, the others wait in order. */

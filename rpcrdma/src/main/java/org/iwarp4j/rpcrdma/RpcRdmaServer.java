@@ -69,7 +69,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         SocketAddress[] local = new SocketAddress[1];
         ResponderMeters meters = ResponderMeters.of(rnic.meterRegistry().orElse(null));
         this.budget = new ServerCallBudget(settings.serverCallsInService(), settings.serverCallsInServicePerClient(),
-                Long.MAX_VALUE, settings.serverReadChunkOctets(), settings.serverReadChunkOctetsPerClient());
+                Long.MAX_VALUE, Long.MAX_VALUE, settings.serverReadChunkOctets(), settings.serverReadChunkOctetsPerClient());
         this.keptQuota = new KeptBufferQuota(settings.serverKeptDataBuffers());
         this.listener = rnic.listen(address, settings.mpa(), request -> {
             RdmaEndpoint endpoint = RdmaEndpoint.accept(rnic, settings, receives, request.privateData(), keptQuota);

@@ -1,6 +1,7 @@
 package org.iwarp4j.oncrpc.internal;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,68 +9,95 @@ import java.util.Map;
 
 /**
  * The octets that all connections of one server may hold in records not yet taken up: records
- * being reassembled and records decoded but waiting for a call to start. Each connection bounds
- * its own to one record of {@code maxRecordSize}; this bounds their sum, which is otherwise
- * connections × {@code maxRecordSize} (8 GiB with the defaults of {@code RpcTcpServer}).
+ * being reassembled and records decoded but waiting for a call to start, in all and per client
+ * (one address, however many connections it opens). Each connection bounds its own to one record
+ * of {@code maxRecordSize}; this bounds their sum, which is otherwise connections × {@code
+ * maxRecordSize} (8 GiB with the defaults of {@code RpcTcpServer}), and keeps one client from
+ * holding all of it.
  *
  * <p>A connection reserves a record's octets when the record mark announces them, before they
  * are buffered, and gives them back once the record was taken up; octets that arrived with their
- * mark in one read are counted without waiting ({@link #take}). A reservation that does not fit
- * waits, first come first served, and the connection is not read meanwhile; it is granted (and
- * the connection told, on any thread) as soon as the octets given back make room for it, never
- * overtaken by a later one. A reservation once granted is never taken back, and only a record's
- * first reservation may wait (its later fragments {@link #take} theirs), so a record that has
- * octets reserved can always complete: connections that wait hold nothing, and those that hold
- * can go on.
+ * mark in one read are counted without waiting ({@link #take}). A reservation waits, and the
+ * connection is not read meanwhile, while it does not fit beside its client's octets in {@code
+ * maxPerClient} (unless the client holds none) or beside everyone's in {@code max} (unless nothing
+ * is held). Waiting reservations are granted in turn (and the connection told, on any thread) as
+ * octets given back make room: one that waits for the server's octets is never overtaken by a
+ * later one, while one that waits only for its own client's octets holds up nobody. A
+ * reservation once granted is never taken back, and only a record's first reservation may wait
+ * (its later fragments {@link #take} theirs), so a record that has octets reserved can always
+ * complete: connections that wait hold nothing, and those that hold can go on.
  *
  * <p>Thread-safe: the connections of a server live on several event loops.
  */
 public final class AssemblyBudget {
 
-    /** A connection waiting for a reservation. */
+    /** A connection that reserves octets. */
     public interface Account {
         /** Its reservation was granted: it may read on (called on any thread, outside the budget's lock). */
         void reservationGranted();
+
+        /**
+         * The client whose share its octets take (compared with {@code equals}); {@code null} for
+         * one that counts against no client's share. Must not change while it holds or waits.
+         */
+        Object client();
     }
 
     private final long max;
+    private final long maxPerClient;
     private long held;
+    /** Octets held per client that holds any. */
+    private final Map<Object, Long> clientHeld = new HashMap<>();
     private final Map<Account, Long> waiting = new LinkedHashMap<>();
 
+    /** A budget with no bound per client. */
     public AssemblyBudget(long max) {
-        if (max < 1) {
+        this(max, max);
+    }
+
+    public AssemblyBudget(long max, long maxPerClient) {
+        if (max < 1 || maxPerClient < 1) {
             throw new IllegalArgumentException("an assembly budget needs room for one octet");
         }
         this.max = max;
+        this.maxPerClient = maxPerClient;
     }
 
     /**
      * Reserves {@code octets} for {@code account}; false if they must wait (then {@link
      * Account#reservationGranted} says when they were granted). A reservation larger than the whole
-     * budget is granted once nothing else is held, so that no record is refused for good.
+     * budget, or than a client's share, is granted once nothing else is held (by anyone, or by its
+     * client), so that no record is refused for good.
      */
-    public synchronized boolean reserve(Account account, long octets) {
-        if (waiting.isEmpty() && fits(octets)) {
-            held += octets;
-            return true;
+    public boolean reserve(Account account, long octets) {
+        List<Account> granted = new ArrayList<>(1);
+        boolean now;
+        synchronized (this) {
+            waiting.put(account, octets);
+            grant(granted);
+            now = granted.remove(account);
         }
-        waiting.put(account, octets);
-        return false;
+        granted.forEach(Account::reservationGranted);
+        return now;
     }
 
     /**
-     * Counts {@code octets} that are in memory already (a record that arrived whole), without
-     * waiting: they may take the budget past its bound, and then later reservations wait.
+     * Counts {@code octets} of {@code account} that are in memory already (a record that arrived
+     * whole), without waiting: they may take the budget or its client's share past their bound,
+     * and then later reservations wait.
      */
-    public synchronized void take(long octets) {
-        held += octets;
+    public synchronized void take(Account account, long octets) {
+        hold(account.client(), octets);
     }
 
-    /** Gives back {@code octets} reserved before, and grants the waiting reservations that now fit, in turn. */
-    public void release(long octets) {
+    /**
+     * Gives back {@code octets} that {@code account} reserved or took before, and grants the
+     * waiting reservations that now fit, in turn.
+     */
+    public void release(Account account, long octets) {
         List<Account> granted = new ArrayList<>(1);
         synchronized (this) {
-            held -= octets;
+            hold(account.client(), -octets);
             grant(granted);
         }
         granted.forEach(Account::reservationGranted);
@@ -90,12 +118,24 @@ public final class AssemblyBudget {
     private void grant(List<Account> granted) {
         for (Iterator<Map.Entry<Account, Long>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Account, Long> next = it.next();
-            if (!fits(next.getValue())) {
+            Object client = next.getKey().client();
+            long octets = next.getValue();
+            if (!fitsShare(client, octets)) {
+                continue; // it waits for its own client's octets: it holds up nobody
+            }
+            if (!fits(octets)) {
                 return; // first come, first served: no later one goes before it
             }
-            held += next.getValue();
+            hold(client, octets);
             it.remove();
             granted.add(next.getKey());
+        }
+    }
+
+    private void hold(Object client, long octets) {
+        held += octets;
+        if (client != null && octets != 0) {
+            clientHeld.merge(client, octets, (a, b) -> a + b == 0 ? null : a + b);
         }
     }
 
@@ -103,9 +143,22 @@ public final class AssemblyBudget {
         return held + octets <= max || held == 0;
     }
 
+    private boolean fitsShare(Object client, long octets) {
+        if (client == null) {
+            return true;
+        }
+        long ofClient = clientHeld.getOrDefault(client, 0L);
+        return ofClient + octets <= maxPerClient || ofClient == 0;
+    }
+
     /** Octets reserved now. */
     public synchronized long held() {
         return held;
+    }
+
+    /** Octets reserved now by {@code client}'s connections. */
+    public synchronized long held(Object client) {
+        return clientHeld.getOrDefault(client, 0L);
     }
 
     /** Connections whose reservation waits now. */

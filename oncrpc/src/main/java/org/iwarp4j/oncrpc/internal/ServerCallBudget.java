@@ -7,20 +7,25 @@ import java.util.Map;
 /**
  * What all connections of one server may hold at once: calls in service (dispatched, their reply
  * not yet made), each client's share of them, the octets calls hold (an RDMA server's pulled Read
- * chunks) in all and per client, and the octets of replies made but not yet taken by a socket.
+ * chunks) in all and per client, and the octets of replies made but not yet taken by a socket, in
+ * all and per client.
  * Each connection bounds its own share; this bounds their sum, which the per-connection bounds
  * alone leave at connections × calls × reply size — far more than any heap — and keeps one client
  * (one address, however many connections it opens) from holding every place or every octet.
  *
  * <p>A call may start when there is a place (fewer than {@code maxCalls} in service, fewer than
  * {@code maxReplyOctets} reply octets held), its client is within its share (fewer than {@code
- * maxCallsPerClient} calls, and the call's octets fit in {@code maxCallOctetsPerClient} beside its
- * client's, or the client holds none), and its octets fit in {@code maxCallOctets} beside those of
+ * maxCallsPerClient} calls, fewer than {@code maxReplyOctetsPerClient} reply octets held, and the
+ * call's octets fit in {@code maxCallOctetsPerClient} beside its client's, or the client holds
+ * none), and its octets fit in {@code maxCallOctets} beside those of
  * all calls in service (or none is in service, or it holds none). So at most {@code maxCalls}
  * calls are in service, {@code maxCallsPerClient} per client, the call octets stay within {@code
  * maxCallOctets} or one call's, and a client's within {@code maxCallOctetsPerClient} or one
  * call's; the replies held stay below {@code maxReplyOctets} plus what the calls in service at
- * that moment make. A call that holds octets gives them back when it no longer needs them ({@link
+ * that moment make, and a client's below {@code maxReplyOctetsPerClient} plus what its calls in
+ * service make. So a client that reads none of its replies, on however many connections, keeps
+ * other clients' calls from starting only if they need the same server-wide octets its share
+ * leaves. A call that holds octets gives them back when it no longer needs them ({@link
  * Place#octetsDone()}), at the latest with its place.
  *
  * <p>Connections refused a start wait here, first come first served; room freed goes to the first
@@ -106,6 +111,9 @@ public final class ServerCallBudget {
                 releaseOctets();
                 if (client != null) {
                     clientCalls.computeIfPresent(client, (c, n) -> n == 1 ? null : n - 1);
+                    if (octets > 0) {
+                        clientReplyOctets.merge(client, octets, Long::sum);
+                    }
                 }
             }
             passOn();
@@ -129,6 +137,7 @@ public final class ServerCallBudget {
     private final int maxCalls;
     private final int maxCallsPerClient;
     private final long maxReplyOctets;
+    private final long maxReplyOctetsPerClient;
     private final long maxCallOctets;
     private final long maxCallOctetsPerClient;
     private int calls;
@@ -138,23 +147,26 @@ public final class ServerCallBudget {
     private final Map<Object, Integer> clientCalls = new HashMap<>();
     /** Call octets held per client that holds any. */
     private final Map<Object, Long> clientOctets = new HashMap<>();
+    /** Reply octets held (made, not yet written) per client that has any. */
+    private final Map<Object, Long> clientReplyOctets = new HashMap<>();
     /** The waiting connections in order, each with the octets its next call needs. */
     private final Map<Waiter, Long> waiters = new LinkedHashMap<>();
 
     /** A budget of calls and reply octets with no bound per client and none on call octets. */
     public ServerCallBudget(int maxCalls, long maxReplyOctets) {
-        this(maxCalls, maxCalls, maxReplyOctets, Long.MAX_VALUE, Long.MAX_VALUE);
+        this(maxCalls, maxCalls, maxReplyOctets, maxReplyOctets, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
-    public ServerCallBudget(int maxCalls, int maxCallsPerClient, long maxReplyOctets, long maxCallOctets,
-                            long maxCallOctetsPerClient) {
-        if (maxCalls < 1 || maxCallsPerClient < 1 || maxReplyOctets < 1 || maxCallOctets < 1
-                || maxCallOctetsPerClient < 1) {
+    public ServerCallBudget(int maxCalls, int maxCallsPerClient, long maxReplyOctets, long maxReplyOctetsPerClient,
+                            long maxCallOctets, long maxCallOctetsPerClient) {
+        if (maxCalls < 1 || maxCallsPerClient < 1 || maxReplyOctets < 1 || maxReplyOctetsPerClient < 1
+                || maxCallOctets < 1 || maxCallOctetsPerClient < 1) {
             throw new IllegalArgumentException("a call budget needs room for one call and one octet");
         }
         this.maxCalls = maxCalls;
         this.maxCallsPerClient = maxCallsPerClient;
         this.maxReplyOctets = maxReplyOctets;
+        this.maxReplyOctetsPerClient = maxReplyOctetsPerClient;
         this.maxCallOctets = maxCallOctets;
         this.maxCallOctetsPerClient = maxCallOctetsPerClient;
     }
@@ -207,10 +219,16 @@ public final class ServerCallBudget {
         return place;
     }
 
-    /** A held reply of {@code octets} was written or discarded. */
-    public void replyReleased(long octets) {
+    /**
+     * A held reply of {@code octets}, made by a call of {@code client} (the {@link Waiter#client()}
+     * of its connection), was written or discarded.
+     */
+    public void replyReleased(Object client, long octets) {
         synchronized (this) {
             replyOctets -= octets;
+            if (client != null && octets > 0) {
+                clientReplyOctets.computeIfPresent(client, (c, n) -> n == octets ? null : n - octets);
+            }
         }
         passOn();
     }
@@ -255,6 +273,11 @@ public final class ServerCallBudget {
 
     public synchronized long replyOctetsHeld() {
         return replyOctets;
+    }
+
+    /** Octets of replies made for calls of {@code client} and not yet written. */
+    public synchronized long replyOctetsHeld(Object client) {
+        return clientReplyOctets.getOrDefault(client, 0L);
     }
 
     /** Octets the calls in service hold (what they started with, until {@link Place#octetsDone()}). */
@@ -304,7 +327,8 @@ public final class ServerCallBudget {
         if (client == null) {
             return false;
         }
-        if (clientCalls.getOrDefault(client, 0) >= maxCallsPerClient) {
+        if (clientCalls.getOrDefault(client, 0) >= maxCallsPerClient
+                || clientReplyOctets.getOrDefault(client, 0L) >= maxReplyOctetsPerClient) {
             return true;
         }
         long held = clientOctets.getOrDefault(client, 0L);

@@ -43,7 +43,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aClientAtItsShareWaitsAndHoldsUpNoOtherClient() {
-        ServerCallBudget budget = new ServerCallBudget(10, 1, NO_BOUND, NO_BOUND, NO_BOUND);
+        ServerCallBudget budget = new ServerCallBudget(10, 1, NO_BOUND, NO_BOUND, NO_BOUND, NO_BOUND);
         Connection a1 = new Connection("a");
         Connection a2 = new Connection("a");
         Connection b = new Connection("b");
@@ -66,7 +66,7 @@ class ServerCallBudgetTest {
      */
     @Test
     void aClientAtItsShareOfTheOctetsHoldsUpNoOtherClient() {
-        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, 100, 50);
+        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, NO_BOUND, 100, 50);
         Connection a1 = new Connection("a");
         Connection a2 = new Connection("a");
         Connection b = new Connection("b");
@@ -85,7 +85,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aClientHoldingNoOctetsMayStartACallLargerThanItsShare() {
-        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, 100, 50);
+        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, NO_BOUND, 100, 50);
         Connection a = new Connection("a");
         assertThat(budget.tryStart(a, 90)).isNotNull();
         assertThat(budget.tryStart(a, 1)).as("then nothing more of a's").isNull();
@@ -93,7 +93,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aCallWhoseOctetsDoNotFitWaitsAndSmallerOnesBehindItDoNotPassIt() {
-        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, 100, NO_BOUND);
+        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, NO_BOUND, 100, NO_BOUND);
         Connection big = new Connection("a");
         Connection large = new Connection("b");
         Connection small = new Connection("c");
@@ -118,7 +118,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aCallLargerThanTheWholeBoundRunsAloneButHoldsUpNoCallWithoutOctets() {
-        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, 100, NO_BOUND);
+        ServerCallBudget budget = new ServerCallBudget(10, 10, NO_BOUND, NO_BOUND, 100, NO_BOUND);
         Connection huge = new Connection("a");
         Connection other = new Connection("b");
         ServerCallBudget.Place alone = budget.tryStart(huge, 500);
@@ -132,7 +132,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aPlaceGivenBackTwiceCountsOnce() {
-        ServerCallBudget budget = new ServerCallBudget(2, 2, NO_BOUND, 100, NO_BOUND);
+        ServerCallBudget budget = new ServerCallBudget(2, 2, NO_BOUND, NO_BOUND, 100, NO_BOUND);
         Connection c = new Connection("a");
         ServerCallBudget.Place p = budget.tryStart(c, 40);
         ServerCallBudget.Place q = budget.tryStart(c, 40);
@@ -154,7 +154,7 @@ class ServerCallBudgetTest {
 
     @Test
     void aConnectionOfNoClientCountsAgainstNoShare() {
-        ServerCallBudget budget = new ServerCallBudget(3, 1, NO_BOUND, NO_BOUND, 1);
+        ServerCallBudget budget = new ServerCallBudget(3, 1, NO_BOUND, NO_BOUND, NO_BOUND, 1);
         Connection anonymous = new Connection(null);
         assertThat(budget.tryStart(anonymous, 10)).isNotNull();
         assertThat(budget.tryStart(anonymous, 10)).isNotNull();
@@ -163,11 +163,33 @@ class ServerCallBudgetTest {
     }
 
     @Test
+    void aClientWhoseUnwrittenRepliesReachItsShareWaitsAndHoldsUpNoOtherClient() {
+        ServerCallBudget budget = new ServerCallBudget(10, 10, 1000, 100, NO_BOUND, NO_BOUND);
+        Connection a1 = new Connection("a");
+        Connection a2 = new Connection("a");
+        Connection b = new Connection("b");
+        assertThat(budget.tryStart(a1).replyMade(60)).isTrue();
+        assertThat(budget.tryStart(a2).replyMade(60)).isTrue();
+        assertThat(budget.replyOctetsHeld("a")).isEqualTo(120);
+        assertThat(budget.tryStart(a1)).as("a's unwritten replies are at its share").isNull();
+        assertThat(budget.tryStart(b)).as("b does not wait behind a's connection").isNotNull();
+
+        budget.replyReleased("a", 60);
+        assertThat(a1.woken).as("a's reply written: below its share again").isEqualTo(1);
+        assertThat(budget.tryStart(a1)).isNotNull();
+        assertThat(budget.replyOctetsHeld("a")).isEqualTo(60);
+        budget.replyReleased("a", 60);
+        assertThat(budget.replyOctetsHeld("a")).isZero();
+        assertThat(budget.replyOctetsHeld()).isZero();
+    }
+
+    @Test
     void boundsMustLeaveRoomForOneCall() {
-        assertThatThrownBy(() -> new ServerCallBudget(1, 0, 1, 1, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ServerCallBudget(1, 1, 1, 0, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ServerCallBudget(1, 1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class);
-        ServerCallBudget budget = new ServerCallBudget(1, 1, 1, 1, 1);
+        assertThatThrownBy(() -> new ServerCallBudget(1, 0, 1, 1, 1, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ServerCallBudget(1, 1, 1, 0, 1, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ServerCallBudget(1, 1, 1, 1, 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ServerCallBudget(1, 1, 1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class);
+        ServerCallBudget budget = new ServerCallBudget(1, 1, 1, 1, 1, 1);
         assertThatThrownBy(() -> budget.tryStart(new Connection("a"), -1)).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -206,20 +228,35 @@ class ServerCallBudgetTest {
                                                             @ForAll @IntRange(min = 1, max = 3) int perClient) {
         long maxOctets = 100;
         long perClientOctets = 60;
-        ServerCallBudget budget = new ServerCallBudget(maxCalls, perClient, NO_BOUND, maxOctets, perClientOctets);
+        long maxReplyOctets = 200;
+        long perClientReplyOctets = 80;
+        ServerCallBudget budget = new ServerCallBudget(maxCalls, perClient, maxReplyOctets, perClientReplyOctets,
+                maxOctets, perClientOctets);
         List<Modelled> connections = List.of(new Modelled("a"), new Modelled("a"), new Modelled("b"),
                 new Modelled("c"), new Modelled(null));
         List<ServerCallBudget.Place> places = new ArrayList<>();
         List<Long> sizes = new ArrayList<>();
         List<Object> owners = new ArrayList<>();
+        List<Long> replies = new ArrayList<>();
+        List<Object> replyOwners = new ArrayList<>();
         for (int step : steps) {
-            int kind = Math.floorMod(step, 4);
-            int pick = Math.floorDiv(step, 4);
+            int kind = Math.floorMod(step, 5);
+            int pick = Math.floorDiv(step, 5);
             if (kind == 0 && !places.isEmpty()) {
                 int i = Math.floorMod(pick, places.size());
-                places.remove(i).ended();
+                long reply = Math.floorMod(pick * 29L, 5) * 20L; // 0 (ended) to 80
+                if (reply == 0) {
+                    places.remove(i).ended();
+                } else {
+                    places.remove(i).replyMade(reply);
+                    replies.add(reply);
+                    replyOwners.add(owners.get(i));
+                }
                 sizes.remove(i);
                 owners.remove(i);
+            } else if (kind == 4 && !replies.isEmpty()) {
+                int i = Math.floorMod(pick, replies.size());
+                budget.replyReleased(replyOwners.remove(i), replies.remove(i));
             } else if (kind == 1 && !places.isEmpty()) {
                 int i = Math.floorMod(pick, places.size());
                 places.get(i).octetsDone();
@@ -239,6 +276,7 @@ class ServerCallBudgetTest {
             }
             actOnWakeUps(budget, connections, places, sizes, owners);
             checkBounds(budget, maxCalls, perClient, maxOctets, perClientOctets, places, sizes, owners);
+            checkReplies(budget, replies, replyOwners);
             for (Modelled c : connections) {
                 if (c.waitingOctets != null) {
                     assertThat(budget.tryStart(c, c.waitingOctets)).as("a waiter that could start was not woken")
@@ -246,16 +284,39 @@ class ServerCallBudgetTest {
                 }
             }
         }
-        while (!places.isEmpty()) {
-            places.remove(0).ended();
-            sizes.remove(0);
-            owners.remove(0);
+        while (!places.isEmpty() || !replies.isEmpty()) {
+            if (!places.isEmpty()) {
+                places.remove(0).ended();
+                sizes.remove(0);
+                owners.remove(0);
+            } else {
+                budget.replyReleased(replyOwners.remove(0), replies.remove(0));
+            }
             actOnWakeUps(budget, connections, places, sizes, owners);
         }
         assertThat(connections).allSatisfy(c -> assertThat(c.waitingOctets).as("still waiting").isNull());
         assertThat(budget.waiting()).isZero();
         assertThat(budget.callsInService()).isZero();
         assertThat(budget.callOctetsHeld()).isZero();
+        assertThat(budget.replyOctetsHeld()).isZero();
+    }
+
+    /**
+     * The reply octets counted are those made and not released, in all and per client; a client
+     * starts no call while its own are at its share, so they exceed it by at most what its calls in
+     * service make (each reply here is at most 80 octets, a client has at most 3 calls).
+     */
+    private static void checkReplies(ServerCallBudget budget, List<Long> replies, List<Object> replyOwners) {
+        assertThat(budget.replyOctetsHeld()).isEqualTo(replies.stream().mapToLong(Long::longValue).sum());
+        for (Object client : new Object[] {"a", "b", "c"}) {
+            long held = 0;
+            for (int i = 0; i < replies.size(); i++) {
+                if (client.equals(replyOwners.get(i))) {
+                    held += replies.get(i);
+                }
+            }
+            assertThat(budget.replyOctetsHeld(client)).isEqualTo(held).isLessThan(80 + 3 * 80);
+        }
     }
 
     private static void tryStart(ServerCallBudget budget, Modelled c, long octets, List<ServerCallBudget.Place> places,
