@@ -70,12 +70,11 @@ final class DecodeCommand implements Callable<Integer> {
             return 0;
         }
         if (file == null) {
-            err.println("iwarp decode: no capture file given (iwarp decode FILE)");
-            return 2;
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "no capture file given (iwarp decode FILE)");
         }
         if (connection != null && connection < 0) {
-            err.println("iwarp decode: --connection must be 0 or more");
-            return 2;
+            throw UsageErrors.invalid(spec.commandLine(), "--connection", connection, "must be 0 or more");
         }
         DecodeReport report;
         try {

@@ -46,16 +46,17 @@ final class ProbeCommand implements Callable<Integer> {
         try {
             address = Probe.target(target);
         } catch (IllegalArgumentException e) {
-            err.println("iwarp probe: " + e.getMessage());
-            return 2;
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (address.isUnresolved()) {
             err.println("iwarp probe: unknown host " + address.getHostString());
             return 3;
         }
-        if (!(timeout > 0) || !(startupWait > 0)) {
-            err.println("iwarp probe: --timeout and --startup-wait must be positive");
-            return 2;
+        if (!(timeout > 0)) {
+            throw UsageErrors.invalid(spec.commandLine(), "--timeout", timeout, "must be more than 0 seconds");
+        }
+        if (!(startupWait > 0)) {
+            throw UsageErrors.invalid(spec.commandLine(), "--startup-wait", startupWait, "must be more than 0 seconds");
         }
         ProbeReport report = Probe.builder(address).timeout(Duration.ofMillis((long) (timeout * 1000)))
                 .startupWait(Duration.ofMillis((long) (startupWait * 1000))).build().run();

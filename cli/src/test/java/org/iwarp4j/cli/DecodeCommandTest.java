@@ -83,8 +83,21 @@ class DecodeCommandTest {
         err.getBuffer().setLength(0);
         assertThat(iwarp("decode", text.toString())).isEqualTo(2);
         assertThat(err.toString()).contains("not a pcap or pcapng file");
-        assertThat(iwarp("decode")).isEqualTo(2);
         assertThat(iwarp("decode", "--connection", "x", capture("rping-siw.pcap"))).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+    }
+
+    /** Usage errors the command finds itself read as picocli's: the rule, then where the help is. */
+    @Test
+    void usageErrorsFoundByTheCommandSayWhereTheHelpIs() {
+        String nl = System.lineSeparator();
+        assertThat(iwarp("decode")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp decode: no capture file given (iwarp decode FILE)" + nl
+                + "see iwarp decode --help" + nl);
+        err.getBuffer().setLength(0);
+        assertThat(iwarp("decode", "--connection", "-1", capture("rping-siw.pcap"))).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp decode: --connection -1: must be 0 or more" + nl
+                + "see iwarp decode --help" + nl);
         assertThat(out.toString()).isEmpty();
     }
 

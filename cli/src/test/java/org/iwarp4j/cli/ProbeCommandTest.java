@@ -33,6 +33,21 @@ class ProbeCommandTest {
     }
 
     @Test
+    void aBadCommandLineIsOneLineAndWhereTheHelpIsAndExitTwo() {
+        String nl = System.lineSeparator();
+        assertThat(iwarp("probe", "127.0.0.1:70000")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp probe: port out of range: 70000" + nl + "see iwarp probe --help" + nl);
+        err.getBuffer().setLength(0);
+        assertThat(iwarp("probe", "127.0.0.1", "--timeout", "0")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("iwarp probe: --timeout 0.0: must be more than 0 seconds" + nl
+                + "see iwarp probe --help" + nl);
+        err.getBuffer().setLength(0);
+        assertThat(iwarp("probe", "127.0.0.1", "--startup-wait", "-1")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("iwarp probe: --startup-wait -1.0: must be more than 0 seconds" + nl);
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
     void anIpv6TargetIsWrittenInBrackets() throws Exception {
         int port = freePort();
         assertThat(iwarp("probe", "[::1]:" + port, "--timeout", "2", "--startup-wait", "1", "--json")).isEqualTo(3);
