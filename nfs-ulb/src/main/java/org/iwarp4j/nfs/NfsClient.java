@@ -156,7 +156,8 @@ public final class NfsClient implements AutoCloseable {
 
     /** READ; the caller releases the result's data ({@link Read3Res#release()}). */
     public CompletableFuture<Read3Res> read(NfsFh3 file, long offset, int count) {
-        return call(NFSPROC3_READ, new Read3Args(file, offset, count)::encode, in -> Read3Res.decode(in, count));
+        return nfs.call(PROGRAM, VERSION, NFSPROC3_READ, new Read3Args(file, offset, count)::encode,
+                in -> Read3Res.decode(in, count), Read3Res::release);
     }
 
     /** WRITE; consumes {@code data}. */

@@ -2,6 +2,8 @@ package org.iwarp4j.oncrpc;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.iwarp4j.oncrpc.internal.RpcCallHeader;
@@ -151,9 +153,25 @@ public final class RpcClient implements AutoCloseable {
      * Calls a procedure and decodes its results with {@code results}; the reply is released
      * once decoded (so {@code results} must copy or retain what it keeps). Cancelling the
      * returned future cancels the call, and a reply that arrives anyway is released.
+     *
+     * <p>Once {@code results} returned, the Reply must have no data left over (RFC 8166 §6.1,
+     * RPC-R-074: a Write chunk returned filled that no result took, {@link
+     * XdrDecoder#resultsDone()}); if it has, the call fails with that {@link XdrException} and the
+     * decoded value is given back: released if it is {@link ReferenceCounted}, closed if it is
+     * {@link AutoCloseable}. A value holding buffers in another way needs {@link #call(int, int,
+     * int, Consumer, Function, Consumer)}.
      */
     public <T> CompletableFuture<T> call(int program, int version, int procedure, Consumer<XdrEncoder> args,
                                          Function<XdrDecoder, T> results) {
+        return call(program, version, procedure, args, results, RpcClient::discard);
+    }
+
+    /**
+     * As {@link #call(int, int, int, Consumer, Function)}, with {@code discard} giving back a
+     * decoded value that the call does not deliver (the Reply had data left over).
+     */
+    public <T> CompletableFuture<T> call(int program, int version, int procedure, Consumer<XdrEncoder> args,
+                                         Function<XdrDecoder, T> results, Consumer<? super T> discard) {
         CompletableFuture<RpcReply> call = call(program, version, procedure, args);
         CompletableFuture<T> decoded = new CompletableFuture<>();
         // Not thenApply: a cancelled dependent stage never runs its function, so the reply would leak.
@@ -171,6 +189,16 @@ public final class RpcClient implements AutoCloseable {
             T value;
             try (reply) {
                 value = results.apply(reply.results());
+                try {
+                    reply.results().resultsDone();
+                } catch (XdrException e) {
+                    try {
+                        discard.accept(value);
+                    } catch (RuntimeException d) {
+                        e.addSuppressed(d);
+                    }
+                    throw e;
+                }
             } catch (RuntimeException e) {
                 decoded.completeExceptionally(new CompletionException(e));
                 return;
@@ -180,6 +208,18 @@ public final class RpcClient implements AutoCloseable {
             decoded.complete(value);
         });
         return decoded;
+    }
+
+    private static void discard(Object value) {
+        if (value instanceof ReferenceCounted counted) {
+            ReferenceCountUtil.safeRelease(counted);
+        } else if (value instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing a result the call does not deliver failed", e);
+            }
+        }
     }
 
     private static RpcReply decode(RpcCallInfo info, XdrMessage reply) {

@@ -141,6 +141,28 @@ public final class XdrDecoder {
         }
     }
 
+    /**
+     * Ends the decoding of a Reply's whole results (RFC 8166 §6.1, RPC-R-074): a Write chunk the
+     * Responder returned holding data that no DDP-eligible result took (a result whose length
+     * word is 0, or a status without the result, while its chunk came back filled) moved data that
+     * belongs to no item of the Reply, so the RPC ends with a permanent error. It cannot be told
+     * while decoding: a result of 0 octets may leave a filled chunk to a later result (RFC 8267
+     * §6.4.1 pairs the k-th chunk with the k-th READ). Without reduced items it does nothing.
+     *
+     * @throws XdrException if a filled reduced item is left
+     */
+    public void resultsDone() {
+        if (reducedItems == null) {
+            return;
+        }
+        for (ByteBuf item : reducedItems) {
+            if (item.isReadable()) {
+                throw new XdrException("Write chunk returned holding " + item.readableBytes()
+                        + " octets that no result took (RFC 8166 §6.1)");
+            }
+        }
+    }
+
     /** Refuses a read of {@code octets} that would reach placed data not yet taken (see {@link #XdrDecoder(XdrMessage, ByteBuf)}). */
     private void notPlaced(long octets, String what) {
         if (in.readerIndex() + octets > placedLimit) {

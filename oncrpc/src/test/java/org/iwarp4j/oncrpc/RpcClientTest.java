@@ -81,6 +81,83 @@ class RpcClientTest {
         return f.handle((r, e) -> e).join();
     }
 
+    /**
+     * A transport whose Reply carries {@code results} inline and these reduced items (as an
+     * RPC-over-RDMA Requester delivers Write chunks the Responder returned filled or empty).
+     */
+    private static RpcClientTransport replyingWithReducedItems(String results, byte[]... items) {
+        return new RpcClientTransport() {
+            @Override
+            public CompletableFuture<XdrMessage> call(RpcCallInfo info, XdrMessage call) {
+                call.release();
+                String header = String.format("%08x", info.xid()) + "00000001 00000000 00000000 00000000 00000000";
+                List<ByteBuf> reduced = new ArrayList<>();
+                for (byte[] item : items) {
+                    reduced.add(Unpooled.wrappedBuffer(item));
+                }
+                return CompletableFuture.completedFuture(XdrMessage.ofReduced(
+                        List.of(XdrPiece.inline(Unpooled.wrappedBuffer(Hex.decode(header + results)))), reduced));
+            }
+
+            @Override
+            public String name() {
+                return "reduced";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
+     * RPC-R-074 (RFC 8166 §6.1): a Write chunk returned holding data that no result took fails the
+     * call once the results are decoded, and the value decoded is given back (a ByteBuf released,
+     * else the discard given); with nothing left over the value is delivered.
+     */
+    @Test
+    void aFilledWriteChunkNoResultTookFailsTheCallAndGivesTheValueBack() throws Exception {
+        RpcClient left = RpcClient.builder(replyingWithReducedItems("00000002", new byte[] {8, 9}, new byte[] {7}))
+                .build();
+        ByteBuf[] decoded = new ByteBuf[1];
+        CompletableFuture<ByteBuf> call = left.call(PROG, 2, 1, args -> { }, in -> {
+            decoded[0] = in.readDdpEligibleOpaque(16);
+            return decoded[0];
+        });
+        assertThat(failure(call)).hasRootCauseInstanceOf(XdrException.class)
+                .hasMessageContaining("Write chunk returned holding 1 octets that no result took")
+                .hasMessageContaining("RFC 8166 §6.1");
+        assertThat(decoded[0].refCnt()).as("the decoded data was released").isZero();
+
+        List<String> discarded = new ArrayList<>();
+        CompletableFuture<String> withDiscard = left.call(PROG, 2, 1, args -> { }, in -> {
+            ByteBuf data = in.readDdpEligibleOpaque(16);
+            data.release();
+            return "value";
+        }, discarded::add);
+        assertThat(failure(withDiscard)).hasRootCauseInstanceOf(XdrException.class);
+        assertThat(discarded).containsExactly("value");
+
+        // A status without data (length word 0) while the chunk came back filled: the same.
+        RpcClient zero = RpcClient.builder(replyingWithReducedItems("00000000", new byte[] {8, 9})).build();
+        assertThat(failure(zero.call(PROG, 2, 1, args -> { }, in -> {
+            in.readDdpEligibleOpaque(16).release();
+            return "0 octets";
+        }))).hasRootCauseInstanceOf(XdrException.class);
+
+        // Chunks returned empty, or every filled one taken: delivered.
+        RpcClient clean = RpcClient.builder(replyingWithReducedItems("00000002", new byte[0], new byte[] {8, 9},
+                new byte[0])).build();
+        assertThat(clean.call(PROG, 2, 1, args -> { }, in -> {
+            ByteBuf data = in.readDdpEligibleOpaque(16);
+            try {
+                return data.readableBytes();
+            } finally {
+                data.release();
+            }
+        }).get(5, TimeUnit.SECONDS)).isEqualTo(2);
+    }
+
     @Test
     void callsAndDecodesResults() throws Exception {
         RpcClient client = RpcClient.builder(new DispatcherTransport(dispatcher)).build();

@@ -369,6 +369,31 @@ class RequesterRepliesTest {
         assertThat(noListError.get(RpcRdmaPair.WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("status " + NFS4ERR_STALE);
     }
 
+    /**
+     * RPC-R-074 (RFC 8166 §6.1), thirteenth review item 3(b): a Write chunk the Responder returned
+     * holding data (written with RDMA Write) while the result says 0 octets, or says an error
+     * status with no result at all, moved data that belongs to no item of the Reply: the RPC fails
+     * with a permanent error rather than dropping the data silently.
+     */
+    @Test
+    void aWriteChunkReturnedFilledThatNoResultTookFailsTheCall() throws Exception {
+        connect(RpcRdmaSettings.builder().maxSegmentSize(4096));
+        CompletableFuture<String> zero = sourceWithStatus(5000);
+        RpcRdmaHeader.RdmaMsg h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        write(h, 0, pattern(100, 0x33));
+        byte[] filled = concat(words(0, 1), returnedChunk(h.chunks().writeList().get(0).withWritten(100)), words(0, 0));
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), filled, reply(h.xid(), words(0, 0))));
+        assertThat(cause(zero)).hasMessageContaining("Write chunk returned holding 100 octets that no result took")
+                .hasMessageContaining("RFC 8166 §6.1");
+
+        CompletableFuture<String> error = sourceWithStatus(5000);
+        h = (RpcRdmaHeader.RdmaMsg) nextCall();
+        write(h, 0, pattern(100, 0x44));
+        filled = concat(words(0, 1), returnedChunk(h.chunks().writeList().get(0).withWritten(100)), words(0, 0));
+        raw.send(concat(fixed(h.xid(), 1, 4, 0), filled, reply(h.xid(), words(NFS4ERR_STALE))));
+        assertThat(cause(error)).hasMessageContaining("no result took");
+    }
+
     /** NFS4ERR_STALE (RFC 7530 §13.1.2.7): the status a failed READ of a removed file has. */
     private static final int NFS4ERR_STALE = 70;
 

@@ -439,7 +439,7 @@ public final class Nfs4Connection implements AutoCloseable {
 
     private static CompletableFuture<CompoundResult> unsequenced(RpcClient rpc, int minor, List<Op> ops, int maxRead) {
         return rpc.call(PROGRAM, VERSION, NFSPROC4_COMPOUND, out -> encode(out, minor, ops),
-                in -> CompoundResult.decode(in, ops, maxRead));
+                in -> CompoundResult.decode(in, ops, maxRead), CompoundResult::release);
     }
 
     private static void encode(XdrEncoder out, int minor, List<Op> ops) {
