@@ -43,7 +43,9 @@ import java.util.function.Consumer;
  *
  * <p>A server's decoders may share an {@link AssemblyBudget} (the server's bound on the octets of
  * all records not yet taken up): a record longer than {@value #SMALL_RECORD} octets reserves its
- * octets when its record mark announces them, before they are buffered, and gives them back once
+ * octets when its record mark announces them, before they are buffered (all it may grow to if that
+ * fragment is not its last: {@code maxRecordSize}, the rest given back when it completes), and
+ * gives them back once
  * the server took the record up ({@link #takenUp}: its call started, or it was a reply to a
  * backward call), not when it was emitted, so that a record decoded and waiting for the server's
  * budget of calls still counts. A reservation that must wait stops the connection's reading until
@@ -230,14 +232,14 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
                 fail(ctx, in, recordSoFar + length);
                 return completed;
             }
-            if (in.readableBytes() < RpcConstants.RECORD_MARK_LENGTH + length) {
-                if (!reserve(recordSoFar + length)) {
-                    return completed; // not read meanwhile: nothing more is buffered
-                }
+            boolean here = in.readableBytes() >= RpcConstants.RECORD_MARK_LENGTH + length;
+            if (!reserve(recordSoFar + length, last, here)) {
+                return completed; // not read meanwhile: nothing more is buffered
+            }
+            if (!here) {
                 cumulator.expect(RpcConstants.RECORD_MARK_LENGTH + length);
                 return completed;
             }
-            counted(recordSoFar + length);
             in.skipBytes(RpcConstants.RECORD_MARK_LENGTH);
             if (last && record == null) {
                 // No copy: the record shares the input's memory, which SliceSafeCumulator never
@@ -263,47 +265,49 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder implements 
     }
 
     /**
-     * Reserves a record of {@code octets} so far in the assembly budget before they are buffered;
-     * false if the reservation waits (the connection is then not read until it is granted).
+     * Makes sure the record, {@code octets} long so far with the fragment whose mark was just read
+     * ({@code last} or not, {@code here} whole in memory or not), is covered in the assembly
+     * budget before more of it is buffered; false if its reservation waits (the connection is then
+     * not read until it is granted).
+     *
+     * <p>A record reserves once, when it first passes {@value #SMALL_RECORD} octets, as much as it
+     * can grow to: its length at its last fragment, else {@code maxRecordSize}, of which what it
+     * did not use is given back when it completes. So no later fragment needs more, and a record
+     * that holds octets never waits: only records that hold nothing wait, on records that were
+     * granted, which complete. (Reserving a non-last fragment's own length and counting later
+     * fragments without waiting let a client pass every bound with a second fragment.) The last
+     * fragment of a record whose octets are here whole is counted without waiting: they are in
+     * memory already, and a connection whose calls wait is not read further anyway. A non-last
+     * fragment that is here whole may wait: what arrived in one read is not counted meanwhile, as
+     * a record of up to {@value #SMALL_RECORD} octets is not.
      */
-    private boolean reserve(long octets) {
-        if (assembly == null || octets <= SMALL_RECORD) {
+    private boolean reserve(long octets, boolean last, boolean here) {
+        if (assembly == null || octets <= SMALL_RECORD || octets <= reserved) {
             return true;
         }
         if (asked > 0) {
             return false;
         }
-        if (octets > reserved) {
-            long more = octets - reserved;
-            if (reserved > 0) {
-                // A record's later fragments never wait: a connection that waits must hold nothing,
-                // or records holding part of their octets could wait on each other for good.
-                assembly.take(this, more);
-            } else if (!assembly.reserve(this, more)) {
-                asked = more;
-                reading.accept(false);
-                return false;
-            }
-            reserved = octets;
+        long want = (last ? octets : maxRecordSize) - reserved;
+        if (last && here) {
+            assembly.take(this, want);
+        } else if (!assembly.reserve(this, want)) {
+            asked = want;
+            reading.accept(false);
+            return false;
         }
+        reserved += want;
         return true;
     }
 
-    /**
-     * Counts a record of {@code octets} so far whose fragment is here whole: its octets are in
-     * memory already, so they are counted without waiting (what one read brings is bounded by the
-     * connection), and a server that stops reading a connection whose calls wait stops there.
-     */
-    private void counted(long octets) {
-        if (assembly != null && octets > SMALL_RECORD && octets > reserved) {
-            assembly.take(this, octets - reserved);
-            reserved = octets;
-        }
-    }
-
+    /** The record is complete: it keeps its own length of what it reserved until it is taken up. */
     private void recordEmitted(ByteBuf whole) {
         if (reserved > 0) {
-            emitted.put(whole, reserved);
+            long kept = Math.min(reserved, whole.readableBytes());
+            if (reserved > kept) {
+                assembly.release(this, reserved - kept);
+            }
+            emitted.put(whole, kept);
             reserved = 0;
         }
     }

@@ -135,7 +135,7 @@ class PendingRecordOctetsSocketTest {
     @Test
     void aRecordWaitingForItsOctetsStaysInTheSocketUnreadUntilItsTurn() throws Exception {
         Assumptions.assumeTrue(PROC_NET_TCP.stream().anyMatch(Files::isReadable), "needs Linux's /proc/net/tcp");
-        server = RpcTcpServer.builder(dispatcher).serverBudget(1, Long.MAX_VALUE).maxPendingRecordOctets(300 * 1024)
+        server = RpcTcpServer.builder(dispatcher).serverBudget(1, Long.MAX_VALUE).maxPendingRecordOctets(300 * 1024).maxPendingRecordOctetsPerClient(300 * 1024)
                 .eventLoopGroup(group, NioServerSocketChannel.class).bind(new InetSocketAddress("127.0.0.1", 0));
         Socket a = connect();
         Socket b = connect();

@@ -189,36 +189,55 @@ class PendingRecordOctetsTest {
         b.writeInbound(bCall);
         assertThat(argumentLengths).containsExactly(BIG, BIG, BIG);
         assertThat(records.held()).isZero();
+
+        ByteBuf partial = call(4, BIG);
+        a1.writeInbound(partial.readRetainedSlice(1000));
+        partial.release();
+        assertThat(records.held(a)).isGreaterThan(BIG);
+        a1.close(); // mid-record: the client's count goes back to nothing
+        assertThat(records.held(a)).isZero();
+        assertThat(records.held()).isZero();
+    }
+
+    /** The maximum record size the connections of these tests have (addConnectionHandlers). */
+    private static final int MAX_RECORD = 1 << 20;
+
+    /** {@code whole}, a record without its mark, as two fragments: the first of {@code firstLength} octets. */
+    private static ByteBuf twoFragments(ByteBuf whole, int firstLength) {
+        ByteBuf fragments = Unpooled.buffer();
+        fragments.writeInt(firstLength).writeBytes(whole, firstLength);
+        fragments.writeInt(RpcConstants.LAST_FRAGMENT | whole.readableBytes()).writeBytes(whole);
+        whole.release();
+        return fragments;
     }
 
     /**
-     * A record of two fragments: its second fragment never waits for its octets (it holds the
-     * first's already), so records holding part of their octets cannot wait on each other; the
+     * A record of two fragments reserves, when its first fragment passes 64 KiB, all it may grow
+     * to (the maximum record size), so its second fragment never waits: records holding part of
+     * their octets cannot wait on each other. What it did not use goes back when it completes; the
      * reservation of another connection that waits is granted once the record started.
      */
     @Test
-    void aRecordsLaterFragmentsNeverWait() {
+    void aRecordOfSeveralFragmentsReservesAllItMayGrowToAndItsLaterFragmentsNeverWait() {
         ServerCallBudget calls = new ServerCallBudget(4, Long.MAX_VALUE);
-        AssemblyBudget records = new AssemblyBudget(300 * 1024);
+        AssemblyBudget records = new AssemblyBudget(MAX_RECORD);
         EmbeddedChannel a = connection(calls, records);
         EmbeddedChannel b = connection(calls, records);
         ByteBuf whole = call(1, 2 * BIG);
         whole.skipBytes(4); // the record without its mark, cut in two fragments
         int firstLength = whole.readableBytes() / 2;
-        ByteBuf fragments = Unpooled.buffer();
-        fragments.writeInt(firstLength).writeBytes(whole, firstLength);
-        fragments.writeInt(RpcConstants.LAST_FRAGMENT | whole.readableBytes()).writeBytes(whole);
-        whole.release();
+        int recordLength = whole.readableBytes();
+        ByteBuf fragments = twoFragments(whole, firstLength);
 
-        a.writeInbound(fragments.readRetainedSlice(1000)); // the first fragment's octets are reserved
-        assertThat(records.held()).isEqualTo(firstLength);
+        a.writeInbound(fragments.readRetainedSlice(1000)); // the first fragment: all the record may grow to
+        assertThat(records.held()).isEqualTo(MAX_RECORD);
         ByteBuf bCall = call(2, BIG);
         b.writeInbound(bCall.readRetainedSlice(1000));
         assertThat(records.waiting()).as("b waits").isEqualTo(1);
 
         a.writeInbound(fragments.readRetainedSlice(firstLength + 4 - 1000 + 4 + 1000)); // on into the second
         assertThat(records.waiting()).as("a's second fragment did not queue behind b").isEqualTo(1);
-        assertThat(records.held()).as("past the bound: a holds its whole record").isGreaterThan(300 * 1024);
+        assertThat(records.held()).isEqualTo(MAX_RECORD);
         a.writeInbound(fragments); // the rest: the call starts, its octets go back, b's are granted
         assertThat(argumentLengths).containsExactly(2 * BIG);
         b.runPendingTasks();
@@ -227,5 +246,52 @@ class PendingRecordOctetsTest {
         b.writeInbound(bCall);
         assertThat(argumentLengths).containsExactly(2 * BIG, BIG);
         assertThat(records.held()).isZero();
+        assertThat(recordLength).isLessThan(MAX_RECORD);
+    }
+
+    /**
+     * A record completed below what it reserved gives the rest back at once, before its call
+     * starts: a record decoded whole and waiting for the server's budget of calls counts its own
+     * length only.
+     */
+    @Test
+    void aCompletedRecordKeepsOnlyItsOwnLength() {
+        ServerCallBudget calls = new ServerCallBudget(1, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(4 * MAX_RECORD);
+        EmbeddedChannel a = connection(calls, records);
+        EmbeddedChannel b = connection(calls, records);
+        a.writeInbound(call(1, 100)); // takes the one place in service
+        ByteBuf whole = call(2, BIG);
+        whole.skipBytes(4);
+        int recordLength = whole.readableBytes();
+        b.writeInbound(twoFragments(whole, 70 * 1024));
+        assertThat(argumentLengths).as("b's call waits for the place in service").containsExactly(100);
+        assertThat(records.held()).isEqualTo(recordLength);
+    }
+
+    /**
+     * A first fragment just over 64 KiB and a second that announces far more: the second reserves
+     * nothing more and counts against both bounds from the first. It used to count its octets
+     * without waiting, so one client with a few connections passed its share and the server's
+     * bound (a review of the per-client share found it).
+     */
+    @Test
+    void aLaterFragmentCannotPassTheBounds() throws Exception {
+        ServerCallBudget calls = new ServerCallBudget(4, Long.MAX_VALUE);
+        AssemblyBudget records = new AssemblyBudget(2 * MAX_RECORD, 300 * 1024);
+        java.net.InetAddress client = java.net.InetAddress.getByName("192.0.2.1");
+        EmbeddedChannel[] c = new EmbeddedChannel[3];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = connection(new ChannelFromAddress(new java.net.InetSocketAddress(client, 40001 + i)), calls, records);
+            ByteBuf first = Unpooled.buffer();
+            first.writeInt(65 * 1024).writeZero(65 * 1024); // not the last fragment
+            first.writeInt(RpcConstants.LAST_FRAGMENT | (MAX_RECORD - 66 * 1024)).writeZero(1000);
+            c[i].writeInbound(first);
+        }
+        assertThat(records.held(client)).as("one record of the client, all it may grow to").isEqualTo(MAX_RECORD);
+        assertThat(records.waiting()).as("the client's other connections wait").isEqualTo(2);
+        assertThat(c[1].config().isAutoRead()).isFalse();
+        assertThat(c[2].config().isAutoRead()).isFalse();
+        assertThat(records.held()).isEqualTo(MAX_RECORD);
     }
 }

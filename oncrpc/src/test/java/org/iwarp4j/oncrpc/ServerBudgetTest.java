@@ -252,6 +252,9 @@ class ServerBudgetTest {
         a2.runPendingTasks();
         assertThat(served).as("the client's waiting call goes on").hasValue(4);
         assertThat(budget.waiting()).isZero();
+        long oneReply = budget.replyOctetsHeld(a) / 2; // a1's second reply and a2's
+        held.get(1).promises.remove(0).setFailure(new java.nio.channels.ClosedChannelException()); // a2's write fails
+        assertThat(budget.replyOctetsHeld(a)).as("a failed write gives its octets back too").isEqualTo(oneReply);
         held.forEach(h -> {
             while (!h.promises.isEmpty()) {
                 h.promises.remove(0).setSuccess();

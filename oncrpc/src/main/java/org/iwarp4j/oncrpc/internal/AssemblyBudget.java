@@ -2,10 +2,12 @@ package org.iwarp4j.oncrpc.internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The octets that all connections of one server may hold in records not yet taken up: records
@@ -22,10 +24,11 @@ import java.util.Map;
  * maxPerClient} (unless the client holds none) or beside everyone's in {@code max} (unless nothing
  * is held). Waiting reservations are granted in turn (and the connection told, on any thread) as
  * octets given back make room: one that waits for the server's octets is never overtaken by a
- * later one, while one that waits only for its own client's octets holds up nobody. A
- * reservation once granted is never taken back, and only a record's first reservation may wait
- * (its later fragments {@link #take} theirs), so a record that has octets reserved can always
- * complete: connections that wait hold nothing, and those that hold can go on.
+ * later one, while one that waits only for its own client's octets holds up no other client's
+ * (its own client's later ones wait behind it). A reservation once granted is never taken back,
+ * and a connection reserves once per record, as much as the record can grow to, so a record that
+ * has octets reserved can always complete: connections that wait hold nothing, and those that
+ * hold can go on.
  *
  * <p>Thread-safe: the connections of a server live on several event loops.
  */
@@ -52,7 +55,7 @@ public final class AssemblyBudget {
 
     /** A budget with no bound per client. */
     public AssemblyBudget(long max) {
-        this(max, max);
+        this(max, Long.MAX_VALUE);
     }
 
     public AssemblyBudget(long max, long maxPerClient) {
@@ -86,8 +89,13 @@ public final class AssemblyBudget {
      * whole), without waiting: they may take the budget or its client's share past their bound,
      * and then later reservations wait.
      */
-    public synchronized void take(Account account, long octets) {
-        hold(account.client(), octets);
+    public void take(Account account, long octets) {
+        List<Account> granted = new ArrayList<>(1);
+        synchronized (this) {
+            hold(account.client(), octets);
+            grant(granted); // its client may have reached its share: a waiter of it no longer holds others up
+        }
+        granted.forEach(Account::reservationGranted);
     }
 
     /**
@@ -116,12 +124,20 @@ public final class AssemblyBudget {
     }
 
     private void grant(List<Account> granted) {
+        Set<Object> passed = null; // clients with a waiter held by their share: their later ones wait behind it
         for (Iterator<Map.Entry<Account, Long>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Account, Long> next = it.next();
             Object client = next.getKey().client();
             long octets = next.getValue();
+            if (client != null && passed != null && passed.contains(client)) {
+                continue;
+            }
             if (!fitsShare(client, octets)) {
-                continue; // it waits for its own client's octets: it holds up nobody
+                if (passed == null) {
+                    passed = new HashSet<>();
+                }
+                passed.add(client); // it waits for its own client's octets: it holds up nobody else
+                continue;
             }
             if (!fits(octets)) {
                 return; // first come, first served: no later one goes before it
