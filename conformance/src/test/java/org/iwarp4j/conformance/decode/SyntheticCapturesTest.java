@@ -432,10 +432,11 @@ class SyntheticCapturesTest {
     }
 
     /**
-     * The first half of a 60 KB FPDU is lost, its second half captured, then 180 KB lost: the search
+     * The first half of a 60 KB FPDU is lost, its second half captured, then 120 KB lost: the search
      * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
      * at. Its window used to count the lost octets too, so it gave up there and the rest of the
-     * direction was not decoded (MPA-R-010).
+     * direction was not decoded (MPA-R-010). Each gap gets its note (the second had none), and
+     * their octets add up to what the connection misses.
      */
     @Test
     void decodingResumesAfterAGapThatFollowsAFragment() throws Exception {
@@ -452,24 +453,58 @@ class SyntheticCapturesTest {
 
         DecodeReport r = p.decode();
         assertThat(ids(r)).containsOnly("MPA-R-005"); // SHOULD: 60 KB ULPDUs for an MSS of 1460
-        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
-                .startsWith("30000 octets missing from the capture at stream offset ").contains("decoding resumes"));
-        assertThat(summaries(r)).endsWith("Send QN 0 MSN 6 MO 0 len 16 L", "Send QN 0 MSN 7 MO 0 len 16 L");
+        int fpdu = 2 + 18 + 60_000 + 4; // no pad, CRC
+        long send2 = 20 + fpdu; // after the Request and Send 1
+        long send5 = send2 + 3L * fpdu;
+        String resumes = "; decoding resumes at offset " + send5 + " (frame ";
+        assertThat(r.notes()).extracting(Note::text).satisfiesExactly(
+                t -> assertThat(t).startsWith("30000 octets missing from the capture at stream offset " + send2
+                        + " (before frame ").contains(resumes),
+                t -> assertThat(t).startsWith((fpdu - 30_000 - 30_000 + 2L * fpdu) + " octets missing from the"
+                        + " capture at stream offset " + (send2 + 60_000) + " (before frame ").contains(resumes));
+        assertThat(r.connections().get(0).missingOctets()).isEqualTo(send5 - send2 - 30_000);
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 5 MO 0 len 60000 L", "Send QN 0 MSN 6 MO 0 len 16 L",
+                "Send QN 0 MSN 7 MO 0 len 16 L");
     }
 
-    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
-    @Test
-    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+    /** A Send of 8 octets from the Initiator, then 200 octets that are not FPDUs (a framing error). */
+    private static Peer aSendThenNotFpdus() {
         Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
         p.i(MpaWire.send(1, bytes(8)));
         byte[] notFpdus = new byte[200];
         notFpdus[1] = 1; // ULPDU_Length 1: shorter than any DDP header
         p.conn.send(true, notFpdus);
-        DecodeReport r = p.decode();
+        return p;
+    }
+
+    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
+    @Test
+    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+        DecodeReport r = aSendThenNotFpdus().decode();
         assertThat(ids(r)).containsExactly("MPA-R-010");
         assertThat(r.notes()).extracting(Note::text).containsExactly("no FPDU found after the framing error at offset "
                 + r.violations().get(0).detail().replaceAll(".* from offset ", "")
                 + "; the rest of this direction is not decoded");
+    }
+
+    /**
+     * A framing error, then a lost FPDU: the search for the next FPDU passes the gap, and the gap
+     * gets its note besides the framing error's (it had none).
+     */
+    @Test
+    void aGapPassedAfterAFramingErrorIsNoted() throws Exception {
+        Peer p = aSendThenNotFpdus();
+        p.i(MpaWire.send(2, bytes(8))).i(MpaWire.send(3, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 3)); // Send 2, 32 octets
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-010");
+        long garbage = 20 + 32; // after the Request and Send 1
+        long send3 = garbage + 200 + 32;
+        assertThat(r.notes()).extracting(Note::text).containsExactlyInAnyOrder(
+                "FPDUs found again at offset " + send3,
+                "32 octets missing from the capture at stream offset " + (garbage + 200) + " (before frame 7);"
+                        + " decoding resumes at offset " + send3 + " (frame 7)");
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 1 MO 0 len 8 L", "Send QN 0 MSN 3 MO 0 len 8 L");
     }
 
     /**

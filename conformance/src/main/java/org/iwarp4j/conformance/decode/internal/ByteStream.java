@@ -269,6 +269,16 @@ public final class ByteStream {
         return i < gaps.size() && gaps.get(i).offset() < to ? gaps.get(i) : null;
     }
 
+    /** The gaps that overlap {@code [from, to)}, in stream order. */
+    public List<Gap> gapsIn(long from, long to) {
+        int first = firstGapEndingAfter(from);
+        int end = first;
+        while (end < gaps.size() && gaps.get(end).offset() < to) {
+            end++;
+        }
+        return gaps.subList(first, end);
+    }
+
     /** The index of the first gap that ends after {@code offset}, or the number of gaps. */
     private int firstGapEndingAfter(long offset) {
         int low = 0;

@@ -520,13 +520,16 @@ final class ConnectionDecoder {
                 case GAP -> {
                     ByteStream.Gap g = s.gapIn(a.stopOffset(), a.stopOffset() + 1);
                     long resume = d.reader.resynchronise(g.offset() + g.length(), crc);
-                    out.note(g.frameAfter(), index, d.name, g.length() + " octets missing from the capture at stream"
-                            + " offset " + g.offset() + " (before frame " + g.frameAfter() + "); "
-                            + (resume < 0 ? "no FPDU found after it" : "decoding resumes at offset " + resume
-                            + " (frame " + s.frameAt(resume) + ")"));
-                    events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                     if (resume < 0) {
+                        gapNote(d, g, "no FPDU found after it");
+                        events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                         return;
+                    }
+                    // The search may have passed further gaps (after a fragment of an FPDU): each gets
+                    // its note and marker, so the notes add up to the octets missing up to here.
+                    for (ByteStream.Gap passed : s.gapsIn(g.offset(), resume)) {
+                        gapNote(d, passed, resumesAt(s, resume));
+                        events.add(new Event(d, gapMarker(s, passed.offset(), passed.length())));
                     }
                     pos = resume;
                 }
@@ -540,11 +543,24 @@ final class ConnectionDecoder {
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
+                    for (ByteStream.Gap passed : s.gapsIn(pos, resume)) {
+                        gapNote(d, passed, resumesAt(s, resume));
+                    }
                     events.add(new Event(d, gapMarker(s, pos, resume - pos)));
                     pos = resume;
                 }
             }
         }
+    }
+
+    /** The note for octets the capture lacks in one direction, and what decoding did after them. */
+    private void gapNote(Direction d, ByteStream.Gap g, String after) {
+        out.note(g.frameAfter(), index, d.name, g.length() + " octets missing from the capture at stream offset "
+                + g.offset() + " (before frame " + g.frameAfter() + "); " + after);
+    }
+
+    private static String resumesAt(ByteStream s, long resume) {
+        return "decoding resumes at offset " + resume + " (frame " + s.frameAt(resume) + ")";
     }
 
     /**

@@ -137,5 +137,9 @@ class ByteStreamTest {
         assertThat(s.gapIn(10, 12)).isNull();
         assertThat(s.gapIn(11, 13)).isEqualTo(s.gaps().get(1));
         assertThat(s.gapIn(20, 24)).isNull();
+        assertThat(s.gapsIn(0, 24)).isEqualTo(s.gaps());
+        assertThat(s.gapsIn(5, 12)).containsExactly(s.gaps().get(0));
+        assertThat(s.gapsIn(10, 12)).isEmpty();
+        assertThat(s.gapsIn(9, 13)).isEqualTo(s.gaps());
     }
 }
