@@ -567,6 +567,70 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * The first of three Read Requests is lost; the Responder, which lost nothing, answers the lost
+     * one, then the third before the second. The first Response, in no outstanding Request's sink
+     * buffer, may answer the lost one and is not judged; the second lies in the third Request's and
+     * is out of order (RDMAP-R-016, RDMAP-R-017): the Requester's gap does not excuse it.
+     */
+    @Test
+    void outOfOrderResponsesAfterTheRequestersGapAreReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0)).i(MpaWire.readRequest(3, 0x12, 0, 8, 0x22, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.r(MpaWire.readResponse(0x12, 0, bytes(8), true)).r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the first Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).singleElement().satisfies(v -> {
+            assertThat(v.requirementId()).isEqualTo("RDMAP-R-016");
+            assertThat(v.detail()).isEqualTo("Read Response to STag 0x00000012 TO 0x0, the oldest Read Request"
+                    + " asked for 0x00000011 TO 0x0 (the sink buffer of a later one, STag 0x00000012 TO 0x0: out of"
+                    + " order)");
+        });
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * After the Requester's gap, a Response that starts 8 octets into its Request's sink buffer is
+     * reported (RDMAP-R-016), once: its 8 octets end the Request's 16.
+     */
+    @Test
+    void aResponseStartingInsideItsRequestAfterTheRequestersGapIsReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8))).i(MpaWire.readRequest(1, 0x11, 0x100, 16, 0x21, 0));
+        p.r(MpaWire.readResponse(0x11, 0x108, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1)); // the Send
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).extracting(Violation::detail).containsExactly("Read Response to STag 0x00000011"
+                + " TO 0x108, the oldest Read Request asked for 0x00000011 TO 0x100 (inside that Request's sink"
+                + " buffer)");
+    }
+
+    /**
+     * A mid-stream capture by port: the Response to a Read Request sent before the capture began is
+     * not judged, and Responses to two captured Requests in the wrong order are (RDMAP-R-016): a
+     * `--port` decode no longer pairs every Response by STag and range.
+     */
+    @Test
+    void outOfOrderResponsesInAMidStreamCaptureAreReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8))).i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        int before = p.capture.segments.size();
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0)).i(MpaWire.readRequest(3, 0x12, 0, 8, 0x22, 0));
+        p.r(MpaWire.readResponse(0x12, 0, bytes(8), true)).r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.subList(0, before).clear(); // the capture starts with the first Response
+        DecodeReport r = CaptureDecoder.decode(p.capture.pcap(false), DecodeOptions.DEFAULT.withPorts(Set.of(7174)));
+        assertThat(r.connections()).singleElement().satisfies(c -> assertThat(c.found()).isEqualTo("port"));
+        assertThat(r.units()).hasSize(5);
+        assertThat(r.violations()).extracting(Violation::detail).containsExactly("Read Response to STag 0x00000012"
+                + " TO 0x0, the oldest Read Request asked for 0x00000011 TO 0x0 (the sink buffer of a later one,"
+                + " STag 0x00000012 TO 0x0: out of order)");
+    }
+
+    /**
      * Peer-to-peer (RFC 6581): the Initiator's RTR is lost. Its first FPDU in the capture is a Send,
      * and the Responder's first FPDU comes before it: neither MPA2-R-009 nor MPA-R-061 can be judged,
      * and notes say so.

@@ -191,7 +191,8 @@ public final class ByteStream {
         List<Located> located = new ArrayList<>(packets.size());
         for (int i = 0; i < packets.size(); i++) {
             TcpPacket p = packets.get(i);
-            located.add(new Located((int) (p.sequence() - reference), i, p.payload().length)); // nearest, within ±2 GiB
+            // The distance is the nearest one, within ±2 GiB.
+            located.add(new Located((int) (p.sequence() - reference), i, p.payload().length));
         }
         located.sort(Comparator.comparingLong(Located::distance));
         Located best = null;
