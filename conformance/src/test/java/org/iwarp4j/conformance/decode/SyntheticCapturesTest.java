@@ -432,6 +432,48 @@ class SyntheticCapturesTest {
     }
 
     /**
+     * The server's backward CB_NULL has XID 0x20, and so has a forward Call from the client whose
+     * header is turned down (rdma_vers 2, RPC-R-039): that Call does not end the backward one, whose
+     * Reply then names it (it used to answer no Call, with a note saying so).
+     */
+    @Test
+    void aRejectedHeaderFromTheClientDoesNotEndABackwardCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(0x1f, 3, 0, NONE))));
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 8, new Nfs4Wire.Chunks(), Nfs4Wire.reply(0x1f, NONE))));
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x20, 2, new Nfs4Wire.Chunks(),
+                Nfs4CompoundCaptureTest.callbackCall(0x20, 0, NONE))));
+        byte[] call = Nfs4Wire.rdmaMsg(0x20, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(0x20, 3, 0, NONE));
+        call[7] = 2; // rdma_vers
+        p.i(MpaWire.send(2, call));
+        p.i(MpaWire.send(3, Nfs4Wire.rdmaMsg(0x20, 16, new Nfs4Wire.Chunks(), Nfs4Wire.reply(0x20, NONE))));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-039");
+        assertThat(r.notes()).isEmpty();
+        assertThat(summaries(r).get(4)).endsWith("| CALL NFSv4 callback CB_NULL");
+        assertThat(summaries(r)).last().asString().endsWith("| REPLY to NFSv4 callback CB_NULL (frame "
+                + r.units().get(4).frame() + ") SUCCESS");
+    }
+
+    /**
+     * A Send of 24 octets from the server, shorter than the minimal transport header (RPC-R-058): its
+     * rdma_xid is not trusted, so it does not end the Call of that XID, which the next Reply answers.
+     */
+    @Test
+    void aMessageShorterThanTheMinimalHeaderEndsNoCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(1, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(1, 3, 0, NONE))));
+        byte[] reply = Nfs4Wire.rdmaMsg(1, 8, new Nfs4Wire.Chunks(), Nfs4Wire.reply(1, NONE));
+        p.r(MpaWire.send(1, java.util.Arrays.copyOf(reply, 24)));
+        p.r(MpaWire.send(2, reply));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-036");
+        assertThat(r.notes()).isEmpty();
+        assertThat(summaries(r)).last().asString().endsWith("| REPLY to NFSv3 NULL (frame "
+                + r.units().get(2).frame() + ") SUCCESS");
+    }
+
+    /**
      * The first half of a 60 KB FPDU is lost, its second half captured, then 120 KB lost: the search
      * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
      * at. Its window used to count the lost octets too, so it gave up there and the rest of the
