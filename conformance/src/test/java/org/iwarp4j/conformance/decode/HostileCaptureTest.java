@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.iwarp4j.conformance.decode.internal.AllocatedBytes;
+import org.iwarp4j.conformance.decode.internal.LookupSteps;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +88,36 @@ class HostileCaptureTest {
         assertThat(r.frames()).as("the frames before it are kept").isEqualTo(3);
         assertThat(r.notes()).extracting(Note::text)
                 .containsExactly("reading stopped after frame 3: the next record is cut short or damaged");
+    }
+
+    /**
+     * After the Requester's gap the ORD no longer bounds the Read Requests outstanding (RDMAP-R-012
+     * is set aside): 20,000 of them into one STag, none answered, then 20,000 Responses into the
+     * holes between their sink buffers, each judged by none (it may answer a lost Request,
+     * RDMAP-R-016). Each Response used to walk every outstanding Request, 4 × 10^8 steps; indexed by
+     * sink STag and range, each costs log n, counted rather than timed.
+     */
+    @Test
+    void responsesThatMatchNoneOfManyOutstandingReadRequestsCostLogNEach() throws Exception {
+        SyntheticCapturesTest.Peer p = new SyntheticCapturesTest.Peer(7174)
+                .startup(0x40, MpaWire.enhanced(false, Set.of(), 4, 4, new byte[0]), 0x40,
+                        MpaWire.enhanced(false, Set.of(), 4, 4, new byte[0]));
+        p.i(MpaWire.send(1, new byte[8]));
+        int reads = 20_000;
+        for (int k = 0; k < reads; k++) {
+            p.i(MpaWire.readRequest(1 + k, 0x11, 16L * k, 8, 0x21, 0));
+        }
+        for (int k = 0; k < reads; k++) {
+            p.r(MpaWire.readResponse(0x11, 16L * k + 8, new byte[8], true));
+        }
+        p.capture.segments.remove(5); // SYN, SYN-ACK, Request, Reply, then the Send: the Requester's gap
+        byte[] file = p.capture.pcap(false);
+        long before = LookupSteps.ofThisThread();
+        DecodeReport r = CaptureDecoder.decode(file, DecodeOptions.DEFAULT);
+        assertThat(LookupSteps.ofThisThread() - before).as("index steps for %d Responses", reads)
+                .isPositive().isLessThan(64L * reads);
+        assertThat(r.units()).hasSize(2 + 2 * reads);
+        assertThat(r.violations()).isEmpty();
     }
 
     /**

@@ -380,7 +380,7 @@ class Nfs4CompoundCaptureTest {
     }
 
     /** The RPC Call of the callback program 0x40000000 version 1 (RFC 8881 §20), AUTH_NONE. */
-    private static byte[] callbackCall(int xid, int procedure, byte[] args) {
+    static byte[] callbackCall(int xid, int procedure, byte[] args) {
         return new Xdr().u32(xid, 0, 2, 0x40000000, 1, procedure, 0, 0, 0, 0).raw(args).bytes();
     }
 

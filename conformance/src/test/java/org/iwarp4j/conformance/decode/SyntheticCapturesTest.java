@@ -432,10 +432,53 @@ class SyntheticCapturesTest {
     }
 
     /**
-     * The first half of a 60 KB FPDU is lost, its second half captured, then 180 KB lost: the search
+     * The server's backward CB_NULL has XID 0x20, and so has a forward Call from the client whose
+     * header is turned down (rdma_vers 2, RPC-R-039): that Call does not end the backward one, whose
+     * Reply then names it (it used to answer no Call, with a note saying so).
+     */
+    @Test
+    void aRejectedHeaderFromTheClientDoesNotEndABackwardCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(0x1f, 3, 0, NONE))));
+        p.r(MpaWire.send(1, Nfs4Wire.rdmaMsg(0x1f, 8, new Nfs4Wire.Chunks(), Nfs4Wire.reply(0x1f, NONE))));
+        p.r(MpaWire.send(2, Nfs4Wire.rdmaMsg(0x20, 2, new Nfs4Wire.Chunks(),
+                Nfs4CompoundCaptureTest.callbackCall(0x20, 0, NONE))));
+        byte[] call = Nfs4Wire.rdmaMsg(0x20, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(0x20, 3, 0, NONE));
+        call[7] = 2; // rdma_vers
+        p.i(MpaWire.send(2, call));
+        p.i(MpaWire.send(3, Nfs4Wire.rdmaMsg(0x20, 16, new Nfs4Wire.Chunks(), Nfs4Wire.reply(0x20, NONE))));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-039");
+        assertThat(r.notes()).isEmpty();
+        assertThat(summaries(r).get(4)).endsWith("| CALL NFSv4 callback CB_NULL");
+        assertThat(summaries(r)).last().asString().endsWith("| REPLY to NFSv4 callback CB_NULL (frame "
+                + r.units().get(4).frame() + ") SUCCESS");
+    }
+
+    /**
+     * A Send of 24 octets from the server, shorter than the minimal transport header (RPC-R-058): its
+     * rdma_xid is not trusted, so it does not end the Call of that XID, which the next Reply answers.
+     */
+    @Test
+    void aMessageShorterThanTheMinimalHeaderEndsNoCall() throws Exception {
+        Peer p = Nfs4CompoundCaptureTest.nfs();
+        p.i(MpaWire.send(1, Nfs4Wire.rdmaMsg(1, 32, new Nfs4Wire.Chunks(), Nfs4Wire.call(1, 3, 0, NONE))));
+        byte[] reply = Nfs4Wire.rdmaMsg(1, 8, new Nfs4Wire.Chunks(), Nfs4Wire.reply(1, NONE));
+        p.r(MpaWire.send(1, java.util.Arrays.copyOf(reply, 24)));
+        p.r(MpaWire.send(2, reply));
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("RPC-R-036");
+        assertThat(r.notes()).isEmpty();
+        assertThat(summaries(r)).last().asString().endsWith("| REPLY to NFSv3 NULL (frame "
+                + r.units().get(2).frame() + ") SUCCESS");
+    }
+
+    /**
+     * The first half of a 60 KB FPDU is lost, its second half captured, then 120 KB lost: the search
      * for the next FPDU meets the second gap after a fragment, past the two ULPDUs' worth it looks
      * at. Its window used to count the lost octets too, so it gave up there and the rest of the
-     * direction was not decoded (MPA-R-010).
+     * direction was not decoded (MPA-R-010). Each gap gets its note (the second had none), and
+     * their octets add up to what the connection misses.
      */
     @Test
     void decodingResumesAfterAGapThatFollowsAFragment() throws Exception {
@@ -452,24 +495,58 @@ class SyntheticCapturesTest {
 
         DecodeReport r = p.decode();
         assertThat(ids(r)).containsOnly("MPA-R-005"); // SHOULD: 60 KB ULPDUs for an MSS of 1460
-        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
-                .startsWith("30000 octets missing from the capture at stream offset ").contains("decoding resumes"));
-        assertThat(summaries(r)).endsWith("Send QN 0 MSN 6 MO 0 len 16 L", "Send QN 0 MSN 7 MO 0 len 16 L");
+        int fpdu = 2 + 18 + 60_000 + 4; // no pad, CRC
+        long send2 = 20 + fpdu; // after the Request and Send 1
+        long send5 = send2 + 3L * fpdu;
+        String resumes = "; decoding resumes at offset " + send5 + " (frame ";
+        assertThat(r.notes()).extracting(Note::text).satisfiesExactly(
+                t -> assertThat(t).startsWith("30000 octets missing from the capture at stream offset " + send2
+                        + " (before frame ").contains(resumes),
+                t -> assertThat(t).startsWith((fpdu - 30_000 - 30_000 + 2L * fpdu) + " octets missing from the"
+                        + " capture at stream offset " + (send2 + 60_000) + " (before frame ").contains(resumes));
+        assertThat(r.connections().get(0).missingOctets()).isEqualTo(send5 - send2 - 30_000);
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 5 MO 0 len 60000 L", "Send QN 0 MSN 6 MO 0 len 16 L",
+                "Send QN 0 MSN 7 MO 0 len 16 L");
     }
 
-    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
-    @Test
-    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+    /** A Send of 8 octets from the Initiator, then 200 octets that are not FPDUs (a framing error). */
+    private static Peer aSendThenNotFpdus() {
         Peer p = new Peer(7174).startup(0x40, NONE, 0x40, NONE);
         p.i(MpaWire.send(1, bytes(8)));
         byte[] notFpdus = new byte[200];
         notFpdus[1] = 1; // ULPDU_Length 1: shorter than any DDP header
         p.conn.send(true, notFpdus);
-        DecodeReport r = p.decode();
+        return p;
+    }
+
+    /** After a framing error with no FPDU after it, a note says why the rest of the direction has no units. */
+    @Test
+    void aFramingErrorWithNothingAfterItIsNoted() throws Exception {
+        DecodeReport r = aSendThenNotFpdus().decode();
         assertThat(ids(r)).containsExactly("MPA-R-010");
         assertThat(r.notes()).extracting(Note::text).containsExactly("no FPDU found after the framing error at offset "
                 + r.violations().get(0).detail().replaceAll(".* from offset ", "")
                 + "; the rest of this direction is not decoded");
+    }
+
+    /**
+     * A framing error, then a lost FPDU: the search for the next FPDU passes the gap, and the gap
+     * gets its note besides the framing error's (it had none).
+     */
+    @Test
+    void aGapPassedAfterAFramingErrorIsNoted() throws Exception {
+        Peer p = aSendThenNotFpdus();
+        p.i(MpaWire.send(2, bytes(8))).i(MpaWire.send(3, bytes(8)));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 3)); // Send 2, 32 octets
+        DecodeReport r = p.decode();
+        assertThat(ids(r)).containsExactly("MPA-R-010");
+        long garbage = 20 + 32; // after the Request and Send 1
+        long send3 = garbage + 200 + 32;
+        assertThat(r.notes()).extracting(Note::text).containsExactlyInAnyOrder(
+                "FPDUs found again at offset " + send3,
+                "32 octets missing from the capture at stream offset " + (garbage + 200) + " (before frame 7);"
+                        + " decoding resumes at offset " + send3 + " (frame 7)");
+        assertThat(summaries(r)).endsWith("Send QN 0 MSN 1 MO 0 len 8 L", "Send QN 0 MSN 3 MO 0 len 8 L");
     }
 
     /**
@@ -529,6 +606,70 @@ class SyntheticCapturesTest {
         assertThat(r.violations()).isEmpty();
         assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
                 .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * The first of three Read Requests is lost; the Responder, which lost nothing, answers the lost
+     * one, then the third before the second. The first Response, in no outstanding Request's sink
+     * buffer, may answer the lost one and is not judged; the second lies in the third Request's and
+     * is out of order (RDMAP-R-016, RDMAP-R-017): the Requester's gap does not excuse it.
+     */
+    @Test
+    void outOfOrderResponsesAfterTheRequestersGapAreReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8)));
+        p.i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0)).i(MpaWire.readRequest(3, 0x12, 0, 8, 0x22, 0));
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.r(MpaWire.readResponse(0x12, 0, bytes(8), true)).r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 2)); // the first Read Request
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).singleElement().satisfies(v -> {
+            assertThat(v.requirementId()).isEqualTo("RDMAP-R-016");
+            assertThat(v.detail()).isEqualTo("Read Response to STag 0x00000012 TO 0x0, the oldest Read Request"
+                    + " asked for 0x00000011 TO 0x0 (the sink buffer of a later one, STag 0x00000012 TO 0x0: out of"
+                    + " order)");
+        });
+        assertThat(r.notes()).singleElement().satisfies(n -> assertThat(n.text())
+                .startsWith("52 octets missing from the capture at stream offset "));
+    }
+
+    /**
+     * After the Requester's gap, a Response that starts 8 octets into its Request's sink buffer is
+     * reported (RDMAP-R-016), once: its 8 octets end the Request's 16.
+     */
+    @Test
+    void aResponseStartingInsideItsRequestAfterTheRequestersGapIsReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8))).i(MpaWire.readRequest(1, 0x11, 0x100, 16, 0x21, 0));
+        p.r(MpaWire.readResponse(0x11, 0x108, bytes(8), true));
+        p.capture.segments.remove(indexOfData(p.capture.segments, true, 1)); // the Send
+        DecodeReport r = p.decode();
+        assertThat(r.violations()).extracting(Violation::detail).containsExactly("Read Response to STag 0x00000011"
+                + " TO 0x108, the oldest Read Request asked for 0x00000011 TO 0x100 (inside that Request's sink"
+                + " buffer)");
+    }
+
+    /**
+     * A mid-stream capture by port: the Response to a Read Request sent before the capture began is
+     * not judged, and Responses to two captured Requests in the wrong order are (RDMAP-R-016): a
+     * `--port` decode no longer pairs every Response by STag and range.
+     */
+    @Test
+    void outOfOrderResponsesInAMidStreamCaptureAreReported() throws Exception {
+        Peer p = new Peer(7174).startup(0x50, ird(4, 4), 0x50, ird(4, 4));
+        p.i(MpaWire.send(1, bytes(8))).i(MpaWire.readRequest(1, 0x10, 0, 8, 0x20, 0));
+        int before = p.capture.segments.size();
+        p.r(MpaWire.readResponse(0x10, 0, bytes(8), true));
+        p.i(MpaWire.readRequest(2, 0x11, 0, 8, 0x21, 0)).i(MpaWire.readRequest(3, 0x12, 0, 8, 0x22, 0));
+        p.r(MpaWire.readResponse(0x12, 0, bytes(8), true)).r(MpaWire.readResponse(0x11, 0, bytes(8), true));
+        p.capture.segments.subList(0, before).clear(); // the capture starts with the first Response
+        DecodeReport r = CaptureDecoder.decode(p.capture.pcap(false), DecodeOptions.DEFAULT.withPorts(Set.of(7174)));
+        assertThat(r.connections()).singleElement().satisfies(c -> assertThat(c.found()).isEqualTo("port"));
+        assertThat(r.units()).hasSize(5);
+        assertThat(r.violations()).extracting(Violation::detail).containsExactly("Read Response to STag 0x00000012"
+                + " TO 0x0, the oldest Read Request asked for 0x00000011 TO 0x0 (the sink buffer of a later one,"
+                + " STag 0x00000012 TO 0x0: out of order)");
     }
 
     /**

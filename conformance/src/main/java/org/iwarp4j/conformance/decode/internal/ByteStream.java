@@ -10,7 +10,8 @@ import java.util.List;
  * The octets one side of a TCP connection sent, in sequence order, as far as the capture holds
  * them: retransmitted octets are kept once, segments that came out of order are put in their
  * place, and octets no frame carried are recorded as {@link Gap gaps}. Offset 0 is the first data
- * octet: the one after the SYN when the SYN was captured, else the lowest sequence number seen.
+ * octet: the one after the SYN when the SYN was captured, else the lowest sequence number of the
+ * stream's segments ({@link #lowest}).
  *
  * <p>Only captured octets are stored ({@link #data()}, gaps left out), so a capture whose
  * sequence numbers leave hundreds of megaoctets between one-octet segments costs no more memory
@@ -175,27 +176,50 @@ public final class ByteStream {
     }
 
     /**
-     * The first sequence number of a stream whose SYN the capture lacks: the lowest of the segments
-     * that lie within {@link #MAX_JUMP} of one another down from the first segment in capture
-     * order. The lowest of all would let one stray segment far below the stream (a damaged number,
-     * an earlier connection on the same ports) be offset 0, and every real segment would then be
-     * left out as too far beyond it, the MPA Request with them.
+     * The first sequence number of a stream whose SYN the capture lacks: the lowest of the cluster
+     * of segments (each within {@link #MAX_JUMP} of the next in sequence order) that holds the most
+     * captured octets. One stray segment far from the stream (a damaged number, an earlier or a
+     * later connection on the same ports), whether below it or above it and wherever it comes in
+     * capture order, is then left out, not the stream and its MPA Request. Of clusters that hold
+     * as many, the one of the first segment in capture order wins.
      */
     private static long lowest(List<TcpPacket> packets) {
         if (packets.isEmpty()) {
             return 0;
         }
         long reference = packets.get(0).sequence();
-        long[] distances = new long[packets.size()];
-        for (int i = 0; i < distances.length; i++) {
-            distances[i] = (int) (packets.get(i).sequence() - reference); // nearest, within ±2 GiB
+        List<Located> located = new ArrayList<>(packets.size());
+        for (int i = 0; i < packets.size(); i++) {
+            TcpPacket p = packets.get(i);
+            // The distance is the nearest one, within ±2 GiB.
+            located.add(new Located((int) (p.sequence() - reference), i, p.payload().length));
         }
-        Arrays.sort(distances);
-        int i = Arrays.binarySearch(distances, 0);
-        while (i > 0 && distances[i] - distances[i - 1] <= MAX_JUMP) {
-            i--;
+        located.sort(Comparator.comparingLong(Located::distance));
+        Located best = null;
+        long bestOctets = -1;
+        int bestOrder = Integer.MAX_VALUE;
+        int start = 0;
+        while (start < located.size()) {
+            int end = start;
+            long octets = 0;
+            int order = Integer.MAX_VALUE;
+            do {
+                octets += located.get(end).octets();
+                order = Math.min(order, located.get(end).order());
+                end++;
+            } while (end < located.size() && located.get(end).distance() - located.get(end - 1).distance() <= MAX_JUMP);
+            if (octets > bestOctets || octets == bestOctets && order < bestOrder) {
+                best = located.get(start);
+                bestOctets = octets;
+                bestOrder = order;
+            }
+            start = end;
         }
-        return Math.floorMod(reference + distances[i], SEQUENCE_SPACE);
+        return Math.floorMod(reference + best.distance(), SEQUENCE_SPACE);
+    }
+
+    /** A segment's distance from the first one in capture order, its place in that order, its octets. */
+    private record Located(long distance, int order, int octets) {
     }
 
     private static long offset(long sequence, long first) {
@@ -244,6 +268,16 @@ public final class ByteStream {
     public Gap gapIn(long from, long to) {
         int i = firstGapEndingAfter(from);
         return i < gaps.size() && gaps.get(i).offset() < to ? gaps.get(i) : null;
+    }
+
+    /** The gaps that overlap {@code [from, to)}, in stream order. */
+    public List<Gap> gapsIn(long from, long to) {
+        int first = firstGapEndingAfter(from);
+        int end = first;
+        while (end < gaps.size() && gaps.get(end).offset() < to) {
+            end++;
+        }
+        return gaps.subList(first, end);
     }
 
     /** The index of the first gap that ends after {@code offset}, or the number of gaps. */

@@ -4,12 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.Deque;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,16 +87,12 @@ final class ConnectionDecoder {
          * a Write's; two messages of one kind may not interleave (RDMAP-R-017 for Responses).
          */
         final boolean[] taggedInProgress = new boolean[2];
-        final boolean[] taggedResync = new boolean[2];
         final int[] taggedStag = new int[2];
         final long[] taggedNextTo = new long[2];
         /** Read Requests this side sent that the other has not answered yet. */
-        final Deque<ReadRequestHeader> outstandingReads = new ArrayDeque<>();
-        /** Where each outstanding Read Request reads, on RPC-over-RDMA: the Call and Read chunk, for its Response. */
-        final Map<ReadRequestHeader, String> readTargets = new IdentityHashMap<>();
-        long readResponseRemaining = -1;
-        /** The Read Request the Read Response segment just decoded answers, if it lies inside it; else null. */
-        ReadRequestHeader answering;
+        final OutstandingReads outstandingReads = new OutstandingReads();
+        /** This side's Read Responses to the other's Read Requests. */
+        ReadResponses readResponses;
         boolean afterGap;
         long terminateFrame = -1;
         boolean afterTerminateReported;
@@ -120,6 +113,8 @@ final class ConnectionDecoder {
         this.index = index;
         this.tcp = tcp;
         this.out = out;
+        toResponder.readResponses = new ReadResponses(out, index, I_TO_R, toInitiator.outstandingReads);
+        toInitiator.readResponses = new ReadResponses(out, index, R_TO_I, toResponder.outstandingReads);
     }
 
     /** Whether the connection is iWARP as far as the decoder can tell: it starts with an MPA Request. */
@@ -166,8 +161,6 @@ final class ConnectionDecoder {
             toInitiator.afterGap = true;
             Arrays.fill(toResponder.resync, true);
             Arrays.fill(toInitiator.resync, true);
-            Arrays.fill(toResponder.taggedResync, true);
-            Arrays.fill(toInitiator.taggedResync, true);
             if (tcp.server().destination().getPort() == 20049 || tcp.client().destination().getPort() == 20049) {
                 rpc = new RpcTracker(index, out, RpcRdmaPrivateData.ABSENT, RpcRdmaPrivateData.ABSENT, true);
             }
@@ -520,13 +513,16 @@ final class ConnectionDecoder {
                 case GAP -> {
                     ByteStream.Gap g = s.gapIn(a.stopOffset(), a.stopOffset() + 1);
                     long resume = d.reader.resynchronise(g.offset() + g.length(), crc);
-                    out.note(g.frameAfter(), index, d.name, g.length() + " octets missing from the capture at stream"
-                            + " offset " + g.offset() + " (before frame " + g.frameAfter() + "); "
-                            + (resume < 0 ? "no FPDU found after it" : "decoding resumes at offset " + resume
-                            + " (frame " + s.frameAt(resume) + ")"));
-                    events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                     if (resume < 0) {
+                        gapNote(d, g, "no FPDU found after it");
+                        events.add(new Event(d, gapMarker(s, g.offset(), g.length())));
                         return;
+                    }
+                    // The search may have passed further gaps (after a fragment of an FPDU): each gets
+                    // its note and marker, so the notes add up to the octets missing up to here.
+                    for (ByteStream.Gap passed : s.gapsIn(g.offset(), resume)) {
+                        gapNote(d, passed, resumesAt(s, resume));
+                        events.add(new Event(d, gapMarker(s, passed.offset(), passed.length())));
                     }
                     pos = resume;
                 }
@@ -540,11 +536,24 @@ final class ConnectionDecoder {
                         return;
                     }
                     out.note(s.frameAt(resume), index, d.name, "FPDUs found again at offset " + resume);
+                    for (ByteStream.Gap passed : s.gapsIn(pos, resume)) {
+                        gapNote(d, passed, resumesAt(s, resume));
+                    }
                     events.add(new Event(d, gapMarker(s, pos, resume - pos)));
                     pos = resume;
                 }
             }
         }
+    }
+
+    /** The note for octets the capture lacks in one direction, and what decoding did after them. */
+    private void gapNote(Direction d, ByteStream.Gap g, String after) {
+        out.note(g.frameAfter(), index, d.name, g.length() + " octets missing from the capture at stream offset "
+                + g.offset() + " (before frame " + g.frameAfter() + "); " + after);
+    }
+
+    private static String resumesAt(ByteStream s, long resume) {
+        return "decoding resumes at offset " + resume + " (frame " + s.frameAt(resume) + ")";
     }
 
     /**
@@ -587,8 +596,7 @@ final class ConnectionDecoder {
         Arrays.fill(d.messageMsn, -1);
         d.send.reset();
         Arrays.fill(d.taggedInProgress, false);
-        Arrays.fill(d.taggedResync, true);
-        d.readResponseRemaining = -1;
+        d.readResponses.lostSync();
         if (rpc != null) {
             rpc.lostSync(d == toResponder);
         }
@@ -723,8 +731,9 @@ final class ConnectionDecoder {
             rtrCheck(d, frame, opcode, tagged, payload, last, null, null);
             if (rpc != null && opcode == RdmapOpcode.RDMA_WRITE) {
                 target = rpc.rdmaWrite(d == toResponder, frame, stag, to, u, headerLength);
-            } else if (rpc != null && opcode == RdmapOpcode.RDMA_READ_RESPONSE && d.answering != null) {
-                ReadRequestHeader rr = d.answering;
+            } else if (rpc != null && opcode == RdmapOpcode.RDMA_READ_RESPONSE
+                    && d.readResponses.answering() != null) {
+                ReadRequestHeader rr = d.readResponses.answering();
                 target += rpc.rdmaReadResponse(d == toResponder, frame, rr.sourceStag(),
                         rr.sourceTaggedOffset() + (to - rr.sinkTaggedOffset()), u, headerLength, layers);
             }
@@ -845,9 +854,9 @@ final class ConnectionDecoder {
         boolean first = !d.taggedInProgress[kind];
         String target = "";
         if (readResponse) {
-            target = readResponse(d, frame, first, stag, to, payload, last);
+            target = d.readResponses.segment(frame, first, stag, to, payload, last, d.other().afterGap,
+                    d.afterGap);
         }
-        d.taggedResync[kind] = false;
         d.taggedInProgress[kind] = !last;
         d.taggedStag[kind] = stag;
         d.taggedNextTo[kind] = to + payload;
@@ -878,106 +887,18 @@ final class ConnectionDecoder {
         rdmap.put("sourceStag", String.format("0x%08x", rr.sourceStag()));
         rdmap.put("sourceTo", String.format("0x%x", rr.sourceTaggedOffset()));
         rtrCheck(d, frame, RdmapOpcode.RDMA_READ_REQUEST, false, payload, last, rr, null);
-        d.outstandingReads.addLast(rr);
+        int outstanding = d.outstandingReads.size() + 1;
         // After lost octets either way the count is not the peer's: a lost Read Response leaves its
         // Request outstanding here, and the Responses that would have answered it are not seen.
-        if (d.outstandingReads.size() > d.ordLimit && !d.afterGap && !d.other().afterGap) {
-            out.violation(Check.RDMAP_ORD, frame, index, dir, d.outstandingReads.size()
+        if (outstanding > d.ordLimit && !d.afterGap && !d.other().afterGap) {
+            out.violation(Check.RDMAP_ORD, frame, index, dir, outstanding
                     + " Read Requests outstanding, the negotiated ORD is " + d.ordLimit);
         }
         String source = rpc == null ? "" : rpc.rdmaReadRequest(d == toResponder, frame, rr.sourceStag(),
                 rr.sourceTaggedOffset(), rr.readMessageSize());
-        if (!source.isEmpty()) {
-            d.readTargets.put(rr, source);
-        }
+        d.outstandingReads.add(rr, source);
         return String.format(" sink 0x%08x@0x%x size %d source 0x%08x@0x%x", rr.sinkStag(), rr.sinkTaggedOffset(),
                 rr.readMessageSize(), rr.sourceStag(), rr.sourceTaggedOffset()) + source;
-    }
-
-    /**
-     * RDMAP-R-016 for one Read Response segment; returns where the Read Request it answers read
-     * (the Call and Read chunk, on RPC-over-RDMA), or "".
-     */
-    private String readResponse(Direction d, long frame, boolean first, int stag, long to, int payload,
-            boolean last) {
-        String dir = d.name;
-        Deque<ReadRequestHeader> requests = d.other().outstandingReads;
-        boolean suppress = d.other().afterGap || d.afterGap;
-        d.answering = null;
-        if (first && (d.taggedResync[1] || d.other().afterGap)) {
-            // After octets the capture lacks, this may be the middle of a Response: find its Request by
-            // STag and range, and take the Requests before it as answered in the lost octets. When the
-            // Requester's octets were lost, the Request this answers may be among them: a Response that
-            // matches none is not compared with the oldest one left (RDMAP-R-016).
-            ReadRequestHeader match = null;
-            for (ReadRequestHeader rr : requests) {
-                if (rr.sinkStag() == stag && to >= rr.sinkTaggedOffset()
-                        && to - rr.sinkTaggedOffset() < Math.max(1, rr.readMessageSize())) {
-                    match = rr;
-                    break;
-                }
-            }
-            if (match == null) {
-                d.readResponseRemaining = -1;
-                return "";
-            }
-            while (requests.peekFirst() != match) {
-                answered(d.other());
-            }
-            d.readResponseRemaining = match.readMessageSize() - (to - match.sinkTaggedOffset());
-            first = false;
-        }
-        if (first) {
-            ReadRequestHeader rr = requests.peekFirst();
-            if (rr == null) {
-                if (!suppress) {
-                    out.violation(Check.RDMAP_READ_RESPONSE, frame, index, dir, "Read Response with no Read Request"
-                            + " outstanding");
-                }
-                d.readResponseRemaining = -1;
-                return "";
-            }
-            if (rr.sinkStag() != stag || rr.sinkTaggedOffset() != to) {
-                out.violation(Check.RDMAP_READ_RESPONSE, frame, index, dir, String.format("Read Response to STag"
-                        + " 0x%08x TO 0x%x, the oldest Read Request asked for 0x%08x TO 0x%x", stag, to,
-                        rr.sinkStag(), rr.sinkTaggedOffset()));
-            }
-            d.readResponseRemaining = rr.readMessageSize();
-        }
-        if (d.readResponseRemaining < 0) {
-            return "";
-        }
-        ReadRequestHeader answering = requests.peekFirst();
-        String target = answering != null && answering.sinkStag() == stag
-                ? d.other().readTargets.getOrDefault(answering, "") : "";
-        if (answering != null && answering.sinkStag() == stag
-                && Long.compareUnsigned(to, answering.sinkTaggedOffset()) >= 0
-                && to - answering.sinkTaggedOffset() + payload <= answering.readMessageSize()) {
-            d.answering = answering;
-        }
-        d.readResponseRemaining -= payload;
-        if (d.readResponseRemaining < 0 || last && d.readResponseRemaining != 0) {
-            ReadRequestHeader rr = requests.peekFirst();
-            out.violation(Check.RDMAP_READ_RESPONSE, frame, index, dir, "Read Response of "
-                    + (rr.readMessageSize() - d.readResponseRemaining) + " octets"
-                    + (last ? "" : " so far") + " for a Read Request of " + rr.readMessageSize());
-            d.readResponseRemaining = -1;
-            if (last) {
-                answered(d.other());
-            }
-            return target;
-        }
-        if (last) {
-            answered(d.other());
-            d.readResponseRemaining = -1;
-        }
-        return target;
-    }
-
-    /** The oldest outstanding Read Request of this side has its Response. */
-    private static void answered(Direction requester) {
-        ReadRequestHeader rr = requester.outstandingReads.pollFirst();
-        requester.readTargets.remove(rr);
     }
 
     /** MPA2-R-009: the first FPDU of the Initiator after an accepting Reply with A set. */

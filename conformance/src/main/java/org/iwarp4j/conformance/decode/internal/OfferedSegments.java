@@ -107,7 +107,8 @@ final class OfferedSegments<T> {
             return null;
         }
         Node<T> best = null;
-        for (Node<T> n = roots.get(handle); n != null; ) {
+        long steps = 0;
+        for (Node<T> n = roots.get(handle); n != null; steps++) {
             if (Long.compareUnsigned(n.segment.offset(), to) <= 0) {
                 // n and all of its left subtree start at or before to.
                 best = further(further(best, n), n.left == null ? null : n.left.furthest);
@@ -116,6 +117,7 @@ final class OfferedSegments<T> {
                 n = n.left;
             }
         }
+        LookupSteps.add(steps);
         return best != null && Long.compareUnsigned(best.last, last) >= 0 ? best.value : null;
     }
 
@@ -126,7 +128,8 @@ final class OfferedSegments<T> {
     RdmaSegment near(int handle, long to) {
         Node<T> below = null;
         Node<T> above = null;
-        for (Node<T> n = roots.get(handle); n != null; ) {
+        long steps = 0;
+        for (Node<T> n = roots.get(handle); n != null; steps++) {
             if (Long.compareUnsigned(n.segment.offset(), to) <= 0) {
                 below = n;
                 n = n.right;
@@ -135,6 +138,7 @@ final class OfferedSegments<T> {
                 n = n.left;
             }
         }
+        LookupSteps.add(steps);
         return below != null ? below.segment : above != null ? above.segment : null;
     }
 

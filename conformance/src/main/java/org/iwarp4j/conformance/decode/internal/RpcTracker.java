@@ -35,6 +35,7 @@ import org.iwarp4j.rpcrdma.internal.wire.RdmaSegment;
 import org.iwarp4j.rpcrdma.internal.wire.ReadSegment;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeader;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaHeaderDecoder;
+import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaConstants;
 import org.iwarp4j.rpcrdma.internal.wire.RpcRdmaPrivateData;
 import org.iwarp4j.rpcrdma.internal.wire.WriteChunk;
 
@@ -255,10 +256,16 @@ final class RpcTracker {
                 out.note(frame, index, dir, "transport header beyond the decoder's limits: " + r);
             }
             layers.put("rpcrdma", Findings.fields("rejected", r.toString()));
-            if (length >= 4) {
-                // A Reply whose header is turned down still ends its Call (rdma_xid comes first, RFC 8166
-                // §4.2.1): left outstanding, the Call would count against the credits (RPC-R-003) to the end.
-                (fromClient ? server : client).answer(buf.getInt(0));
+            if (!fromClient && length >= RpcRdmaConstants.MIN_HEADER_LENGTH) {
+                // A Reply whose header is turned down ends its Call here (rdma_xid comes first in every
+                // version, RFC 8166 §4.2.1, §7): our Requester and Linux's fail the RPC when a version 1 Reply
+                // cannot be decoded, and a Call left outstanding would count against the credits (RPC-R-003)
+                // to the end. A Requester that only drops the Reply (RPC-R-060) still counts the Call, so
+                // RPC-R-003 is judged leniently after one. Only a message from the server ends a Call, a
+                // forward one, as a Reply from it would: from the client a turned-down header is as likely a
+                // forward Call as a Reply, and ending the server's backward Call of its XID would leave that
+                // Call's true Reply answering none. Below the minimal header the XID is not trusted (RPC-R-058).
+                client.answer(r.xid());
             }
             return "RPC-over-RDMA: " + r.problem();
         }

@@ -54,6 +54,35 @@ class ByteStreamTest {
         assertThat(s.gaps()).isEmpty();
     }
 
+    /**
+     * No SYN, and the first segment in capture order a stray one 1 GiB above the stream: the
+     * stream is the cluster that holds the most octets, and the stray one is left out (the cluster
+     * grown from the first segment was the stray one alone, and the whole stream was left out).
+     */
+    @Test
+    void aStraySegmentFarAboveThatComesFirstDoesNotHideTheStream() {
+        long gib = 1L << 30;
+        List<TcpPacket> packets = List.of(data(1, gib, (byte) 9, (byte) 9, (byte) 9), data(2, 0, (byte) 1, (byte) 2),
+                data(3, 2, (byte) 3), data(4, 3, (byte) 4, (byte) 5));
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, packets);
+        assertThat(s.ignored()).isEqualTo(1);
+        assertThat(s.data()).containsExactly(1, 2, 3, 4, 5);
+        assertThat(s.length()).isEqualTo(5);
+        assertThat(s.frameAt(0)).isEqualTo(2);
+        assertThat(s.gaps()).isEmpty();
+    }
+
+    /** Two clusters of as many octets: the one of the first segment in capture order is the stream. */
+    @Test
+    void ofTwoClustersOfAsManyOctetsTheFirstCapturedIsTheStream() {
+        long gib = 1L << 30;
+        List<TcpPacket> packets = List.of(data(1, 0, (byte) 1, (byte) 2), data(2, gib, (byte) 7, (byte) 8));
+        ByteStream s = ByteStream.assemble(CLIENT, SERVER, packets);
+        assertThat(s.ignored()).isEqualTo(1);
+        assertThat(s.data()).containsExactly(1, 2);
+        assertThat(s.frameAt(0)).isEqualTo(1);
+    }
+
     /** One-octet segments 256 MiB apart: each jump is allowed, and the gaps between must cost nothing. */
     @Test
     void gapsCostNoMemoryAndKeepTheirTrueLength() {
@@ -108,5 +137,9 @@ class ByteStreamTest {
         assertThat(s.gapIn(10, 12)).isNull();
         assertThat(s.gapIn(11, 13)).isEqualTo(s.gaps().get(1));
         assertThat(s.gapIn(20, 24)).isNull();
+        assertThat(s.gapsIn(0, 24)).isEqualTo(s.gaps());
+        assertThat(s.gapsIn(5, 12)).containsExactly(s.gaps().get(0));
+        assertThat(s.gapsIn(10, 12)).isEmpty();
+        assertThat(s.gapsIn(9, 13)).isEqualTo(s.gaps());
     }
 }
