@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.iwarp4j.conformance.probe.Probe;
 import org.iwarp4j.conformance.probe.ProbeReport;
-import org.iwarp4j.conformance.probe.Verdict;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,7 +17,8 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Probes a remote iWARP listener and reports how it behaves against the RFCs.",
                 "One connection at a time, each bounded by --timeout; every observation cites a requirement ID"
                         + " (docs/probe.md lists the probes)."},
-        footer = "Exit status: 0 nothing failed, 1 an observation failed, 2 usage error, 3 no connection.")
+        footer = "Exit status: 0 nothing failed, 1 an observation failed, 2 usage error, 3 no connection,"
+                + " 4 connections but no MPA Reply on any (nothing judged).")
 final class ProbeCommand implements Callable<Integer> {
 
     @Spec
@@ -31,13 +31,26 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the report as JSON (fields in docs/probe.md)")
     boolean json;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", description = "limit per connection (default: ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", paramLabel = "SECONDS",
+            description = "limit per connection, 0.001 to 2147483.647 (default: ${DEFAULT-VALUE})")
     double timeout = Probe.DEFAULT_TIMEOUT.toSeconds();
 
     @Option(names = "--startup-wait", paramLabel = "SECONDS",
-            description = "how long to wait, silent, for the peer to drop a connection without a Request"
-                    + " (default: ${DEFAULT-VALUE})")
+            description = "how long to wait, silent, for the peer to drop a connection without a Request,"
+                    + " 0.001 to 2147483.647 (default: ${DEFAULT-VALUE})")
     double startupWait = Probe.DEFAULT_STARTUP_WAIT.toSeconds();
+
+    /**
+     * SECONDS as a time limit in whole milliseconds: socket limits are an int of milliseconds,
+     * and 0 would mean "wait forever", so 1 ms to {@link Integer#MAX_VALUE} ms (NaN refused too).
+     */
+    private Duration limit(String option, double seconds) {
+        double millis = seconds * 1000;
+        if (!(millis >= Probe.MIN_LIMIT.toMillis() && millis <= Probe.MAX_LIMIT.toMillis())) {
+            throw UsageErrors.invalid(spec.commandLine(), option, seconds, "must be between 0.001 and 2147483.647 seconds");
+        }
+        return Duration.ofMillis((long) millis);
+    }
 
     @Override
     public Integer call() {
@@ -52,24 +65,24 @@ final class ProbeCommand implements Callable<Integer> {
             err.println("iwarp probe: unknown host " + address.getHostString());
             return 3;
         }
-        if (!(timeout > 0)) {
-            throw UsageErrors.invalid(spec.commandLine(), "--timeout", timeout, "must be more than 0 seconds");
-        }
-        if (!(startupWait > 0)) {
-            throw UsageErrors.invalid(spec.commandLine(), "--startup-wait", startupWait, "must be more than 0 seconds");
-        }
-        ProbeReport report = Probe.builder(address).timeout(Duration.ofMillis((long) (timeout * 1000)))
-                .startupWait(Duration.ofMillis((long) (startupWait * 1000))).build().run();
+        Duration limit = limit("--timeout", timeout);
+        Duration wait = limit("--startup-wait", startupWait);
+        ProbeReport report = Probe.builder(address).timeout(limit).startupWait(wait).build().run();
         PrintWriter out = spec.commandLine().getOut();
-        if (!json && report.exitStatus() == 3
-                && report.observations().stream().allMatch(o -> o.verdict() == Verdict.INCONCLUSIVE)) {
+        String connectFailed = "connection failed: ";
+        if (!json && report.exitStatus() == 3) {
             // Nothing was probed: one line, as the other commands say it, instead of a table of inconclusives.
-            err.println("iwarp probe: cannot connect to " + report.target() + ": "
-                    + report.observations().get(0).observed().substring("connection failed: ".length()));
+            String why = report.observations().stream().map(o -> o.observed()).filter(o -> o.startsWith(connectFailed))
+                    .findFirst().map(o -> o.substring(connectFailed.length())).orElse("no connection");
+            err.println("iwarp probe: cannot connect to " + report.target() + ": " + why);
             return report.exitStatus();
         }
         out.print(json ? report.toJson() : report.toTable());
         out.flush();
+        if (!json && report.exitStatus() == 4) {
+            err.println("iwarp probe: no MPA Reply from " + report.target() + " on any of " + report.connected()
+                    + " connections: nothing was judged");
+        }
         return report.exitStatus();
     }
 }

@@ -26,6 +26,10 @@ public final class Probe {
 
     /** Per-connection time limit unless set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** The shortest {@link Builder#timeout} and {@link Builder#startupWait}: 1 ms. */
+    public static final Duration MIN_LIMIT = Duration.ofMillis(1);
+    /** The longest {@link Builder#timeout} and {@link Builder#startupWait}: {@link Integer#MAX_VALUE} ms (24.8 days). */
+    public static final Duration MAX_LIMIT = Duration.ofMillis(Integer.MAX_VALUE);
     /** How long the startup-timeout probe waits for the peer to give up, unless set. */
     public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(20);
 
@@ -98,7 +102,8 @@ public final class Probe {
         var observations = runner.run();
         String host = target.getHostString();
         return new ProbeReport((host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + target.getPort(), started,
-                (System.nanoTime() - start) / 1_000_000, runner.connections(), timeout.toMillis(),
+                (System.nanoTime() - start) / 1_000_000, runner.connections(), runner.connected(), runner.replies(),
+                timeout.toMillis(),
                 startupWait.toMillis(), observations);
     }
 
@@ -112,22 +117,33 @@ public final class Probe {
             this.target = Objects.requireNonNull(target, "target");
         }
 
-        /** Limit for each probe's connection: connect, Reply, answers (default 5 s). */
+        /**
+         * Limit for each probe's connection: connect, Reply, answers (default 5 s).
+         *
+         * @throws IllegalArgumentException outside {@link #MIN_LIMIT}..{@link #MAX_LIMIT}
+         */
         public Builder timeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive: " + timeout);
-            }
-            this.timeout = timeout;
+            this.timeout = checked("timeout", timeout);
             return this;
         }
 
-        /** How long the startup-timeout probe waits, silent, for the peer to close (default 20 s). */
+        /**
+         * How long the startup-timeout probe waits, silent, for the peer to close (default 20 s).
+         *
+         * @throws IllegalArgumentException outside {@link #MIN_LIMIT}..{@link #MAX_LIMIT}
+         */
         public Builder startupWait(Duration startupWait) {
-            if (startupWait.isNegative() || startupWait.isZero()) {
-                throw new IllegalArgumentException("startup wait must be positive: " + startupWait);
-            }
-            this.startupWait = startupWait;
+            this.startupWait = checked("startup wait", startupWait);
             return this;
+        }
+
+        /** Socket time limits are whole milliseconds in an int: 0 would mean "forever", more does not fit. */
+        private static Duration checked(String what, Duration limit) {
+            if (limit.compareTo(MIN_LIMIT) < 0 || limit.compareTo(MAX_LIMIT) > 0) {
+                throw new IllegalArgumentException(what + " must be between 1 ms and " + MAX_LIMIT.toMillis() + " ms: "
+                        + limit);
+            }
+            return limit;
         }
 
         public Probe build() {

@@ -14,13 +14,15 @@ import java.util.NoSuchElementException;
  * @param target {@code host:port} as probed
  * @param started when the first connection was opened
  * @param totalMillis wall-clock time of the whole run
- * @param connections TCP connections opened
+ * @param connections TCP connections tried
+ * @param connected of those, the ones whose TCP connect succeeded
+ * @param replies MPA Replies received, over all connections
  * @param timeoutMillis the per-connection limit used
  * @param startupWaitMillis how long the startup-timeout probe was prepared to wait
  * @param observations in the order of {@code docs/probe.md}
  */
-public record ProbeReport(String target, Instant started, long totalMillis, int connections, long timeoutMillis,
-                          long startupWaitMillis, List<Observation> observations) {
+public record ProbeReport(String target, Instant started, long totalMillis, int connections, int connected,
+                          int replies, long timeoutMillis, long startupWaitMillis, List<Observation> observations) {
 
     /** Version of the JSON layout; raised only when a field changes meaning or goes away. */
     public static final int JSON_SCHEMA = 1;
@@ -53,14 +55,19 @@ public record ProbeReport(String target, Instant started, long totalMillis, int 
     }
 
     /**
-     * The exit status of {@code iwarp probe}: 0 when nothing failed, 1 when an observation failed,
-     * 3 when the first connection could not be made at all (nothing was probed).
+     * The exit status of {@code iwarp probe}, the first that applies: 1 when an observation failed
+     * (whatever else went wrong), 3 when no TCP connection could be made at all, 4 when
+     * connections were made but not one MPA Reply came back (a listener that is not MPA, or
+     * hangs: nothing was judged), 0 otherwise.
      */
     public int exitStatus() {
-        if (!observations.isEmpty() && observations.get(0).observed().startsWith("connection failed")) {
+        if (!conformant()) {
+            return 1;
+        }
+        if (connected == 0) {
             return 3;
         }
-        return conformant() ? 0 : 1;
+        return replies == 0 ? 4 : 0;
     }
 
     /** A fixed-width table: one line per observation, then the summary. */
@@ -93,6 +100,8 @@ public record ProbeReport(String target, Instant started, long totalMillis, int 
         field(j, "started", started.toString()).append(',');
         field(j, "total_millis", totalMillis).append(',');
         field(j, "connections", connections).append(',');
+        field(j, "connected", connected).append(',');
+        field(j, "replies", replies).append(',');
         field(j, "timeout_millis", timeoutMillis).append(',');
         field(j, "startup_wait_millis", startupWaitMillis).append(',');
         string(j, "summary").append(":{");

@@ -22,10 +22,15 @@ import org.iwarp4j.mpa.MpaStartupFrame;
  * Terminate with swapped nibbles, headers left out, an FPDU left unread until more data comes).
  * It serves one connection after the other on loopback: {@code reply} turns each Request into the
  * Reply (or {@code null}: close without one), {@code answer} each ULPDU into the ULPDU to send
- * back (or {@code null}: nothing). With {@code stallFirst} the first FPDU of a connection is
- * answered only once a second one has arrived, as Linux siw 6.1 can do (docs/siw-interop.md).
+ * back (or {@code null}: nothing; {@link #CLOSE}: close the connection). With {@code stallFirst}
+ * the first FPDU of a connection is answered only once a second one has arrived, as Linux siw 6.1
+ * can do (docs/siw-interop.md). The options below ({@link #silentFor}, {@link #resetAfterReply},
+ * {@link #sendsFirst}, {@link #answersOverlong}) are set before the probe starts.
  */
 final class ScriptedResponder implements AutoCloseable {
+
+    /** An answer that makes the Responder close the connection instead of sending anything. */
+    static final byte[] CLOSE = new byte[0];
 
     private static final Duration PER_CONNECTION = Duration.ofSeconds(10);
 
@@ -34,8 +39,15 @@ final class ScriptedResponder implements AutoCloseable {
     private final UnaryOperator<MpaStartupFrame> reply;
     private final Function<byte[], byte[]> answer;
     private final boolean stallFirst;
+    private volatile int silentConnections;
+    private volatile boolean resetAfterReply;
+    private volatile byte[] ownSend;
+    private volatile MpaStartupFrame overlongReply;
+    private int served;
     /** Every ULPDU received, in order, over all connections. */
     final List<byte[]> received = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Every Request received whole, in order. */
+    final List<MpaStartupFrame> requests = java.util.Collections.synchronizedList(new ArrayList<>());
 
     ScriptedResponder(UnaryOperator<MpaStartupFrame> reply, Function<byte[], byte[]> answer, boolean stallFirst)
             throws IOException {
@@ -48,6 +60,30 @@ final class ScriptedResponder implements AutoCloseable {
         acceptor.start();
     }
 
+    /** The first {@code n} connections get no Reply: the Request is read and the connection held until the Initiator closes it. */
+    ScriptedResponder silentFor(int n) {
+        silentConnections = n;
+        return this;
+    }
+
+    /** Right after each Reply the connection is reset (SO_LINGER 0, then close: an RST). */
+    ScriptedResponder resetAfterReply() {
+        resetAfterReply = true;
+        return this;
+    }
+
+    /** The Responder's own ULPDU (e.g. a Send), sent once the first FPDU arrived (MPA-R-061) and before its answer. */
+    ScriptedResponder sendsFirst(byte[] ulpdu) {
+        ownSend = ulpdu;
+        return this;
+    }
+
+    /** The Reply to a Request whose PD_Length is above 512 (by default the connection is closed). */
+    ScriptedResponder answersOverlong(MpaStartupFrame frame) {
+        overlongReply = frame;
+        return this;
+    }
+
     InetSocketAddress address() {
         return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
     }
@@ -56,16 +92,27 @@ final class ScriptedResponder implements AutoCloseable {
         while (!server.isClosed()) {
             try (Socket socket = server.accept();
                  ScriptedConnection c = ScriptedConnection.accepted(socket, PER_CONNECTION)) {
-                converse(c);
+                converse(socket, c, served++ < silentConnections);
             } catch (IOException e) {
                 // the probe closed or the test ended: next connection
             }
         }
     }
 
-    private void converse(ScriptedConnection c) throws IOException {
+    private void converse(Socket socket, ScriptedConnection c, boolean silent) throws IOException {
         StartupAnswer request = c.readRequest();
+        if (request.outcome() == Outcome.MALFORMED && request.detail().startsWith("PD_Length")
+                && overlongReply != null) {
+            c.sendRaw(ScriptedConnection.encode(overlongReply));
+            c.awaitClose(PER_CONNECTION);
+            return;
+        }
         if (request.outcome() != Outcome.RECEIVED) {
+            return;
+        }
+        requests.add(request.reply());
+        if (silent) {
+            c.awaitClose(PER_CONNECTION);
             return;
         }
         MpaStartupFrame frame = reply.apply(request.reply());
@@ -73,36 +120,54 @@ final class ScriptedResponder implements AutoCloseable {
             return;
         }
         c.sendRaw(ScriptedConnection.encode(frame));
+        if (resetAfterReply) {
+            socket.setSoLinger(true, 0);
+            socket.close();
+            return;
+        }
         if (frame.reject()) {
+            c.awaitClose(PER_CONNECTION);
             return;
         }
         c.fullOperation(request.reply().crc() || frame.crc(), request.reply().markers(), frame.markers());
         byte[] held = null;
         boolean stalled = false;
+        boolean first = true;
         while (true) {
             Received r = c.next(PER_CONNECTION);
             if (r.outcome() != Outcome.RECEIVED) {
                 return;
             }
             received.add(r.ulpdu());
+            if (first && ownSend != null) {
+                c.send(Unpooled.wrappedBuffer(ownSend));
+            }
+            first = false;
             if (stallFirst && !stalled) {
                 stalled = true;
                 held = r.ulpdu();
                 continue;
             }
-            if (held != null) {
-                respond(c, held);
-                held = null;
+            if (held != null && !respond(c, held)) {
+                return;
             }
-            respond(c, r.ulpdu());
+            held = null;
+            if (!respond(c, r.ulpdu())) {
+                return;
+            }
         }
     }
 
-    private void respond(ScriptedConnection c, byte[] ulpdu) throws IOException {
+    /** Sends the answer to {@code ulpdu}, if any; {@code false} if the answer is to close. */
+    private boolean respond(ScriptedConnection c, byte[] ulpdu) throws IOException {
         byte[] out = answer.apply(ulpdu);
+        if (out == CLOSE) {
+            return false;
+        }
         if (out != null) {
             c.send(Unpooled.wrappedBuffer(out));
         }
+        return true;
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.iwarp4j.interop.siw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.iwarp4j.conformance.probe.Verdict.FAIL;
+import static org.iwarp4j.conformance.probe.Verdict.INCONCLUSIVE;
 import static org.iwarp4j.conformance.probe.Verdict.INFO;
 import static org.iwarp4j.conformance.probe.Verdict.PASS;
 import static org.iwarp4j.conformance.probe.Verdict.WARN;
@@ -59,7 +60,8 @@ class SiwProbeInteropTest extends SiwInteropTest {
         v.put("mpa-revision-1", PASS);
         v.put("markers", FAIL);
         v.put("private-data-512", FAIL);
-        v.put("private-data-513", PASS);
+        // siw closes PD_Length 512 as well, so its close of 513 says nothing about the limit (MPA-R-051).
+        v.put("private-data-513", INCONCLUSIVE);
         v.put("control-flag-a-echo", PASS);
         v.put("rtr-options", PASS);
         v.put("ird-ord", PASS);
@@ -135,7 +137,7 @@ class SiwProbeInteropTest extends SiwInteropTest {
             assertThat(out.toString()).as(err.toString())
                     .containsPattern("(?m)^markers +fail +MPA-R-015 +rejects markers with R=1$")
                     .containsPattern("(?m)^private-data-512 +fail +MPA-R-052 +closed without a Reply$")
-                    .containsPattern("(?m)^12 pass, 5 fail, 1 warn, 3 info, 0 inconclusive$");
+                    .containsPattern("(?m)^11 pass, 5 fail, 1 warn, 3 info, 1 inconclusive$");
             linux.kill();
         }
     }

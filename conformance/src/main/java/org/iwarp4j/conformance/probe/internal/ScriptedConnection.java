@@ -44,8 +44,15 @@ public final class ScriptedConnection implements AutoCloseable {
         MALFORMED
     }
 
-    /** The answer to a Request: the Reply, or why there is none. */
-    public record StartupAnswer(Outcome outcome, MpaStartupFrame reply, String detail) {
+    /**
+     * The answer to a Request: the Reply, or why there is none.
+     *
+     * @param flagsOctet octet 16 of the frame as it arrived, -1 if none did: {@link
+     *     MpaStartupFrame#flags()} drops the S bit below revision 2, where it is a reserved bit
+     * @param detail for {@link Outcome#CLOSED} the whole phrase ("closed without a Reply", "reset
+     *     after 23 of the 28 octets of a Reply")
+     */
+    public record StartupAnswer(Outcome outcome, MpaStartupFrame reply, String detail, int flagsOctet) {
     }
 
     /** The next ULPDU (a DDP segment's octets), or why there is none. */
@@ -63,6 +70,12 @@ public final class ScriptedConnection implements AutoCloseable {
     private final ArrayDeque<byte[]> ulpdus = new ArrayDeque<>();
     private String decodeError;
     private String closedHow;
+    /**
+     * How a failed write ended the connection ("reset", "closed"), or null while writes succeed:
+     * the peer is gone, so a read that times out means the connection ended; and the write took
+     * the reset's error, so the reads that follow see only an end of stream.
+     */
+    private String writeFailed;
 
     private ScriptedConnection(Socket socket, Duration budget, long openedNanos) throws IOException {
         this.socket = socket;
@@ -80,16 +93,43 @@ public final class ScriptedConnection implements AutoCloseable {
 
     /** Connects within {@code budget}, which also bounds every later wait on this connection. */
     public static ScriptedConnection open(InetSocketAddress target, Duration budget) throws IOException {
+        return open(target, budget, budget);
+    }
+
+    /**
+     * Connects within {@code connectLimit}; {@code budget}, counted from before the connect, bounds
+     * every later wait. Any failure (an {@link IOException}, or a limit the socket refuses) closes
+     * the socket before it is thrown.
+     */
+    public static ScriptedConnection open(InetSocketAddress target, Duration connectLimit, Duration budget)
+            throws IOException {
         long opened = System.nanoTime();
         Socket socket = new Socket();
+        boolean done = false;
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(target, (int) Math.max(1, budget.toMillis()));
-            return new ScriptedConnection(socket, budget, opened);
-        } catch (IOException e) {
-            socket.close();
-            throw e;
+            socket.connect(target, millis(connectLimit.toNanos()));
+            ScriptedConnection c = new ScriptedConnection(socket, budget, opened);
+            done = true;
+            return c;
+        } finally {
+            if (!done) {
+                closeQuietly(socket);
+            }
         }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // the failure being thrown says more
+        }
+    }
+
+    /** A socket time limit in whole milliseconds: at least 1 (0 would mean forever), at most what an int holds. */
+    private static int millis(long nanos) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, nanos / 1_000_000));
     }
 
     /**
@@ -110,10 +150,23 @@ public final class ScriptedConnection implements AutoCloseable {
         }
     }
 
-    /** Writes octets as they are. */
-    public void sendRaw(byte[] octets) throws IOException {
-        out.write(octets);
-        out.flush();
+    /**
+     * Writes octets as they are. A write that the peer's reset (or close) makes fail is not an
+     * error of ours: nothing more is written, and the reads say how the connection ended ({@link
+     * Outcome#CLOSED}, "reset" if they see nothing else) once the octets that arrived before are
+     * read, so that a probe judges the peer's close rather than giving up as if it could not connect.
+     */
+    public void sendRaw(byte[] octets) {
+        if (closedHow != null || writeFailed != null) {
+            return;
+        }
+        try {
+            out.write(octets);
+            out.flush();
+        } catch (IOException e) {
+            String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            writeFailed = message.contains("reset") || message.contains("broken pipe") ? "reset" : "closed";
+        }
     }
 
     /**
@@ -130,35 +183,44 @@ public final class ScriptedConnection implements AutoCloseable {
     }
 
     private StartupAnswer readStartupFrame(boolean request) throws IOException {
+        String frame = request ? "Request" : "Reply";
         byte[] header = new byte[MpaConstants.STARTUP_FRAME_HEADER_LENGTH];
         int got = readFully(header, remaining());
-        if (got < header.length) {
-            return new StartupAnswer(got < 0 ? Outcome.TIMEOUT : Outcome.CLOSED, null,
-                    (got < 0 ? "no Reply" : got == 0 ? closedHow : closedHow + " after " + got + " octets of a Reply"));
+        if (got < 0) {
+            return new StartupAnswer(Outcome.TIMEOUT, null, "no " + frame, -1);
         }
+        if (got < header.length) {
+            return new StartupAnswer(Outcome.CLOSED, null, got == 0 ? closedHow + " without a " + frame
+                    : closedHow + " after " + got + " octets of a " + frame, -1);
+        }
+        int flags = header[16] & 0xFF;
         byte[] key = request ? MpaConstants.requestKey() : MpaConstants.replyKey();
         for (int i = 0; i < key.length; i++) {
             if (header[i] != key[i]) {
                 return new StartupAnswer(Outcome.MALFORMED, null, "the first 16 octets are not \""
-                        + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "\"");
+                        + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "\"", flags);
             }
         }
         int pdLength = (header[18] & 0xFF) << 8 | header[19] & 0xFF;
         if (pdLength > MpaConstants.MAX_PRIVATE_DATA) {
-            return new StartupAnswer(Outcome.MALFORMED, null, "PD_Length " + pdLength);
+            return new StartupAnswer(Outcome.MALFORMED, null, "PD_Length " + pdLength, flags);
         }
         byte[] privateData = new byte[pdLength];
         int pd = readFully(privateData, remaining());
-        if (pd < pdLength) {
-            return new StartupAnswer(pd < 0 ? Outcome.TIMEOUT : Outcome.CLOSED, null, "Reply cut short");
+        if (pd < 0) {
+            return new StartupAnswer(Outcome.TIMEOUT, null, "no whole " + frame, flags);
         }
-        int flags = header[16] & 0xFF;
+        if (pd < pdLength) {
+            return new StartupAnswer(Outcome.CLOSED, null, closedHow + " after " + (header.length + pd) + " of the "
+                    + (header.length + pdLength) + " octets of a " + frame, flags);
+        }
         int revision = header[17] & 0xFF;
         if ((flags & MpaConstants.FLAG_ENHANCED) != 0 && revision >= MpaConstants.REVISION_2
                 && pdLength < MpaConstants.ENHANCED_DATA_LENGTH) {
-            return new StartupAnswer(Outcome.MALFORMED, null, "enhanced frame without the IRD/ORD word");
+            return new StartupAnswer(Outcome.MALFORMED, null, "enhanced frame without the IRD/ORD word", flags);
         }
-        return new StartupAnswer(Outcome.RECEIVED, MpaStartupFrame.fromWire(request, flags, revision, privateData), "");
+        return new StartupAnswer(Outcome.RECEIVED, MpaStartupFrame.fromWire(request, flags, revision, privateData), "",
+                flags);
     }
 
     /**
@@ -193,8 +255,8 @@ public final class ScriptedConnection implements AutoCloseable {
                 });
     }
 
-    /** Frames {@code ulpdu} (released here) as one FPDU and writes it. */
-    public void send(ByteBuf ulpdu) throws IOException {
+    /** Frames {@code ulpdu} (released here) as one FPDU and writes it (as {@link #sendRaw}). */
+    public void send(ByteBuf ulpdu) {
         byte[] fpdu = frame(ulpdu);
         sendRaw(fpdu);
     }
@@ -241,13 +303,14 @@ public final class ScriptedConnection implements AutoCloseable {
     }
 
     /**
-     * Waits until the peer closes, reading and discarding whatever arrives, for at most {@code max}.
+     * Waits until the peer closes, reading and discarding whatever arrives, for at most {@code max}
+     * and never past the connection's deadline.
      *
      * @return milliseconds from the call until the close, or -1 if the connection was still open
      */
     public long awaitClose(Duration max) throws IOException {
         long start = System.nanoTime();
-        long until = start + max.toNanos();
+        long until = Math.min(deadlineNanos, start + max.toNanos());
         byte[] chunk = new byte[8192];
         while (closedHow == null) {
             long left = until - System.nanoTime();
@@ -294,17 +357,21 @@ public final class ScriptedConnection implements AutoCloseable {
         if (closedHow != null) {
             return -1;
         }
-        socket.setSoTimeout((int) Math.max(1, nanos / 1_000_000));
+        socket.setSoTimeout(millis(nanos));
         try {
             int n = in.read(buf, off, len);
             if (n < 0) {
-                closedHow = "closed";
+                closedHow = writeFailed != null ? writeFailed : "closed";
             }
             return n;
         } catch (SocketTimeoutException e) {
+            if (writeFailed != null) {
+                closedHow = writeFailed;
+                return -1;
+            }
             return 0;
         } catch (EOFException e) {
-            closedHow = "closed";
+            closedHow = writeFailed != null ? writeFailed : "closed";
             return -1;
         } catch (SocketException e) {
             closedHow = "reset";

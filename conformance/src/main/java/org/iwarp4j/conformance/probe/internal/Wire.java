@@ -8,6 +8,7 @@ import org.iwarp4j.ddp.DdpException;
 import org.iwarp4j.ddp.DdpSegment;
 import org.iwarp4j.ddp.TaggedHeader;
 import org.iwarp4j.ddp.UntaggedHeader;
+import org.iwarp4j.rdmap.TerminateReason;
 import org.iwarp4j.rdmap.internal.wire.RdmapControl;
 import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
@@ -44,6 +45,11 @@ public final class Wire {
                 payload);
     }
 
+    /** A Terminate (queue 2, MSN 1, MO 0, L=1: RDMAP-R-025) with no HdrCt bits and no echoed header. */
+    public static ByteBuf terminate(TerminateReason reason) {
+        return TerminateMessage.withoutHeaders(reason).encodeSegment(ByteBufAllocator.DEFAULT);
+    }
+
     /** A zero-length Send (queue 0). */
     public static ByteBuf zeroLengthSend(int msn) {
         return DdpSegment.encode(ByteBufAllocator.DEFAULT,
@@ -57,13 +63,61 @@ public final class Wire {
         return java.util.Arrays.copyOf(ulpdu, length);
     }
 
-    /** A received ULPDU, classified. */
+    /**
+     * A received ULPDU, classified: its DDP header's fields ({@code qn}, {@code msn}, {@code mo}
+     * are -1 for a tagged segment), the RDMAP version and opcode, and a Terminate's header.
+     */
     public record Message(RdmapOpcode opcode, boolean tagged, int payloadLength, int stag,
-                          TerminateMessage terminate, String problem) {
+                          TerminateMessage terminate, String problem, boolean last, int rdmapVersion, long qn,
+                          long msn, long mo) {
 
-        /** A zero-length Read Response. */
-        public boolean isEmptyReadResponse() {
-            return opcode == RdmapOpcode.RDMA_READ_RESPONSE && tagged && payloadLength == 0;
+        /**
+         * The zero-length Read Response that answers a zero-length Read Request whose Data Sink
+         * STag was {@code sinkStag} (RFC 5040 §5.2.1): tagged, that STag, no data, L set.
+         */
+        public boolean isEmptyReadResponseTo(int sinkStag) {
+            return opcode == RdmapOpcode.RDMA_READ_RESPONSE && tagged && payloadLength == 0 && stag == sinkStag
+                    && last;
+        }
+
+        /** One of the four Sends, untagged: a message of the peer's own ULP, not an answer to a probe. */
+        public boolean isSend() {
+            return opcode != null && opcode.isSendType() && !tagged;
+        }
+
+        /** Octets of the DDP header: 14 tagged, 18 untagged. */
+        public int headerLength() {
+            return tagged ? 14 : 18;
+        }
+
+        /**
+         * For a Terminate, what in its DDP and RDMAP headers is not as RFC 5040 §5.4 sends one
+         * ("tagged", "QN 0", "MSN 2", "MO 4", "L=0", "RDMAP version 0"), comma-separated; empty
+         * if nothing is. The rule is RDMAP-R-025 (untagged, queue 2, MSN 1, MO 0, one segment)
+         * and, for the version, RDMAP-R-002.
+         */
+        public String terminateFramingProblem() {
+            java.util.List<String> wrong = new java.util.ArrayList<>();
+            if (tagged) {
+                wrong.add("tagged");
+            } else {
+                if (qn != QN_TERMINATE) {
+                    wrong.add("QN " + qn);
+                }
+                if (msn != 1) {
+                    wrong.add("MSN " + msn);
+                }
+                if (mo != 0) {
+                    wrong.add("MO " + mo);
+                }
+            }
+            if (!last) {
+                wrong.add("L=0");
+            }
+            if (rdmapVersion != 1) {
+                wrong.add("RDMAP version " + rdmapVersion);
+            }
+            return String.join(", ", wrong);
         }
     }
 
@@ -75,7 +129,7 @@ public final class Wire {
             segment = DdpSegment.decode(buf);
         } catch (DdpException e) {
             buf.release();
-            return new Message(null, false, 0, 0, null, "not a DDP segment: " + e.getMessage());
+            return new Message(null, false, 0, 0, null, "not a DDP segment: " + e.getMessage(), false, -1, -1, -1, -1);
         }
         try {
             int control = segment.header().rsvdUlp();
@@ -90,7 +144,10 @@ public final class Wire {
                     problem = "Terminate too short: " + ByteBufUtil.hexDump(segment.payload());
                 }
             }
-            return new Message(opcode, segment.tagged(), segment.payloadLength(), stag, terminate, problem);
+            UntaggedHeader untagged = segment.tagged() ? null : segment.untaggedHeader();
+            return new Message(opcode, segment.tagged(), segment.payloadLength(), stag, terminate, problem,
+                    segment.last(), RdmapControl.version(control), untagged == null ? -1 : untagged.qn() & 0xFFFF_FFFFL,
+                    untagged == null ? -1 : untagged.msn() & 0xFFFF_FFFFL, untagged == null ? -1 : untagged.mo() & 0xFFFF_FFFFL);
         } finally {
             segment.release();
             buf.release();
