@@ -192,6 +192,11 @@ public final class TcpBenchClient implements AutoCloseable {
             this.size = size;
         }
 
+        /** The open connections' channels, for tests. */
+        List<Channel> channels() {
+            return connections.stream().map(c -> c.channel).toList();
+        }
+
         /**
          * Closes the open connections, if any. Each first ends its output and waits (up to {@link
          * #SERVER_END_MILLIS} for them all) until the server has ended its side, so that the
@@ -365,6 +370,7 @@ public final class TcpBenchClient implements AutoCloseable {
                 io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
                         .channel(NettyIo.socketChannel(settings.transport()))
                         .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                        .option(ChannelOption.RCVBUF_ALLOCATOR, NettyIo.receiveBuffers())
                         .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server);
                 try {
                     f.await();

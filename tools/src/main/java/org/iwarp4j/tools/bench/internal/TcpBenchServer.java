@@ -84,6 +84,7 @@ public final class TcpBenchServer implements AutoCloseable {
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, NettyIo.receiveBuffers())
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -144,6 +145,11 @@ public final class TcpBenchServer implements AutoCloseable {
     /** When ({@link System#nanoTime()}) a comparison connection last closed; 0 before the first. */
     public long lastConnectionEndedNanos() {
         return lastConnectionEnded;
+    }
+
+    /** The connections served and still open, for tests. */
+    java.util.List<Channel> channels() {
+        return java.util.List.copyOf(connections);
     }
 
     /** Completes when a client said {@link TcpMode#DONE}. */

@@ -3,6 +3,8 @@ package org.iwarp4j.tools.bench.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.netty.channel.Channel;
+import io.netty.channel.RecvByteBufAllocator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -11,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.NegotiationMode;
+import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.tools.bench.BenchSettings;
 import org.iwarp4j.tools.bench.BenchTest;
@@ -57,6 +60,50 @@ class TcpBenchClientConnectTest {
             assertThat(server.done().get(WAIT_SECONDS, TimeUnit.SECONDS)).isNull();
             assertThat(notices).as("no connection refused").isEmpty();
         }
+    }
+
+    /**
+     * Both ends of the comparison read up to {@link Rnic#MAX_READ} per system call, as the RNIC does;
+     * with Netty's default they stopped at 64 KiB, four times RDMA's read calls for large messages.
+     */
+    @Test
+    void bothEndsReadAsMuchPerCallAsTheRnic() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress(loopback, 0), Transport.NIO, 1, 64,
+                null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), s -> { });
+             TcpBenchClient client = new TcpBenchClient(settings(), server.localAddress())) {
+            TcpBenchClient.Phase phase = client.open(64, false);
+            try {
+                // Answered Reads: the server has accepted and set up every connection by now.
+                assertThat(client.window(phase, 0.01).bandwidth()).isNotNull();
+                assertThat(phase.channels()).hasSize(QUEUE_PAIRS);
+                for (Channel ch : phase.channels()) {
+                    assertThat(largestRead(ch)).as("the client's reads").isEqualTo(Rnic.MAX_READ);
+                }
+                assertThat(server.channels()).hasSize(QUEUE_PAIRS);
+                for (Channel ch : server.channels()) {
+                    assertThat(largestRead(ch)).as("the server's reads").isEqualTo(Rnic.MAX_READ);
+                }
+            } finally {
+                phase.close();
+            }
+            client.done();
+        }
+    }
+
+    /** The read size {@code ch}'s allocator settles on when every read fills its buffer (a fast sender). */
+    private static int largestRead(Channel ch) {
+        RecvByteBufAllocator.Handle handle = ch.config().getRecvByteBufAllocator().newHandle();
+        int guess = 0;
+        for (int i = 0; i < 1000; i++) {
+            handle.reset(ch.config());
+            guess = handle.guess();
+            handle.attemptedBytesRead(guess);
+            handle.lastBytesRead(guess);
+            handle.incMessagesRead(1);
+            handle.readComplete();
+        }
+        return guess;
     }
 
     @Test
