@@ -219,7 +219,7 @@ public final class PerftestServer implements AutoCloseable {
                 // handshake the client waits for, so that its first TCP connection finds it listening.
                 stopListening();
                 tcp = new TcpBenchServer(boundAddress, settings.transport(), settings.eventLoopThreads(),
-                        settings.maxSize(), settings.pcap(), controlPeer,
+                        settings.maxSize(), settings.depth(), settings.pcap(), controlPeer,
                         TcpBenchServer.maxConnections(settings.queuePairs()));
             }
             control.handShake(PingPongDest.ZERO);

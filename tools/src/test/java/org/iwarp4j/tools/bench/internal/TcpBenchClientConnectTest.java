@@ -26,9 +26,10 @@ class TcpBenchClientConnectTest {
 
     private static final int QUEUE_PAIRS = 2;
     private static final long WAIT_SECONDS = 30;
+    private static final int DEPTH = 8;
 
     private static BenchSettings settings() {
-        return new BenchSettings(BenchTest.READ, List.of(64), 0, 0.05, 0, QUEUE_PAIRS, 8, NegotiationMode.ACCEPT,
+        return new BenchSettings(BenchTest.READ, List.of(64), 0, 0.05, 0, QUEUE_PAIRS, DEPTH, NegotiationMode.ACCEPT,
                 false, 2, 0, Transport.NIO, true);
     }
 
@@ -42,7 +43,7 @@ class TcpBenchClientConnectTest {
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress(loopback, 0), Transport.NIO, 1, 64,
-                null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), notices::add);
+                DEPTH, null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), notices::add);
              TcpBenchClient client = new TcpBenchClient(settings(), server.localAddress())) {
             for (int size = 0; size < 5; size++) {
                 TcpBenchClient.Phase raw = client.open(64, false);
@@ -70,7 +71,7 @@ class TcpBenchClientConnectTest {
     void bothEndsReadAsMuchPerCallAsTheRnic() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (TcpBenchServer server = new TcpBenchServer(new InetSocketAddress(loopback, 0), Transport.NIO, 1, 64,
-                null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), s -> { });
+                DEPTH, null, loopback, TcpBenchServer.maxConnections(QUEUE_PAIRS), s -> { });
              TcpBenchClient client = new TcpBenchClient(settings(), server.localAddress())) {
             TcpBenchClient.Phase phase = client.open(64, false);
             try {
