@@ -89,9 +89,12 @@ public final class BenchRunner {
             }
         }, "iwarp-bench-server");
         serverThread.setDaemon(true);
+        // The application threads of both ends: RDMA's (this one, the server's, which answers the
+        // latency ping-pong) and TCP's (this one, and each latency echo's responder as it starts).
+        CpuClock cpu = new CpuClock(List.of(Thread.currentThread(), serverThread), true);
+        server.onTcpApplicationThread(cpu::register);
         serverThread.start();
         try {
-            CpuClock cpu = new CpuClock(List.of(Thread.currentThread(), serverThread), true);
             ClientResult result = client(settings, address, clientMeters, listener, cpu, order);
             served.get(); // the server's findings reached the client as verdicts
             return result;

@@ -62,6 +62,8 @@ public final class TcpBenchServer implements AutoCloseable {
     private final int depth;
     private final Consumer<String> notice;
     private volatile long lastConnectionEnded;
+    /** Told of every latency echo's responder thread as it starts. */
+    private volatile Consumer<Thread> echoThreads = t -> { };
 
     /**
      * @param depth          messages the client keeps in flight per connection (its tx depth, 1 for latency)
@@ -176,6 +178,15 @@ public final class TcpBenchServer implements AutoCloseable {
     /** The connections served and still open, for tests. */
     java.util.List<Channel> channels() {
         return java.util.List.copyOf(connections);
+    }
+
+    /**
+     * Tells {@code started} of each latency echo's responder thread as it starts: an application
+     * thread of the comparison, whose CPU time a loopback run counts as it counts the RDMA
+     * responder's ({@link CpuClock#register}). Set it before the client connects.
+     */
+    public void onEchoThread(Consumer<Thread> started) {
+        this.echoThreads = started;
     }
 
     /** Completes when a client said {@link TcpMode#DONE}. */
@@ -348,6 +359,7 @@ public final class TcpBenchServer implements AutoCloseable {
             this.busy = busy;
             Thread t = new Thread(this, "iwarp-bench-tcp-echo");
             t.setDaemon(true);
+            echoThreads.accept(t);
             t.start();
         }
 

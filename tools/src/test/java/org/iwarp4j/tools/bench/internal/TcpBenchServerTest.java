@@ -207,6 +207,25 @@ class TcpBenchServerTest {
         }
     }
 
+    /**
+     * A latency echo's responder is an application thread of the comparison: the server tells of
+     * it as it starts, so that a loopback run's CPU clock counts it as it counts the RDMA
+     * responder's thread.
+     */
+    @Test
+    void anEchosResponderThreadIsToldAsItStarts() throws Exception {
+        server(InetAddress.getLoopbackAddress().getHostAddress(), 1);
+        java.util.concurrent.CompletableFuture<Thread> told = new java.util.concurrent.CompletableFuture<>();
+        server.onEchoThread(told::complete);
+
+        Socket s = connect(TcpMode.ECHO, SIZE);
+        s.getOutputStream().write(new byte[SIZE]);
+
+        assertThat(readOnce(s)).as("echoed").isEqualTo(SIZE);
+        Thread responder = told.get(READ_TIMEOUT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThat(responder.getName()).isEqualTo("iwarp-bench-tcp-echo");
+    }
+
     private static ByteBuf header(TcpMode mode, int size) {
         return Unpooled.buffer().writeInt(mode.ordinal()).writeInt(size);
     }
