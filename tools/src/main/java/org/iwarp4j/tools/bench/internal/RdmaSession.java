@@ -38,7 +38,7 @@ public abstract class RdmaSession {
     private SizeDone sizeDone = (size, bandwidth, latency, partial, cpu) -> { };
     private CpuClock cpuClock = CpuClock.none();
     private SizeStart sizeStart = size -> { };
-    private WindowDone windowDone = (size, window, bandwidth, cpu) -> { };
+    private Windows windows = (size, window, bandwidth, cpu) -> { };
     private PeerKnown peerKnown = (version, comparesTcp) -> { };
     protected ControlChannel control;
     protected DataEnd data;
@@ -75,18 +75,24 @@ public abstract class RdmaSession {
     }
 
     /**
-     * What a client does after each RDMA window of an interleaved size ({@link
-     * BenchSettings#interleave()}, between iwarp4j ends): the TCP baselines' windows.
+     * What a client does around each RDMA window of an interleaved size ({@link
+     * BenchSettings#interleave()}, between iwarp4j ends): the TCP baselines' windows of that round,
+     * those that go before RDMA's in {@link #before}, the others in {@link #after}.
      */
     @FunctionalInterface
-    public interface WindowDone {
-        void done(int size, int window, BandwidthResult bandwidth, CpuUsage cpu)
+    public interface Windows {
+        /** After RDMA's window {@code window} of {@code size}, with its figures. */
+        void after(int size, int window, BandwidthResult bandwidth, CpuUsage cpu)
                 throws IOException, InterruptedException;
+
+        /** Before RDMA's window {@code window} of {@code size}. */
+        default void before(int size, int window) throws IOException, InterruptedException {
+        }
     }
 
-    /** Called by a client after each RDMA window of an interleaved size. */
-    public void onWindowDone(WindowDone windowDone) {
-        this.windowDone = windowDone;
+    /** Called by a client around each RDMA window of an interleaved size. */
+    public void onWindows(Windows windows) {
+        this.windows = windows;
     }
 
     /** Called by a client before each size. */
@@ -233,21 +239,26 @@ public abstract class RdmaSession {
                 engine.warmUp(size, settings.warmupSeconds());
             }
             boolean fence = iwarp4j && settings.test() != BenchTest.READ;
-            int windows = iwarp4j ? settings.interleave() : 1;
+            int count = iwarp4j ? settings.interleave() : 1;
             List<BandwidthResult> parts = new ArrayList<>();
             List<CpuUsage> partsCpu = new ArrayList<>();
-            for (int window = 0; window < windows && (window == 0 || !stopped.getAsBoolean()); window++) {
+            for (int window = 0; window < count && (window == 0 || !stopped.getAsBoolean()); window++) {
+                if (count > 1) {
+                    windows.before(size, window);
+                    progress.accept(settings.test().operation() + " " + size + " octets, window " + (window + 1)
+                            + " of " + count);
+                }
                 CpuClock.Mark cpuStart = cpuClock.mark();
-                BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / windows,
+                BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / count,
                         fence && !stopped.getAsBoolean());
                 parts.add(part);
                 partsCpu.add(cpuClock.since(cpuStart, part.iterations() * size, part.iterations()));
-                if (windows > 1 && !stopped.getAsBoolean()) {
-                    windowDone.done(size, window, part, partsCpu.get(window));
+                if (count > 1 && !stopped.getAsBoolean()) {
+                    windows.after(size, window, part, partsCpu.get(window));
                 }
             }
-            BandwidthResult result = windows == 1 ? parts.get(0) : BandwidthResult.combined(size, parts);
-            CpuUsage cpu = windows == 1 ? partsCpu.get(0) : CpuUsage.combined(partsCpu);
+            BandwidthResult result = count == 1 ? parts.get(0) : BandwidthResult.combined(size, parts);
+            CpuUsage cpu = count == 1 ? partsCpu.get(0) : CpuUsage.combined(partsCpu);
             if (stopped.getAsBoolean()) {
                 // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
                 sizeDone.done(size, result.iterations() > 0 ? result : null, null, true, cpu);
