@@ -44,6 +44,7 @@ public abstract class RdmaSession {
     protected DataEnd data;
     private String peerVersion = "";
     private boolean peerComparesTcp;
+    private boolean peerStamps;
     private final List<BandwidthResult> bandwidth = new ArrayList<>();
     private final List<LatencyResult> latency = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
@@ -146,6 +147,7 @@ public abstract class RdmaSession {
         byte[] version = control.exchange(PerftestMessages.iwarp4jVersion(settings.compareTcp()), "the version");
         peerVersion = PerftestMessages.versionOf(version);
         peerComparesTcp = peerIsIwarp4j() && PerftestMessages.comparesTcp(version);
+        peerStamps = peerIsIwarp4j() && PerftestMessages.stamps(version);
         peerKnown.known(peerVersion, peerComparesTcp);
         control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER), "the cycle buffer size");
         control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE), "the cache line size");
@@ -164,6 +166,20 @@ public abstract class RdmaSession {
         return PerftestMessages.isIwarp4j(peerVersion);
     }
 
+    /**
+     * Whether both ends stamp each measured phase's last message and clear the target before it
+     * ({@link BandwidthClient#prepareMeasurement}): this end always does, an iwarp4j peer since
+     * its version message says so.
+     */
+    protected boolean bothStamp() {
+        return peerStamps;
+    }
+
+    /** Whether the target areas hold this size's measured data: the stamped last message, or (without stamps) the pattern. */
+    private String verifyTargets(int size) {
+        return bothStamp() ? data.verifyStamped(size) : data.verifyTargets(size);
+    }
+
     /** Whether both ends run the plain-TCP comparison (the version exchange says whether the peer does). */
     protected boolean bothCompareTcp() {
         return settings.compareTcp() && peerComparesTcp;
@@ -179,6 +195,9 @@ public abstract class RdmaSession {
             // changed between its CRC pass and its socket write (a CRC error at the client).
             for (int i = 0; i < q; i++) {
                 Pattern.fill(data.memory(), data.targetOffset(i), settings.bufferPerQueuePair());
+            }
+            if (bothStamp()) {
+                data.stampSources(settings.sizes().get(0)); // the client's last Read of the first size
             }
         }
         for (int i = 0; i < q; i++) {
@@ -223,7 +242,7 @@ public abstract class RdmaSession {
         boolean iwarp4j = peerIsIwarp4j();
         boolean send = settings.test() == BenchTest.SEND;
         boolean allSizes = settings.sizes().size() > 1;
-        BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j);
+        BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j, bothStamp());
         engine.stopWhen(stopped);
         for (int size : settings.sizes()) {
             sizeStart.starting(size);
@@ -248,11 +267,15 @@ public abstract class RdmaSession {
                     progress.accept(settings.test().operation() + " " + size + " octets, window " + (window + 1)
                             + " of " + count);
                 }
+                engine.prepareMeasurement(size); // outside the phase's time and CPU figures
                 CpuClock.Mark cpuStart = cpuClock.mark();
                 BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / count,
                         fence && !stopped.getAsBoolean());
                 parts.add(part);
                 partsCpu.add(cpuClock.since(cpuStart, part.iterations() * size, part.iterations()));
+                if (!stopped.getAsBoolean()) {
+                    engine.measurementDone(size);
+                }
                 if (count > 1 && !stopped.getAsBoolean()) {
                     windows.after(size, window, part, partsCpu.get(window));
                 }
@@ -271,7 +294,7 @@ public abstract class RdmaSession {
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
-                String local = settings.test() == BenchTest.READ ? data.verifyTargets(size) : null;
+                String local = settings.test() == BenchTest.READ ? verifyTargets(size) : null;
                 if (local != null) {
                     problems.add("client, RDMA Read sink: " + local);
                 }
@@ -296,7 +319,9 @@ public abstract class RdmaSession {
 
     private void serverWriteRead(PingPongDest mine) throws IOException, InterruptedException {
         if (peerIsIwarp4j()) {
-            for (int size : settings.sizes()) {
+            List<Integer> sizes = settings.sizes();
+            for (int k = 0; k < sizes.size(); k++) {
+                int size = sizes.get(k);
                 long start = System.nanoTime();
                 byte[] done = awaitMessage(Verdict.LENGTH, Verdict.SIZE_REPORT);
                 long end = System.nanoTime();
@@ -305,7 +330,7 @@ public abstract class RdmaSession {
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
                     served.add(new ServedSize(size, Verdict.messagesOf(done), false, nanos));
-                    String mismatch = settings.test() == BenchTest.WRITE ? data.verifyTargets(size) : null;
+                    String mismatch = settings.test() == BenchTest.WRITE ? verifyTargets(size) : null;
                     verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
                             Verdict.messagesOf(done), 0);
                     if (mismatch != null) {
@@ -314,6 +339,9 @@ public abstract class RdmaSession {
                 }
                 if (settings.test() == BenchTest.WRITE) {
                     data.clearTargets(settings.bufferPerQueuePair());
+                } else if (bothStamp() && k + 1 < sizes.size()) {
+                    // Before the verdict: the client's Reads of this size are all in, its next start after it.
+                    data.stampSources(sizes.get(k + 1));
                 }
                 control.send(verdict.encode());
             }
@@ -357,7 +385,7 @@ public abstract class RdmaSession {
                 if (verdict == null) {
                     receiver.drainUntil(Verdict.messagesOf(message));
                     served.add(new ServedSize(size, receiver.receivedForSize(), true, System.nanoTime() - start));
-                    String mismatch = data.verifyTargets(size);
+                    String mismatch = verifyTargets(size);
                     verdict = receiver.wrongLength() > 0
                             ? new Verdict(Verdict.COUNT_MISMATCH, receiver.receivedForSize(), 0)
                             : new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
