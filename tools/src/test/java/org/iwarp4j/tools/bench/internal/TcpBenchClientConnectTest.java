@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.netty.channel.Channel;
 import io.netty.channel.RecvByteBufAllocator;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -89,6 +90,58 @@ class TcpBenchClientConnectTest {
                 phase.close();
             }
             client.done();
+        }
+    }
+
+    /**
+     * A sink's window ends when the server has counted every octet; closing its connections (a
+     * wait for the server's end of each, up to {@link TcpBenchClient.Phase#SERVER_END_MILLIS}) comes
+     * after the clock. Against a server that counts but keeps its end open, the close takes that
+     * whole wait, and a window of a twentieth of a second measured over five seconds until the
+     * close moved out of the window's time.
+     */
+    @Test
+    void aSinkWindowsTimeLeavesTheCloseOut() throws Exception {
+        BenchSettings write = new BenchSettings(BenchTest.WRITE, List.of(64), 0, 0.05, 0, 1, DEPTH,
+                NegotiationMode.ACCEPT, false, 2, 0, Transport.NIO, true);
+        java.util.concurrent.CountDownLatch testDone = new java.util.concurrent.CountDownLatch(1);
+        try (ServerSocket listening = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> countThenStayOpen(listening, testDone), "counting-server");
+            server.setDaemon(true);
+            server.start();
+            try (TcpBenchClient client = new TcpBenchClient(write, (InetSocketAddress) listening.getLocalSocketAddress())) {
+                TcpBenchClient.Phase phase = client.open(64, false);
+                long start = System.nanoTime();
+                org.iwarp4j.tools.bench.BandwidthResult window = client.window(phase, 0.05).bandwidth();
+                long took = System.nanoTime() - start;
+
+                assertThat(took).as("the close waited for the server's end")
+                        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(TcpBenchClient.Phase.SERVER_END_MILLIS));
+                double seconds = window.iterations() * 64.0 / window.averageBytesPerSecond();
+                assertThat(seconds).as("the window's measured time")
+                        .isLessThan(TcpBenchClient.Phase.SERVER_END_MILLIS / 2 / 1000.0);
+            } finally {
+                testDone.countDown();
+                server.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            }
+        }
+    }
+
+    /** A sink server: the header, every octet to the end of the stream counted, the count; then it stays open. */
+    private static void countThenStayOpen(ServerSocket listening, java.util.concurrent.CountDownLatch testDone) {
+        try (java.net.Socket s = listening.accept()) {
+            s.setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+            in.readLong(); // mode and size
+            long counted = 0;
+            byte[] buffer = new byte[65536];
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                counted += n;
+            }
+            new java.io.DataOutputStream(s.getOutputStream()).writeLong(counted);
+            testDone.await(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+            // the client's assertions say what went wrong
         }
     }
 
