@@ -7,6 +7,10 @@
 # Quiet rounds (default 5): every round runs the eight cases in turn — bench write|read|send at
 # 64 KiB and 1 MiB (-D 2 --warmup 6 --cpu --json), lat-send and lat-write (-s 8 -n 20000) — so
 # that RDMA and its TCP baselines alternate within each run and the cases alternate between runs.
+# Every kind of round alternates `--order`: odd rounds measure RDMA first (rdma-first), even ones
+# both TCP baselines first (tcp-first; with --interleave the three's rotation starts with raw TCP),
+# so that a drift of the machine or the JIT during a run does not always favour the same side. The
+# --control rounds keep each build's default order (RDMA first): an older build has no --order.
 # Then --nfs N runs of `nfs bench --vers 3` and `--vers 4.1` alternating (default 2), --loaded N
 # rounds of the bandwidth cases with --background-load 1 (default 3), --markers N rounds of
 # `bench write --markers` at both sizes (default 3). With --control JAR, two rounds of write and
@@ -43,6 +47,8 @@ iwarp="$here/iwarp"
 "$iwarp" --version > "$out/version.txt" # builds the command first if it is missing or stale
 
 log() { echo "$(date -u +%H:%M:%S) $* load=$(cut -d' ' -f1 /proc/loadavg)" >> "$out/log"; }
+# order N: round N's --order, rdma-first in odd rounds and tcp-first in even ones
+order() { if [ $(($1 % 2)) -eq 1 ]; then echo rdma-first; else echo tcp-first; fi; }
 # run NAME ARGS...: one run of the command, its JSON to NAME.json and its stderr to NAME.err
 run() {
   local name=$1; shift
@@ -52,10 +58,10 @@ run() {
 
 for r in $(seq 1 "$rounds"); do
   for op in write read send; do for s in 65536 1048576; do
-    run "r$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --json
+    run "r$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --order "$(order "$r")" --json
   done; done
   for op in lat-send lat-write; do
-    run "r$r-$op" "$iwarp" bench $op -s 8 -n 20000 --cpu --json
+    run "r$r-$op" "$iwarp" bench $op -s 8 -n 20000 --cpu --order "$(order "$r")" --json
   done
 done
 for i in $(seq 1 "$nfs"); do for v in 3 4.1; do
@@ -64,20 +70,20 @@ for i in $(seq 1 "$nfs"); do for v in 3 4.1; do
 done; done
 for r in $(seq 1 "$loaded"); do
   for op in write read send; do for s in 65536 1048576; do
-    run "l$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --background-load 1 --json
+    run "l$r-$op-$s" "$iwarp" bench $op -s $s -D 2 --warmup 6 --cpu --background-load 1 --order "$(order "$r")" --json
   done; done
 done
 for r in $(seq 1 "$markers"); do for s in 65536 1048576; do
-  run "m$r-write-$s" "$iwarp" bench write -s $s -D 2 --warmup 6 --cpu --markers --json
+  run "m$r-write-$s" "$iwarp" bench write -s $s -D 2 --warmup 6 --cpu --markers --order "$(order "$r")" --json
 done; done
 for r in $(seq 1 "$interleaved"); do
   for op in write read send; do for s in 65536 1048576; do
-    run "i$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --json
+    run "i$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --order "$(order "$r")" --json
   done; done
 done
 for r in $(seq 1 "$loadedinterleaved"); do
   for op in write read send; do for s in 65536 1048576; do
-    run "j$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --background-load 1 --json
+    run "j$r-$op-$s" "$iwarp" bench $op -s $s -D 12 --interleave 12 --warmup 6 --cpu --background-load 1 --order "$(order "$r")" --json
   done; done
 done
 if [ -n "$control" ]; then

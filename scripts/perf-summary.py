@@ -12,7 +12,14 @@ side at its typical cost over the rounds, which moves less when the machine's me
 between the phases of one run (docs/performance-log.md, tenth session). Runs with `--interleave`
 windows get a second table: the windows of all rounds pooled, the median of each window's
 ratios (RDMA / raw, / with copy, CPU per octet against each), the three measured within about a
-second of one another. A case missing from a round, or a run that failed, is left out and counted.
+second of one another.
+
+Only runs that finished and verified count: a document that cannot be read, or whose exit_status
+is not 0, whose verification.verified is not true, that has a partial row, or a latency row
+without its TCP figure, is left out and named, with the reason, under "Skipped" (and counted on
+stderr). A column's figures are over the rounds that have it: "rounds" counts those with both RDMA's
+and raw TCP's figure (latency: every round counted), a column with fewer says how many in brackets
+([n]), and the ratio of the medians takes both sides over the same rounds.
 """
 import glob
 import json
@@ -27,23 +34,45 @@ PREFIXES = {'r': 'quiet', 'l': 'loaded (--background-load 1)', 'm': 'markers',
 NAME = re.compile(r'^(r|l|m|i|j|control|tree)(\d+)-(.+)\.json$')
 
 
-def spread(values, fmt='%.2f'):
-    """'median (min-max)' of the values that exist; '-' when there are none."""
+def spread(values, fmt='%.2f', rounds=None):
+    """'median (min-max)' of the values that exist; '-' when there are none. With rounds, a
+    column that has fewer values than that says how many it has: ' [n]'."""
     xs = [x for x in values if x is not None]
     if not xs:
         return '-'
     if len(xs) == 1:
-        return fmt % xs[0]
-    return (fmt + ' (' + fmt + '–' + fmt + ')') % (statistics.median(xs), min(xs), max(xs))
+        text = fmt % xs[0]
+    else:
+        text = (fmt + ' (' + fmt + '–' + fmt + ')') % (statistics.median(xs), min(xs), max(xs))
+    return text + (' [%d]' % len(xs) if rounds is not None and len(xs) < rounds else '')
 
 
 def ratio_of_medians(numerators, denominators):
-    """median(numerators) / median(denominators) over the values that exist; '-' if either has none."""
-    xs = [x for x in numerators if x is not None]
-    ys = [y for y in denominators if y is not None]
-    if not xs or not ys or statistics.median(ys) == 0:
+    """median(numerators) / median(denominators) over the rounds that have both (the lists are
+    per round, in the same order); '-' if none has both."""
+    pairs = [(x, y) for x, y in zip(numerators, denominators) if x is not None and y is not None]
+    if not pairs:
         return '-'
-    return '%.2f' % (statistics.median(xs) / statistics.median(ys))
+    den = statistics.median(y for _, y in pairs)
+    if den == 0:
+        return '-'
+    return '%.2f' % (statistics.median(x for x, _ in pairs) / den)
+
+
+def rejected(doc):
+    """Why a run's document does not count (it failed, did not verify, or is incomplete), or None."""
+    if doc.get('exit_status') != 0:
+        return 'exit status %s' % doc.get('exit_status')
+    if (doc.get('verification') or {}).get('verified') is not True:
+        return 'not verified'
+    results = doc['results']
+    if not results:
+        return 'no rows'
+    if any(r.get('partial') for r in results):
+        return 'a partial row'
+    if doc.get('kind') == 'latency' and any(not r.get('tcp') for r in results):
+        return 'a latency row without TCP'
+    return None
 
 
 def bandwidth_row(result):
@@ -65,28 +94,37 @@ def bandwidth_row(result):
     }
 
 
+def latency_row(result):
+    return {'ratio': result['ratio'], 'rdma_us': result['rdma']['t_typical_usec'],
+            'tcp_us': result['tcp']['t_typical_usec']}
+
+
 def read_runs(directory):
-    """{(prefix, case): [row per round]} and the names of documents that could not be read."""
-    runs, unreadable = {}, []
+    """{(prefix, case): [row per round]} and [(name, why)] of the documents left out."""
+    runs, skipped = {}, []
     for path in sorted(glob.glob(os.path.join(directory, '*.json'))):
-        m = NAME.match(os.path.basename(path))
+        name = os.path.basename(path)
+        m = NAME.match(name)
         if not m:
             continue
         try:
             with open(path) as f:
                 doc = json.load(f)
-            results = doc['results']
-        except (OSError, ValueError, KeyError):
-            unreadable.append(os.path.basename(path))
+            why = rejected(doc)
+            rows = [] if why else [latency_row(r) if doc.get('kind') == 'latency' else bandwidth_row(r)
+                                   for r in doc['results']]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            why = 'not readable'
+        if why is not None:
+            skipped.append((name, why))
             continue
-        for result in results:
-            if doc.get('kind') == 'latency':
-                row = {'ratio': result['ratio'], 'rdma_us': result['rdma']['t_typical_usec'],
-                       'tcp_us': result['tcp']['t_typical_usec']}
-            else:
-                row = bandwidth_row(result)
-            runs.setdefault((m.group(1), m.group(3)), []).append(row)
-    return runs, unreadable
+        runs.setdefault((m.group(1), m.group(3)), []).extend(rows)
+    return runs, skipped
+
+
+def present(rows, *keys):
+    """How many of the rows have every one of these figures."""
+    return sum(1 for r in rows if all(r[k] is not None for k in keys))
 
 
 def nfs_ratios(directory):
@@ -105,10 +143,11 @@ def nfs_ratios(directory):
 
 
 def main(directory):
-    runs, unreadable = read_runs(directory)
+    runs, skipped = read_runs(directory)
     print('# perf-rounds summary: ' + os.path.abspath(directory))
     print()
-    print('Medians over rounds, range in brackets; MB = 2^20 octets per second; ratios RDMA / TCP.')
+    print('Medians over rounds, range in parentheses, [n]: a figure only n of the rounds have; MB = 2^20 octets'
+          ' per second; ratios RDMA / TCP. Only runs that finished and verified count (see "Skipped").')
     for prefix, title in PREFIXES.items():
         cases = sorted(k[1] for k in runs if k[0] == prefix)
         if not cases:
@@ -123,12 +162,12 @@ def main(directory):
             print('|---|---|---|---|---|---|---|---|---|---|---|')
             for case in bandwidth:
                 rows = runs[(prefix, case)]
-                col = lambda k: [r[k] for r in rows]
+                n = present(rows, 'rdma', 'raw')
+                col = lambda k, fmt='%.2f': spread([r[k] for r in rows], fmt, n)
                 print('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-                    case, len(rows), spread(col('rdma'), '%.0f'), spread(col('raw'), '%.0f'),
-                    spread(col('copy'), '%.0f'), spread(col('ratio')), spread(col('ratio_copy')),
-                    spread(col('cpu')), spread(col('rdma_ns')), spread(col('tcp_ns')),
-                    ratio_of_medians(col('rdma_ns'), col('tcp_ns'))))
+                    case, n, col('rdma', '%.0f'), col('raw', '%.0f'), col('copy', '%.0f'), col('ratio'),
+                    col('ratio_copy'), col('cpu'), col('rdma_ns'), col('tcp_ns'),
+                    ratio_of_medians([r['rdma_ns'] for r in rows], [r['tcp_ns'] for r in rows])))
         windowed = [c for c in bandwidth if any(r['windows'] for r in runs[(prefix, c)])]
         if windowed:
             print()
@@ -138,10 +177,10 @@ def main(directory):
             print('|---|---|---|---|---|---|')
             for case in windowed:
                 windows = [w for r in runs[(prefix, case)] for w in r['windows']]
-                col = lambda k: [w[k] for w in windows]
+                n = present(windows, 'ratio')
+                col = lambda k: spread([w[k] for w in windows], '%.2f', n)
                 print('| %s | %d | %s | %s | %s | %s |' % (
-                    case, len(windows), spread(col('ratio')), spread(col('ratio_copy')), spread(col('cpu')),
-                    spread(col('cpu_copy'))))
+                    case, n, col('ratio'), col('ratio_copy'), col('cpu'), col('cpu_copy')))
         latency = [c for c in cases if c.startswith('lat-')]
         if latency:
             print()
@@ -163,9 +202,13 @@ def main(directory):
             print('| %s | %s | %s | %s | %s |' % (
                 version, op, ', '.join('%.0f' % v[0] for v in values), ', '.join('%.0f' % v[1] for v in values),
                 ', '.join('%.2f' % v[2] for v in values)))
-    if unreadable:
+    if skipped:
         print()
-        print('Not read (failed or interrupted runs): ' + ', '.join(unreadable))
+        print('## Skipped')
+        print()
+        print('Runs left out (failed, not verified, or incomplete): '
+              + ', '.join('%s (%s)' % s for s in skipped))
+        print('perf-summary: %d run(s) left out, named under "Skipped"' % len(skipped), file=sys.stderr)
 
 
 if __name__ == '__main__':

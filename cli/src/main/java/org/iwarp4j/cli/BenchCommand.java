@@ -185,6 +185,12 @@ final class BenchCommand {
                         + " (default: 1; between iwarp4j ends: a perftest server has no TCP comparison)")
         int interleave = 1;
 
+        @Option(names = "--order", paramLabel = "rdma-first|tcp-first", converter = OrderConverter.class,
+                description = "which each size measures first: rdma-first (RDMA, raw TCP, TCP with copy; the default)"
+                        + " or tcp-first (raw TCP, TCP with copy, RDMA); with --interleave, where the three's order,"
+                        + " rotated one step every round, starts (scripts/perf-rounds.sh alternates it between rounds)")
+        BenchRunner.Order order = BenchRunner.Order.RDMA_FIRST;
+
         @Option(names = "--metrics", description = "print the RNICs' Micrometer meters at the end")
         boolean metrics;
 
@@ -312,7 +318,8 @@ final class BenchCommand {
             Transport usable = Transport.orBest(transport,
                     warning -> spec.commandLine().getErr().println("iwarp bench: " + warning));
             return new BenchSettings(test, sizes, iters, duration == null ? 0 : duration, warm, queuePairs, txDepth,
-                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp).withPoll(poll).withInterleave(interleave);
+                    crc, markers, mpaRevision, maxUlpdu, usable, !noTcp).withPoll(poll).withInterleave(interleave)
+                    .withOrder(order);
         }
 
         /** perftest's options that change nothing here, said once on stderr so that nobody wonders. */
@@ -621,6 +628,19 @@ final class BenchCommand {
                 case "event" -> PollMode.EVENT;
                 default -> throw new picocli.CommandLine.TypeConversionException("must be busy or event");
             };
+        }
+    }
+
+    /** {@code --order rdma-first|tcp-first}, in any case. */
+    static final class OrderConverter implements picocli.CommandLine.ITypeConverter<BenchRunner.Order> {
+        @Override
+        public BenchRunner.Order convert(String value) {
+            for (BenchRunner.Order o : BenchRunner.Order.values()) {
+                if (o.label().equalsIgnoreCase(value)) {
+                    return o;
+                }
+            }
+            throw new picocli.CommandLine.TypeConversionException("must be rdma-first or tcp-first");
         }
     }
 

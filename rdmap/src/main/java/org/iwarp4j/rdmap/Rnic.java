@@ -74,8 +74,12 @@ public final class Rnic implements AutoCloseable {
     private static final long FIRST_BASE_TAGGED_OFFSET = 0x7f00_0000_0000L;
     private static final long PAGE = 4096;
     private static final AtomicInteger RNICS = new AtomicInteger();
-    /** Largest single read from a connection's socket. */
-    private static final int MAX_READ = 256 * 1024;
+    /**
+     * Largest single read from a connection's socket, in octets: 256 KiB, four times Netty's default
+     * (see {@code receiveBuffers()}). Public so that a plain-TCP comparison can read with the same
+     * bound as the RNIC, and differ from it only in the protocol.
+     */
+    public static final int MAX_READ = 256 * 1024;
 
     private final EventLoopGroup group;
     /** Every channel this RNIC made, closed before its event loops stop so each engine sees channelInactive. */

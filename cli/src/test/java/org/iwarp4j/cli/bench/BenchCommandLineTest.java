@@ -50,6 +50,7 @@ class BenchCommandLineTest {
             "bench write -n 5 -D 1 | -n or -D",
             "bench write --crc maybe | --crc maybe: must be on, accept or off",
             "bench lat-send --poll spin | must be busy or event",
+            "bench write --order last | --order last: must be rdma-first or tcp-first",
             "bench write --mpa-rev 3 | --mpa-rev",
             "bench write --max-ulpdu 64 | --max-ulpdu",
             "bench write -q 0 | iwarp bench write: --qp 0: must be at least 1",

@@ -39,6 +39,20 @@ class BenchJsonTest {
         return IwarpCommand.run(new PrintWriter(out, true), new PrintWriter(err, true), line.split(" "));
     }
 
+    /** {@code --order tcp-first} reaches the run: the table's header says it, the document records it. */
+    @Test
+    void orderTcpFirstIsSaidAndRecorded() throws Exception {
+        assertThat(iwarp("bench write -s 4096 --order tcp-first" + SHORT)).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("# order: each size's TCP and TCP+copy measured before its RDMA");
+        out.getBuffer().setLength(0);
+
+        assertThat(iwarp("bench write -s 4096 --order TCP-FIRST --json" + SHORT)).as(err.toString()).isZero();
+        JsonNode doc = JSON.readTree(out.toString());
+        assertThat(doc.get("settings").get("order").asText()).isEqualTo("tcp-first");
+        assertThat(doc.get("verification").get("verified").asBoolean()).isTrue();
+        assertThat(doc.get("results").get(0).get("tcp_copy").get("iterations").asLong()).isEqualTo(20);
+    }
+
     @Test
     void jsonIsOneDocumentWithEveryFigurePerSize() throws Exception {
         assertThat(iwarp("bench write -a --max-size 1K --json" + SHORT)).as(err.toString()).isZero();
@@ -55,6 +69,7 @@ class BenchJsonTest {
         assertThat(doc.get("settings").get("iterations").asLong()).isEqualTo(20);
         assertThat(doc.get("settings").get("crc").asText()).isEqualTo("on");
         assertThat(doc.get("settings").get("poll").asText()).isEqualTo("busy"); // --poll's default, perftest's
+        assertThat(doc.get("settings").get("order").asText()).isEqualTo("rdma-first"); // --order's default
         assertThat(doc.get("machine").get("cores").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(doc.get("machine").get("jdk").asText()).isEqualTo(System.getProperty("java.version"));
         assertThat(doc.get("machine").get("transport").asText()).isIn("epoll", "nio");

@@ -177,6 +177,7 @@ public final class BenchJson {
         g.writeBooleanField("compare_tcp", s.compareTcp());
         g.writeStringField("poll", s.poll().label());
         g.writeNumberField("interleave", s.interleave());
+        g.writeStringField("order", s.order().label());
         if (load == null) {
             g.writeNullField("background_load");
         } else {

@@ -43,10 +43,15 @@ public final class BenchReport {
                         : reportGbits ? "Gb = 10^9 bits, as perftest" : "MB = 2^20 octets, as perftest",
                 s.test().isLatency() ? "" : "; TCP+copy: the receiver also copies every octet into an application"
                         + " buffer the size of the RDMA region");
+        boolean tcpFirst = s.order() == BenchRunner.Order.TCP_FIRST;
         if (s.interleaved()) {
             out.printf("# interleaved: each size's RDMA, TCP and TCP+copy measured in %d rounds of %s s each, one"
-                    + " after the other (TCP and TCP+copy taking turns to go first); a row adds its windows up%n",
-                    s.interleave(), String.format(java.util.Locale.ROOT, "%.3g", s.durationSeconds() / s.interleave()));
+                    + " after the other (the three's order rotated one step every round, the first starting with %s);"
+                    + " a row adds its windows up%n",
+                    s.interleave(), String.format(java.util.Locale.ROOT, "%.3g", s.durationSeconds() / s.interleave()),
+                    tcpFirst ? "TCP" : "RDMA");
+        } else if (tcpFirst && s.compareTcp()) {
+            out.println("# order: each size's TCP and TCP+copy measured before its RDMA (--order tcp-first)");
         }
         if (cpu) {
             out.printf("# CPU: the event loops' CPU time (user + system; %s) per %s; cpu ratio = RDMA / TCP, lower is"

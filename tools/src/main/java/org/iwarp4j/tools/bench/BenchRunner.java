@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
@@ -16,7 +18,8 @@ import org.iwarp4j.tools.bench.internal.TcpBenchClient;
 /**
  * The two ends of a benchmark and their order: the RDMA session (perftest's exchange) and, when
  * both ends are iwarp4j, the plain-TCP comparison on the same port, each size's TCP transfer right
- * after its RDMA one, so that a row is complete (and printed) as soon as its size is done. Loopback runs a server end on a
+ * after its RDMA one or right before it ({@link Order}), so that a row is complete (and printed) as
+ * soon as its size is done. Loopback runs a server end on a
  * thread and the client end in the caller; {@code --server} and {@code HOST} run one end each.
  */
 public final class BenchRunner {
@@ -28,13 +31,21 @@ public final class BenchRunner {
     }
 
     /**
-     * Which transport each size measures first. The command measures RDMA first; a harness that
-     * repeats a run in rounds alternates, so that a drift in the machine's load (or the JIT's work)
-     * does not always favour the same side.
+     * Which transport each size measures first ({@link BenchSettings#order()}, {@code iwarp bench
+     * --order}): RDMA, then raw TCP and TCP with copy, or the two TCP baselines and then RDMA; in
+     * interleaved windows, where the rotation of the three starts ({@link WindowRotation}). The
+     * command measures RDMA first unless told otherwise; a harness that repeats a run in rounds
+     * alternates ({@code scripts/perf-rounds.sh}), so that a drift in the machine's load (or the
+     * JIT's work) does not always favour the same side.
      */
     public enum Order {
         RDMA_FIRST,
-        TCP_FIRST
+        TCP_FIRST;
+
+        /** As {@code --order} and the JSON name it: {@code rdma-first}, {@code tcp-first}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
     }
 
     /**
@@ -57,16 +68,20 @@ public final class BenchRunner {
         return loopback(settings, clientMeters, serverMeters, BenchListener.progressOnly(progress));
     }
 
-    /** As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, Consumer)}, rows and stop through {@code listener}. */
+    /**
+     * As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, Consumer)}, rows and stop through
+     * {@code listener}, in the settings' {@link BenchSettings#order() order}.
+     */
     public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
                                         BenchListener listener) throws IOException, InterruptedException {
-        return loopback(settings, clientMeters, serverMeters, listener, Order.RDMA_FIRST);
+        return loopback(settings, clientMeters, serverMeters, listener, settings.order());
     }
 
     /**
      * As {@link #loopback(BenchSettings, MeterRegistry, MeterRegistry, BenchListener)}, each size's TCP
-     * comparison before or after its RDMA transfer. The rows' CPU figures ({@link BenchRow#rdmaCpu()}) cover
-     * both ends: the event loops of this process, and the client's and the server's threads.
+     * comparison before or after its RDMA transfer as {@code order} says (whatever the settings say). The rows'
+     * CPU figures ({@link BenchRow#rdmaCpu()}) cover both ends: the event loops of this process, and the
+     * client's and the server's threads.
      */
     public static ClientResult loopback(BenchSettings settings, MeterRegistry clientMeters, MeterRegistry serverMeters,
                                         BenchListener listener, Order order) throws IOException, InterruptedException {
@@ -89,10 +104,13 @@ public final class BenchRunner {
             }
         }, "iwarp-bench-server");
         serverThread.setDaemon(true);
+        // The application threads of both ends: RDMA's (this one, the server's, which answers the
+        // latency ping-pong) and TCP's (this one, and each latency echo's responder as it starts).
+        CpuClock cpu = new CpuClock(List.of(Thread.currentThread(), serverThread), true);
+        server.onTcpApplicationThread(cpu::register);
         serverThread.start();
         try {
-            CpuClock cpu = new CpuClock(List.of(Thread.currentThread(), serverThread), true);
-            ClientResult result = client(settings, address, clientMeters, listener, cpu, order);
+            ClientResult result = client(settings.withOrder(order), address, clientMeters, listener, cpu);
             served.get(); // the server's findings reached the client as verdicts
             return result;
         } catch (WorkRequestFailedException e) {
@@ -122,12 +140,11 @@ public final class BenchRunner {
     /**
      * As {@link #client(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}: each size's row goes to
      * {@code listener} as soon as the size is done, and {@code listener} can stop the run ({@link
-     * BenchStoppedException} after a partial row).
+     * BenchStoppedException} after a partial row); in the settings' {@link BenchSettings#order() order}.
      */
     public static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                                       BenchListener listener) throws IOException, InterruptedException {
-        return client(settings, server, meters, listener, new CpuClock(List.of(Thread.currentThread()), false),
-                Order.RDMA_FIRST);
+        return client(settings, server, meters, listener, new CpuClock(List.of(Thread.currentThread()), false));
     }
 
     /** Plain TCP's figures for one size: raw (or latency) and with copy, each with its CPU time. */
@@ -156,23 +173,32 @@ public final class BenchRunner {
 
     /**
      * The TCP baselines of one interleaved size ({@link BenchSettings#interleave()}): both opened and
-     * warmed up before RDMA's warm-up, then a window of each right after each RDMA window, raw TCP
-     * first in even windows and TCP with copy first in odd ones, so that neither always runs right
-     * after RDMA.
+     * warmed up before RDMA's warm-up, then in every window one of each, before or after RDMA's as
+     * the {@link WindowRotation} of the three says, so that none always runs first or right after
+     * the same other.
      */
     private static final class TcpWindows {
         private final TcpBenchClient tcp;
+        private final BenchListener listener;
         private final int size;
+        private final int count;
         private final double seconds;
+        private final Order order;
         private final TcpBenchClient.Phase raw;
         private final TcpBenchClient.Phase copy;
         private final List<InterleavedWindow> windows = new ArrayList<>();
+        /** The current window's TCP figures so far. */
+        private final Map<WindowRotation.Side, TcpBenchClient.Window> current =
+                new EnumMap<>(WindowRotation.Side.class);
 
         private TcpWindows(TcpBenchClient tcp, BenchSettings settings, BenchListener listener, int size)
                 throws IOException, InterruptedException {
             this.tcp = tcp;
+            this.listener = listener;
             this.size = size;
+            this.count = settings.interleave();
             this.seconds = settings.durationSeconds() / settings.interleave();
+            this.order = settings.order();
             listener.progress("plain TCP " + size + " octets, raw and with copy: connecting and warming up");
             this.raw = tcp.open(size, false);
             boolean opened = false;
@@ -186,18 +212,30 @@ public final class BenchRunner {
             }
         }
 
-        void window(int index, BandwidthResult rdma, CpuUsage rdmaCpu) throws IOException, InterruptedException {
-            TcpBenchClient.Window rawWindow;
-            TcpBenchClient.Window copyWindow;
-            if (index % 2 == 0) {
-                rawWindow = tcp.window(raw, seconds);
-                copyWindow = tcp.window(copy, seconds);
-            } else {
-                copyWindow = tcp.window(copy, seconds);
-                rawWindow = tcp.window(raw, seconds);
-            }
+        /** Before RDMA's window {@code index}: the baselines the rotation puts before it. */
+        void before(int index) throws IOException, InterruptedException {
+            current.clear();
+            List<WindowRotation.Side> sides = WindowRotation.of(index, order);
+            measure(sides.subList(0, sides.indexOf(WindowRotation.Side.RDMA)), index);
+        }
+
+        /** After RDMA's window {@code index}: the other baselines, and the window's figures. */
+        void after(int index, BandwidthResult rdma, CpuUsage rdmaCpu) throws IOException, InterruptedException {
+            List<WindowRotation.Side> sides = WindowRotation.of(index, order);
+            measure(sides.subList(sides.indexOf(WindowRotation.Side.RDMA) + 1, sides.size()), index);
+            TcpBenchClient.Window rawWindow = current.get(WindowRotation.Side.RAW_TCP);
+            TcpBenchClient.Window copyWindow = current.get(WindowRotation.Side.TCP_COPY);
             windows.add(new InterleavedWindow(rdma, rdmaCpu, rawWindow.bandwidth(), rawWindow.cpu(),
                     copyWindow.bandwidth(), copyWindow.cpu()));
+        }
+
+        private void measure(List<WindowRotation.Side> sides, int index) throws IOException, InterruptedException {
+            for (WindowRotation.Side side : sides) {
+                boolean isRaw = side == WindowRotation.Side.RAW_TCP;
+                listener.progress((isRaw ? "plain TCP " : "plain TCP with copy ") + size + " octets, window "
+                        + (index + 1) + " of " + count);
+                current.put(side, tcp.window(isRaw ? raw : copy, seconds));
+            }
         }
 
         /** Closes both baselines' connections; their figures are the windows' added up. */
@@ -220,7 +258,7 @@ public final class BenchRunner {
     }
 
     private static ClientResult client(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
-                                       BenchListener listener, CpuClock cpuClock, Order order)
+                                       BenchListener listener, CpuClock cpuClock)
             throws IOException, InterruptedException {
         List<BandwidthResult> bandwidth = new ArrayList<>();
         List<LatencyResult> latency = new ArrayList<>();
@@ -239,15 +277,24 @@ public final class BenchRunner {
                 boolean compare = tcp != null && serverCompares[0];
                 if (compare && settings.interleaved()) {
                     interleaved[0] = new TcpWindows(tcp, settings, listener, size);
-                } else if (order == Order.TCP_FIRST && compare) {
+                } else if (settings.order() == Order.TCP_FIRST && compare) {
                     first[0] = tcp(tcp, settings, listener, size);
                 }
             };
-            RdmaSession.WindowDone windowDone = (size, window, bw, rdmaCpu) -> {
-                if (interleaved[0] != null) {
-                    listener.progress("plain TCP " + size + " octets, window " + (window + 1) + " of "
-                            + settings.interleave());
-                    interleaved[0].window(window, bw, rdmaCpu);
+            RdmaSession.Windows tcpWindows = new RdmaSession.Windows() {
+                @Override
+                public void before(int size, int window) throws IOException, InterruptedException {
+                    if (interleaved[0] != null) {
+                        interleaved[0].before(window);
+                    }
+                }
+
+                @Override
+                public void after(int size, int window, BandwidthResult bw, CpuUsage rdmaCpu)
+                        throws IOException, InterruptedException {
+                    if (interleaved[0] != null) {
+                        interleaved[0].after(window, bw, rdmaCpu);
+                    }
                 }
             };
             RdmaOutcome rdma = PerftestClient.run(settings, server, meters, listener, sizeStart,
@@ -279,7 +326,7 @@ public final class BenchRunner {
                                 figures.cpu(), figures.copyCpu(), windows);
                 rows.add(row);
                 listener.row(row);
-            }, windowDone, (version, comparesTcp) -> {
+            }, tcpWindows, (version, comparesTcp) -> {
                 serverCompares[0] = comparesTcp;
                 listener.connected(version);
             }, cpuClock);

@@ -25,11 +25,13 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  *     {@code durationSeconds} each; N &gt; 1 (bandwidth tests by duration only) measures them in N
  *     rounds of {@code durationSeconds / N} each, one after the other in every round ({@link
  *     InterleavedWindow}), so that each round's ratios are taken under the same conditions
+ * @param order which transport each size measures first (a client's choice; the server ignores it):
+ *     RDMA, or raw TCP and TCP with copy; in interleaved windows, where the three's rotation starts
  */
 public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations, double durationSeconds,
                             double warmupSeconds, int queuePairs, int txDepth, NegotiationMode crc, boolean markers,
                             int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp,
-                            PcapRecording pcap, PollMode poll, int interleave) {
+                            PcapRecording pcap, PollMode poll, int interleave, BenchRunner.Order order) {
 
     /** perftest's {@code DEF_RX_SEND}: receives a Send server keeps posted per queue pair. */
     public static final int DEFAULT_RX_DEPTH = 512;
@@ -51,6 +53,7 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
         Objects.requireNonNull(crc);
         Objects.requireNonNull(transport);
         Objects.requireNonNull(poll);
+        Objects.requireNonNull(order);
         if (interleave < 1) {
             throw new IllegalArgumentException("interleave must be at least 1 window: " + interleave);
         }
@@ -65,7 +68,7 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
                          int mpaRevision, int maxUlpdu, Transport transport, boolean compareTcp, PcapRecording pcap,
                          PollMode poll) {
         this(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc, markers, mpaRevision,
-                maxUlpdu, transport, compareTcp, pcap, poll, 1);
+                maxUlpdu, transport, compareTcp, pcap, poll, 1, BenchRunner.Order.RDMA_FIRST);
     }
 
     /** Settings recorded into {@code pcap}, waiting as perftest does by default ({@link PollMode#BUSY}). */
@@ -87,19 +90,25 @@ public record BenchSettings(BenchTest test, List<Integer> sizes, long iterations
     /** These settings, recorded into {@code recording} ({@code null}: not recorded). */
     public BenchSettings withPcap(PcapRecording recording) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording, poll, interleave);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, recording, poll, interleave, order);
     }
 
     /** These settings, the latency tests waiting as {@code mode} says. */
     public BenchSettings withPoll(PollMode mode) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, mode, interleave);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, mode, interleave, order);
     }
 
     /** These settings, each size measured in {@code windows} interleaved windows (see the record's parameter). */
     public BenchSettings withInterleave(int windows) {
         return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
-                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, poll, windows);
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, poll, windows, order);
+    }
+
+    /** These settings, each size measuring first what {@code first} says (see the record's parameter). */
+    public BenchSettings withOrder(BenchRunner.Order first) {
+        return new BenchSettings(test, sizes, iterations, durationSeconds, warmupSeconds, queuePairs, txDepth, crc,
+                markers, mpaRevision, maxUlpdu, transport, compareTcp, pcap, poll, interleave, first);
     }
 
     /** Whether each size is measured in interleaved windows. */

@@ -52,12 +52,12 @@ public final class PerftestClient {
      * As {@link #run(BenchSettings, InetSocketAddress, MeterRegistry, Consumer)}, stopped by {@code
      * listener}, telling {@code peer} the server's version string and whether it compares with plain TCP as
      * soon as they are known and calling {@code sizeStart} before and {@code sizeDone} after each size (the
-     * harness's TCP comparison and row), {@code windowDone} after each RDMA window of an interleaved size (the
+     * harness's TCP comparison and row), {@code windows} around each RDMA window of an interleaved size (the
      * TCP baselines' windows), reading each measurement's CPU time with {@code cpu} (may be null).
      */
     static RdmaOutcome run(BenchSettings settings, InetSocketAddress server, MeterRegistry meters,
                            BenchListener listener, RdmaSession.SizeStart sizeStart, RdmaSession.SizeDone sizeDone,
-                           RdmaSession.WindowDone windowDone, RdmaSession.PeerKnown peer, CpuClock cpu)
+                           RdmaSession.Windows windows, RdmaSession.PeerKnown peer, CpuClock cpu)
             throws IOException, InterruptedException {
         try (Rnic rnic = settings.rnic(settings.eventLoopThreads(), meters)) {
             Session session = new Session(rnic, settings, server, listener::progress);
@@ -68,8 +68,8 @@ public final class PerftestClient {
             if (sizeDone != null) {
                 session.onSizeDone(sizeDone);
             }
-            if (windowDone != null) {
-                session.onWindowDone(windowDone);
+            if (windows != null) {
+                session.onWindows(windows);
             }
             if (cpu != null) {
                 session.measureCpu(cpu);

@@ -40,6 +40,8 @@ public final class PerftestServer implements AutoCloseable {
     private final InetSocketAddress boundAddress;
     /** The plain-TCP comparison's server, on the same port once the data connections are up; or null. */
     private volatile TcpBenchServer tcp;
+    /** Told of the plain-TCP comparison's application threads as they start (its latency echoes). */
+    private volatile Consumer<Thread> tcpApplicationThreads = t -> { };
     /** Where the control connection came from: the only address the TCP comparison serves. */
     private volatile java.net.InetAddress controlPeer;
     /**
@@ -121,6 +123,15 @@ public final class PerftestServer implements AutoCloseable {
                 throw new IOException("TCP comparison failed: " + e.getCause(), e.getCause());
             }
         }
+    }
+
+    /**
+     * Tells {@code started} of the plain-TCP comparison's application threads as they start (its
+     * latency echoes' responders), for a loopback run's CPU clock, which counts this end's RDMA
+     * responder thread too. Set it before {@link #serveOne}.
+     */
+    void onTcpApplicationThread(Consumer<Thread> started) {
+        this.tcpApplicationThreads = started;
     }
 
     /** For tests: how long {@link #awaitTcpComparison} gives the DONE once the control connection is gone. */
@@ -219,8 +230,9 @@ public final class PerftestServer implements AutoCloseable {
                 // handshake the client waits for, so that its first TCP connection finds it listening.
                 stopListening();
                 tcp = new TcpBenchServer(boundAddress, settings.transport(), settings.eventLoopThreads(),
-                        settings.maxSize(), settings.pcap(), controlPeer,
+                        settings.maxSize(), settings.depth(), settings.pcap(), controlPeer,
                         TcpBenchServer.maxConnections(settings.queuePairs()));
+                tcp.onEchoThread(tcpApplicationThreads);
             }
             control.handShake(PingPongDest.ZERO);
             List<PingPongDest> mine = new ArrayList<>();

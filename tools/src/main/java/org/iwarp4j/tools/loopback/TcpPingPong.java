@@ -30,7 +30,7 @@ final class TcpPingPong {
         EventLoopGroup clientGroup = NettyIo.group(transport);
         Channel client = null;
         InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
-        try (TcpBenchServer server = new TcpBenchServer(loopback, transport, 1, size, null, loopback.getAddress(), 1)) {
+        try (TcpBenchServer server = new TcpBenchServer(loopback, transport, 1, size, 1, null, loopback.getAddress(), 1)) {
             long[] timing = new long[2];
             long[] cpu = new long[2];
             CompletableFuture<Void> done = new CompletableFuture<>();

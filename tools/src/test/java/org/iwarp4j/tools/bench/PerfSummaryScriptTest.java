@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code scripts/perf-summary.py}, which turns a directory of {@code scripts/perf-rounds.sh} runs
  * into the medians docs/performance.md reports: medians and ranges over rounds, each prefix (quiet,
- * loaded, markers) its own table, the NFS tables read from the text output, and unreadable runs
- * named rather than counted. Skipped where python3 cannot be run ({@code scripts/install-test-deps.sh}
+ * loaded, markers) its own table, the NFS tables read from the text output, and runs that failed,
+ * did not verify, stopped part-way or cannot be read named under "Skipped" rather than counted. Skipped where python3 cannot be run ({@code scripts/install-test-deps.sh}
  * installs it).
  */
 class PerfSummaryScriptTest {
@@ -42,11 +42,27 @@ class PerfSummaryScriptTest {
 
     /** One run: MB/s of the three phases, the CPU ratio, and the two sides' loops' ns per octet. */
     private static String bandwidth(double rdma, double raw, double copy, double cpu, double rdmaNs, double tcpNs) {
-        return "{\"kind\":\"bandwidth\",\"results\":[{\"rdma\":{\"bw_average_mb_per_sec\":" + rdma + "},"
-                + "\"tcp\":{\"bw_average_mb_per_sec\":" + raw + "},\"tcp_copy\":{\"bw_average_mb_per_sec\":" + copy
-                + "},\"ratio\":" + rdma / raw + ",\"ratio_copy\":" + rdma / copy + ",\"cpu\":{\"ratio\":" + cpu
+        return bandwidth(rdma, raw, copy, cpu, rdmaNs, Double.toString(tcpNs), 0, true, false);
+    }
+
+    /**
+     * One run as {@code iwarp bench --json} writes it: its exit status, whether it verified, whether
+     * its row is partial; {@code tcpNs} is JSON ({@code null}: not measured).
+     */
+    private static String bandwidth(double rdma, double raw, double copy, double cpu, double rdmaNs, String tcpNs,
+                                    int exitStatus, boolean verified, boolean partial) {
+        return "{\"kind\":\"bandwidth\",\"exit_status\":" + exitStatus + ",\"verification\":{\"verified\":"
+                + verified + "},\"results\":[{\"partial\":" + partial + ",\"rdma\":{\"bw_average_mb_per_sec\":"
+                + rdma + "},\"tcp\":{\"bw_average_mb_per_sec\":" + raw + "},\"tcp_copy\":{\"bw_average_mb_per_sec\":"
+                + copy + "},\"ratio\":" + rdma / raw + ",\"ratio_copy\":" + rdma / copy + ",\"cpu\":{\"ratio\":" + cpu
                 + ",\"rdma\":{\"event_loop_ns_per_octet\":" + rdmaNs + "},\"tcp\":{\"event_loop_ns_per_octet\":"
                 + tcpNs + "}}}]}";
+    }
+
+    /** A latency run that finished and verified; {@code tcp} is its TCP figure's JSON. */
+    private static String latency(String tcp) {
+        return "{\"kind\":\"latency\",\"exit_status\":0,\"verification\":{\"verified\":true},\"results\":[{"
+                + "\"partial\":false,\"ratio\":0.5,\"rdma\":{\"t_typical_usec\":10.0},\"tcp\":" + tcp + "}]}";
     }
 
     private String summary() throws IOException, InterruptedException {
@@ -65,8 +81,7 @@ class PerfSummaryScriptTest {
         Files.writeString(dir.resolve("r2-write-65536.json"), bandwidth(3600, 4000, 3000, 1.2, 0.6, 0.3));
         Files.writeString(dir.resolve("r3-write-65536.json"), bandwidth(1000, 2000, 2000, 2.0, 1.0, 0.4));
         Files.writeString(dir.resolve("l1-write-65536.json"), bandwidth(1500, 3000, 3000, 1.5, 0.75, 0.5));
-        Files.writeString(dir.resolve("r1-lat-send.json"), "{\"kind\":\"latency\",\"results\":[{\"ratio\":0.5,"
-                + "\"rdma\":{\"t_typical_usec\":10.0},\"tcp\":{\"t_typical_usec\":20.0}}]}");
+        Files.writeString(dir.resolve("r1-lat-send.json"), latency("{\"t_typical_usec\":20.0}"));
         Files.writeString(dir.resolve("r4-read-65536.json"), "{\"results\": [");
         Files.writeString(dir.resolve("nfs-v3-1.txt"), String.join("\n",
                 " operation  #bytes         #calls     RDMA[MB/sec]  RDMA[calls/sec]  TCP[MB/sec]  TCP[calls/sec]  ratio",
@@ -83,8 +98,37 @@ class PerfSummaryScriptTest {
         assertThat(out).contains("| write-65536 | 1 | 1500 | 3000 | 3000 | 0.50 | 0.50 | 1.50 | 0.75 | 0.50 | 1.50 |");
         assertThat(out).contains("| lat-send | 1 | 10.0 | 20.0 | 0.50 |");
         assertThat(out).contains("| 3 | WRITE | 1266 | 1488 | 0.85 |").contains("| 3 | READ | 1729 | 2142 | 0.81 |");
-        assertThat(out).contains("Not read (failed or interrupted runs): r4-read-65536.json");
+        assertThat(out).contains("## Skipped").contains("r4-read-65536.json (not readable)");
         assertThat(out).doesNotContain("## markers").doesNotContain("Windows of all rounds pooled");
+    }
+
+    /**
+     * Runs that failed, did not verify, or stopped part-way are left out and named (the script's
+     * docstring said so while it left out only documents it could not parse); the rounds count the
+     * figures there are, and the ratio of the medians takes both sides over the same rounds.
+     */
+    @Test
+    void failedUnverifiedAndPartialRunsAreSkippedAndNamed() throws Exception {
+        Files.writeString(dir.resolve("r1-write-65536.json"), bandwidth(3000, 3000, 2500, 1.0, 0.5, "0.5", 0, true, false));
+        Files.writeString(dir.resolve("r2-write-65536.json"), bandwidth(3600, 4000, 3000, 1.2, 0.6, "null", 0, true, false));
+        Files.writeString(dir.resolve("r3-write-65536.json"), bandwidth(1000, 2000, 2000, 2.0, 1.0, "0.4", 0, true, false));
+        Files.writeString(dir.resolve("r4-write-65536.json"), bandwidth(9000, 10, 10, 9, 9, "9", 1, false, false));
+        Files.writeString(dir.resolve("r5-write-65536.json"), bandwidth(9000, 10, 10, 9, 9, "9", 0, false, false));
+        Files.writeString(dir.resolve("r6-write-65536.json"), bandwidth(9000, 10, 10, 9, 9, "9", 0, true, true));
+        Files.writeString(dir.resolve("r1-lat-send.json"), latency("{\"t_typical_usec\":20.0}"));
+        Files.writeString(dir.resolve("r2-lat-send.json"), latency("null"));
+
+        String out = summary();
+
+        // Rounds 1-3 only; TCP's ns per octet in rounds 1 and 3: [2], and the ratio of the medians
+        // pairs those rounds, median(0.5, 1.0) / median(0.5, 0.4) = 1.67 (not 0.6 / 0.45).
+        assertThat(out).contains("| write-65536 | 3 | 3000 (1000–3600) | 3000 (2000–4000) | 2500 (2000–3000)"
+                + " | 0.90 (0.50–1.00) | 1.20 (0.50–1.20) | 1.20 (1.00–2.00) | 0.60 (0.50–1.00)"
+                + " | 0.45 (0.40–0.50) [2] | 1.67 |");
+        assertThat(out).contains("| lat-send | 1 | 10.0 | 20.0 | 0.50 |");
+        assertThat(out).contains("## Skipped").contains("r2-lat-send.json (a latency row without TCP)")
+                .contains("r4-write-65536.json (exit status 1)").contains("r5-write-65536.json (not verified)")
+                .contains("r6-write-65536.json (a partial row)");
     }
 
     @Test
@@ -107,7 +151,8 @@ class PerfSummaryScriptTest {
             windows += (windows.isEmpty() ? "" : ",") + "{\"ratio\":" + r + ",\"ratio_copy\":" + r / 2
                     + ",\"cpu\":{\"ratio\":" + 2 * r + ",\"ratio_copy\":null}}";
         }
-        return "{\"kind\":\"bandwidth\",\"results\":[{\"rdma\":{\"bw_average_mb_per_sec\":1000},"
+        return "{\"kind\":\"bandwidth\",\"exit_status\":0,\"verification\":{\"verified\":true},\"results\":[{"
+                + "\"partial\":false,\"rdma\":{\"bw_average_mb_per_sec\":1000},"
                 + "\"tcp\":{\"bw_average_mb_per_sec\":1250},\"ratio\":0.8,\"windows\":[" + windows + "]}]}";
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.rdmap.QueuePair;
+import org.iwarp4j.rdmap.ScatterGatherElement;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.WorkCompletion;
 
@@ -33,6 +34,13 @@ import org.iwarp4j.rdmap.WorkCompletion;
  * pairs signal per request ({@link DataEnd#newQueuePair}) and it signals one request in {@link
  * #signalInterval} and the last of every post call; a completion then stands for every request of
  * its queue pair up to it (completions are in posting order, RFC 5040 §5.5 #15).
+ *
+ * <p>Between iwarp4j ends that both stamp ({@link Pattern}), every measured phase is made to prove
+ * that it placed data: before it (outside its time) the target is cleared ({@link
+ * #prepareMeasurement}), and its last message on every queue pair is the stamped one, which the
+ * verification looks for. Every message of a Write test used to land on the same octets and the
+ * check only compared them with the pattern, which the warm-up had already put there: a measured
+ * phase that placed nothing passed.
  */
 final class BandwidthClient {
 
@@ -47,19 +55,35 @@ final class BandwidthClient {
     private final List<PingPongDest> remotes;
     private final long[] sent;
     private final boolean cumulativeCredits;
+    private final boolean stamped;
+    /**
+     * Whether this size's warm-up or an earlier window may have placed data in the peer's target
+     * since the server zeroed it (after the last size's verdict, or at the start).
+     */
+    private boolean peerTargetUsed;
     private long sizeSent;
     private BooleanSupplier stopped = () -> false;
+
+    /** What a request moves: the pattern, zeros (clearing the target), or the stamped last message. */
+    enum Body {
+        PATTERN,
+        ZEROS,
+        STAMPED
+    }
 
     /**
      * @param cumulativeCredits credits count over the whole session (an iwarp4j server) instead of
      *                          restarting with every size (perftest's server)
+     * @param stamped           the server stamps too: clear its target before each measured phase and
+     *                          end the phase with the stamped message ({@link #prepareMeasurement})
      */
-    BandwidthClient(DataEnd end, List<PingPongDest> remotes, boolean cumulativeCredits) {
+    BandwidthClient(DataEnd end, List<PingPongDest> remotes, boolean cumulativeCredits, boolean stamped) {
         this.end = end;
         this.settings = end.settings();
         this.remotes = remotes;
         this.sent = new long[settings.queuePairs()];
         this.cumulativeCredits = cumulativeCredits;
+        this.stamped = stamped;
     }
 
     /** Ends warm-ups and measurements early when {@code stopped} says so (Ctrl-C). */
@@ -85,6 +109,7 @@ final class BandwidthClient {
     /** Starts a size: Send credits restart from zero unless they count over the whole session. */
     void startSize() {
         sizeSent = 0;
+        peerTargetUsed = false;
         if (!cumulativeCredits) {
             java.util.Arrays.fill(sent, 0);
             end.resetCredits();
@@ -94,17 +119,58 @@ final class BandwidthClient {
     /** Runs for {@code seconds} and discards the figures. */
     void warmUp(int size, double seconds) throws IOException, InterruptedException {
         if (seconds > 0) {
-            phase(size, Long.MAX_VALUE, System.nanoTime() + (long) (seconds * 1e9), null);
+            peerTargetUsed = true;
+            phase(size, Long.MAX_VALUE, System.nanoTime() + (long) (seconds * 1e9), null, false);
         }
     }
 
-    /** The measured run: {@code iterations} per queue pair, or for {@code seconds} when iterations is 0. */
+    /**
+     * Before a measured phase, outside its time and CPU figures, when both ends stamp: clears the
+     * target so that only the phase's own messages can be found there afterwards. Read clears its
+     * own (every Read before has completed, so placed); Write and Send send the peer's target one
+     * message of zeros (from this end's zeroed target area, counted as any message), fenced so that
+     * it is placed before the phase starts, and then stamp that area: the phase's last message. The
+     * zeros are sent only when this size's warm-up or an earlier window ran: otherwise the server
+     * has zeroed its target itself (after every size's verdict), and a run of {@code -n N} without
+     * warm-up still sends exactly N messages, as perftest's server counts them.
+     */
+    void prepareMeasurement(int size) throws IOException, InterruptedException {
+        if (!stamped) {
+            return;
+        }
+        if (settings.test() == BenchTest.READ) {
+            end.clearTargets(size);
+            return;
+        }
+        if (peerTargetUsed) {
+            phase(size, 1, Long.MAX_VALUE, null, Body.ZEROS, false);
+            fence();
+            peerTargetUsed = false;
+        }
+        end.stampTargets(size);
+    }
+
+    /**
+     * After a measured phase (fenced: its messages are all placed, so its sources are free): a Write
+     * or Send client's stamped last-message source is zeroed again for the next clearing.
+     */
+    void measurementDone(int size) {
+        if (stamped && settings.test() != BenchTest.READ) {
+            end.clearTargets(size);
+        }
+    }
+
+    /**
+     * The measured run: {@code iterations} per queue pair, or for {@code seconds} when iterations is
+     * 0; with stamps, the last message of every queue pair the stamped one.
+     */
     BandwidthResult measure(int size, long iterations, double seconds, boolean fence)
             throws IOException, InterruptedException {
+        peerTargetUsed = true;
         long start = System.nanoTime();
         RateSampler sampler = new RateSampler(start);
         long done = phase(size, iterations == 0 ? Long.MAX_VALUE : iterations,
-                iterations == 0 ? start + (long) (seconds * 1e9) : Long.MAX_VALUE, sampler);
+                iterations == 0 ? start + (long) (seconds * 1e9) : Long.MAX_VALUE, sampler, stamped);
         if (fence) {
             fence();
         }
@@ -131,7 +197,17 @@ final class BandwidthClient {
         }
     }
 
-    private long phase(int size, long perQueuePair, long endNanos, RateSampler sampler)
+    private long phase(int size, long perQueuePair, long endNanos, RateSampler sampler, boolean closing)
+            throws IOException, InterruptedException {
+        return phase(size, perQueuePair, endNanos, sampler, Body.PATTERN, closing);
+    }
+
+    /**
+     * Posts {@code body} messages until {@code perQueuePair} per queue pair or {@code endNanos};
+     * with {@code closing}, each queue pair's last is {@link Body#STAMPED}: the last of its count,
+     * or one more once the time is up (counted and timed as any). Returns the messages completed.
+     */
+    private long phase(int size, long perQueuePair, long endNanos, RateSampler sampler, Body body, boolean closing)
             throws IOException, InterruptedException {
         List<QueuePair> qps = end.queuePairs();
         int q = qps.size();
@@ -144,6 +220,9 @@ final class BandwidthClient {
         // came), and the unsignalled ones posted since its last signalled one.
         long[] doneThrough = new long[q];
         int[] unsignalled = new int[q];
+        // With closing, the last message of each queue pair: the stamped one, posted once the others are.
+        long bodies = closing ? perQueuePair - 1 : perQueuePair;
+        boolean[] closed = new boolean[q];
         for (int i = 0; i < q; i++) {
             doneThrough[i] = sent[i]; // a phase starts with nothing in flight
         }
@@ -170,13 +249,23 @@ final class BandwidthClient {
                     anyInFlight |= inFlight[i] > 0;
                     continue;
                 }
-                while (!stop && posted[i] < perQueuePair && inFlight[i] < depth
+                while (!stop && posted[i] < bodies && inFlight[i] < depth
                         && (!send || creditAllows(sent[i], end.credit(i), rxDepth))) {
                     boolean signalled = ++unsignalled[i] >= signalInterval;
-                    batch.add(request(i, size).withSignalled(signalled));
+                    batch.add(request(i, size, body).withSignalled(signalled));
                     if (signalled) {
                         unsignalled[i] = 0;
                     }
+                    posted[i]++;
+                    sent[i]++;
+                    sizeSent++;
+                    inFlight[i]++;
+                }
+                if (closing && !closed[i] && (stop || posted[i] >= bodies) && inFlight[i] < depth
+                        && (!send || creditAllows(sent[i], end.credit(i), rxDepth))) {
+                    batch.add(request(i, size, Body.STAMPED)); // the last of the post call: signalled below
+                    unsignalled[i]++;
+                    closed[i] = true;
                     posted[i]++;
                     sent[i]++;
                     sizeSent++;
@@ -198,14 +287,15 @@ final class BandwidthClient {
                     }
                     posting = true;
                 }
-                creditBound |= send && !stop && posted[i] < perQueuePair && inFlight[i] < depth;
+                boolean more = (!stop && posted[i] < bodies) || (closing && !closed[i]);
+                creditBound |= send && more && inFlight[i] < depth;
                 anyInFlight |= inFlight[i] > 0;
             }
             boolean allPosted = true;
             for (int i = 0; i < q; i++) {
-                allPosted &= posted[i] >= perQueuePair;
+                allPosted &= posted[i] >= perQueuePair && (!closing || closed[i]);
             }
-            if (!anyInFlight && (stop || allPosted)) {
+            if (!anyInFlight && (stop && (!closing || allClosed(closed)) || allPosted)) {
                 return completedTotal;
             }
             // When nothing could be posted, wait for a completion: with tx depth in flight only
@@ -269,13 +359,29 @@ final class BandwidthClient {
         return Math.max(1, depth / 2);
     }
 
-    private SendWorkRequest request(int qp, int size) {
+    private static boolean allClosed(boolean[] closed) {
+        for (boolean c : closed) {
+            if (!c) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Queue pair {@code qp}'s next request. Writes and Sends move the pattern from the source area,
+     * zeros or the stamped message from this end's target area ({@link #prepareMeasurement}); Reads
+     * read the peer's target area, the stamped message its source area ({@link DataEnd#sourceDistance}).
+     */
+    private SendWorkRequest request(int qp, int size, Body body) {
         long id = ((long) qp << 48) | (sent[qp] & 0xffff_ffff_ffffL);
         PingPongDest remote = remotes.get(qp);
+        ScatterGatherElement local = body == Body.PATTERN ? end.source(qp, size) : end.target(qp, size);
         return switch (settings.test()) {
-            case WRITE -> SendWorkRequest.rdmaWrite(id, remote.rkey(), remote.vaddr(), end.source(qp, size));
-            case READ -> SendWorkRequest.rdmaRead(id, remote.rkey(), remote.vaddr(), end.target(qp, size));
-            case SEND -> SendWorkRequest.send(id, end.source(qp, size));
+            case WRITE -> SendWorkRequest.rdmaWrite(id, remote.rkey(), remote.vaddr(), local);
+            case READ -> SendWorkRequest.rdmaRead(id, remote.rkey(),
+                    remote.vaddr() + (body == Body.STAMPED ? end.sourceDistance() : 0), end.target(qp, size));
+            case SEND -> SendWorkRequest.send(id, local);
             default -> throw new IllegalStateException(settings.test() + " is not a bandwidth test");
         };
     }

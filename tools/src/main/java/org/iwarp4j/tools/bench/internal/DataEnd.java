@@ -23,6 +23,13 @@ import org.iwarp4j.rdmap.ScatterGatherElement;
  * at {@code i × BUFF_SIZE} (what its {@code pingpong_dest} advertises) and sends from its source
  * area at {@code (queue pairs + i) × BUFF_SIZE}, which holds the {@link Pattern}. A second small
  * region holds the Send test's credit words (perftest's {@code ctrl_buf}/{@code credit_buf}).
+ *
+ * <p>Between iwarp4j ends (both stamping, see {@link Pattern}) the areas perftest leaves unused hold
+ * the stamped last message of each measured phase: a Write or Send client's own target area (which
+ * no peer writes into in those tests) is its source, first zeroed for the message that clears the
+ * peer's target and then {@linkplain #stampTargets stamped}; a Read server's source area (which no
+ * one reads in a perftest Read test) is {@linkplain #stampSources stamped} for the client's last
+ * Read, which reads it {@link #sourceDistance} beyond the target the server advertised.
  */
 public final class DataEnd implements AutoCloseable {
 
@@ -36,6 +43,8 @@ public final class DataEnd implements AutoCloseable {
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
     private final List<QueuePair> queuePairs = new ArrayList<>();
+    /** The size the source areas' stamp is for ({@link #stampSources}); 0: none. */
+    private int stampedSources;
 
     public DataEnd(Rnic rnic, BenchSettings settings) {
         this.settings = settings;
@@ -194,6 +203,53 @@ public final class DataEnd implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * The first queue pair whose target area does not hold the stamped {@code size}-octet message
+     * (the measured phase's last, {@link Pattern#fillStamped}), in words; {@code null} if all do.
+     */
+    public String verifyStamped(int size) {
+        for (int i = 0; i < settings.queuePairs(); i++) {
+            int at = Pattern.firstStampedMismatch(memory, targetOffset(i), size);
+            if (at >= 0) {
+                return "queue pair " + i + ": octet " + at + " of " + size + " differs from the measured phase's"
+                        + " last message (" + (Pattern.firstMismatch(memory, targetOffset(i), size) < 0
+                        ? "the plain pattern: a message from before the phase" : "it was not placed whole") + ")";
+            }
+        }
+        return null;
+    }
+
+    /** Fills every target area's first {@code size} octets with the stamped message: a client's last-message source. */
+    public void stampTargets(int size) {
+        for (int i = 0; i < settings.queuePairs(); i++) {
+            Pattern.fillStamped(memory, targetOffset(i), Math.min(size, buffer));
+        }
+    }
+
+    /**
+     * Stamps every source area for a {@code size}-octet message (a Read server, for the client's
+     * last Read of the size), the stamp of the last size stamped put back to the plain pattern.
+     * Only while no Read is in flight: a Read Response of memory being changed fails its CRC.
+     */
+    public void stampSources(int size) {
+        for (int i = 0; i < settings.queuePairs(); i++) {
+            if (stampedSources > 0) {
+                Pattern.unstamp(memory, sourceOffset(i), stampedSources);
+            }
+            Pattern.stamp(memory, sourceOffset(i), Math.min(size, buffer)); // the pattern is there already
+        }
+        stampedSources = Math.min(size, buffer);
+    }
+
+    /**
+     * How far beyond its target area a queue pair's source area lies: the same at both iwarp4j
+     * ends (given the same settings), so that a Read client finds the stamped source of the target
+     * its server advertised (the region's STag covers both).
+     */
+    public long sourceDistance() {
+        return (long) settings.queuePairs() * buffer;
     }
 
     @Override

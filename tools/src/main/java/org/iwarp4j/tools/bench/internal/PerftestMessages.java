@@ -31,6 +31,12 @@ public final class PerftestMessages {
      * it. Zero says that an iwarp4j peer compares, as all did before the flag.
      */
     private static final byte NO_TCP = 1;
+    /**
+     * iwarp4j's second flag there, set by every iwarp4j end since 2026-11-29: it ends each measured
+     * bandwidth phase with the stamped message and checks for it ({@link Pattern}). Only when both
+     * ends set it do they stamp, so that an end from before it still verifies against this one.
+     */
+    private static final byte STAMPED = 2;
     /** perftest's page-size cycle buffer and {@code DEF_CACHE_LINE_SIZE}. */
     public static final int CYCLE_BUFFER = 4096;
     public static final int CACHE_LINE_SIZE = 64;
@@ -48,13 +54,16 @@ public final class PerftestMessages {
         return Arrays.copyOf(text, VERSION_LENGTH);
     }
 
-    /** {@link #IWARP4J_VERSION}, saying whether this end runs the plain-TCP comparison. */
+    /** {@link #IWARP4J_VERSION}, saying whether this end runs the plain-TCP comparison, and that it stamps. */
     public static byte[] iwarp4jVersion(boolean comparesTcp) {
         byte[] message = version(IWARP4J_VERSION);
-        if (!comparesTcp) {
-            message[VERSION_LENGTH - 1] = NO_TCP;
-        }
+        message[VERSION_LENGTH - 1] = (byte) (STAMPED | (comparesTcp ? 0 : NO_TCP));
         return message;
+    }
+
+    /** Whether an iwarp4j peer's version message says that it stamps each measured phase's last message. */
+    public static boolean stamps(byte[] message) {
+        return message.length == VERSION_LENGTH && (message[VERSION_LENGTH - 1] & STAMPED) != 0;
     }
 
     /** Whether an iwarp4j peer's version message says that it runs the plain-TCP comparison. */

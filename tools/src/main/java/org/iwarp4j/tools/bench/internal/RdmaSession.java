@@ -38,12 +38,13 @@ public abstract class RdmaSession {
     private SizeDone sizeDone = (size, bandwidth, latency, partial, cpu) -> { };
     private CpuClock cpuClock = CpuClock.none();
     private SizeStart sizeStart = size -> { };
-    private WindowDone windowDone = (size, window, bandwidth, cpu) -> { };
+    private Windows windows = (size, window, bandwidth, cpu) -> { };
     private PeerKnown peerKnown = (version, comparesTcp) -> { };
     protected ControlChannel control;
     protected DataEnd data;
     private String peerVersion = "";
     private boolean peerComparesTcp;
+    private boolean peerStamps;
     private final List<BandwidthResult> bandwidth = new ArrayList<>();
     private final List<LatencyResult> latency = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
@@ -75,18 +76,24 @@ public abstract class RdmaSession {
     }
 
     /**
-     * What a client does after each RDMA window of an interleaved size ({@link
-     * BenchSettings#interleave()}, between iwarp4j ends): the TCP baselines' windows.
+     * What a client does around each RDMA window of an interleaved size ({@link
+     * BenchSettings#interleave()}, between iwarp4j ends): the TCP baselines' windows of that round,
+     * those that go before RDMA's in {@link #before}, the others in {@link #after}.
      */
     @FunctionalInterface
-    public interface WindowDone {
-        void done(int size, int window, BandwidthResult bandwidth, CpuUsage cpu)
+    public interface Windows {
+        /** After RDMA's window {@code window} of {@code size}, with its figures. */
+        void after(int size, int window, BandwidthResult bandwidth, CpuUsage cpu)
                 throws IOException, InterruptedException;
+
+        /** Before RDMA's window {@code window} of {@code size}. */
+        default void before(int size, int window) throws IOException, InterruptedException {
+        }
     }
 
-    /** Called by a client after each RDMA window of an interleaved size. */
-    public void onWindowDone(WindowDone windowDone) {
-        this.windowDone = windowDone;
+    /** Called by a client around each RDMA window of an interleaved size. */
+    public void onWindows(Windows windows) {
+        this.windows = windows;
     }
 
     /** Called by a client before each size. */
@@ -140,6 +147,7 @@ public abstract class RdmaSession {
         byte[] version = control.exchange(PerftestMessages.iwarp4jVersion(settings.compareTcp()), "the version");
         peerVersion = PerftestMessages.versionOf(version);
         peerComparesTcp = peerIsIwarp4j() && PerftestMessages.comparesTcp(version);
+        peerStamps = peerIsIwarp4j() && PerftestMessages.stamps(version);
         peerKnown.known(peerVersion, peerComparesTcp);
         control.exchange(PerftestMessages.int32(PerftestMessages.CYCLE_BUFFER), "the cycle buffer size");
         control.exchange(PerftestMessages.int32(PerftestMessages.CACHE_LINE_SIZE), "the cache line size");
@@ -158,6 +166,20 @@ public abstract class RdmaSession {
         return PerftestMessages.isIwarp4j(peerVersion);
     }
 
+    /**
+     * Whether both ends stamp each measured phase's last message and clear the target before it
+     * ({@link BandwidthClient#prepareMeasurement}): this end always does, an iwarp4j peer since
+     * its version message says so.
+     */
+    protected boolean bothStamp() {
+        return peerStamps;
+    }
+
+    /** Whether the target areas hold this size's measured data: the stamped last message, or (without stamps) the pattern. */
+    private String verifyTargets(int size) {
+        return bothStamp() ? data.verifyStamped(size) : data.verifyTargets(size);
+    }
+
     /** Whether both ends run the plain-TCP comparison (the version exchange says whether the peer does). */
     protected boolean bothCompareTcp() {
         return settings.compareTcp() && peerComparesTcp;
@@ -173,6 +195,9 @@ public abstract class RdmaSession {
             // changed between its CRC pass and its socket write (a CRC error at the client).
             for (int i = 0; i < q; i++) {
                 Pattern.fill(data.memory(), data.targetOffset(i), settings.bufferPerQueuePair());
+            }
+            if (bothStamp()) {
+                data.stampSources(settings.sizes().get(0)); // the client's last Read of the first size
             }
         }
         for (int i = 0; i < q; i++) {
@@ -217,7 +242,7 @@ public abstract class RdmaSession {
         boolean iwarp4j = peerIsIwarp4j();
         boolean send = settings.test() == BenchTest.SEND;
         boolean allSizes = settings.sizes().size() > 1;
-        BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j);
+        BandwidthClient engine = new BandwidthClient(data, remote, iwarp4j, bothStamp());
         engine.stopWhen(stopped);
         for (int size : settings.sizes()) {
             sizeStart.starting(size);
@@ -233,21 +258,30 @@ public abstract class RdmaSession {
                 engine.warmUp(size, settings.warmupSeconds());
             }
             boolean fence = iwarp4j && settings.test() != BenchTest.READ;
-            int windows = iwarp4j ? settings.interleave() : 1;
+            int count = iwarp4j ? settings.interleave() : 1;
             List<BandwidthResult> parts = new ArrayList<>();
             List<CpuUsage> partsCpu = new ArrayList<>();
-            for (int window = 0; window < windows && (window == 0 || !stopped.getAsBoolean()); window++) {
+            for (int window = 0; window < count && (window == 0 || !stopped.getAsBoolean()); window++) {
+                if (count > 1) {
+                    windows.before(size, window);
+                    progress.accept(settings.test().operation() + " " + size + " octets, window " + (window + 1)
+                            + " of " + count);
+                }
+                engine.prepareMeasurement(size); // outside the phase's time and CPU figures
                 CpuClock.Mark cpuStart = cpuClock.mark();
-                BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / windows,
+                BandwidthResult part = engine.measure(size, settings.iterations(), settings.durationSeconds() / count,
                         fence && !stopped.getAsBoolean());
                 parts.add(part);
                 partsCpu.add(cpuClock.since(cpuStart, part.iterations() * size, part.iterations()));
-                if (windows > 1 && !stopped.getAsBoolean()) {
-                    windowDone.done(size, window, part, partsCpu.get(window));
+                if (!stopped.getAsBoolean()) {
+                    engine.measurementDone(size);
+                }
+                if (count > 1 && !stopped.getAsBoolean()) {
+                    windows.after(size, window, part, partsCpu.get(window));
                 }
             }
-            BandwidthResult result = windows == 1 ? parts.get(0) : BandwidthResult.combined(size, parts);
-            CpuUsage cpu = windows == 1 ? partsCpu.get(0) : CpuUsage.combined(partsCpu);
+            BandwidthResult result = count == 1 ? parts.get(0) : BandwidthResult.combined(size, parts);
+            CpuUsage cpu = count == 1 ? partsCpu.get(0) : CpuUsage.combined(partsCpu);
             if (stopped.getAsBoolean()) {
                 // Ctrl-C: no verdict exchange (the server may be mid-size); what was measured is the row.
                 sizeDone.done(size, result.iterations() > 0 ? result : null, null, true, cpu);
@@ -260,7 +294,7 @@ public abstract class RdmaSession {
                 if (!verdict.ok()) {
                     problems.add(verdict.describe(size));
                 }
-                String local = settings.test() == BenchTest.READ ? data.verifyTargets(size) : null;
+                String local = settings.test() == BenchTest.READ ? verifyTargets(size) : null;
                 if (local != null) {
                     problems.add("client, RDMA Read sink: " + local);
                 }
@@ -285,7 +319,9 @@ public abstract class RdmaSession {
 
     private void serverWriteRead(PingPongDest mine) throws IOException, InterruptedException {
         if (peerIsIwarp4j()) {
-            for (int size : settings.sizes()) {
+            List<Integer> sizes = settings.sizes();
+            for (int k = 0; k < sizes.size(); k++) {
+                int size = sizes.get(k);
                 long start = System.nanoTime();
                 byte[] done = awaitMessage(Verdict.LENGTH, Verdict.SIZE_REPORT);
                 long end = System.nanoTime();
@@ -294,7 +330,7 @@ public abstract class RdmaSession {
                 Verdict verdict = expectSize(size, done);
                 if (verdict == null) {
                     served.add(new ServedSize(size, Verdict.messagesOf(done), false, nanos));
-                    String mismatch = settings.test() == BenchTest.WRITE ? data.verifyTargets(size) : null;
+                    String mismatch = settings.test() == BenchTest.WRITE ? verifyTargets(size) : null;
                     verdict = new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,
                             Verdict.messagesOf(done), 0);
                     if (mismatch != null) {
@@ -303,6 +339,9 @@ public abstract class RdmaSession {
                 }
                 if (settings.test() == BenchTest.WRITE) {
                     data.clearTargets(settings.bufferPerQueuePair());
+                } else if (bothStamp() && k + 1 < sizes.size()) {
+                    // Before the verdict: the client's Reads of this size are all in, its next start after it.
+                    data.stampSources(sizes.get(k + 1));
                 }
                 control.send(verdict.encode());
             }
@@ -346,7 +385,7 @@ public abstract class RdmaSession {
                 if (verdict == null) {
                     receiver.drainUntil(Verdict.messagesOf(message));
                     served.add(new ServedSize(size, receiver.receivedForSize(), true, System.nanoTime() - start));
-                    String mismatch = data.verifyTargets(size);
+                    String mismatch = verifyTargets(size);
                     verdict = receiver.wrongLength() > 0
                             ? new Verdict(Verdict.COUNT_MISMATCH, receiver.receivedForSize(), 0)
                             : new Verdict(mismatch == null ? Verdict.OK : Verdict.DATA_MISMATCH,

@@ -129,8 +129,10 @@ public final class TcpBenchClient implements AutoCloseable {
      * One measured window of {@code phase} lasting {@code seconds}; its bandwidth is {@code null} if
      * stopped before any message. As in {@link #bandwidth(int, boolean)} the clock stops only when
      * the receiver has everything: Read's answers are all in, and a sink's connections are shut
-     * down for output and the server's count checked (so the next window connects afresh, without
-     * a warm-up: loopback TCP is at full speed within milliseconds).
+     * down for output and the server's count checked. A sink's connections are then closed, after
+     * the clock and the CPU figures (the next window connects afresh, before its clock starts,
+     * without a warm-up: loopback TCP is at full speed within milliseconds); until 2026-11-29 their
+     * close, a wait for the server's end of each, counted in the window's time.
      */
     public Window window(Phase phase, double seconds) throws IOException, InterruptedException {
         return measure(phase, Long.MAX_VALUE, System.nanoTime() + (long) (seconds * 1e9));
@@ -140,19 +142,27 @@ public final class TcpBenchClient implements AutoCloseable {
         if (phase.connections.isEmpty()) {
             connectAll(phase);
         }
-        CpuClock.Mark cpuStart = cpuClock.mark();
-        long start = System.nanoTime();
-        long messages = run(phase.connections, phase.size, perConnection, endNanos);
-        if (phase.mode == TcpMode.SINK || phase.mode == TcpMode.SINK_COPY) {
-            awaitCounts(phase);
+        boolean sink = phase.mode == TcpMode.SINK || phase.mode == TcpMode.SINK_COPY;
+        try {
+            CpuClock.Mark cpuStart = cpuClock.mark();
+            long start = System.nanoTime();
+            long messages = run(phase.connections, phase.size, perConnection, endNanos);
+            if (sink) {
+                awaitCounts(phase);
+            }
+            long nanos = System.nanoTime() - start;
+            org.iwarp4j.tools.bench.CpuUsage cpu = cpuClock.since(cpuStart, messages * phase.size, messages);
+            if (messages == 0) {
+                return new Window(null, cpu);
+            }
+            double average = messages * (double) phase.size / (nanos / 1e9);
+            return new Window(new BandwidthResult(phase.size, messages, average, average,
+                    messages / (nanos / 1e9)), cpu);
+        } finally {
+            if (sink) {
+                phase.close(); // its output is shut down: the next window connects afresh
+            }
         }
-        long nanos = System.nanoTime() - start;
-        org.iwarp4j.tools.bench.CpuUsage cpu = cpuClock.since(cpuStart, messages * phase.size, messages);
-        if (messages == 0) {
-            return new Window(null, cpu);
-        }
-        double average = messages * (double) phase.size / (nanos / 1e9);
-        return new Window(new BandwidthResult(phase.size, messages, average, average, messages / (nanos / 1e9)), cpu);
     }
 
     private void connectAll(Phase phase) throws IOException, InterruptedException {
@@ -161,7 +171,7 @@ public final class TcpBenchClient implements AutoCloseable {
         }
     }
 
-    /** A sink's end: output shut down, the server's count of every connection checked, the connections closed. */
+    /** A sink's end: output shut down, the server's count of every connection checked (the caller closes them). */
     private void awaitCounts(Phase phase) throws IOException, InterruptedException {
         try {
             for (Connection c : phase.connections) {
@@ -175,14 +185,12 @@ public final class TcpBenchClient implements AutoCloseable {
             }
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IOException("TCP comparison failed: " + e, e);
-        } finally {
-            phase.close();
         }
     }
 
     /** One baseline's connections for one size ({@link #open}), for one or more windows. */
     public static final class Phase implements AutoCloseable {
-        private static final long SERVER_END_MILLIS = 5000;
+        static final long SERVER_END_MILLIS = 5000;
         private final TcpMode mode;
         private final int size;
         private final List<Connection> connections = new ArrayList<>();
@@ -190,6 +198,11 @@ public final class TcpBenchClient implements AutoCloseable {
         private Phase(TcpMode mode, int size) {
             this.mode = mode;
             this.size = size;
+        }
+
+        /** The open connections' channels, for tests. */
+        List<Channel> channels() {
+            return connections.stream().map(c -> c.channel).toList();
         }
 
         /**
@@ -365,6 +378,7 @@ public final class TcpBenchClient implements AutoCloseable {
                 io.netty.channel.ChannelFuture f = new Bootstrap().group(group)
                         .channel(NettyIo.socketChannel(settings.transport()))
                         .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                        .option(ChannelOption.RCVBUF_ALLOCATOR, NettyIo.receiveBuffers())
                         .handler(org.iwarp4j.tools.pcap.PcapRecording.recorded(settings.pcap(), c)).connect(server);
                 try {
                     f.await();

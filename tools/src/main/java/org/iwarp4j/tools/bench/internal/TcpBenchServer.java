@@ -35,11 +35,16 @@ import org.iwarp4j.tools.pcap.PcapRecording;
  * other connection is closed as soon as it is accepted, before a buffer or a thread is spent on it,
  * and a DONE can come only from a connection it serves. A connection's answers wait while the
  * channel is not writable (auto-read off), so a client that asks and does not read holds at most
- * the write buffer's high-water mark, not everything it asked for.
+ * the write buffer's high-water mark, not everything it asked for. For Read that mark is a whole
+ * window of answers ({@link #readWaterMark}): a client that keeps tx depth requests outstanding, as
+ * the RDMA Read client keeps tx depth Reads, has them all answered at once, as the RNIC's responder
+ * queues the Read Responses of every Read it has been sent.
  */
 public final class TcpBenchServer implements AutoCloseable {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TcpBenchServer.class);
+    /** More than Netty counts for a queued message besides its octets (96 by default). */
+    private static final int QUEUED_MESSAGE_ALLOWANCE = 1024;
 
     private final EventLoopGroup group;
     private final Channel server;
@@ -53,30 +58,38 @@ public final class TcpBenchServer implements AutoCloseable {
     private final AtomicBoolean refusalNoted = new AtomicBoolean();
     private final InetAddress client;
     private final int maxConnections;
+    /** Messages the client keeps in flight per connection (its tx depth): what a Read connection answers at once. */
+    private final int depth;
     private final Consumer<String> notice;
     private volatile long lastConnectionEnded;
+    /** Told of every latency echo's responder thread as it starts. */
+    private volatile Consumer<Thread> echoThreads = t -> { };
 
     /**
+     * @param depth          messages the client keeps in flight per connection (its tx depth, 1 for latency)
      * @param client         the only address served: the client's (its control connection's)
      * @param maxConnections connections served at once ({@link #maxConnections(int)})
      */
-    public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize,
+    public TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize, int depth,
                           PcapRecording pcap, InetAddress client, int maxConnections) throws InterruptedException {
-        this(address, transport, threads, maxSize, pcap, client, maxConnections, log::warn);
+        this(address, transport, threads, maxSize, depth, pcap, client, maxConnections, log::warn);
     }
 
     /** As above, telling {@code notice} instead of the log of the first connection refused. */
-    TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize, PcapRecording pcap,
-                   InetAddress client, int maxConnections, Consumer<String> notice) throws InterruptedException {
+    TcpBenchServer(InetSocketAddress address, Transport transport, int threads, int maxSize, int depth,
+                   PcapRecording pcap, InetAddress client, int maxConnections, Consumer<String> notice)
+            throws InterruptedException {
         this.client = client;
         this.maxConnections = maxConnections;
+        this.depth = Math.max(1, depth);
         this.notice = notice;
         group = NettyIo.group(transport, threads);
         pattern = Unpooled.directBuffer(maxSize).writeZero(maxSize);
         Pattern.fill(pattern, 0, maxSize);
         Consumer<Channel> record = PcapRecording.recorder(pcap);
         // The answers are slices of one pattern, so the mark counts queued messages rather than copies:
-        // two of the largest keep one queued behind the one being written, as the unbounded queue did.
+        // two of the largest keep one queued behind the one being written (the echoes); a Read
+        // connection sets its own once its header names the size (readWaterMark).
         int high = Math.max(WriteBufferWaterMark.DEFAULT.high(), 2 * maxSize);
         try {
             server = new ServerBootstrap().group(group)
@@ -84,6 +97,7 @@ public final class TcpBenchServer implements AutoCloseable {
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, NettyIo.receiveBuffers())
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -141,9 +155,38 @@ public final class TcpBenchServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A Read connection's write buffer: room for {@code depth} answers of {@code size} octets (and
+     * Netty's accounting of each queued message, 96 octets by default), so that a window of
+     * requests is answered in one go, flushed once per {@link TcpBenchClient.Connection#FLUSH_OCTETS}
+     * as the Write baseline's client flushes. It used to hold two of the largest messages: two
+     * answers per flush, and reading switched off and on again for every pair, system calls the
+     * RDMA Read responder does not make. A client that keeps more than {@code depth} requests
+     * outstanding still finds reading stopped once this much waits: the bound stays.
+     */
+    static WriteBufferWaterMark readWaterMark(int depth, int size) {
+        long high = Math.max(WriteBufferWaterMark.DEFAULT.high(), (long) depth * (size + QUEUED_MESSAGE_ALLOWANCE));
+        int capped = (int) Math.min(Integer.MAX_VALUE, high);
+        return new WriteBufferWaterMark(capped / 2, capped);
+    }
+
     /** When ({@link System#nanoTime()}) a comparison connection last closed; 0 before the first. */
     public long lastConnectionEndedNanos() {
         return lastConnectionEnded;
+    }
+
+    /** The connections served and still open, for tests. */
+    java.util.List<Channel> channels() {
+        return java.util.List.copyOf(connections);
+    }
+
+    /**
+     * Tells {@code started} of each latency echo's responder thread as it starts: an application
+     * thread of the comparison, whose CPU time a loopback run counts as it counts the RDMA
+     * responder's ({@link CpuClock#register}). Set it before the client connects.
+     */
+    public void onEchoThread(Consumer<Thread> started) {
+        this.echoThreads = started;
     }
 
     /** Completes when a client said {@link TcpMode#DONE}. */
@@ -204,6 +247,9 @@ public final class TcpBenchServer implements AutoCloseable {
                     if (mode == TcpMode.SINK_COPY) {
                         application = new ApplicationBuffer(TcpMode.applicationBuffer(pattern.capacity()));
                     }
+                    if (mode == TcpMode.READ || mode == TcpMode.READ_COPY) {
+                        ctx.channel().config().setWriteBufferWaterMark(readWaterMark(depth, size));
+                    }
                     if (mode.echo()) {
                         echo = new EchoResponder(ctx.channel(), size, mode == TcpMode.ECHO_BUSY);
                     }
@@ -235,15 +281,23 @@ public final class TcpBenchServer implements AutoCloseable {
             }
         }
 
-        /** Answers owed Read requests while the channel takes them. */
+        /**
+         * Answers owed Read requests while the channel takes them, flushing once per {@link
+         * TcpBenchClient.Connection#FLUSH_OCTETS} queued and once at the end, as the Write
+         * baseline's client flushes its messages.
+         */
         private void answer(ChannelHandlerContext ctx) {
-            boolean wrote = false;
+            long unflushed = 0;
             while (owed > 0 && ctx.channel().isWritable()) {
                 ctx.write(pattern.retainedSlice(0, size));
                 owed--;
-                wrote = true;
+                unflushed += size;
+                if (unflushed >= TcpBenchClient.Connection.FLUSH_OCTETS) {
+                    ctx.flush();
+                    unflushed = 0;
+                }
             }
-            if (wrote) {
+            if (unflushed > 0) {
                 ctx.flush();
             }
         }
@@ -305,6 +359,7 @@ public final class TcpBenchServer implements AutoCloseable {
             this.busy = busy;
             Thread t = new Thread(this, "iwarp-bench-tcp-echo");
             t.setDaemon(true);
+            echoThreads.accept(t);
             t.start();
         }
 

@@ -51,6 +51,39 @@ class CpuClockTest {
         }
     }
 
+    /**
+     * A thread registered as it starts, during a measurement, counts as an application thread:
+     * the plain-TCP latency echo's responder starts with its connection, and its CPU time is TCP's
+     * as the RDMA responder's thread's is RDMA's.
+     */
+    @Test
+    void aThreadRegisteredAsItStartsCountsAsTheApplications() throws Exception {
+        assumeThat(CpuClock.available()).as("thread CPU time measured by this JVM").isTrue();
+        CpuClock clock = new CpuClock(List.of(), true);
+        CpuClock.Mark start = clock.mark();
+        java.util.concurrent.CountDownLatch burnt = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
+        Thread responder = new Thread(() -> {
+            burn(20_000_000);
+            burnt.countDown();
+            try {
+                end.await(30, TimeUnit.SECONDS); // alive when the clock is read: an ended thread's time is gone
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "responder");
+        clock.register(responder);
+        responder.start();
+        try {
+            assertThat(burnt.await(30, TimeUnit.SECONDS)).isTrue();
+            CpuUsage used = clock.since(start, 1, 1);
+            assertThat(used.applicationNanos()).as("the registered thread's 20 ms").isGreaterThanOrEqualTo(20_000_000);
+        } finally {
+            end.countDown();
+            responder.join(30_000);
+        }
+    }
+
     @Test
     void ratiosCompareEventLoopTimePerOctet() {
         CpuUsage rdma = new CpuUsage(3_000, 100, 1_000, 1, false);

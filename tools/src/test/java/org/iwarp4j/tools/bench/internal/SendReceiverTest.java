@@ -2,14 +2,10 @@ package org.iwarp4j.tools.bench.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.iwarp4j.mpa.NegotiationMode;
-import org.iwarp4j.rdmap.Listener;
 import org.iwarp4j.rdmap.QueuePair;
-import org.iwarp4j.rdmap.Rnic;
 import org.iwarp4j.rdmap.SendWorkRequest;
 import org.iwarp4j.rdmap.Transport;
 import org.iwarp4j.rdmap.WorkCompletion;
@@ -87,43 +83,16 @@ class SendReceiverTest {
         }
     }
 
-    /**
-     * A server end and a client end over loopback TCP, one data queue pair each. The server's
-     * receives are posted while its queue pair is IDLE ({@link DataEnd#postReceives}, as
-     * PerftestServer does): they reach the engine when the connection comes up, before the
-     * client's first Send can be read.
-     */
-    private static final class Ends implements AutoCloseable {
-        final Rnic serverRnic;
-        final Rnic clientRnic;
-        final DataEnd server;
-        final DataEnd client;
-        final Listener listener;
-        final QueuePair serverQp;
-        final QueuePair clientQp;
+    /** The Send test's two ends ({@link LoopbackDataEnds}), the client posting as {@link BandwidthClient} does. */
+    private static final class Ends extends LoopbackDataEnds {
         final int rxDepth;
         final int txDepth;
         long sent;
 
         Ends(BenchSettings settings) throws Exception {
+            super(settings);
             rxDepth = settings.rxDepth();
             txDepth = settings.depth();
-            serverRnic = settings.rnic(1, null);
-            clientRnic = settings.rnic(1, null);
-            server = new DataEnd(serverRnic, settings);
-            client = new DataEnd(clientRnic, settings);
-            serverQp = server.newQueuePair(serverRnic);
-            server.postReceives(serverQp, 0); // while IDLE, as PerftestServer does
-            server.add(serverQp);
-            listener = serverRnic.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), settings.mpa(),
-                    request -> request.accept(serverQp));
-            clientQp = client.newQueuePair(clientRnic);
-            client.add(clientQp);
-        }
-
-        void connect() throws Exception {
-            clientQp.connect(listener.localAddress()).get(30, TimeUnit.SECONDS);
-            serverQp.established().get(30, TimeUnit.SECONDS);
         }
 
         /** What the client's handshake tells the server: where its credit word is. */
@@ -167,15 +136,6 @@ class SendReceiverTest {
                 Thread.onSpinWait(); // a credit Write lands in memory and completes nothing here
             }
             assertThat(client.credit(0)).as("credit word").isEqualTo((int) value);
-        }
-
-        @Override
-        public void close() {
-            listener.close();
-            client.close();
-            server.close();
-            clientRnic.close();
-            serverRnic.close();
         }
     }
 }

@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Semaphore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +23,7 @@ class TcpBenchClientPostingTest {
     private static final int SIZE = 16;
 
     private final Semaphore freed = new Semaphore(0);
-    private final Counter counter = new Counter();
+    private final SocketEnd counter = new SocketEnd(true);
     private ByteBuf pattern;
     private EmbeddedChannel channel;
 
@@ -138,26 +133,5 @@ class TcpBenchClientPostingTest {
         channel = new EmbeddedChannel(counter, c);
         c.channel = channel;
         return c;
-    }
-
-    /** Counts the writes and flushes that reach the socket end of the pipeline. */
-    private static final class Counter extends ChannelOutboundHandlerAdapter {
-        int writes;
-        int flushes;
-        /** How many writes had reached the socket end at each flush. */
-        final List<Integer> flushOffsets = new ArrayList<>();
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            writes++;
-            ctx.write(msg, promise);
-        }
-
-        @Override
-        public void flush(ChannelHandlerContext ctx) {
-            flushes++;
-            flushOffsets.add(writes);
-            ctx.flush();
-        }
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +29,10 @@ import org.junit.jupiter.api.Test;
 class TcpBenchServerTest {
 
     private static final int SIZE = 64;
+    /** The client's tx depth: Read requests it keeps outstanding per connection. */
+    private static final int DEPTH = 8;
+    /** A Read answer of which four make the MiB the server flushes after. */
+    private static final int LARGE = 256 * 1024;
     private static final int READ_TIMEOUT_MILLIS = 30_000;
 
     private final List<String> notices = Collections.synchronizedList(new ArrayList<>());
@@ -44,9 +50,13 @@ class TcpBenchServerTest {
     }
 
     private TcpBenchServer server(String client, int maxConnections) throws Exception {
+        return server(client, maxConnections, SIZE);
+    }
+
+    private TcpBenchServer server(String client, int maxConnections, int maxSize) throws Exception {
         // One event loop: connections are accepted and set up in the order they were made.
         server = new TcpBenchServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), Transport.NIO, 1,
-                SIZE, null, InetAddress.getByName(client), maxConnections, notices::add);
+                maxSize, DEPTH, null, InetAddress.getByName(client), maxConnections, notices::add);
         return server;
     }
 
@@ -124,6 +134,60 @@ class TcpBenchServerTest {
         }
     }
 
+    /**
+     * The client keeps tx depth Read requests outstanding, as the RDMA Read client keeps tx depth
+     * Reads: the server answers them all at once, flushing once per MiB queued, and its channel
+     * never stops being writable. It used to stop at two answers of the largest size (its write
+     * buffer's mark), flush them, and switch reading off and on again for every pair.
+     */
+    @Test
+    void aWindowOfReadRequestsIsAnsweredAtOnceWithAFlushPerMib() throws Exception {
+        server(InetAddress.getLoopbackAddress().getHostAddress(), 1, LARGE);
+        SocketEnd socket = new SocketEnd(true);
+        WritabilityChanges changes = new WritabilityChanges();
+        EmbeddedChannel channel = new EmbeddedChannel(socket, server.new Connection(), changes);
+        try {
+            channel.writeInbound(readRequests(LARGE, DEPTH));
+
+            assertThat(socket.writes).as("every request answered").isEqualTo(DEPTH);
+            assertThat(socket.flushOffsets).as("a flush after each MiB (four answers)").containsExactly(4, 8);
+            assertThat(changes.count).as("the channel stayed writable throughout").isZero();
+            assertThat(channel.config().isAutoRead()).isTrue();
+            assertThat(releaseOutbound(channel, LARGE)).isEqualTo(DEPTH);
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /**
+     * While the socket takes nothing, a whole window of answers waits in the write buffer with
+     * reading still on; a client that asks for more than its depth finds reading stopped once
+     * about a window waits: the server's memory stays bounded.
+     */
+    @Test
+    void aWindowOfAnswersWaitsForASlowSocketAndMoreStopsReading() throws Exception {
+        server(InetAddress.getLoopbackAddress().getHostAddress(), 1, LARGE);
+        SocketEnd socket = new SocketEnd(false);
+        EmbeddedChannel channel = new EmbeddedChannel(socket, server.new Connection());
+        try {
+            channel.writeInbound(readRequests(LARGE, DEPTH));
+            assertThat(socket.writes).as("a window's answers, none of them sent").isEqualTo(DEPTH);
+            assertThat(channel.isWritable()).isTrue();
+            assertThat(channel.config().isAutoRead()).as("reading goes on").isTrue();
+
+            ByteBuf more = Unpooled.buffer();
+            for (int i = 0; i < DEPTH; i++) {
+                more.writeInt(LARGE);
+            }
+            channel.writeInbound(more);
+            assertThat(socket.writes).as("at most one answer over the window").isLessThanOrEqualTo(DEPTH + 1);
+            assertThat(channel.isWritable()).isFalse();
+            assertThat(channel.config().isAutoRead()).as("reading stops").isFalse();
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
     @Test
     void anEchoStopsReadingWhileItsAnswersCannotBeWritten() throws Exception {
         server(InetAddress.getLoopbackAddress().getHostAddress(), 1);
@@ -143,8 +207,46 @@ class TcpBenchServerTest {
         }
     }
 
+    /**
+     * A latency echo's responder is an application thread of the comparison: the server tells of
+     * it as it starts, so that a loopback run's CPU clock counts it as it counts the RDMA
+     * responder's thread.
+     */
+    @Test
+    void anEchosResponderThreadIsToldAsItStarts() throws Exception {
+        server(InetAddress.getLoopbackAddress().getHostAddress(), 1);
+        java.util.concurrent.CompletableFuture<Thread> told = new java.util.concurrent.CompletableFuture<>();
+        server.onEchoThread(told::complete);
+
+        Socket s = connect(TcpMode.ECHO, SIZE);
+        s.getOutputStream().write(new byte[SIZE]);
+
+        assertThat(readOnce(s)).as("echoed").isEqualTo(SIZE);
+        Thread responder = told.get(READ_TIMEOUT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThat(responder.getName()).isEqualTo("iwarp-bench-tcp-echo");
+    }
+
     private static ByteBuf header(TcpMode mode, int size) {
         return Unpooled.buffer().writeInt(mode.ordinal()).writeInt(size);
+    }
+
+    /** A Read connection's header and its first {@code n} requests, as one read. */
+    private static ByteBuf readRequests(int size, int n) {
+        ByteBuf b = header(TcpMode.READ, size);
+        for (int i = 0; i < n; i++) {
+            b.writeInt(size);
+        }
+        return b;
+    }
+
+    /** Counts the channel's changes of writability that reach the end of the pipeline. */
+    private static final class WritabilityChanges extends ChannelInboundHandlerAdapter {
+        int count;
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            count++;
+        }
     }
 
     /** As a socket's send buffer filling or draining would make it (Netty tells the pipeline in a task of the loop). */
@@ -156,12 +258,17 @@ class TcpBenchServerTest {
 
     /** Octets written so far, in messages of {@link #SIZE}. */
     private static int releaseOutbound(EmbeddedChannel channel) {
+        return releaseOutbound(channel, SIZE);
+    }
+
+    /** Octets written so far, in messages of {@code size}. */
+    private static int releaseOutbound(EmbeddedChannel channel, int size) {
         int octets = 0;
         for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
             octets += b.readableBytes();
             b.release();
         }
-        return octets / SIZE;
+        return octets / size;
     }
 
     /** A connection that has sent its header and, for READ, one request. */
