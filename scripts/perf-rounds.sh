@@ -4,7 +4,7 @@
 #
 #   scripts/perf-rounds.sh [--rounds N] [--loaded N] [--markers N] [--nfs N] [--interleaved N] [--loaded-interleaved N] [--control JAR] OUTDIR
 #
-# Quiet rounds (default 5): every round runs the eight cases in turn — bench write|read|send at
+# Quiet rounds (default 6): every round runs the eight cases in turn — bench write|read|send at
 # 64 KiB and 1 MiB (-D 2 --warmup 6 --cpu --json), lat-send and lat-write (-s 8 -n 20000) — so
 # that RDMA and its TCP baselines alternate within each run and the cases alternate between runs.
 # Every kind of round alternates `--order`: odd rounds measure RDMA first (rdma-first), even ones
@@ -12,8 +12,8 @@
 # so that a drift of the machine or the JIT during a run does not always favour the same side. The
 # --control rounds keep each build's default order (RDMA first): an older build has no --order.
 # Then --nfs N runs of `nfs bench --vers 3` and `--vers 4.1` alternating (default 2), --loaded N
-# rounds of the bandwidth cases with --background-load 1 (default 3), --markers N rounds of
-# `bench write --markers` at both sizes (default 3). With --control JAR, two rounds of write and
+# rounds of the bandwidth cases with --background-load 1 (default 4), --markers N rounds of
+# `bench write --markers` at both sizes (default 2). With --control JAR, two rounds of write and
 # send at both sizes alternate between JAR (another build of the command) and this tree's, to
 # compare two builds' TCP baselines or RDMA paths in the same conditions. --interleaved N (default 2)
 # runs N rounds of the six bandwidth cases with -D 12 --interleave 12: RDMA, raw TCP and TCP with
@@ -22,11 +22,11 @@
 # --loaded-interleaved N (default 1) runs the same with --background-load 1, for the loaded targets.
 #
 # Run it with nothing else running on the machine: the log records the load average before each
-# run, and a round with other work in it says nothing about the code. Takes about 45 minutes with
+# run, and a round with other work in it says nothing about the code. Takes about 50 minutes with
 # the defaults on a 2-core machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-rounds=5 loaded=3 markers=3 nfs=2 interleaved=2 loadedinterleaved=1 control=
+rounds=6 loaded=4 markers=2 nfs=2 interleaved=2 loadedinterleaved=1 control=
 while [ $# -gt 1 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -47,7 +47,8 @@ iwarp="$here/iwarp"
 "$iwarp" --version > "$out/version.txt" # builds the command first if it is missing or stale
 
 log() { echo "$(date -u +%H:%M:%S) $* load=$(cut -d' ' -f1 /proc/loadavg)" >> "$out/log"; }
-# order N: round N's --order, rdma-first in odd rounds and tcp-first in even ones
+# order N: round N's --order, rdma-first in odd rounds and tcp-first in even ones (the defaults are
+# even, so each order runs as often; an odd count gives RDMA first once more)
 order() { if [ $(($1 % 2)) -eq 1 ]; then echo rdma-first; else echo tcp-first; fi; }
 # run NAME ARGS...: one run of the command, its JSON to NAME.json and its stderr to NAME.err
 run() {
