@@ -352,4 +352,37 @@ class ProbeAgainstHostilePeersTest {
         assertThat(noRtr.received).anySatisfy(u -> assertThat(Arrays.copyOfRange(u, 0, 22)).containsExactly(
                 0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0x20, 0x07, 0, 0));
     }
+
+    /**
+     * A crc-honoured failure seen on the mpa-revision-2 connection (MPA-R-026: a wrong CRC32c
+     * under our C=1) stays a failure when the connects after it are refused, and the run exits 1.
+     */
+    @Test
+    void aCrcFailureStaysWhenTheConnectsAfterItAreRefused() throws Exception {
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant).badCrc()
+                .closesListenerAfter(1));
+
+        Observation crc = report.observation("crc-honoured");
+        assertThat(crc.verdict()).as(report.toTable()).isEqualTo(FAIL);
+        assertThat(crc.requirement()).isEqualTo("MPA-R-026");
+        assertThat(crc.observed()).startsWith("its FPDU failed our CRC check");
+        assertThat(report.observation("crc-required").observed()).startsWith("connection failed");
+        assertEveryDocumentedProbeIsThere(report);
+        assertThat(report.exitStatus()).isEqualTo(1);
+    }
+
+    /**
+     * crc-required (MPA-R-023) is kept as soon as its connection is closed: the C=1 retry after
+     * it, refused at connect, costs only crc-honoured.
+     */
+    @Test
+    void crcRequiredStaysWhenTheRetryCannotConnect() throws Exception {
+        ProbeReport report = probe(peer(r -> r.revision() >= 2 ? null : plainReply(r), ScriptedAnswers::conformant)
+                .closesListenerAfter(2));
+
+        Observation required = report.observation("crc-required");
+        assertThat(required.verdict()).as(report.toTable()).isEqualTo(INFO);
+        assertThat(required.observed()).isEqualTo("does not require CRC: answers C=0 to our C=0");
+        assertThat(report.observation("crc-honoured").observed()).startsWith("connection failed");
+    }
 }

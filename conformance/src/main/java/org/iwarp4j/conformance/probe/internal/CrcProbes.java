@@ -69,10 +69,16 @@ final class CrcProbes {
      * MUST (MPA-R-023), so a refusal fails only when the peer takes C=0 and answers the very same
      * Request with C=1 by R=1 — a first connection lost, or a refusal of revision 2, is no
      * evidence against CRC; and if C=1 is taken there, crc-honoured is judged on it.
+     *
+     * <p>Each observation goes into the log as soon as it is made: a connect that fails later
+     * (a full backlog, a SYN dropped) must not turn a crc-honoured judged on the mpa-revision-2
+     * connection, or a crc-required already seen, into "connection failed".
      */
     void crcRequired() throws IOException {
+        if (peer.crcHonoured != null) {
+            log.add(peer.crcHonoured);
+        }
         StartupAnswer answer;
-        Observation required;
         try (ScriptedConnection c = connections.open()) {
             c.sendRaw(ScriptedConnection.encode(peer.plainRequest(false)));
             answer = connections.readReply(c);
@@ -83,7 +89,7 @@ final class CrcProbes {
             } else {
                 observed = "refuses a Request with C=0: " + describe(answer);
             }
-            required = new Observation("crc-required", "MPA-R-023", answer.outcome() == Outcome.TIMEOUT
+            log.add("crc-required", "MPA-R-023", answer.outcome() == Outcome.TIMEOUT
                     ? Verdict.INCONCLUSIVE : Verdict.INFO, observed,
                     "either: CRC may be required by configuration, or turned off when both ends ask",
                     replyFacts(answer), c.elapsedMillis());
@@ -92,9 +98,8 @@ final class CrcProbes {
             peer.crcHonoured = accepted(answer) ? crcRetried()
                     : new Observation("crc-honoured", "MPA-R-026", Verdict.INCONCLUSIVE,
                     "no Request accepted, C=1 or C=0", HONOURED, facts(), 0);
+            log.add(peer.crcHonoured);
         }
-        log.add(peer.crcHonoured);
-        log.add(required);
     }
 
     /** The Request the C=0 one was, with C=1, on a new connection (see {@link #crcRequired}). */
