@@ -385,4 +385,36 @@ class ProbeAgainstHostilePeersTest {
         assertThat(required.observed()).isEqualTo("does not require CRC: answers C=0 to our C=0");
         assertThat(report.observation("crc-honoured").observed()).startsWith("connection failed");
     }
+
+    /**
+     * RFC 6581 §10 asks for an enhanced answer to an enhanced Request and §9.2 for A echoed
+     * (MPA2-R-008): R=1 waives neither. A revision 1 Reply with R=1, or an enhanced one with A=0
+     * and R=1, to the peer-to-peer Request fails; a Reply that is not MPA at all to an rtr-*
+     * Request fails MPA2-R-012 instead of passing for a refusal.
+     */
+    @Test
+    void aRejectToThePeerToPeerRequestMustStillBeEnhancedAndEchoA() throws Exception {
+        java.util.function.Predicate<MpaStartupFrame> peerToPeer = r -> r.enhancedData() != null
+                && r.enhancedData().peerToPeer();
+        ProbeReport revision1 = probe(peer(r -> peerToPeer.test(r)
+                ? MpaStartupFrame.reply(false, r.crc(), true, 1, null, new byte[0]) : enhancedReply(r),
+                ScriptedAnswers::conformant));
+        Observation echo = revision1.observation("control-flag-a-echo");
+        assertThat(echo.verdict()).as(revision1.toTable()).isEqualTo(FAIL);
+        assertThat(echo.observed()).startsWith("peer-to-peer Request: rejected: Reply R=1, rev 1");
+
+        ProbeReport aClear = probe(peer(r -> peerToPeer.test(r) ? MpaStartupFrame.reply(false, r.crc(), true, 2,
+                new EnhancedConnectionData(false, Set.of(), 4, 4), new byte[0]) : enhancedReply(r),
+                ScriptedAnswers::conformant));
+        assertThat(aClear.observation("control-flag-a-echo").verdict()).as(aClear.toTable()).isEqualTo(FAIL);
+        assertThat(aClear.observation("rtr-options").verdict()).isEqualTo(INCONCLUSIVE);
+
+        ProbeReport garbled = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant)
+                .corruptsReplyTo(peerToPeer));
+        for (RtrType rtr : RtrType.values()) {
+            Observation o = garbled.observation("rtr-" + rtr.name().toLowerCase(java.util.Locale.ROOT));
+            assertThat(o.verdict()).as(garbled.toTable()).isEqualTo(FAIL);
+            assertThat(o.observed()).startsWith("not accepted: malformed Reply");
+        }
+    }
 }

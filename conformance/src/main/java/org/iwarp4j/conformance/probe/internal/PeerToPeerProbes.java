@@ -56,7 +56,10 @@ final class PeerToPeerProbes {
      * A peer-to-peer Request offering every RTR. The Reply must echo A and name at least one RTR
      * (MPA2-R-008), and its ORD must not exceed our IRD (MPA2-R-005; RFC 6581 §9.1: 0x3FFF
      * answers only an Initiator IRD of 0x3FFF, and ours is 4). R=1 is the ULP's right (RFC 5044
-     * §7.1.2 rules 2 and 6): info, and nothing more to judge; a close is not.
+     * §7.1.2 rules 2 and 6): info, and nothing more to judge — but only in an enhanced Reply that
+     * echoes A: R=1 waives neither the enhanced answer to an enhanced Request (RFC 6581 §10) nor
+     * the echoed A (RFC 6581 §9.2), so a revision 1 Reply, S=0 or A=0 with R=1 fails as it does
+     * with R=0; a close is not the ULP's refusal either.
      */
     void peerToPeer() throws IOException {
         if (!peer.enhanced) {
@@ -74,11 +77,14 @@ final class PeerToPeerProbes {
             StartupAnswer answer = connections.readReply(c);
             Map<String, Object> facts = replyFacts(answer);
             if (!accepted(answer) || !answer.reply().enhanced()) {
+                boolean refusal = rejected(answer) && answer.reply().revision() == 2 && answer.reply().enhanced()
+                        && answer.reply().enhancedData().peerToPeer();
                 Verdict v = answer.outcome() == Outcome.TIMEOUT ? Verdict.INCONCLUSIVE
-                        : rejected(answer) ? Verdict.INFO : Verdict.FAIL;
+                        : refusal ? Verdict.INFO : Verdict.FAIL;
                 log.add("control-flag-a-echo", "MPA2-R-008", v, "peer-to-peer Request: " + describe(answer)
-                        + (rejected(answer) ? " (its ULP may refuse, RFC 5044 §7.1.2 rules 2 and 6)" : ""),
-                        expectedEcho, facts, c.elapsedMillis());
+                        + (refusal ? " (its ULP may refuse, RFC 5044 §7.1.2 rules 2 and 6)"
+                        : rejected(answer) ? " (R=1 does not waive an enhanced Reply echoing A=1, RFC 6581 §9.2, §10)"
+                        : ""), expectedEcho, facts, c.elapsedMillis());
                 String why = "no accepting enhanced Reply to a peer-to-peer Request";
                 log.add("rtr-options", "MPA2-R-008", Verdict.INCONCLUSIVE, why, "", facts(), 0);
                 log.add("ird-ord", "MPA2-R-005", Verdict.INCONCLUSIVE, why, "", facts(), 0);
@@ -166,8 +172,11 @@ final class PeerToPeerProbes {
             StartupAnswer answer = connections.readReply(c);
             Map<String, Object> facts = replyFacts(answer);
             if (!accepted(answer) || !answer.reply().enhanced()) {
-                log.add(probe, "MPA2-R-012", answer.outcome() == Outcome.TIMEOUT ? Verdict.INCONCLUSIVE : Verdict.INFO,
-                        "not accepted: " + describe(answer), expected, facts, c.elapsedMillis());
+                // A Reply our decoder cannot take (a wrong key, PD_Length above 512) is the peer's error, not a refusal.
+                Verdict v = answer.outcome() == Outcome.TIMEOUT ? Verdict.INCONCLUSIVE
+                        : answer.outcome() == Outcome.MALFORMED ? Verdict.FAIL : Verdict.INFO;
+                log.add(probe, "MPA2-R-012", v, "not accepted: " + describe(answer), expected, facts,
+                        c.elapsedMillis());
                 return;
             }
             EnhancedConnectionData word = answer.reply().enhancedData();
