@@ -22,8 +22,11 @@ final class PeerProfile {
     boolean useCrc = true;
     /** crc-honoured as judged on the mpa-revision-2 connection, or null when it was not accepted. */
     Observation crcHonoured;
-    /** Whether the PD_Length 512 Request was accepted: only then does a close of 513 say anything. */
-    boolean accepted512;
+    /**
+     * Whether the PD_Length 512 Request got a well-formed Reply, R=0 or R=1: only then does a close
+     * of 513 show that the peer told the two lengths apart.
+     */
+    boolean replied512;
 
     /** The client-server word we offer: A=0, no RTR, IRD 4, ORD 4. */
     static EnhancedConnectionData clientServer() {

@@ -33,8 +33,8 @@ final class PrivateDataProbes {
         try (ScriptedConnection c = connections.open()) {
             c.sendRaw(ScriptedConnection.encode(peer.fullPrivateData()));
             StartupAnswer answer = connections.readReply(c);
-            peer.accepted512 = accepted(answer);
-            Verdict verdict = peer.accepted512 ? Verdict.PASS : rejected(answer) ? Verdict.INFO
+            peer.replied512 = answer.outcome() == Outcome.RECEIVED;
+            Verdict verdict = accepted(answer) ? Verdict.PASS : rejected(answer) ? Verdict.INFO
                     : answer.outcome() == Outcome.TIMEOUT ? Verdict.INCONCLUSIVE : Verdict.FAIL;
             log.add("private-data-512", "MPA-R-052", verdict, describe(answer) + (rejected(answer)
                     ? " (its ULP may refuse private data, RFC 5044 §7.1.2 rules 2 and 6)" : ""),
@@ -46,8 +46,9 @@ final class PrivateDataProbes {
     /**
      * PD_Length 513 makes the Request improperly formatted (RFC 5044 §7.1.1, §7.1.2 rule 9), and
      * rule 2 makes closing the connection a MUST (MPA-R-051): any Reply fails. A close passes only
-     * if the 512-octet Request was accepted; otherwise the close may have nothing to do with the
-     * length, and the probe cannot tell.
+     * if the 512-octet Request got a Reply, R=0 or R=1 (its ULP's refusal): the peer told the two
+     * lengths apart. If 512 was closed too, the close may have nothing to do with the length, and
+     * the probe cannot tell.
      */
     void privateData513() throws IOException {
         byte[] frame = ScriptedConnection.encode(peer.fullPrivateData());
@@ -61,8 +62,8 @@ final class PrivateDataProbes {
             Verdict verdict;
             String observed = describe(answer);
             if (answer.outcome() == Outcome.CLOSED) {
-                verdict = peer.accepted512 ? Verdict.PASS : Verdict.INCONCLUSIVE;
-                observed += peer.accepted512 ? "" : " (so was the PD_Length 512 Request: not evidence of the 512 limit)";
+                verdict = peer.replied512 ? Verdict.PASS : Verdict.INCONCLUSIVE;
+                observed += peer.replied512 ? "" : " (so was the PD_Length 512 Request: not evidence of the 512 limit)";
             } else if (answer.outcome() == Outcome.TIMEOUT) {
                 verdict = Verdict.INCONCLUSIVE;
             } else {
