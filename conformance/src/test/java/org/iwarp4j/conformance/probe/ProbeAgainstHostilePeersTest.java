@@ -417,4 +417,50 @@ class ProbeAgainstHostilePeersTest {
             assertThat(o.observed()).startsWith("not accepted: malformed Reply");
         }
     }
+
+    /**
+     * Terminates judged by their rules: L=0 is a warning under RDMAP-R-025 (one segment with L
+     * set is practice, not RFC text); a Terminate too short for its control field fails
+     * RDMAP-R-026 (no layer, type, code) and its layout RDMAP-R-040, not "no Terminate" under
+     * RDMAP-R-036; a Write refused with another DDP Tagged Buffer code (1/1/01) warns under
+     * DDP-R-049, as the Read refused with another Remote Protection code does.
+     */
+    @Test
+    void terminatesWithLClearCutShortOrAnotherTaggedBufferCode() throws Exception {
+        byte[] cutShort = ScriptedAnswers.segment(new org.iwarp4j.ddp.UntaggedHeader(true, 0x47, 0, 2, 1, 0),
+                new byte[] {0x01, 0x10});
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, u -> {
+            if (isBogusWrite(u)) {
+                return ScriptedAnswers.terminate(TerminateMessage.of(TerminateReason.ddp(1, 1), true, true, false, 0,
+                        u.length, Arrays.copyOf(u, 14), null));
+            }
+            return isBogusRead(u) ? cutShort : conformant(u);
+        }));
+        Observation write = report.observation("terminate-write-invalid-stag");
+        assertThat(write.verdict()).as(report.toTable()).isEqualTo(WARN);
+        assertThat(write.requirement()).isEqualTo("DDP-R-049");
+        assertThat(write.facts()).containsEntry("error_code", 1);
+        Observation read = report.observation("terminate-read-invalid-stag");
+        assertThat(read.verdict()).isEqualTo(FAIL);
+        assertThat(read.requirement()).isEqualTo("RDMAP-R-026");
+        assertThat(read.observed()).startsWith("a malformed Terminate: Terminate too short");
+        Observation readLayout = report.observation("terminate-read-invalid-stag-layout");
+        assertThat(readLayout.verdict()).isEqualTo(FAIL);
+        assertThat(readLayout.observed()).isEqualTo("the Terminate Control field is cut short: 2 of 4 octets");
+
+        ProbeReport lClear = probe(peer(ScriptedAnswers::enhancedReply, u -> {
+            byte[] answer = conformant(u);
+            if (answer != null && (isBogusWrite(u) || isBogusRead(u))) {
+                answer[0] &= ~0x40;  // the L bit of the DDP control octet
+            }
+            return answer;
+        }));
+        for (String p : List.of("terminate-write-invalid-stag", "terminate-read-invalid-stag")) {
+            Observation o = lClear.observation(p);
+            assertThat(o.verdict()).as(p + "\n" + lClear.toTable()).isEqualTo(WARN);
+            assertThat(o.requirement()).isEqualTo("RDMAP-R-025");
+            assertThat(o.facts()).containsEntry("terminate_last", false).doesNotContainKey("terminate_framing");
+            assertThat(lClear.observation(p + "-layout").verdict()).isEqualTo(PASS);
+        }
+    }
 }

@@ -12,6 +12,7 @@ import org.iwarp4j.conformance.probe.Verdict;
 import org.iwarp4j.conformance.probe.internal.ScriptedConnection.Outcome;
 import org.iwarp4j.conformance.probe.internal.ScriptedConnection.Received;
 import org.iwarp4j.rdmap.TerminateReason;
+import org.iwarp4j.rdmap.internal.wire.RdmapOpcode;
 import org.iwarp4j.rdmap.internal.wire.ReadRequestHeader;
 import org.iwarp4j.rdmap.internal.wire.TerminateMessage;
 
@@ -42,8 +43,10 @@ final class TerminateJudge {
     /**
      * Waits for the Terminate our erroneous segment deserves and judges it twice. First the
      * content (the case's requirement): is it a Terminate at all (RDMAP-R-036: an error on an
-     * incoming Write or Read Request is reported with one; a close is not that), sent as RFC 5040
-     * §5.4 has it (RDMAP-R-025: untagged, QN 2, MSN 1, MO 0, L=1; RDMAP-R-002: RDMAP version 1),
+     * incoming Write or Read Request is reported with one; a close is not that), one whose
+     * control field is whole (RDMAP-R-026: it carries layer, type and code), sent as RFC 5040
+     * §5.4 has it (RDMAP-R-025: untagged, QN 2, MSN 1, MO 0; L=0 only a warning, the catalogue
+     * calling one segment with L set practice, not RFC text; RDMAP-R-002: RDMAP version 1),
      * the reason, the echoed segment length and DDP header (RDMAP-R-026), for a Read Request the
      * echoed Read Request header. Then the layout ({@code probe}{@code -layout}, RDMAP-R-040): do M,
      * D and R announce exactly the octets that follow, with the reserved bits zero? Two Linux siw
@@ -57,6 +60,14 @@ final class TerminateJudge {
         Received received = wait.answer(c, facts);
         facts.put("answer", AnswerWait.describe(received));
         Wire.Message m = received.outcome() == Outcome.RECEIVED ? Wire.parse(received.ulpdu()) : null;
+        if (m != null && m.opcode() == RdmapOpcode.TERMINATE && m.terminate() == null) {
+            // A Terminate, but without the whole Terminate Control field: no layer, type or code (RDMAP-R-026).
+            facts.put("terminate_length", m.payloadLength());
+            log.add(tc.probe(), "RDMAP-R-026", Verdict.FAIL, "a malformed Terminate: " + m.problem(), tc.expected(),
+                    facts, c.elapsedMillis());
+            layout.cutShort(tc.probe() + "-layout", m.payloadLength());
+            return;
+        }
         if (m == null || m.terminate() == null) {
             log.add(tc.probe(), "RDMAP-R-036", Verdict.FAIL, "no Terminate: " + AnswerWait.describe(received),
                     tc.expected(), facts, c.elapsedMillis());
@@ -129,6 +140,15 @@ final class TerminateJudge {
                     + content.ddpSegmentLength() + ", ours " + tc.sent().length + ")");
         } else {
             verdict = Verdict.PASS;
+        }
+        if (!m.last()) {
+            // RDMAP-R-025's one segment with L set is practice, not RFC 5040 text: a warning, not a failure.
+            facts.put("terminate_last", false);
+            observed += "; L=0 (one segment with L set is practice, not RFC 5040 text)";
+            if (verdict == Verdict.PASS) {
+                verdict = Verdict.WARN;
+                requirement = "RDMAP-R-025";
+            }
         }
         long closed = c.awaitClose(Duration.ofMillis(Math.min(1000, timeout.toMillis())));
         facts.put("closed_after_terminate", closed >= 0);

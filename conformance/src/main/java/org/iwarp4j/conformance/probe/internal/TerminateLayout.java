@@ -42,6 +42,12 @@ final class TerminateLayout {
                         "siw_flag_layout", siwFlags), 0);
     }
 
+    /** A Terminate shorter than its 4-octet control field: no M, D, R or reserved bits to read. */
+    void cutShort(String probe, int terminateLength) {
+        log.add(probe, "RDMAP-R-040", Verdict.FAIL, "the Terminate Control field is cut short: " + terminateLength
+                + " of 4 octets", EXPECTED, facts("terminate_length", terminateLength), 0);
+    }
+
     /** No Terminate arrived, so there is no layout to judge. */
     void none(String probe) {
         log.add(probe, "RDMAP-R-040", Verdict.INCONCLUSIVE, "no Terminate to judge", EXPECTED, facts(), 0);

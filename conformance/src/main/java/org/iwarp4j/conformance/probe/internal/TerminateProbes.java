@@ -59,9 +59,11 @@ final class TerminateProbes {
             ByteBuf write = Wire.write(BOGUS_STAG, 0, SIXTEEN);
             byte[] sent = ByteBufUtil.getBytes(write);
             c.send(write);
+            // As for the Read: the DDP Tagged Buffer type (1/1) with another code (1/1/01 base or
+            // bounds, 1/1/03 TO wrap) is a warning, anything else fails.
             judge.judge(c, new TerminateJudge.Case("terminate-write-invalid-stag", "DDP-R-049", expected, sent,
                     Set.of(TerminateReason.DDP_TAGGED_INVALID_STAG, TerminateReason.DDP_TAGGED_STAG_NOT_ASSOCIATED),
-                    reason -> false, null));
+                    reason -> reason.layerCode() == 1 && reason.errorType() == 1, null));
         }
     }
 
