@@ -463,4 +463,19 @@ class ProbeAgainstHostilePeersTest {
             assertThat(lClear.observation(p + "-layout").verdict()).isEqualTo(PASS);
         }
     }
+
+    /**
+     * The cap on the peer's own Sends (MPA-R-061) is per wait: a peer that sends five before each
+     * answer gets the Read RTR and the zero-length Read after it both answered on one connection,
+     * ten Sends passed over in all.
+     */
+    @Test
+    void theCapOnThePeersSendsIsPerWait() throws Exception {
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant)
+                .sendsBeforeEachAnswer(ScriptedAnswers.send(1, "hello".getBytes(StandardCharsets.US_ASCII)), 5));
+
+        Observation read = report.observation("rtr-read");
+        assertThat(read.verdict()).as(report.toTable()).isEqualTo(PASS);
+        assertThat(read.facts()).containsEntry("peer_sends_skipped", 10);
+    }
 }

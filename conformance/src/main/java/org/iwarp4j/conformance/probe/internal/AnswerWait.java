@@ -63,25 +63,46 @@ final class AnswerWait {
      */
     Received answer(ScriptedConnection c, Map<String, Object> facts) throws IOException {
         boolean wakeUp = WAKE_UP_AFTER.compareTo(timeout) < 0;
-        Received first = nextNotSend(c, wakeUp ? WAKE_UP_AFTER : timeout, facts);
+        SendSkipper skipper = new SendSkipper(c, facts);
+        Received first = skipper.next(wakeUp ? WAKE_UP_AFTER : timeout);
         if (first.outcome() != Outcome.TIMEOUT || !wakeUp) {
             return first;
         }
         facts.put("wake_up_write", true);
         c.send(Wire.write(1, 0, new byte[0]));
-        return nextNotSend(c, timeout.minus(WAKE_UP_AFTER), facts);
+        return skipper.next(timeout.minus(WAKE_UP_AFTER));
     }
 
     /** As {@link #answer} without the wake-up Write, waiting at most {@code max}. */
     static Received nextNotSend(ScriptedConnection c, Duration max, Map<String, Object> facts) throws IOException {
-        long until = System.nanoTime() + max.toNanos();
-        while (true) {
-            Received r = c.next(Duration.ofNanos(until - System.nanoTime()));
-            int skipped = (Integer) facts.getOrDefault("peer_sends_skipped", 0);
-            if (r.outcome() != Outcome.RECEIVED || skipped >= MAX_SKIPPED_SENDS || !Wire.parse(r.ulpdu()).isSend()) {
-                return r;
+        return new SendSkipper(c, facts).next(max);
+    }
+
+    /**
+     * One wait's passing over the peer's Sends: at most {@link #MAX_SKIPPED_SENDS} in this wait,
+     * however many the waits before it on the connection passed over; {@code peer_sends_skipped}
+     * counts them all.
+     */
+    private static final class SendSkipper {
+        private final ScriptedConnection c;
+        private final Map<String, Object> facts;
+        private int skipped;
+
+        SendSkipper(ScriptedConnection c, Map<String, Object> facts) {
+            this.c = c;
+            this.facts = facts;
+        }
+
+        Received next(Duration max) throws IOException {
+            long until = System.nanoTime() + max.toNanos();
+            while (true) {
+                Received r = c.next(Duration.ofNanos(until - System.nanoTime()));
+                if (r.outcome() != Outcome.RECEIVED || skipped >= MAX_SKIPPED_SENDS || !Wire.parse(r.ulpdu()).isSend()) {
+                    return r;
+                }
+                skipped++;
+                facts.merge("peer_sends_skipped", 1, (a, b) -> (Integer) a + (Integer) b);
             }
-            facts.put("peer_sends_skipped", skipped + 1);
         }
     }
 
