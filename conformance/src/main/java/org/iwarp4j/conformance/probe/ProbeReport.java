@@ -57,8 +57,8 @@ public record ProbeReport(String target, Instant started, long totalMillis, int 
     /**
      * The exit status of {@code iwarp probe}, the first that applies: 1 when an observation failed
      * (whatever else went wrong), 3 when no TCP connection could be made at all, 4 when
-     * connections were made but not one MPA Reply came back (a listener that is not MPA, or
-     * hangs: nothing was judged), 0 otherwise.
+     * connections were made but not one MPA Reply came back (a silent listener: nothing was
+     * judged; one that talks but is not MPA sends malformed Replies, which fail), 0 otherwise.
      */
     public int exitStatus() {
         if (!conformant()) {

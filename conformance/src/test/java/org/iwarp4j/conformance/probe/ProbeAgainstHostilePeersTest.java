@@ -160,8 +160,8 @@ class ProbeAgainstHostilePeersTest {
 
         assertEveryDocumentedProbeIsThere(report);
         assertThat(report.observation("private-data-512").verdict()).as(report.toTable()).isEqualTo(INFO);
-        assertThat(report.observation("private-data-513").verdict()).as("512 was not accepted either")
-                .isEqualTo(INCONCLUSIVE);
+        // 512 got a Reply (R=1), 513 a close: the peer told the lengths apart (MPA-R-051).
+        assertThat(report.observation("private-data-513").verdict()).as("512 answered, 513 closed").isEqualTo(PASS);
         assertThat(report.observation("control-flag-a-echo").verdict()).isEqualTo(INFO);
         assertThat(report.observation("control-flag-a-echo").observed()).startsWith("peer-to-peer Request: rejected: Reply R=1");
         assertThat(report.observation("rtr-options").verdict()).isEqualTo(INCONCLUSIVE);
@@ -351,5 +351,131 @@ class ProbeAgainstHostilePeersTest {
         // Octets 18..21 of a ULPDU we sent: the Terminate control field 0x20 0x07, no M, D, R.
         assertThat(noRtr.received).anySatisfy(u -> assertThat(Arrays.copyOfRange(u, 0, 22)).containsExactly(
                 0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0x20, 0x07, 0, 0));
+    }
+
+    /**
+     * A crc-honoured failure seen on the mpa-revision-2 connection (MPA-R-026: a wrong CRC32c
+     * under our C=1) stays a failure when the connects after it are refused, and the run exits 1.
+     */
+    @Test
+    void aCrcFailureStaysWhenTheConnectsAfterItAreRefused() throws Exception {
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant).badCrc()
+                .closesListenerAfter(1));
+
+        Observation crc = report.observation("crc-honoured");
+        assertThat(crc.verdict()).as(report.toTable()).isEqualTo(FAIL);
+        assertThat(crc.requirement()).isEqualTo("MPA-R-026");
+        assertThat(crc.observed()).startsWith("its FPDU failed our CRC check");
+        assertThat(report.observation("crc-required").observed()).startsWith("connection failed");
+        assertEveryDocumentedProbeIsThere(report);
+        assertThat(report.exitStatus()).isEqualTo(1);
+    }
+
+    /**
+     * crc-required (MPA-R-023) is kept as soon as its connection is closed: the C=1 retry after
+     * it, refused at connect, costs only crc-honoured.
+     */
+    @Test
+    void crcRequiredStaysWhenTheRetryCannotConnect() throws Exception {
+        ProbeReport report = probe(peer(r -> r.revision() >= 2 ? null : plainReply(r), ScriptedAnswers::conformant)
+                .closesListenerAfter(2));
+
+        Observation required = report.observation("crc-required");
+        assertThat(required.verdict()).as(report.toTable()).isEqualTo(INFO);
+        assertThat(required.observed()).isEqualTo("does not require CRC: answers C=0 to our C=0");
+        assertThat(report.observation("crc-honoured").observed()).startsWith("connection failed");
+    }
+
+    /**
+     * RFC 6581 §10 asks for an enhanced answer to an enhanced Request and §9.2 for A echoed
+     * (MPA2-R-008): R=1 waives neither. A revision 1 Reply with R=1, or an enhanced one with A=0
+     * and R=1, to the peer-to-peer Request fails; a Reply that is not MPA at all to an rtr-*
+     * Request fails MPA2-R-012 instead of passing for a refusal.
+     */
+    @Test
+    void aRejectToThePeerToPeerRequestMustStillBeEnhancedAndEchoA() throws Exception {
+        java.util.function.Predicate<MpaStartupFrame> peerToPeer = r -> r.enhancedData() != null
+                && r.enhancedData().peerToPeer();
+        ProbeReport revision1 = probe(peer(r -> peerToPeer.test(r)
+                ? MpaStartupFrame.reply(false, r.crc(), true, 1, null, new byte[0]) : enhancedReply(r),
+                ScriptedAnswers::conformant));
+        Observation echo = revision1.observation("control-flag-a-echo");
+        assertThat(echo.verdict()).as(revision1.toTable()).isEqualTo(FAIL);
+        assertThat(echo.observed()).startsWith("peer-to-peer Request: rejected: Reply R=1, rev 1");
+
+        ProbeReport aClear = probe(peer(r -> peerToPeer.test(r) ? MpaStartupFrame.reply(false, r.crc(), true, 2,
+                new EnhancedConnectionData(false, Set.of(), 4, 4), new byte[0]) : enhancedReply(r),
+                ScriptedAnswers::conformant));
+        assertThat(aClear.observation("control-flag-a-echo").verdict()).as(aClear.toTable()).isEqualTo(FAIL);
+        assertThat(aClear.observation("rtr-options").verdict()).isEqualTo(INCONCLUSIVE);
+
+        ProbeReport garbled = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant)
+                .corruptsReplyTo(peerToPeer));
+        for (RtrType rtr : RtrType.values()) {
+            Observation o = garbled.observation("rtr-" + rtr.name().toLowerCase(java.util.Locale.ROOT));
+            assertThat(o.verdict()).as(garbled.toTable()).isEqualTo(FAIL);
+            assertThat(o.observed()).startsWith("not accepted: malformed Reply");
+        }
+    }
+
+    /**
+     * Terminates judged by their rules: L=0 is a warning under RDMAP-R-025 (one segment with L
+     * set is practice, not RFC text); a Terminate too short for its control field fails
+     * RDMAP-R-026 (no layer, type, code) and its layout RDMAP-R-040, not "no Terminate" under
+     * RDMAP-R-036; a Write refused with another DDP Tagged Buffer code (1/1/01) warns under
+     * DDP-R-049, as the Read refused with another Remote Protection code does.
+     */
+    @Test
+    void terminatesWithLClearCutShortOrAnotherTaggedBufferCode() throws Exception {
+        byte[] cutShort = ScriptedAnswers.segment(new org.iwarp4j.ddp.UntaggedHeader(true, 0x47, 0, 2, 1, 0),
+                new byte[] {0x01, 0x10});
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, u -> {
+            if (isBogusWrite(u)) {
+                return ScriptedAnswers.terminate(TerminateMessage.of(TerminateReason.ddp(1, 1), true, true, false, 0,
+                        u.length, Arrays.copyOf(u, 14), null));
+            }
+            return isBogusRead(u) ? cutShort : conformant(u);
+        }));
+        Observation write = report.observation("terminate-write-invalid-stag");
+        assertThat(write.verdict()).as(report.toTable()).isEqualTo(WARN);
+        assertThat(write.requirement()).isEqualTo("DDP-R-049");
+        assertThat(write.facts()).containsEntry("error_code", 1);
+        Observation read = report.observation("terminate-read-invalid-stag");
+        assertThat(read.verdict()).isEqualTo(FAIL);
+        assertThat(read.requirement()).isEqualTo("RDMAP-R-026");
+        assertThat(read.observed()).startsWith("a malformed Terminate: Terminate too short");
+        Observation readLayout = report.observation("terminate-read-invalid-stag-layout");
+        assertThat(readLayout.verdict()).isEqualTo(FAIL);
+        assertThat(readLayout.observed()).isEqualTo("the Terminate Control field is cut short: 2 of 4 octets");
+
+        ProbeReport lClear = probe(peer(ScriptedAnswers::enhancedReply, u -> {
+            byte[] answer = conformant(u);
+            if (answer != null && (isBogusWrite(u) || isBogusRead(u))) {
+                answer[0] &= ~0x40;  // the L bit of the DDP control octet
+            }
+            return answer;
+        }));
+        for (String p : List.of("terminate-write-invalid-stag", "terminate-read-invalid-stag")) {
+            Observation o = lClear.observation(p);
+            assertThat(o.verdict()).as(p + "\n" + lClear.toTable()).isEqualTo(WARN);
+            assertThat(o.requirement()).isEqualTo("RDMAP-R-025");
+            assertThat(o.facts()).containsEntry("terminate_last", false).doesNotContainKey("terminate_framing");
+            assertThat(lClear.observation(p + "-layout").verdict()).isEqualTo(PASS);
+        }
+    }
+
+    /**
+     * The cap on the peer's own Sends (MPA-R-061) is per wait: a peer that sends five before each
+     * answer gets the Read RTR and the zero-length Read after it both answered on one connection,
+     * ten Sends passed over in all.
+     */
+    @Test
+    void theCapOnThePeersSendsIsPerWait() throws Exception {
+        ProbeReport report = probe(peer(ScriptedAnswers::enhancedReply, ScriptedAnswers::conformant)
+                .sendsBeforeEachAnswer(ScriptedAnswers.send(1, "hello".getBytes(StandardCharsets.US_ASCII)), 5));
+
+        Observation read = report.observation("rtr-read");
+        assertThat(read.verdict()).as(report.toTable()).isEqualTo(PASS);
+        assertThat(read.facts()).containsEntry("peer_sends_skipped", 10);
     }
 }

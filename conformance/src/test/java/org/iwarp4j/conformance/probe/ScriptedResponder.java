@@ -25,7 +25,8 @@ import org.iwarp4j.mpa.MpaStartupFrame;
  * back (or {@code null}: nothing; {@link #CLOSE}: close the connection). With {@code stallFirst}
  * the first FPDU of a connection is answered only once a second one has arrived, as Linux siw 6.1
  * can do (docs/siw-interop.md). The options below ({@link #silentFor}, {@link #resetAfterReply},
- * {@link #sendsFirst}, {@link #answersOverlong}) are set before the probe starts.
+ * {@link #sendsFirst}, {@link #answersOverlong}, {@link #badCrc}, {@link #closesListenerAfter},
+ * {@link #corruptsReplyTo}, {@link #sendsBeforeEachAnswer}) are set before the probe starts.
  */
 final class ScriptedResponder implements AutoCloseable {
 
@@ -43,6 +44,11 @@ final class ScriptedResponder implements AutoCloseable {
     private volatile boolean resetAfterReply;
     private volatile byte[] ownSend;
     private volatile MpaStartupFrame overlongReply;
+    private volatile boolean badCrc;
+    private volatile int listenerCloseAfter = Integer.MAX_VALUE;
+    private volatile java.util.function.Predicate<MpaStartupFrame> corruptReply = r -> false;
+    private volatile byte[] sendBeforeAnswer;
+    private volatile int sendsBeforeAnswer;
     private int served;
     /** Every ULPDU received, in order, over all connections. */
     final List<byte[]> received = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -84,6 +90,31 @@ final class ScriptedResponder implements AutoCloseable {
         return this;
     }
 
+    /** Every FPDU sent goes out with its CRC's last octet flipped (a wrong CRC32c). */
+    ScriptedResponder badCrc() {
+        badCrc = true;
+        return this;
+    }
+
+    /** The listener is closed once {@code n} connections were accepted: every later connect is refused. */
+    ScriptedResponder closesListenerAfter(int n) {
+        listenerCloseAfter = n;
+        return this;
+    }
+
+    /** The Reply to a Request {@code which} takes goes out with its first octet changed: not the Reply key. */
+    ScriptedResponder corruptsReplyTo(java.util.function.Predicate<MpaStartupFrame> which) {
+        corruptReply = which;
+        return this;
+    }
+
+    /** Before each answer it sends, the Responder sends {@code ulpdu} (e.g. a Send) {@code n} times (MPA-R-061). */
+    ScriptedResponder sendsBeforeEachAnswer(byte[] ulpdu, int n) {
+        sendBeforeAnswer = ulpdu;
+        sendsBeforeAnswer = n;
+        return this;
+    }
+
     InetSocketAddress address() {
         return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
     }
@@ -92,7 +123,11 @@ final class ScriptedResponder implements AutoCloseable {
         while (!server.isClosed()) {
             try (Socket socket = server.accept();
                  ScriptedConnection c = ScriptedConnection.accepted(socket, PER_CONNECTION)) {
-                converse(socket, c, served++ < silentConnections);
+                boolean silent = served++ < silentConnections;
+                if (served >= listenerCloseAfter) {
+                    server.close();
+                }
+                converse(socket, c, silent);
             } catch (IOException e) {
                 // the probe closed or the test ended: next connection
             }
@@ -119,7 +154,11 @@ final class ScriptedResponder implements AutoCloseable {
         if (frame == null) {
             return;
         }
-        c.sendRaw(ScriptedConnection.encode(frame));
+        byte[] replyOctets = ScriptedConnection.encode(frame);
+        if (corruptReply.test(request.reply())) {
+            replyOctets[0] ^= 0x01;
+        }
+        c.sendRaw(replyOctets);
         if (resetAfterReply) {
             socket.setSoLinger(true, 0);
             socket.close();
@@ -140,7 +179,7 @@ final class ScriptedResponder implements AutoCloseable {
             }
             received.add(r.ulpdu());
             if (first && ownSend != null) {
-                c.send(Unpooled.wrappedBuffer(ownSend));
+                send(c, ownSend);
             }
             first = false;
             if (stallFirst && !stalled) {
@@ -165,9 +204,21 @@ final class ScriptedResponder implements AutoCloseable {
             return false;
         }
         if (out != null) {
-            c.send(Unpooled.wrappedBuffer(out));
+            for (int i = 0; i < sendsBeforeAnswer; i++) {
+                send(c, sendBeforeAnswer);
+            }
+            send(c, out);
         }
         return true;
+    }
+
+    /** Frames and sends one ULPDU, its CRC spoilt if {@link #badCrc} was asked for. */
+    private void send(ScriptedConnection c, byte[] ulpdu) {
+        byte[] fpdu = c.frame(Unpooled.wrappedBuffer(ulpdu));
+        if (badCrc) {
+            fpdu[fpdu.length - 1] ^= 0x01;
+        }
+        c.sendRaw(fpdu);
     }
 
     @Override

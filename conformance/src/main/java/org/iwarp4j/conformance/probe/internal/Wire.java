@@ -92,9 +92,10 @@ public final class Wire {
 
         /**
          * For a Terminate, what in its DDP and RDMAP headers is not as RFC 5040 §5.4 sends one
-         * ("tagged", "QN 0", "MSN 2", "MO 4", "L=0", "RDMAP version 0"), comma-separated; empty
-         * if nothing is. The rule is RDMAP-R-025 (untagged, queue 2, MSN 1, MO 0, one segment)
-         * and, for the version, RDMAP-R-002.
+         * ("tagged", "QN 0", "MSN 2", "MO 4", "RDMAP version 0"), comma-separated; empty if
+         * nothing is. The rule is RDMAP-R-025 (untagged, queue 2, MSN 1, MO 0) and, for the
+         * version, RDMAP-R-002. L is not among them: one segment with L set is practice, not RFC
+         * text (the catalogue's note to RDMAP-R-025), so L=0 is the caller's warning ({@link #last}).
          */
         public String terminateFramingProblem() {
             java.util.List<String> wrong = new java.util.ArrayList<>();
@@ -110,9 +111,6 @@ public final class Wire {
                 if (mo != 0) {
                     wrong.add("MO " + mo);
                 }
-            }
-            if (!last) {
-                wrong.add("L=0");
             }
             if (rdmapVersion != 1) {
                 wrong.add("RDMAP version " + rdmapVersion);

@@ -23,7 +23,10 @@ class ProbeWireTest {
         return ByteBufUtil.getBytes(buf);
     }
 
-    /** RDMAP-R-025: untagged, QN 2, MSN 1, MO 0, L=1; RDMAP-R-002: RDMAP version 1. */
+    /**
+     * RDMAP-R-025: untagged, QN 2, MSN 1, MO 0; RDMAP-R-002: RDMAP version 1. L=0 is not among
+     * the problems (one segment with L set is practice, not RFC text): {@code last()} reports it.
+     */
     @Test
     void aTerminateIsCheckedAgainstRfc5040Section54() {
         ByteBuf ours = Wire.terminate(TerminateReason.LLP_NO_MATCHING_RTR);
@@ -35,7 +38,8 @@ class ProbeWireTest {
         assertThat(Wire.parse(segment(new TaggedHeader(true, 0x47, 0, 0), CONTROL)).terminateFramingProblem())
                 .isEqualTo("tagged");
         assertThat(Wire.parse(segment(new UntaggedHeader(false, 0x47, 0, 0, 2, 4), CONTROL)).terminateFramingProblem())
-                .isEqualTo("QN 0, MSN 2, MO 4, L=0");
+                .isEqualTo("QN 0, MSN 2, MO 4");
+        assertThat(Wire.parse(segment(new UntaggedHeader(false, 0x47, 0, 0, 2, 4), CONTROL)).last()).isFalse();
         assertThat(Wire.parse(segment(new UntaggedHeader(true, 0x07, 0, 2, 1, 0), CONTROL)).terminateFramingProblem())
                 .isEqualTo("RDMAP version 0");
     }
